@@ -1,0 +1,52 @@
+/* counters.h: perf_event counters opened on a (stopped) child, grouped as the
+ * evlist says, enabled on exec, inherited by its threads and children.
+ * Reads with TOTAL_TIME_ENABLED/RUNNING and scales multiplexed counts as perf.
+ */
+#ifndef SPANSTAT_COUNTERS_H
+#define SPANSTAT_COUNTERS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "events.h"
+
+enum count_state {
+	COUNT_OK = 0,
+	COUNT_NOT_SUPPORTED, /* could not be opened here */
+	COUNT_NOT_COUNTED,   /* opened but never ran (time_running 0) */
+};
+
+struct count {
+	enum count_state state;
+	uint64_t raw;     /* as read */
+	uint64_t enabled; /* ns */
+	uint64_t running; /* ns */
+	double value;     /* raw scaled by enabled/running, times event scale */
+	int err;          /* errno of the failed open (NOT_SUPPORTED) */
+};
+
+struct counter {
+	int fd;  /* -1 when not open */
+	int err; /* open's errno */
+	uint64_t id;
+	uint64_t prev_raw, prev_enabled, prev_running; /* for interval deltas */
+};
+
+struct counters {
+	const struct evlist *evl;
+	struct counter *c; /* evl->n */
+	bool group_read;   /* PERF_FORMAT_GROUP accepted with inherit */
+};
+
+/* Opens every event on pid.  Unsupported events are recorded, not fatal.
+ * Fatal (-EACCES/-EPERM with a perf_event_paranoid explanation in *cause,
+ * -ENOMEM) only when nothing can be counted for that reason. */
+int counters_open(struct counters *cs, const struct evlist *evl, pid_t pid, char **cause);
+/* Totals since exec into out[evl->n]. */
+int counters_read(struct counters *cs, struct count *out);
+/* Counts since the previous counters_delta() (or the start). */
+int counters_delta(struct counters *cs, struct count *out);
+void counters_close(struct counters *cs);
+
+#endif

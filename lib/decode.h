@@ -1,0 +1,50 @@
+/* decode.h: the span wire decoder.  Fed raw bytes as they come off the pipe
+ * (any split), it validates records (wire.h), resynchronises after garbage,
+ * converts timestamps to CLOCK_MONOTONIC ns, resolves names (symbolising code
+ * addresses), keeps per-thread stacks so that what it emits is balanced, and
+ * counts everything it had to reject.  Memory grows with processes, threads,
+ * names and nesting depth, never with the number of events. */
+#ifndef SPANSTAT_DECODE_H
+#define SPANSTAT_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "spanev.h"
+#include "strtab.h"
+
+/* TSC to CLOCK_MONOTONIC: ns = mono0 + ((tsc - tsc0) * mult) >> shift. */
+struct span_clock {
+	uint64_t tsc0, mono0;
+	uint32_t mult, shift;
+	int valid; /* 0: TSC streams cannot be converted (their spans still count) */
+};
+
+struct decode_stats {
+	uint64_t records;      /* valid records */
+	uint64_t events;       /* event words decoded */
+	uint64_t spans;        /* begin/end pairs emitted */
+	uint64_t dropped;      /* event words the target reported dropped */
+	uint64_t bad_bytes;    /* bytes skipped while resynchronising */
+	uint64_t bad_records;  /* records with a valid header but bad contents */
+	uint64_t bad_ids;      /* events naming an undefined id */
+	uint64_t unmatched;    /* ends without a matching begin */
+	uint64_t unfinished;   /* begins closed by spanstat at exit */
+};
+
+struct decoder; /* opaque: decode.c */
+
+#define DECODE_MAX_SINKS 4
+
+/* clock may be NULL (no TSC conversion possible). */
+struct decoder *decoder_new(const struct span_clock *clock);
+void decoder_free(struct decoder *d);
+int decoder_add_sink(struct decoder *d, struct span_sink sink);
+/* Consume bytes.  Returns 0, or -ENOMEM. */
+int decoder_feed(struct decoder *d, const void *buf, size_t len);
+/* End of stream: partial record counted as bad, open spans closed. */
+void decoder_finish(struct decoder *d);
+const struct decode_stats *decoder_stats(const struct decoder *d);
+const struct strtab *decoder_strings(const struct decoder *d);
+
+#endif

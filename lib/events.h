@@ -1,0 +1,47 @@
+/* events.h: event lists in perf's -e syntax, resolved to perf_event_attr.
+ * Owns parsing ("a,b", "{a,b}", modifiers, raw rNNNN), perf's generic names
+ * (evtable.c), libpfm4's names (pfm.c, initialised only when a name needs it),
+ * default events and listing.  Never prints; errors come back as -errno plus
+ * a message in *cause that the caller frees.
+ */
+#ifndef SPANSTAT_EVENTS_H
+#define SPANSTAT_EVENTS_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct event {
+	char *name;                  /* as written by the user, e.g. "cycles:u" */
+	struct perf_event_attr attr; /* size set; disabled/inherit left to counters.c */
+	int group;                   /* events of one {...} share it; a bare name has its own */
+	bool leader;                 /* first event of its group */
+	const char *unit;            /* "msec" for task-clock/cpu-clock, else "" */
+	double scale;                /* value shown = count * scale (1e-6 for ns clocks) */
+};
+
+struct evlist {
+	struct event *ev;
+	size_t n;
+	int ngroups;
+};
+
+void evlist_init(struct evlist *evl);
+void evlist_release(struct evlist *evl);
+/* Append the events of one -e argument.  On error nothing is appended. */
+int evlist_parse(struct evlist *evl, const char *spec, char **cause);
+/* perf stat's default set. */
+int evlist_add_defaults(struct evlist *evl, char **cause);
+
+/* One listed event. */
+struct event_info {
+	const char *name;
+	const char *desc;
+	const char *kind; /* "hardware", "software", "cache", "raw", or a PMU name */
+	bool usable;      /* the kernel here has the PMU (sysfs) */
+};
+typedef int (*event_list_fn)(void *arg, const struct event_info *info);
+/* Calls fn for every known event whose name contains pattern (NULL: all). */
+int events_list(const char *pattern, event_list_fn fn, void *arg, char **cause);
+
+#endif

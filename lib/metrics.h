@@ -1,0 +1,24 @@
+/* metrics.h: the derived metric perf stat prints beside an event (CPUs
+ * utilized, insn per cycle, miss rates, per-second rates), computed from the
+ * other events of the same list when both inputs were counted. */
+#ifndef SPANSTAT_METRICS_H
+#define SPANSTAT_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "counters.h"
+#include "events.h"
+
+struct metric {
+	bool valid;
+	double value;
+	char unit[32]; /* "CPUs utilized", "insn per cycle", "K/sec", "of all branches" ... */
+	const char *id; /* machine name: "cpus_utilized", "ipc", "rate_per_sec", "miss_ratio" ... */
+};
+
+/* out[i] for every event of evl; elapsed_ns is the run's (or interval's) wall time. */
+void metrics_compute(const struct evlist *evl, const struct count *c, double elapsed_ns,
+		     struct metric *out);
+
+#endif

@@ -1,0 +1,39 @@
+/* spanev.h: the normalised span events the decoder hands to its sinks (the
+ * aggregator and streaming writers).  The decoder guarantees balance: every
+ * SPAN_END matches the innermost open SPAN_BEGIN of its thread, and every
+ * begin gets an end (at thread or process exit or at stream end, flagged
+ * SPAN_F_UNFINISHED). */
+#ifndef SPANSTAT_SPANEV_H
+#define SPANSTAT_SPANEV_H
+
+#include <stdint.h>
+
+enum span_kind {
+	SPAN_PROCESS,     /* a process started recording: pid, ppid (value), name */
+	SPAN_THREAD,      /* a thread seen first, or renamed: name is its name or 0 */
+	SPAN_BEGIN,
+	SPAN_END,
+	SPAN_INSTANT,
+	SPAN_COUNTER,     /* value */
+	SPAN_PROCESS_END, /* the process ended (or the stream did) */
+};
+
+#define SPAN_F_UNFINISHED 1u /* closed by spanstat, not by the target */
+
+struct span_event {
+	enum span_kind kind;
+	uint32_t pid, tid;
+	uint64_t ts;       /* CLOCK_MONOTONIC ns */
+	uint32_t name;     /* string id in the decoder's strtab (0: none) */
+	uint32_t flags;
+	uint32_t depth;    /* BEGIN/END: nesting depth, 0 outermost */
+	uint64_t begin_ts; /* END: its begin's ts */
+	int64_t value;     /* COUNTER: value; PROCESS: ppid */
+};
+
+struct span_sink {
+	void (*event)(void *arg, const struct span_event *ev);
+	void *arg;
+};
+
+#endif

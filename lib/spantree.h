@@ -1,0 +1,56 @@
+/* spantree.h: aggregation of balanced span events (a span_sink) into one call
+ * tree per thread, keyed by stack path, plus a merged tree on demand.
+ * Memory grows with unique stacks, not with span count. */
+#ifndef SPANSTAT_SPANTREE_H
+#define SPANSTAT_SPANTREE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "spanev.h"
+
+struct span_node {
+	uint32_t name;      /* strtab id; the root has 0 */
+	uint32_t parent;    /* index in the tree's nodes; root: itself (0) */
+	uint32_t first_child, next_sibling; /* 0: none */
+	uint64_t count;     /* finished spans at this path */
+	uint64_t total_ns;
+	uint64_t child_ns;  /* total of direct children: self = total - child */
+	uint64_t unfinished; /* of count, closed by spanstat */
+};
+
+struct span_tree {
+	uint32_t pid, tid;
+	uint32_t thread_name; /* strtab id or 0 */
+	uint32_t process_name;
+	struct span_node *node; /* node[0] is the root */
+	uint32_t n, cap;
+	/* private: child lookup and the open stack */
+	uint32_t *hash; uint32_t nhash;
+	uint32_t *stack; uint32_t depth, stack_cap;
+};
+
+struct spantree {
+	struct span_tree **thread; /* in order of first appearance */
+	size_t nthread, cap;
+	uint64_t first_ts, last_ts; /* extent of all events */
+	uint64_t instants, counters;
+	/* private */
+	struct span_tree *last;
+	void *index;
+	uint32_t *proc_name; size_t nproc_name; /* by pid slot */
+};
+
+int spantree_init(struct spantree *st);
+void spantree_release(struct spantree *st);
+/* The span_sink callback; arg is the struct spantree. */
+void spantree_event(void *arg, const struct span_event *ev);
+/* Merge every thread's tree into out (matching paths by name). */
+int spantree_merge(const struct spantree *st, struct span_tree *out);
+void span_tree_release(struct span_tree *t);
+static inline uint64_t span_node_self(const struct span_node *n)
+{
+	return n->total_ns > n->child_ns ? n->total_ns - n->child_ns : 0;
+}
+
+#endif

@@ -1,0 +1,140 @@
+/* wire.h: the span wire format, version 1, shared by the span library (the
+ * writer, inside the target) and the decoder (the reader, inside spanstat).
+ * The decoder never trusts these bytes: every length, id and type is checked.
+ *
+ * Transport: one pipe created by spanstat; every process of the target writes
+ * whole records with one write() of at most PIPE_BUF (4096) bytes, so records
+ * from many threads and processes interleave but never tear.
+ *
+ * A record is a 16-byte header followed by a payload; its total length is a
+ * multiple of 8, from 16 to WIRE_MAX_RECORD bytes.  All fields are
+ * little-endian (the host order on every machine spanstat runs on).
+ *
+ *   header: u32 magic  WIRE_MAGIC ("SPN" + version byte)
+ *           u16 len    total record length in bytes
+ *           u8  type   enum wire_type
+ *           u8  check  wire_check() of the other 15 header bytes
+ *           u32 pid    writing process
+ *           u32 tid    writing thread (0 for process-wide records)
+ *
+ * WIRE_EVENTS payload: u64 base timestamp, then event words.  Each event word:
+ *   bits  0..39  timestamp delta from the previous event of this record (the
+ *                first event: from the base); a writer whose delta would not
+ *                fit starts a new record
+ *   bits 40..61  name id (22 bits; 0 is never a valid id)
+ *   bits 62..63  op: WIRE_OP_BEGIN, WIRE_OP_END, WIRE_OP_INSTANT, or
+ *                WIRE_OP_COUNTER, which is followed by one payload word holding
+ *                the counter's value as a two's-complement int64
+ * A begin/end pair therefore costs 16 bytes on the wire.
+ *
+ * Timestamps are in the process's clock (see WIRE_HELLO): TSC ticks or
+ * CLOCK_MONOTONIC nanoseconds.
+ *
+ * Names are interned per process: before an id is used in any record, the
+ * process writes a WIRE_NAME record defining it (with its own write(), so the
+ * definition is in the pipe before any thread's events that use it).  A
+ * process's ids are valid until its next WIRE_HELLO (exec or fork start a new
+ * namespace).
+ */
+#ifndef SPANSTAT_WIRE_H
+#define SPANSTAT_WIRE_H
+
+#include <stdint.h>
+#include <string.h>
+
+#define WIRE_VERSION 1u
+#define WIRE_MAGIC (0x004e5053u | (WIRE_VERSION << 24)) /* "SPN\1" */
+#define WIRE_MAX_RECORD 4096u  /* == PIPE_BUF on Linux */
+#define WIRE_HDR_SIZE 16u
+
+enum wire_type {
+	WIRE_EVENTS = 1,      /* u64 base ts, event words */
+	WIRE_HELLO = 2,       /* struct wire_hello + process name bytes */
+	WIRE_NAME = 3,        /* struct wire_name + bytes */
+	WIRE_THREAD_NAME = 4, /* u32 len, u32 0, name bytes (tid names the thread) */
+	WIRE_THREAD_EXIT = 5, /* u64 ts: the thread ended (open spans close) */
+	WIRE_EXIT = 6,        /* struct wire_exit: the process ends */
+	WIRE_DROPPED = 7,     /* u64 count of event words this thread dropped */
+};
+
+enum wire_op {
+	WIRE_OP_BEGIN = 0,
+	WIRE_OP_END = 1,
+	WIRE_OP_INSTANT = 2,
+	WIRE_OP_COUNTER = 3,
+};
+
+#define WIRE_DELTA_BITS 40
+#define WIRE_DELTA_MASK ((UINT64_C(1) << WIRE_DELTA_BITS) - 1)
+#define WIRE_ID_BITS 22
+#define WIRE_ID_SHIFT 40
+#define WIRE_ID_MAX ((UINT32_C(1) << WIRE_ID_BITS) - 1)
+#define WIRE_OP_SHIFT 62
+
+enum wire_clock {
+	WIRE_CLOCK_MONOTONIC = 0, /* timestamps are CLOCK_MONOTONIC ns */
+	WIRE_CLOCK_TSC = 1,       /* timestamps are raw invariant TSC ticks */
+};
+
+struct wire_hdr {
+	uint32_t magic;
+	uint16_t len;
+	uint8_t type;
+	uint8_t check;
+	uint32_t pid;
+	uint32_t tid;
+};
+
+/* WIRE_HELLO: a process starts recording (library load, fork child, exec). */
+struct wire_hello {
+	uint32_t version; /* WIRE_VERSION */
+	uint32_t clock;   /* enum wire_clock */
+	uint64_t ts;      /* a timestamp in the process's clock ... */
+	uint64_t mono_ns; /* ... and CLOCK_MONOTONIC read right after it */
+	uint32_t ppid;
+	uint32_t name_len; /* followed by the process name (argv[0] or exe) */
+};
+
+enum wire_name_kind {
+	WIRE_NAME_STRING = 0, /* bytes are the name */
+	WIRE_NAME_CODE = 1,   /* addr/base set; bytes are the object's path */
+};
+
+/* WIRE_NAME: defines name id `id` for the writing process. */
+struct wire_name {
+	uint32_t id;
+	uint16_t kind;    /* enum wire_name_kind */
+	uint16_t len;     /* bytes that follow, padded to 8 */
+	uint64_t addr;    /* WIRE_NAME_CODE: the function's address */
+	uint64_t base;    /* WIRE_NAME_CODE: load base of its object */
+};
+
+/* WIRE_EXIT: the process is ending; open spans are closed at `ts`. */
+struct wire_exit {
+	uint64_t ts;
+	uint32_t signal; /* non-zero: ended by this fatal signal */
+	uint32_t pad;
+};
+
+static inline uint8_t wire_check(const struct wire_hdr *h)
+{
+	const uint8_t *p = (const uint8_t *)h;
+	uint8_t c = 0xa5;
+	for (unsigned i = 0; i < WIRE_HDR_SIZE; i++)
+		if (i != 7)
+			c = (uint8_t)((c ^ p[i]) * 31u + 7u);
+	return c;
+}
+
+static inline uint64_t wire_event(enum wire_op op, uint32_t id, uint64_t delta)
+{
+	return ((uint64_t)op << WIRE_OP_SHIFT) | ((uint64_t)id << WIRE_ID_SHIFT) |
+	       (delta & WIRE_DELTA_MASK);
+}
+
+static inline unsigned wire_pad8(unsigned n)
+{
+	return (n + 7u) & ~7u;
+}
+
+#endif

@@ -1,0 +1,48 @@
+/* writer.h: the one interface every output format implements (summary.c,
+ * csv.c, json.c, folded.c, perfetto.c).  session.c calls start once, then
+ * interval for each -I sample and span for each span event as they happen,
+ * then finish with the whole report.  A writer writes only to w->fp; the
+ * caller owns the file (outfile.c) and turns errors into messages. */
+#ifndef SPANSTAT_WRITER_H
+#define SPANSTAT_WRITER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "report.h"
+#include "spanev.h"
+
+struct writer_opts {
+	const char *csv_sep;  /* -x */
+	bool spans_table;     /* --spans: summary prints the span table */
+	bool folded_threads;  /* --folded-threads: thread/process root frames */
+};
+
+struct writer;
+
+struct writer_ops {
+	const char *name;
+	/* each optional but finish; return 0 or -errno */
+	int (*start)(struct writer *w, const struct run_head *h);
+	int (*interval)(struct writer *w, const struct interval_sample *s);
+	void (*span)(void *w, const struct span_event *ev); /* a span_sink */
+	int (*finish)(struct writer *w, const struct report *r);
+	void (*release)(struct writer *w);
+};
+
+struct writer {
+	const struct writer_ops *ops;
+	FILE *fp;
+	struct writer_opts opts;
+	const struct run_head *head; /* set before start */
+	void *priv;                  /* the format's own state */
+	int err;                     /* first error seen by a void callback */
+};
+
+extern const struct writer_ops summary_writer_ops;
+extern const struct writer_ops csv_writer_ops;
+extern const struct writer_ops json_writer_ops;
+extern const struct writer_ops folded_writer_ops;
+extern const struct writer_ops perfetto_writer_ops;
+
+#endif

@@ -1,0 +1,63 @@
+/* tap.h: a minimal TAP producer for the C unit tests: ok(), is_int(),
+ * is_str(), is_dbl() print one test point each; tap_done() prints the plan
+ * and a "N passed, N failed" line and returns the exit status. */
+#ifndef SPANSTAT_TAP_H
+#define SPANSTAT_TAP_H
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static int tap_n, tap_failed;
+
+static inline int tap_vok(int cond, const char *fmt, va_list ap)
+{
+	tap_n++;
+	if (!cond)
+		tap_failed++;
+	printf("%sok %d - ", cond ? "" : "not ", tap_n);
+	vprintf(fmt, ap);
+	putchar('\n');
+	fflush(stdout);
+	return cond;
+}
+
+__attribute__((format(printf, 2, 3))) static inline int ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int r = tap_vok(cond, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+#define is_int(got, want, ...)                                                                   \
+	do {                                                                                     \
+		long long g_ = (long long)(got), w_ = (long long)(want);                         \
+		if (!ok(g_ == w_, __VA_ARGS__))                                                  \
+			printf("#   got %lld, want %lld\n", g_, w_);                              \
+	} while (0)
+
+#define is_str(got, want, ...)                                                                   \
+	do {                                                                                     \
+		const char *g_ = (got), *w_ = (want);                                            \
+		if (!ok(g_ && w_ && strcmp(g_, w_) == 0, __VA_ARGS__))                           \
+			printf("#   got  '%s'\n#   want '%s'\n", g_ ? g_ : "(null)",              \
+			       w_ ? w_ : "(null)");                                               \
+	} while (0)
+
+#define is_dbl(got, want, eps, ...)                                                              \
+	do {                                                                                     \
+		double g_ = (got), w_ = (want);                                                  \
+		if (!ok(fabs(g_ - w_) <= (eps), __VA_ARGS__))                                    \
+			printf("#   got %.9g, want %.9g\n", g_, w_);                              \
+	} while (0)
+
+static inline int tap_done(void)
+{
+	printf("1..%d\n# %d passed, %d failed\n", tap_n, tap_n - tap_failed, tap_failed);
+	return tap_failed ? 1 : 0;
+}
+
+#endif
