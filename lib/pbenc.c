@@ -1,0 +1,60 @@
+/* pbenc.c: the out-of-line half of the protocol buffers encoder (pbenc.h):
+ * buffer ownership and growth, and length-delimited byte fields. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pbenc.h"
+
+int pbenc_init(struct pbenc *e, size_t cap)
+{
+	memset(e, 0, sizeof *e);
+	if (cap < 64)
+		cap = 64;
+	e->buf = malloc(cap);
+	if (!e->buf)
+		return e->err = -ENOMEM;
+	e->cap = cap;
+	return 0;
+}
+
+void pbenc_release(struct pbenc *e)
+{
+	free(e->buf);
+	memset(e, 0, sizeof *e);
+}
+
+int pbenc_grow(struct pbenc *e, size_t n)
+{
+	if (e->err)
+		return e->err;
+	size_t cap = e->cap ? e->cap : 64;
+	while (cap - e->len < n) {
+		if (cap > SIZE_MAX / 2)
+			return e->err = -ENOMEM;
+		cap *= 2;
+	}
+	uint8_t *buf = realloc(e->buf, cap);
+	if (!buf)
+		return e->err = -ENOMEM;
+	e->buf = buf;
+	e->cap = cap;
+	return 0;
+}
+
+void pbenc_bytes(struct pbenc *e, uint32_t field, const void *data, size_t len)
+{
+	uint8_t *p = pbenc_reserve(e, len + 15);
+	if (!p)
+		return;
+	size_t n = pbenc_put_varint(p, pbenc_tag(field, PB_LEN));
+	n += pbenc_put_varint(p + n, len);
+	if (len)
+		memcpy(p + n, data, len);
+	e->len += n + len;
+}
+
+void pbenc_string(struct pbenc *e, uint32_t field, const char *s)
+{
+	pbenc_bytes(e, field, s, strlen(s));
+}
