@@ -1,0 +1,578 @@
+/* perfetto.c: the --perfetto writer: a native Perfetto protobuf trace
+ * (../shared/perfetto/README.md), streamed as span events arrive.  One
+ * packet sequence; timestamps stay on CLOCK_MONOTONIC (timestamp_clock_id 3)
+ * with a ClockSnapshot pairing MONOTONIC and BOOTTIME first.  A process track
+ * per traced process, a thread track per thread, span slices and instants on
+ * their thread's track with interned names (iid = strtab id), target counters
+ * as counter tracks per (pid, name) under the process, and with -I each perf
+ * event as a counter track under a global "spanstat" track.  State grows with
+ * processes, threads, counters and unique names, never with span count; the
+ * encoder buffer is flushed to w->fp whenever it passes PF_FLUSH bytes. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pbenc.h"
+#include "writer.h"
+
+/* Field numbers (perfetto_trace.proto). */
+enum {
+	TRACE_PACKET = 1,
+
+	PKT_CLOCK_SNAPSHOT = 6,
+	PKT_TIMESTAMP = 8,
+	PKT_SEQ_ID = 10,
+	PKT_TRACK_EVENT = 11,
+	PKT_INTERNED_DATA = 12,
+	PKT_SEQ_FLAGS = 13,
+	PKT_CLOCK_ID = 58,
+	PKT_TRACK_DESCRIPTOR = 60,
+
+	CS_CLOCKS = 1,
+	CS_PRIMARY = 2,
+	CLK_ID = 1,
+	CLK_TS = 2,
+
+	TD_UUID = 1,
+	TD_NAME = 2,
+	TD_PROCESS = 3,
+	TD_THREAD = 4,
+	TD_PARENT = 5,
+	TD_COUNTER = 8,
+
+	PD_PID = 1,
+	PD_CMDLINE = 2,
+	PD_NAME = 6,
+
+	THD_PID = 1,
+	THD_TID = 2,
+	THD_NAME = 5,
+
+	CD_UNIT = 3,
+	CD_UNIT_NAME = 6,
+
+	TE_DEBUG_ANNOTATION = 4,
+	TE_TYPE = 9,
+	TE_NAME_IID = 10,
+	TE_TRACK_UUID = 11,
+	TE_NAME = 23,
+	TE_COUNTER_VALUE = 30,
+	TE_DOUBLE_COUNTER_VALUE = 44,
+
+	DA_BOOL = 2,
+	DA_NAME = 10,
+
+	ID_EVENT_NAMES = 2,
+	EN_IID = 1,
+	EN_NAME = 2,
+};
+
+enum { TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2, TYPE_INSTANT = 3, TYPE_COUNTER = 4 };
+enum { SEQ_CLEARED = 1, SEQ_NEEDS_STATE = 2 };
+enum { CLOCK_ID_MONOTONIC = 3, CLOCK_ID_BOOTTIME = 6 };
+enum { UNIT_COUNT = 2 };
+
+#define PF_SEQ_ID 0x5350u /* any non-zero id: spanstat writes one sequence */
+#define PF_FLUSH (64u * 1024)
+
+/* A set of 64-bit keys (open addressing, stored as key + 1, 0 empty). */
+struct pf_set {
+	uint64_t *slot;
+	size_t n, cap;
+};
+
+struct perfetto {
+	struct pbenc enc;
+	const struct strtab *strings;
+	uint8_t *interned; /* bit per strtab id */
+	size_t interned_bits;
+	struct pf_set procs, threads, counters;
+	uint64_t last_thread_key, last_thread_uuid; /* cache for runs of one thread */
+	int have_last;
+	uint64_t *event_track; /* -I: uuid per perf event */
+	uint8_t *event_described;
+	size_t nevents;
+	const struct evlist *evl;
+	int started;
+};
+
+enum pf_kind { PF_PROC = 1, PF_THREAD, PF_COUNTER, PF_EVENT, PF_GLOBAL };
+
+/* Stable non-zero track uuids derived from what identifies the track. */
+static uint64_t pf_uuid(enum pf_kind kind, uint64_t key)
+{
+	uint64_t z = key + (uint64_t)kind * 0x9e3779b97f4a7c15ull;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	return z ? z : 1;
+}
+
+static size_t pf_set_hash(uint64_t key, size_t cap)
+{
+	key *= 0x9e3779b97f4a7c15ull;
+	return (size_t)(key >> 32) & (cap - 1);
+}
+
+/* Adds key; returns 1 if it was new, 0 if present, -ENOMEM. */
+static int pf_set_add(struct pf_set *s, uint64_t key)
+{
+	if ((s->n + 1) * 2 > s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		uint64_t *slot = calloc(cap, sizeof *slot);
+		if (!slot)
+			return -ENOMEM;
+		for (size_t i = 0; i < s->cap; i++) {
+			if (!s->slot[i])
+				continue;
+			size_t j = pf_set_hash(s->slot[i] - 1, cap);
+			while (slot[j])
+				j = (j + 1) & (cap - 1);
+			slot[j] = s->slot[i];
+		}
+		free(s->slot);
+		s->slot = slot;
+		s->cap = cap;
+	}
+	size_t j = pf_set_hash(key, s->cap);
+	while (s->slot[j]) {
+		if (s->slot[j] == key + 1)
+			return 0;
+		j = (j + 1) & (s->cap - 1);
+	}
+	s->slot[j] = key + 1;
+	s->n++;
+	return 1;
+}
+
+static int pf_set_has(const struct pf_set *s, uint64_t key)
+{
+	if (!s->cap)
+		return 0;
+	for (size_t j = pf_set_hash(key, s->cap); s->slot[j]; j = (j + 1) & (s->cap - 1))
+		if (s->slot[j] == key + 1)
+			return 1;
+	return 0;
+}
+
+static void pf_set_release(struct pf_set *s)
+{
+	free(s->slot);
+	memset(s, 0, sizeof *s);
+}
+
+static struct perfetto *pf_state(struct writer *w)
+{
+	if (w->priv)
+		return w->priv;
+	struct perfetto *p = calloc(1, sizeof *p);
+	if (!p || pbenc_init(&p->enc, PF_FLUSH + 4096) < 0) {
+		free(p);
+		if (!w->err)
+			w->err = -ENOMEM;
+		return NULL;
+	}
+	if (w->head)
+		p->strings = w->head->strings;
+	w->priv = p;
+	return p;
+}
+
+static void pf_fail(struct writer *w, int err)
+{
+	if (!w->err)
+		w->err = err;
+}
+
+static int pf_flush(struct writer *w, struct perfetto *p)
+{
+	if (p->enc.err) {
+		pf_fail(w, p->enc.err);
+		return p->enc.err;
+	}
+	if (p->enc.len && fwrite(p->enc.buf, 1, p->enc.len, w->fp) != p->enc.len)
+		pf_fail(w, errno ? -errno : -EIO);
+	pbenc_reset(&p->enc);
+	return w->err;
+}
+
+/* Opens a TracePacket with its timestamp and sequence; returns the mark. */
+static size_t pf_packet(struct perfetto *p, uint64_t ts, uint32_t flags)
+{
+	struct pbenc *e = &p->enc;
+	size_t m = pbenc_open(e, TRACE_PACKET);
+	pbenc_varint(e, PKT_TIMESTAMP, ts);
+	pbenc_varint(e, PKT_CLOCK_ID, CLOCK_ID_MONOTONIC);
+	pbenc_varint(e, PKT_SEQ_ID, PF_SEQ_ID);
+	if (flags)
+		pbenc_varint(e, PKT_SEQ_FLAGS, flags);
+	return m;
+}
+
+static void pf_packet_done(struct writer *w, struct perfetto *p, size_t m)
+{
+	pbenc_close(&p->enc, m);
+	if (p->enc.len >= PF_FLUSH || p->enc.err)
+		pf_flush(w, p);
+}
+
+static const char *pf_str(const struct perfetto *p, uint32_t id)
+{
+	return p->strings ? strtab_get(p->strings, id) : "";
+}
+
+static uint64_t pf_thread_key(uint32_t pid, uint32_t tid)
+{
+	return (uint64_t)pid << 32 | tid;
+}
+
+static void pf_process_desc(struct writer *w, struct perfetto *p, uint64_t ts, uint32_t pid,
+			    uint32_t name)
+{
+	struct pbenc *e = &p->enc;
+	if (pf_set_add(&p->procs, pid) < 0) {
+		pf_fail(w, -ENOMEM);
+		return;
+	}
+	size_t m = pf_packet(p, ts, 0);
+	size_t td = pbenc_open(e, PKT_TRACK_DESCRIPTOR);
+	pbenc_varint(e, TD_UUID, pf_uuid(PF_PROC, pid));
+	size_t pd = pbenc_open(e, TD_PROCESS);
+	pbenc_varint(e, PD_PID, pid);
+	if (name) {
+		pbenc_string(e, PD_CMDLINE, pf_str(p, name));
+		pbenc_string(e, PD_NAME, pf_str(p, name));
+	}
+	pbenc_close(e, pd);
+	pbenc_close(e, td);
+	pf_packet_done(w, p, m);
+}
+
+static void pf_ensure_process(struct writer *w, struct perfetto *p, uint64_t ts, uint32_t pid)
+{
+	if (!pf_set_has(&p->procs, pid))
+		pf_process_desc(w, p, ts, pid, 0);
+}
+
+static void pf_thread_desc(struct writer *w, struct perfetto *p, uint64_t ts, uint32_t pid,
+			   uint32_t tid, uint32_t name)
+{
+	struct pbenc *e = &p->enc;
+	uint64_t key = pf_thread_key(pid, tid);
+	pf_ensure_process(w, p, ts, pid);
+	if (pf_set_add(&p->threads, key) < 0) {
+		pf_fail(w, -ENOMEM);
+		return;
+	}
+	size_t m = pf_packet(p, ts, 0);
+	size_t td = pbenc_open(e, PKT_TRACK_DESCRIPTOR);
+	pbenc_varint(e, TD_UUID, pf_uuid(PF_THREAD, key));
+	pbenc_varint(e, TD_PARENT, pf_uuid(PF_PROC, pid));
+	size_t thd = pbenc_open(e, TD_THREAD);
+	pbenc_varint(e, THD_PID, pid);
+	pbenc_varint(e, THD_TID, tid);
+	if (name)
+		pbenc_string(e, THD_NAME, pf_str(p, name));
+	pbenc_close(e, thd);
+	pbenc_close(e, td);
+	pf_packet_done(w, p, m);
+}
+
+/* The thread's track uuid, describing the thread first if it is new. */
+static uint64_t pf_thread_track(struct writer *w, struct perfetto *p, const struct span_event *ev)
+{
+	uint64_t key = pf_thread_key(ev->pid, ev->tid);
+	if (p->have_last && p->last_thread_key == key)
+		return p->last_thread_uuid;
+	if (!pf_set_has(&p->threads, key))
+		pf_thread_desc(w, p, ev->ts, ev->pid, ev->tid, 0);
+	p->have_last = 1;
+	p->last_thread_key = key;
+	p->last_thread_uuid = pf_uuid(PF_THREAD, key);
+	return p->last_thread_uuid;
+}
+
+/* Whether the name still needs its InternedData entry (and marks it). */
+static int pf_intern(struct writer *w, struct perfetto *p, uint32_t id)
+{
+	if (id >= p->interned_bits) {
+		size_t bits = p->interned_bits ? p->interned_bits : 1024;
+		while (bits <= id)
+			bits *= 2;
+		uint8_t *b = realloc(p->interned, bits / 8);
+		if (!b) {
+			pf_fail(w, -ENOMEM);
+			return 0;
+		}
+		memset(b + p->interned_bits / 8, 0, (bits - p->interned_bits) / 8);
+		p->interned = b;
+		p->interned_bits = bits;
+	}
+	uint8_t bit = (uint8_t)(1u << (id & 7));
+	if (p->interned[id / 8] & bit)
+		return 0;
+	p->interned[id / 8] |= bit;
+	return 1;
+}
+
+static void pf_slice(struct writer *w, struct perfetto *p, const struct span_event *ev, int type)
+{
+	struct pbenc *e = &p->enc;
+	uint64_t track = pf_thread_track(w, p, ev);
+	int named = type != TYPE_SLICE_END;
+	int use_iid = named && ev->name && p->strings;
+	int define = use_iid && pf_intern(w, p, ev->name);
+
+	size_t m = pf_packet(p, ev->ts, use_iid ? SEQ_NEEDS_STATE : 0);
+	if (define) {
+		size_t id = pbenc_open(e, PKT_INTERNED_DATA);
+		size_t en = pbenc_open(e, ID_EVENT_NAMES);
+		pbenc_varint(e, EN_IID, ev->name);
+		pbenc_string(e, EN_NAME, pf_str(p, ev->name));
+		pbenc_close(e, en);
+		pbenc_close(e, id);
+	}
+	size_t te = pbenc_open(e, PKT_TRACK_EVENT);
+	pbenc_varint(e, TE_TYPE, (uint64_t)type);
+	pbenc_varint(e, TE_TRACK_UUID, track);
+	if (use_iid) {
+		pbenc_varint(e, TE_NAME_IID, ev->name);
+	} else if (named) {
+		char buf[32];
+		snprintf(buf, sizeof buf, "span %" PRIu32, ev->name);
+		pbenc_string(e, TE_NAME, buf);
+	}
+	if (type == TYPE_SLICE_END && (ev->flags & SPAN_F_UNFINISHED)) {
+		size_t da = pbenc_open(e, TE_DEBUG_ANNOTATION);
+		pbenc_string(e, DA_NAME, "unfinished");
+		pbenc_bool(e, DA_BOOL, 1);
+		pbenc_close(e, da);
+	}
+	pbenc_close(e, te);
+	pf_packet_done(w, p, m);
+}
+
+static void pf_counter_desc(struct writer *w, struct perfetto *p, uint64_t ts, uint64_t uuid,
+			    uint64_t parent, const char *name, const char *unit)
+{
+	struct pbenc *e = &p->enc;
+	size_t m = pf_packet(p, ts, 0);
+	size_t td = pbenc_open(e, PKT_TRACK_DESCRIPTOR);
+	pbenc_varint(e, TD_UUID, uuid);
+	if (parent)
+		pbenc_varint(e, TD_PARENT, parent);
+	pbenc_string(e, TD_NAME, name);
+	size_t cd = pbenc_open(e, TD_COUNTER);
+	if (unit && *unit)
+		pbenc_string(e, CD_UNIT_NAME, unit);
+	else
+		pbenc_varint(e, CD_UNIT, UNIT_COUNT);
+	pbenc_close(e, cd);
+	pbenc_close(e, td);
+	pf_packet_done(w, p, m);
+}
+
+static void pf_counter(struct writer *w, struct perfetto *p, const struct span_event *ev)
+{
+	struct pbenc *e = &p->enc;
+	uint64_t key = (uint64_t)ev->pid << 32 | ev->name;
+	uint64_t uuid = pf_uuid(PF_COUNTER, key);
+	int fresh = pf_set_add(&p->counters, key);
+	if (fresh < 0) {
+		pf_fail(w, fresh);
+		return;
+	}
+	if (fresh) {
+		pf_ensure_process(w, p, ev->ts, ev->pid);
+		char buf[32];
+		const char *name = pf_str(p, ev->name);
+		if (!*name) {
+			snprintf(buf, sizeof buf, "counter %" PRIu32, ev->name);
+			name = buf;
+		}
+		pf_counter_desc(w, p, ev->ts, uuid, pf_uuid(PF_PROC, ev->pid), name, NULL);
+	}
+	size_t m = pf_packet(p, ev->ts, 0);
+	size_t te = pbenc_open(e, PKT_TRACK_EVENT);
+	pbenc_varint(e, TE_TYPE, TYPE_COUNTER);
+	pbenc_varint(e, TE_TRACK_UUID, uuid);
+	pbenc_int64(e, TE_COUNTER_VALUE, ev->value);
+	pbenc_close(e, te);
+	pf_packet_done(w, p, m);
+}
+
+static void perfetto_span(void *arg, const struct span_event *ev)
+{
+	struct writer *w = arg;
+	struct perfetto *p = pf_state(w);
+	if (!p || w->err)
+		return;
+	switch (ev->kind) {
+	case SPAN_BEGIN:
+		pf_slice(w, p, ev, TYPE_SLICE_BEGIN);
+		break;
+	case SPAN_END:
+		pf_slice(w, p, ev, TYPE_SLICE_END);
+		break;
+	case SPAN_INSTANT:
+		pf_slice(w, p, ev, TYPE_INSTANT);
+		break;
+	case SPAN_COUNTER:
+		pf_counter(w, p, ev);
+		break;
+	case SPAN_PROCESS:
+		pf_process_desc(w, p, ev->ts, ev->pid, ev->name);
+		break;
+	case SPAN_THREAD:
+		pf_thread_desc(w, p, ev->ts, ev->pid, ev->tid, ev->name);
+		break;
+	case SPAN_PROCESS_END:
+		break;
+	}
+}
+
+static uint64_t pf_clock_ns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* First packet: clears incremental state and maps MONOTONIC to BOOTTIME. */
+static void pf_clock_snapshot(struct perfetto *p)
+{
+	struct pbenc *e = &p->enc;
+	/* read BOOTTIME between two MONOTONIC reads and pair it with their middle */
+	uint64_t m0 = pf_clock_ns(CLOCK_MONOTONIC);
+	uint64_t boot = pf_clock_ns(CLOCK_BOOTTIME);
+	uint64_t m1 = pf_clock_ns(CLOCK_MONOTONIC);
+	uint64_t mono = m0 + (m1 - m0) / 2;
+
+	size_t m = pbenc_open(e, TRACE_PACKET);
+	pbenc_varint(e, PKT_TIMESTAMP, boot);
+	pbenc_varint(e, PKT_SEQ_ID, PF_SEQ_ID);
+	pbenc_varint(e, PKT_SEQ_FLAGS, SEQ_CLEARED);
+	size_t cs = pbenc_open(e, PKT_CLOCK_SNAPSHOT);
+	size_t c = pbenc_open(e, CS_CLOCKS);
+	pbenc_varint(e, CLK_ID, CLOCK_ID_BOOTTIME);
+	pbenc_varint(e, CLK_TS, boot);
+	pbenc_close(e, c);
+	c = pbenc_open(e, CS_CLOCKS);
+	pbenc_varint(e, CLK_ID, CLOCK_ID_MONOTONIC);
+	pbenc_varint(e, CLK_TS, mono);
+	pbenc_close(e, c);
+	pbenc_varint(e, CS_PRIMARY, CLOCK_ID_BOOTTIME);
+	pbenc_close(e, cs);
+	pbenc_close(e, m);
+}
+
+/* -I: a "spanstat" track; each perf event gets a counter track under it
+ * with its first counted sample, so unsupported events get none. */
+static void pf_event_tracks(struct writer *w, struct perfetto *p, const struct run_head *h)
+{
+	struct pbenc *e = &p->enc;
+	if (!h->evl || !h->evl->n)
+		return;
+	p->event_track = calloc(h->evl->n, sizeof *p->event_track);
+	p->event_described = calloc(h->evl->n, 1);
+	if (!p->event_track || !p->event_described) {
+		pf_fail(w, -ENOMEM);
+		return;
+	}
+	p->nevents = h->evl->n;
+	p->evl = h->evl;
+	uint64_t global = pf_uuid(PF_GLOBAL, 0);
+	size_t m = pf_packet(p, h->start_mono, 0);
+	size_t td = pbenc_open(e, PKT_TRACK_DESCRIPTOR);
+	pbenc_varint(e, TD_UUID, global);
+	pbenc_string(e, TD_NAME, "spanstat");
+	pbenc_close(e, td);
+	pf_packet_done(w, p, m);
+	for (size_t i = 0; i < h->evl->n; i++)
+		p->event_track[i] = pf_uuid(PF_EVENT, i);
+}
+
+static int perfetto_start(struct writer *w, const struct run_head *h)
+{
+	struct perfetto *p = pf_state(w);
+	if (!p)
+		return w->err;
+	if (h)
+		p->strings = h->strings;
+	if (p->started)
+		return 0;
+	p->started = 1;
+	pf_clock_snapshot(p);
+	if (h && h->interval_ms)
+		pf_event_tracks(w, p, h);
+	pf_flush(w, p);
+	return w->err;
+}
+
+static int perfetto_interval(struct writer *w, const struct interval_sample *s)
+{
+	struct perfetto *p = pf_state(w);
+	if (!p || w->err)
+		return w->err;
+	struct pbenc *e = &p->enc;
+	for (size_t i = 0; i < p->nevents; i++) {
+		if (s->counts[i].state != COUNT_OK)
+			continue;
+		if (!p->event_described[i]) {
+			const struct event *ev = &p->evl->ev[i];
+			p->event_described[i] = 1;
+			pf_counter_desc(w, p, s->mono_ns, p->event_track[i], pf_uuid(PF_GLOBAL, 0),
+					ev->name, ev->unit);
+		}
+		size_t m = pf_packet(p, s->mono_ns, 0);
+		size_t te = pbenc_open(e, PKT_TRACK_EVENT);
+		pbenc_varint(e, TE_TYPE, TYPE_COUNTER);
+		pbenc_varint(e, TE_TRACK_UUID, p->event_track[i]);
+		pbenc_double(e, TE_DOUBLE_COUNTER_VALUE, s->counts[i].value);
+		pbenc_close(e, te);
+		pf_packet_done(w, p, m);
+	}
+	return w->err;
+}
+
+static int perfetto_finish(struct writer *w, const struct report *r)
+{
+	(void)r;
+	struct perfetto *p = pf_state(w);
+	if (!p)
+		return w->err;
+	if (!p->started)
+		perfetto_start(w, w->head);
+	pf_flush(w, p);
+	if (!w->err && fflush(w->fp) != 0)
+		pf_fail(w, errno ? -errno : -EIO);
+	return w->err;
+}
+
+static void perfetto_release(struct writer *w)
+{
+	struct perfetto *p = w->priv;
+	if (!p)
+		return;
+	pbenc_release(&p->enc);
+	pf_set_release(&p->procs);
+	pf_set_release(&p->threads);
+	pf_set_release(&p->counters);
+	free(p->interned);
+	free(p->event_track);
+	free(p->event_described);
+	free(p);
+	w->priv = NULL;
+}
+
+const struct writer_ops perfetto_writer_ops = {
+	.name = "perfetto",
+	.start = perfetto_start,
+	.interval = perfetto_interval,
+	.span = perfetto_span,
+	.finish = perfetto_finish,
+	.release = perfetto_release,
+};
