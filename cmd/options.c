@@ -1,0 +1,85 @@
+/* options.c: the table of every option spanstat takes, and --help. */
+#include "config.h"
+
+#include "options.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct opt_def options_table[] = {
+	{OPT_EVENT, 'e', "event", "LIST",
+	 "events to count, in perf's syntax: a,b  {a,b} (a group)  name:u/k/h  rNNNN  "
+	 "pmu::event; repeatable (default: perf stat's set)"},
+	{OPT_REPEAT, 'r', "repeat", "N", "run COMMAND N times; print means and ( +- x% ) spread"},
+	{OPT_INTERVAL, 'I', "interval-print", "MS",
+	 "print counts every MS milliseconds while COMMAND runs (at least 10)"},
+	{OPT_SEPARATOR, 'x', "field-separator", "SEP",
+	 "print counts as CSV with separator SEP, in perf's column order"},
+	{OPT_OUTPUT, 'o', "output", "FILE", "write the summary to FILE instead of stderr"},
+	{OPT_APPEND, 0, "append", NULL, "append to the --output FILE instead of replacing it"},
+	{OPT_SPANS, 0, "spans", NULL, "collect spans; print the span table after the summary"},
+	{OPT_FOLDED, 0, "folded", "FILE",
+	 "write spans as folded stacks (self time in ns) to FILE, - for stdout"},
+	{OPT_FOLDED_THREADS, 0, "folded-threads", NULL,
+	 "root each folded stack in its process and thread"},
+	{OPT_JSON, 0, "json", "FILE", "write the results as one JSON document to FILE, - for stdout"},
+	{OPT_PERFETTO, 0, "perfetto", "FILE", "write a Perfetto trace of the spans to FILE"},
+	{OPT_LIST, 0, "list", NULL, "list the events usable here (optionally matching PATTERN)"},
+	{OPT_HELP, 'h', "help", NULL, "show this help"},
+	{OPT_VERSION, 'V', "version", NULL, "show spanstat's version"},
+	{0, 0, NULL, NULL, NULL},
+};
+
+void options_help(FILE *fp)
+{
+	fputs("Usage: spanstat [OPTIONS] [--] COMMAND [ARGS...]\n"
+	      "       spanstat --list [PATTERN]\n"
+	      "\n"
+	      "Run COMMAND and report what it cost: perf_event counters, rusage, and the\n"
+	      "spans it emits through libspanstat (or -finstrument-functions).\n"
+	      "\n"
+	      "Options:\n",
+	      fp);
+	for (const struct opt_def *o = options_table; o->name; o++) {
+		char left[64];
+		int n = snprintf(left, sizeof left, "%c%c%s --%s%s%s", o->shortopt ? '-' : ' ',
+				 o->shortopt ? o->shortopt : ' ', o->shortopt ? "," : " ", o->name,
+				 o->arg ? "=" : "", o->arg ? o->arg : "");
+		fprintf(fp, "  %s%*s%s\n", left, n < 26 ? 26 - n : 1, "", o->help);
+	}
+	fputs("\n"
+	      "Exit status: COMMAND's own; 128+N when it died of signal N; 125 when\n"
+	      "spanstat itself failed; 126 when COMMAND cannot be executed; 127 when\n"
+	      "it is not found.  See spanstat(1).\n",
+	      fp);
+}
+
+int options_getopt(char **shortopts, void **longopts)
+{
+	size_t n = 0;
+	while (options_table[n].name)
+		n++;
+	struct option *lo = calloc(n + 1, sizeof *lo);
+	char *so = malloc(2 * n + 2);
+	if (!lo || !so) {
+		free(lo);
+		free(so);
+		return -1;
+	}
+	char *p = so;
+	*p++ = '+'; /* stop at the first non-option: COMMAND's options are its own */
+	for (size_t i = 0; i < n; i++) {
+		const struct opt_def *o = &options_table[i];
+		lo[i] = (struct option){o->name, o->arg ? required_argument : no_argument, NULL, o->id};
+		if (o->shortopt) {
+			*p++ = o->shortopt;
+			if (o->arg)
+				*p++ = ':';
+		}
+	}
+	*p = 0;
+	*shortopts = so;
+	*longopts = lo;
+	return 0;
+}

@@ -1,0 +1,159 @@
+/* launch.c: fork the target held before exec, release it, and learn whether
+ * its exec worked.  The child waits on a pipe so the parent can attach
+ * counters first; a close-on-exec error pipe carries exec's errno back. */
+#include "config.h"
+
+#include "launch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <limits.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void launch_child(char *const argv[], char *const envp[], int go, int err, int keep)
+{
+	char c;
+	ssize_t n;
+
+	/* Undo what spanstat blocked for itself: the target starts clean. */
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	if (keep >= 0)
+		fcntl(keep, F_SETFD, 0);
+	do
+		n = read(go, &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		_exit(125); /* spanstat went away before releasing us */
+	execvpe(argv[0], argv, envp);
+	int e = errno;
+	if (write(err, &e, sizeof e) != (ssize_t)sizeof e)
+		_exit(127);
+	_exit(e == ENOENT ? 127 : 126);
+}
+
+int launch_start(struct launch *l, char *const argv[], char *const envp[], int keep_fd)
+{
+	int go[2], err[2];
+
+	l->pid = -1;
+	l->go_fd = l->err_fd = -1;
+	l->keep_fd = keep_fd;
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(err, O_CLOEXEC) < 0) {
+		int e = errno;
+		close(go[0]);
+		close(go[1]);
+		return -e;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(go[0]);
+		close(go[1]);
+		close(err[0]);
+		close(err[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		close(go[1]);
+		close(err[0]);
+		launch_child(argv, envp, go[0], err[1], keep_fd);
+	}
+	close(go[0]);
+	close(err[1]);
+	l->pid = pid;
+	l->go_fd = go[1];
+	l->err_fd = err[0];
+	return 0;
+}
+
+int launch_go(struct launch *l)
+{
+	char c = 1;
+	int e = 0;
+	ssize_t n;
+
+	if (write(l->go_fd, &c, 1) != 1)
+		e = errno ? errno : EIO;
+	close(l->go_fd);
+	l->go_fd = -1;
+	if (e) {
+		launch_abort(l);
+		return -e;
+	}
+	do
+		n = read(l->err_fd, &e, sizeof e);
+	while (n < 0 && errno == EINTR);
+	close(l->err_fd);
+	l->err_fd = -1;
+	if (n == (ssize_t)sizeof e) {
+		while (waitpid(l->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		l->pid = -1;
+		return -(e ? e : ENOEXEC);
+	}
+	return 0;
+}
+
+void launch_abort(struct launch *l)
+{
+	if (l->go_fd >= 0)
+		close(l->go_fd);
+	if (l->err_fd >= 0)
+		close(l->err_fd);
+	l->go_fd = l->err_fd = -1;
+	if (l->pid > 0) {
+		kill(l->pid, SIGKILL);
+		while (waitpid(l->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	l->pid = -1;
+}
+
+#define LAUNCH_SPANLIB "libspanstat.so.0"
+
+static char *launch_try(const char *fmt, const char *a, const char *b)
+{
+	char *p = NULL;
+	if (asprintf(&p, fmt, a, b) < 0)
+		return NULL;
+	if (access(p, R_OK) == 0)
+		return p;
+	free(p);
+	return NULL;
+}
+
+char *launch_preload_path(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	char *p = NULL;
+	if (n > 0) {
+		exe[n] = 0;
+		char *slash = strrchr(exe, '/');
+		if (slash)
+			*slash = 0;
+		/* installed: <root>BINDIR/spanstat -> <root>LIBDIR/ */
+		size_t bl = strlen(BINDIR), el = strlen(exe);
+		if (el >= bl && strcmp(exe + el - bl, BINDIR) == 0) {
+			char root[PATH_MAX];
+			snprintf(root, sizeof root, "%.*s", (int)(el - bl), exe);
+			p = launch_try("%s%s/" LAUNCH_SPANLIB, root, LIBDIR);
+		}
+		/* the build tree: cmd/spanstat -> lib/span/.libs/ */
+		if (!p)
+			p = launch_try("%s%s", exe, "/../lib/span/.libs/" LAUNCH_SPANLIB);
+	}
+	if (!p)
+		p = launch_try("%s%s", LIBDIR, "/" LAUNCH_SPANLIB);
+	return p;
+}

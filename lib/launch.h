@@ -1,0 +1,30 @@
+/* launch.h: starting the target.  The child is forked and held before exec
+ * (blocked on a pipe) so counters can be opened on it with enable_on_exec;
+ * launch_go() lets it exec, and reports whether the exec failed and why. */
+#ifndef SPANSTAT_LAUNCH_H
+#define SPANSTAT_LAUNCH_H
+
+#include <sys/types.h>
+
+struct launch {
+	pid_t pid;
+	int go_fd;  /* write end: one byte releases the child */
+	int err_fd; /* read end: the child's errno if exec fails, EOF on success */
+	int keep_fd; /* fd the child keeps across exec (-1 none) */
+};
+
+/* Forks the child for argv (PATH searched as execvp does) with envp.  keep_fd,
+ * if >= 0, stays open in the child across exec.  Returns 0 or -errno. */
+int launch_start(struct launch *l, char *const argv[], char *const envp[], int keep_fd);
+/* Releases the child.  Returns 0 when exec succeeded, else the child's -errno
+ * (the child has then exited and been reaped). */
+int launch_go(struct launch *l);
+/* Kills and reaps a child that was never released. */
+void launch_abort(struct launch *l);
+
+/* Where the span library is: beside this installation of spanstat (so a
+ * DESTDIR or relocated install finds its own), else the build tree's, else
+ * LIBDIR.  Returns a malloc'd path, or NULL when none exists. */
+char *launch_preload_path(void);
+
+#endif

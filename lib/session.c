@@ -1,0 +1,493 @@
+/* session.c: the run loop.  For each run: fork the target held before exec,
+ * open its counters, release it, then wait in one poll loop for the span
+ * pipe, the -I timer, forwarded signals and the target's exit; then read the
+ * counts and rusage.  Afterwards it builds the report the writers print. */
+#include "config.h"
+
+#include "session.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "counters.h"
+#include "decode.h"
+#include "launch.h"
+#include "spanclock.h"
+#include "spanenv.h"
+#include "spantree.h"
+#include "stats.h"
+
+#define SESSION_READ_BUF (1u << 20)
+#define SESSION_DRAIN_MAX (256u << 20) /* bytes read after exit, at most */
+
+extern char **environ;
+
+struct session {
+	const struct session_opts *o;
+	struct run_head head;
+	struct run_result *run;
+	unsigned nruns;
+	int sfd;        /* signalfd */
+	sigset_t oldmask;
+	/* spans */
+	int pipe_r, pipe_w;
+	char *buf;
+	struct decoder *dec;
+	struct spantree tree;
+	bool have_tree;
+	char **envp;   /* the target's environment when collecting */
+	char **owned;  /* the entries of envp we allocated */
+	size_t nowned;
+	int exec_errno;   /* the command could not be executed */
+	bool interrupted; /* a signal was forwarded: no further runs */
+};
+
+static uint64_t session_now(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int session_fail(char **cause, int err, const char *fmt, const char *arg)
+{
+	char *what = NULL;
+	if (asprintf(&what, fmt, arg) < 0)
+		what = NULL;
+	if (asprintf(cause, "%s: %s", what ? what : "error", strerror(err)) < 0)
+		*cause = NULL;
+	free(what);
+	return -err;
+}
+
+/* The target's environment: environ without our variables, plus the span
+ * library's.  Entries of environ are borrowed; s->owned are ours. */
+static int session_env(struct session *s, bool use_tsc)
+{
+	size_t n = 0, k = 0;
+	const char *oldpre = NULL;
+	struct stat st;
+
+	while (environ[n])
+		n++;
+	s->envp = calloc(n + 6, sizeof *s->envp);
+	if (!s->envp)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		if (strncmp(environ[i], "SPANSTAT_", 9) == 0)
+			continue;
+		if (strncmp(environ[i], "LD_PRELOAD=", 11) == 0) {
+			oldpre = environ[i] + 11;
+			continue;
+		}
+		s->envp[k++] = environ[i];
+	}
+	if (fstat(s->pipe_w, &st) < 0)
+		return -errno;
+	char **own = &s->envp[k];
+	int ok = asprintf(&own[0], "%s=%d", SPANSTAT_ENV_FD, s->pipe_w) > 0 &&
+		 asprintf(&own[1], "%s=/proc/%d/fd/%d", SPANSTAT_ENV_PIPE, (int)getpid(),
+			  s->pipe_w) > 0 &&
+		 asprintf(&own[2], "%s=%llu:%llu", SPANSTAT_ENV_PIPE_ID,
+			  (unsigned long long)st.st_dev, (unsigned long long)st.st_ino) > 0 &&
+		 asprintf(&own[3], "%s=%s", SPANSTAT_ENV_CLOCK, use_tsc ? "tsc" : "mono") > 0;
+	s->nowned = 4;
+	if (ok && (s->o->preload || oldpre)) {
+		const char *a = s->o->preload ? s->o->preload : "";
+		const char *b = oldpre ? oldpre : "";
+		ok = asprintf(&own[4], "LD_PRELOAD=%s%s%s", a, *a && *b ? ":" : "", b) > 0;
+		s->nowned = 5;
+	}
+	s->owned = own;
+	return ok ? 0 : -ENOMEM;
+}
+
+static void session_env_free(struct session *s)
+{
+	for (size_t i = 0; s->owned && i < s->nowned; i++)
+		free(s->owned[i]);
+	free(s->envp);
+	s->envp = NULL;
+}
+
+static int session_spans_setup(struct session *s, char **cause)
+{
+	int p[2];
+	struct span_clock clk;
+	bool tsc = span_clock_init(&clk);
+
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+		return session_fail(cause, errno, "cannot create the span %s", "pipe");
+	s->pipe_r = p[0];
+	s->pipe_w = p[1];
+#if HAVE_DECL_F_SETPIPE_SZ
+	/* A deep pipe lets the target write without waiting on the reader. */
+	for (int sz = 1 << 20; sz >= 65536; sz >>= 1)
+		if (fcntl(p[1], F_SETPIPE_SZ, sz) >= 0)
+			break;
+#endif
+	s->buf = malloc(SESSION_READ_BUF);
+	s->dec = decoder_new(tsc ? &clk : NULL);
+	if (!s->buf || !s->dec || spantree_init(&s->tree) < 0)
+		return session_fail(cause, ENOMEM, "cannot collect %s", "spans");
+	s->have_tree = true;
+	decoder_add_sink(s->dec, (struct span_sink){spantree_event, &s->tree});
+	for (size_t i = 0; i < s->o->nwriters; i++) {
+		struct writer *w = s->o->writers[i];
+		if (w->ops->span)
+			decoder_add_sink(s->dec, (struct span_sink){w->ops->span, w});
+	}
+	s->head.strings = decoder_strings(s->dec);
+	int r = session_env(s, tsc);
+	if (r < 0)
+		return session_fail(cause, -r, "cannot collect %s", "spans");
+	return 0;
+}
+
+/* Reads what the pipe holds now (at most limit bytes) into the decoder. */
+static int session_spans_read(struct session *s, size_t limit)
+{
+	size_t got = 0;
+	while (got < limit) {
+		ssize_t n = read(s->pipe_r, s->buf, SESSION_READ_BUF);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+		if (decoder_feed(s->dec, s->buf, (size_t)n) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int session_interval(struct session *s, struct counters *cs, unsigned run,
+			    uint64_t start, uint64_t *last)
+{
+	const struct evlist *evl = s->o->evl;
+	struct count *c = calloc(evl->n ? evl->n : 1, sizeof *c);
+	if (!c)
+		return -ENOMEM;
+	uint64_t now = session_now(CLOCK_MONOTONIC);
+	int r = counters_delta(cs, c);
+	struct interval_sample smp = {run, now - start, now, now - *last, c};
+	*last = now;
+	for (size_t i = 0; r == 0 && i < s->o->nwriters; i++) {
+		struct writer *w = s->o->writers[i];
+		if (w->ops->interval)
+			r = w->ops->interval(w, &smp);
+	}
+	free(c);
+	return r;
+}
+
+static void session_rusage(struct rusage_info *ri, const struct rusage *ru, uint64_t elapsed)
+{
+	ri->elapsed_ns = elapsed;
+	ri->utime_ns = (uint64_t)ru->ru_utime.tv_sec * 1000000000u +
+		       (uint64_t)ru->ru_utime.tv_usec * 1000u;
+	ri->stime_ns = (uint64_t)ru->ru_stime.tv_sec * 1000000000u +
+		       (uint64_t)ru->ru_stime.tv_usec * 1000u;
+	ri->maxrss_kb = ru->ru_maxrss;
+	ri->minflt = ru->ru_minflt;
+	ri->majflt = ru->ru_majflt;
+	ri->nvcsw = ru->ru_nvcsw;
+	ri->nivcsw = ru->ru_nivcsw;
+}
+
+/* Handles pending signals; returns true once the target has been reaped. */
+static bool session_signals(struct session *s, pid_t pid, int *wstatus, struct rusage *ru)
+{
+	struct signalfd_siginfo si;
+	bool reaped = false;
+	while (read(s->sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+		if (si.ssi_signo == SIGCHLD)
+			continue;
+		/* A terminal's signal reaches the whole foreground group, the
+		 * target included; only relay what was sent to us alone. */
+		if (si.ssi_code != SI_KERNEL)
+			kill(pid, (int)si.ssi_signo);
+		s->interrupted = true;
+	}
+	pid_t w = wait4(pid, wstatus, WNOHANG, ru);
+	if (w == pid)
+		reaped = true;
+	return reaped;
+}
+
+static int session_one(struct session *s, unsigned run, char **cause)
+{
+	const struct session_opts *o = s->o;
+	struct run_result *rr = &s->run[run];
+	struct launch l;
+	struct counters cs;
+	int r;
+
+	r = launch_start(&l, o->argv, o->spans ? s->envp : environ, o->spans ? s->pipe_w : -1);
+	if (r < 0)
+		return session_fail(cause, -r, "cannot start '%s'", o->argv[0]);
+	r = counters_open(&cs, o->evl, l.pid, cause);
+	if (r < 0) {
+		launch_abort(&l);
+		return r;
+	}
+	rr->counts = calloc(o->evl->n ? o->evl->n : 1, sizeof *rr->counts);
+	if (!rr->counts) {
+		counters_close(&cs);
+		launch_abort(&l);
+		return session_fail(cause, ENOMEM, "cannot run '%s'", o->argv[0]);
+	}
+	uint64_t start = session_now(CLOCK_MONOTONIC);
+	if (run == 0) {
+		clock_gettime(CLOCK_REALTIME, &s->head.start);
+		s->head.start_mono = start;
+	}
+	r = launch_go(&l);
+	if (r < 0) {
+		counters_close(&cs);
+		s->exec_errno = -r;
+		return session_fail(cause, -r, "cannot run '%s'", o->argv[0]);
+	}
+	int tfd = -1;
+	if (o->interval_ms) {
+		tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+		struct itimerspec it = {
+			{o->interval_ms / 1000, (long)(o->interval_ms % 1000) * 1000000},
+			{o->interval_ms / 1000, (long)(o->interval_ms % 1000) * 1000000}};
+		if (tfd >= 0)
+			timerfd_settime(tfd, 0, &it, NULL);
+	}
+	uint64_t last = start, end = start;
+	int wstatus = 0;
+	struct rusage ru;
+	memset(&ru, 0, sizeof ru);
+	r = 0;
+	for (bool done = false; !done;) {
+		struct pollfd pfd[3] = {{s->sfd, POLLIN, 0}, {-1, POLLIN, 0}, {-1, POLLIN, 0}};
+		if (o->spans)
+			pfd[1].fd = s->pipe_r;
+		pfd[2].fd = tfd;
+		/* SIGCHLD can be missed only if it merged with an earlier one:
+		 * wake up now and then to look anyway. */
+		if (poll(pfd, 3, 1000) < 0 && errno != EINTR) {
+			r = -errno;
+			break;
+		}
+		if (pfd[1].revents && session_spans_read(s, SESSION_READ_BUF * 4) < 0)
+			r = -ENOMEM;
+		if (pfd[2].revents) {
+			uint64_t exp;
+			if (read(tfd, &exp, sizeof exp) == (ssize_t)sizeof exp && r == 0)
+				r = session_interval(s, &cs, run, start, &last);
+		}
+		if (session_signals(s, l.pid, &wstatus, &ru)) {
+			end = session_now(CLOCK_MONOTONIC);
+			done = true;
+		}
+	}
+	if (o->spans && r == 0)
+		r = session_spans_read(s, SESSION_DRAIN_MAX);
+	if (tfd >= 0) {
+		if (r == 0 && end > last)
+			r = session_interval(s, &cs, run, start, &last);
+		close(tfd);
+	}
+	if (r == 0)
+		r = counters_read(&cs, rr->counts);
+	counters_close(&cs);
+	session_rusage(&rr->ru, &ru, end - start);
+	rr->wstatus = wstatus;
+	rr->exit_code = WIFSIGNALED(wstatus) ? SESSION_EXIT_SIGNAL + WTERMSIG(wstatus)
+					     : WEXITSTATUS(wstatus);
+	s->nruns = run + 1;
+	if (r < 0)
+		return session_fail(cause, -r, "cannot measure '%s'", o->argv[0]);
+	return 0;
+}
+
+/* The mean over runs, per event and for rusage. */
+static int session_report(struct session *s, struct report *rep, struct count **countp,
+			  struct stat_summary **statp)
+{
+	const struct evlist *evl = s->o->evl;
+	size_t n = evl->n ? evl->n : 1;
+	struct count *cnt = calloc(n, sizeof *cnt);
+	struct stat_summary *st = calloc(n, sizeof *st);
+	*countp = cnt;
+	*statp = st;
+	if (!cnt || !st)
+		return -ENOMEM;
+	for (size_t i = 0; i < evl->n; i++) {
+		struct stats sv;
+		double raw = 0, ena = 0, run = 0;
+		unsigned ok = 0, counted = 0;
+		stats_init(&sv);
+		cnt[i] = s->run[0].counts[i];
+		for (unsigned k = 0; k < s->nruns; k++) {
+			const struct count *c = &s->run[k].counts[i];
+			if (c->state == COUNT_NOT_SUPPORTED)
+				continue;
+			counted++;
+			ena += (double)c->enabled;
+			run += (double)c->running;
+			if (c->state != COUNT_OK)
+				continue;
+			ok++;
+			raw += (double)c->raw;
+			stats_add(&sv, c->value);
+		}
+		st[i] = stats_summary(&sv);
+		if (ok) {
+			cnt[i].state = COUNT_OK;
+			cnt[i].value = sv.mean;
+			cnt[i].raw = (uint64_t)llround(raw / ok);
+		}
+		if (counted) {
+			cnt[i].enabled = (uint64_t)llround(ena / counted);
+			cnt[i].running = (uint64_t)llround(run / counted);
+		}
+	}
+	struct stats el;
+	stats_init(&el);
+	double u = 0, sy = 0, rss = 0, mi = 0, ma = 0, vc = 0, ic = 0, e = 0;
+	for (unsigned k = 0; k < s->nruns; k++) {
+		const struct rusage_info *ri = &s->run[k].ru;
+		stats_add(&el, (double)ri->elapsed_ns / 1e9);
+		e += (double)ri->elapsed_ns;
+		u += (double)ri->utime_ns;
+		sy += (double)ri->stime_ns;
+		rss += (double)ri->maxrss_kb;
+		mi += (double)ri->minflt;
+		ma += (double)ri->majflt;
+		vc += (double)ri->nvcsw;
+		ic += (double)ri->nivcsw;
+	}
+	double k = s->nruns;
+	rep->ru = (struct rusage_info){(uint64_t)llround(e / k), (uint64_t)llround(u / k),
+				       (uint64_t)llround(sy / k), lround(rss / k), lround(mi / k),
+				       lround(ma / k), lround(vc / k), lround(ic / k)};
+	rep->elapsed = stats_summary(&el);
+	rep->head = &s->head;
+	rep->nruns = s->nruns;
+	rep->run = s->run;
+	rep->count = cnt;
+	rep->stat = st;
+	rep->exit_code = s->run[s->nruns - 1].exit_code;
+	if (s->dec) {
+		rep->spans = &s->tree;
+		rep->dstats = decoder_stats(s->dec);
+		rep->span_wall_ns = (uint64_t)e;
+	}
+	return 0;
+}
+
+static void session_release(struct session *s)
+{
+	if (s->sfd >= 0) {
+		close(s->sfd);
+		sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
+	}
+	if (s->pipe_r >= 0)
+		close(s->pipe_r);
+	if (s->pipe_w >= 0)
+		close(s->pipe_w);
+	if (s->run)
+		for (unsigned k = 0; k < s->o->runs; k++)
+			free(s->run[k].counts);
+	free(s->run);
+	free(s->buf);
+	if (s->dec)
+		decoder_free(s->dec);
+	if (s->have_tree)
+		spantree_release(&s->tree);
+	session_env_free(s);
+}
+
+int session_run(const struct session_opts *o, int *exit_code, char **cause)
+{
+	struct session s;
+	sigset_t mask;
+	int r;
+
+	memset(&s, 0, sizeof s);
+	s.o = o;
+	s.sfd = s.pipe_r = s.pipe_w = -1;
+	*exit_code = SESSION_EXIT_ERROR;
+	*cause = NULL;
+	s.head = (struct run_head){.argc = o->argc, .argv = o->argv, .evl = o->evl,
+				   .runs = o->runs, .interval_ms = o->interval_ms, .spans = o->spans};
+	s.run = calloc(o->runs, sizeof *s.run);
+	if (!s.run)
+		return session_fail(cause, ENOMEM, "cannot run '%s'", o->argv[0]);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &mask, &s.oldmask);
+	s.sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (s.sfd < 0) {
+		r = session_fail(cause, errno, "cannot watch %s", "signals");
+		sigprocmask(SIG_SETMASK, &s.oldmask, NULL);
+		goto out;
+	}
+	if (o->spans && (r = session_spans_setup(&s, cause)) < 0)
+		goto out;
+	clock_gettime(CLOCK_REALTIME, &s.head.start);
+	s.head.start_mono = session_now(CLOCK_MONOTONIC);
+	for (size_t i = 0; i < o->nwriters; i++) {
+		struct writer *w = o->writers[i];
+		w->head = &s.head;
+		r = w->ops->start ? w->ops->start(w, &s.head) : 0;
+		if (r < 0) {
+			r = session_fail(cause, -r, "cannot write %s", "the results");
+			goto out;
+		}
+	}
+	for (unsigned k = 0; k < o->runs && !s.interrupted; k++) {
+		r = session_one(&s, k, cause);
+		if (r < 0) {
+			if (s.exec_errno)
+				*exit_code = s.exec_errno == ENOENT ? SESSION_EXIT_NOT_FOUND
+								    : SESSION_EXIT_CANNOT_RUN;
+			goto out;
+		}
+	}
+	if (s.dec)
+		decoder_finish(s.dec);
+	struct report rep;
+	struct count *cnt = NULL;
+	struct stat_summary *st = NULL;
+	memset(&rep, 0, sizeof rep);
+	r = session_report(&s, &rep, &cnt, &st);
+	for (size_t i = 0; r == 0 && i < o->nwriters; i++) {
+		struct writer *w = o->writers[i];
+		if (w->err)
+			r = w->err;
+		else
+			r = w->ops->finish(w, &rep);
+	}
+	free(cnt);
+	free(st);
+	if (r < 0)
+		r = session_fail(cause, -r, "cannot write %s", "the results");
+	else
+		*exit_code = rep.exit_code;
+out:
+	session_release(&s);
+	return r;
+}

@@ -1,0 +1,110 @@
+/* spanclock.c: TSC calibration for span timestamps.  The TSC is used only
+ * when the CPU says it is invariant; its rate comes from the kernel's own
+ * calibration (the perf_event mmap page's time_mult/time_shift), checked
+ * against CLOCK_MONOTONIC, or else measured against CLOCK_MONOTONIC. */
+#include "config.h"
+
+#include "spanclock.h"
+
+#include <linux/perf_event.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#include <x86intrin.h>
+
+static bool span_clock_invariant(void)
+{
+	unsigned a, b, c, d;
+	if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
+		return false;
+	__cpuid(0x80000007u, a, b, c, d);
+	return (d >> 8) & 1u;
+}
+
+static uint64_t span_clock_mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* One (tsc, mono) pair read as close together as this machine allows. */
+static void span_clock_pair(uint64_t *tsc, uint64_t *mono)
+{
+	uint64_t best = UINT64_MAX;
+	for (int i = 0; i < 5; i++) {
+		uint64_t t0 = __rdtsc();
+		uint64_t m = span_clock_mono();
+		uint64_t t1 = __rdtsc();
+		if (t1 - t0 < best) {
+			best = t1 - t0;
+			*tsc = t0 + (t1 - t0) / 2;
+			*mono = m;
+		}
+	}
+}
+
+/* The kernel's TSC-to-ns factors, from a perf_event mmap page. */
+static bool span_clock_kernel(uint32_t *mult, uint32_t *shift)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof a);
+	a.size = sizeof a;
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return false;
+	long page = sysconf(_SC_PAGESIZE);
+	struct perf_event_mmap_page *pg = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (pg == MAP_FAILED)
+		return false;
+	bool ok = pg->cap_user_time && pg->time_mult;
+	*mult = pg->time_mult;
+	*shift = pg->time_shift;
+	munmap(pg, (size_t)page);
+	return ok;
+}
+
+bool span_clock_init(struct span_clock *c)
+{
+	memset(c, 0, sizeof *c);
+	if (!span_clock_invariant())
+		return false;
+	uint64_t t0, m0, t1, m1;
+	span_clock_pair(&t0, &m0);
+	uint32_t mult, shift;
+	if (!span_clock_kernel(&mult, &shift)) {
+		/* Measure: 2 ms against CLOCK_MONOTONIC, to about 1e-4. */
+		do
+			span_clock_pair(&t1, &m1);
+		while (m1 - m0 < 2000000u);
+		shift = 24;
+		mult = (uint32_t)((((unsigned __int128)(m1 - m0)) << shift) / (t1 - t0));
+		if (!mult)
+			return false;
+	}
+	c->tsc0 = t0;
+	c->mono0 = m0;
+	c->mult = mult;
+	c->shift = shift;
+	c->valid = 1;
+	return true;
+}
+#else
+bool span_clock_init(struct span_clock *c)
+{
+	memset(c, 0, sizeof *c);
+	return false;
+}
+#endif

@@ -1,0 +1,89 @@
+#!/usr/bin/env bats
+# cli.bats: the command line itself: help, version, and every kind of bad
+# input rejected with one 'spanstat: ...' line, exit 125, target never run.
+
+load helpers
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# The target of a rejected command line: leaves a file if it ever runs.
+canary() {
+	printf '%s\n' "sh -c 'touch $BATS_TEST_TMPDIR/ran'"
+}
+
+assert_rejected() {
+	assert_failure 125
+	assert_equal "${#lines[@]}" 1
+	assert_line --index 0 --regexp "^spanstat: $1"
+	assert_not_exists "$BATS_TEST_TMPDIR/ran"
+}
+
+@test "--help lists the usage and every option" {
+	run "$SPANSTAT" --help
+	assert_success
+	assert_line --index 0 --partial "Usage: spanstat [OPTIONS] [--] COMMAND"
+	for o in --event --repeat --interval-print --field-separator --output --append \
+		--spans --folded --folded-threads --json --perfetto --list --help --version; do
+		assert_output --partial -- "$o"
+	done
+}
+
+@test "--version prints the version" {
+	run "$SPANSTAT" --version
+	assert_success
+	assert_output --regexp '^spanstat [0-9]+\.[0-9]+\.[0-9]+$'
+}
+
+@test "missing COMMAND is an error" {
+	run "$SPANSTAT" -e task-clock
+	assert_rejected "missing COMMAND"
+	run "$SPANSTAT"
+	assert_rejected "missing COMMAND"
+}
+
+@test "an unknown option is an error" {
+	run "$SPANSTAT" --bogus -- true
+	assert_rejected "unknown option '--bogus'"
+	run "$SPANSTAT" -Z true
+	assert_rejected "unknown option '-Z'"
+}
+
+@test "an option without its argument is an error" {
+	run "$SPANSTAT" -e
+	assert_rejected "option '-e' needs an argument"
+}
+
+@test "-r 0, -r abc and -r -1 are errors" {
+	for bad in 0 abc -1 1x ''; do
+		run "$SPANSTAT" -r "$bad" -- sh -c "touch $BATS_TEST_TMPDIR/ran"
+		assert_rejected "invalid --repeat '$bad'"
+	done
+}
+
+@test "-I below 10 ms is an error" {
+	for bad in 1 9 0 abc; do
+		run "$SPANSTAT" -I "$bad" -- sh -c "touch $BATS_TEST_TMPDIR/ran"
+		assert_rejected "invalid --interval-print '$bad'"
+	done
+}
+
+@test "options after COMMAND belong to COMMAND" {
+	run "$SPANSTAT" -e task-clock -- sh -c 'echo "$@"' sh -e -r 0 --bogus
+	assert_success
+	assert_line --index 0 -- "-e -r 0 --bogus"
+	run "$SPANSTAT" -e task-clock sh -c 'echo "$@"' sh -I 1
+	assert_success
+	assert_line --index 0 -- "-I 1"
+}
+
+@test "--append without --output is an error" {
+	run "$SPANSTAT" --append -- sh -c "touch $BATS_TEST_TMPDIR/ran"
+	assert_rejected "--append needs --output"
+}
+
+@test "two outputs on standard output are an error" {
+	run "$SPANSTAT" --folded=- --json=- -- sh -c "touch $BATS_TEST_TMPDIR/ran"
+	assert_rejected "--folded and --json cannot both write to standard output"
+}
