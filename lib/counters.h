@@ -24,6 +24,7 @@ struct count {
 	uint64_t running; /* ns */
 	double value;     /* raw scaled by enabled/running, times event scale */
 	int err;          /* errno of the failed open (NOT_SUPPORTED) */
+	bool user_only;   /* kernel excluded by the perf_event_paranoid fallback */
 };
 
 struct counter {
@@ -31,12 +32,17 @@ struct counter {
 	int err; /* open's errno */
 	uint64_t id;
 	uint64_t prev_raw, prev_enabled, prev_running; /* for interval deltas */
+	int leader;     /* index of the event whose fd leads this one's group */
+	bool user_only; /* opened with exclude_kernel/hv after EACCES/EPERM */
 };
 
 struct counters {
 	const struct evlist *evl;
 	struct counter *c; /* evl->n */
 	bool group_read;   /* PERF_FORMAT_GROUP accepted with inherit */
+	/* private: one group read's buffer */
+	uint64_t *buf;
+	size_t nbuf;
 };
 
 /* Opens every event on pid.  Unsupported events are recorded, not fatal.
