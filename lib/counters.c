@@ -1,0 +1,366 @@
+/* counters.c: opens the event list on a stopped child with perf_event_open
+ * and reads it back (see counters.h).
+ *
+ * Every event is opened with inherit=1 (threads and children of the target
+ * count too) and TOTAL_TIME_ENABLED/RUNNING|ID.  The first event of each
+ * group that opens is its leader: disabled, enable_on_exec, so counting
+ * starts at the target's exec and nothing of spanstat is counted; the others
+ * join it through group_fd.  When a group's first event cannot be opened, the
+ * next one that can becomes the leader, so a group with an unsupported
+ * member still counts the rest together.  Groups of more than one event are
+ * read with PERF_FORMAT_GROUP when the kernel takes it together with inherit
+ * (older kernels answer EINVAL); otherwise every fd is read on its own.
+ *
+ * Failures: EACCES/EPERM are retried as perf does, without kernel and
+ * hypervisor counting, when perf_event_paranoid > 1 forbids them and the
+ * event also counts user space; the count is then flagged user_only.  Any
+ * other error (ENOENT, EOPNOTSUPP, EINVAL, ENODEV ...) marks just that event
+ * not supported.  Fatal are running out of fds or memory, a vanished pid, and
+ * a permission refusal when it left nothing that could be counted.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "counters.h"
+
+#define COUNTERS_RF_BASE                                                                   \
+	(PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID)
+
+static int counters_sys_open(struct perf_event_attr *attr, pid_t pid, int group_fd)
+{
+	long fd = syscall(SYS_perf_event_open, attr, pid, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : (int)fd;
+}
+
+/* /proc/sys/kernel/perf_event_paranoid, or INT_MIN when it cannot be read. */
+static int counters_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	int v = INT_MIN;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = INT_MIN;
+		fclose(f);
+	}
+	return v;
+}
+
+static size_t counters_group_size(const struct evlist *evl, int group)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < evl->n; i++)
+		n += evl->ev[i].group == group;
+	return n;
+}
+
+/* Whether event i is read through its leader's PERF_FORMAT_GROUP read. */
+static bool counters_grouped(const struct counters *cs, size_t i)
+{
+	return cs->group_read && counters_group_size(cs->evl, cs->evl->ev[i].group) > 1;
+}
+
+/* What perf_event_paranoid allows, in words. */
+static const char *counters_paranoid_meaning(int p)
+{
+	if (p == INT_MIN)
+		return "unknown";
+	if (p >= 3)
+		return "no counting at all without CAP_PERFMON";
+	if (p == 2)
+		return "user space only without CAP_PERFMON";
+	if (p >= 0)
+		return "user and kernel space of your own processes";
+	return "no restrictions";
+}
+
+static char *counters_eacces_cause(const struct event *ev, int err, int paranoid)
+{
+	char *msg = NULL, value[16];
+	int want = ev->attr.exclude_user ? 1 : 2;
+
+	if (paranoid == INT_MIN)
+		snprintf(value, sizeof(value), "unreadable");
+	else
+		snprintf(value, sizeof(value), "%d", paranoid);
+	if (paranoid != INT_MIN && paranoid <= want) {
+		/* the sysctl is not what refused it */
+		if (asprintf(&msg,
+			     "cannot open event '%s': %s (perf_event_paranoid is %s: %s)\n"
+			     "hint: the target may belong to another user, or a security module "
+			     "refused it; root or CAP_PERFMON can count it",
+			     ev->name, strerror(err), value, counters_paranoid_meaning(paranoid)) < 0)
+			msg = NULL;
+		return msg;
+	}
+	if (asprintf(&msg,
+		     "no permission to count '%s' (/proc/sys/kernel/perf_event_paranoid is %s: %s)\n"
+		     "hint: run as root or with CAP_PERFMON, or allow it for everyone with "
+		     "'sysctl -w kernel.perf_event_paranoid=%d'%s",
+		     ev->name, value, counters_paranoid_meaning(paranoid), want,
+		     want == 2 ? " (user space; 1 adds the kernel)" : " (user and kernel space)") < 0)
+		msg = NULL;
+	return msg;
+}
+
+/* Index of the open leader of event i's group, or -1 when i leads. */
+static int counters_leader_of(const struct counters *cs, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (cs->evl->ev[j].group == cs->evl->ev[i].group && cs->c[j].fd >= 0)
+			return (int)j;
+	return -1;
+}
+
+/* Opens event i; returns the fd or -errno (after the paranoid fallback). */
+static int counters_open_one(struct counters *cs, size_t i, pid_t pid, int paranoid)
+{
+	const struct event *ev = &cs->evl->ev[i];
+	struct counter *c = &cs->c[i];
+	struct perf_event_attr attr = ev->attr;
+	int lead = counters_leader_of(cs, i), fd;
+
+	attr.size = sizeof(attr);
+	attr.inherit = 1;
+	attr.read_format = COUNTERS_RF_BASE | (counters_grouped(cs, i) ? PERF_FORMAT_GROUP : 0);
+	attr.disabled = lead < 0;
+	attr.enable_on_exec = lead < 0;
+	c->leader = lead < 0 ? (int)i : lead;
+	c->user_only = false;
+	fd = counters_sys_open(&attr, pid, lead < 0 ? -1 : cs->c[lead].fd);
+	if ((fd == -EACCES || fd == -EPERM) && paranoid > 1 && !attr.exclude_user &&
+	    !attr.exclude_kernel) {
+		attr.exclude_kernel = 1;
+		attr.exclude_hv = 1;
+		int fd2 = counters_sys_open(&attr, pid, lead < 0 ? -1 : cs->c[lead].fd);
+		if (fd2 >= 0) {
+			c->user_only = true;
+			fd = fd2;
+		}
+	}
+	return fd;
+}
+
+static void counters_close_fds(struct counters *cs)
+{
+	for (size_t i = 0; cs->c && i < cs->evl->n; i++) {
+		if (cs->c[i].fd >= 0)
+			close(cs->c[i].fd);
+		cs->c[i].fd = -1;
+	}
+}
+
+static bool counters_fatal(int err)
+{
+	return err == EMFILE || err == ENFILE || err == ENOMEM || err == ESRCH;
+}
+
+/* One pass over the list.  Returns 0, -EAGAIN to start over without group
+ * reads, or a fatal -errno with *cause. */
+static int counters_open_pass(struct counters *cs, pid_t pid, int paranoid, char **cause)
+{
+	const struct evlist *evl = cs->evl;
+	int refused = -1, nopen = 0;
+
+	for (size_t i = 0; i < evl->n; i++) {
+		int fd = counters_open_one(cs, i, pid, paranoid);
+		struct counter *c = &cs->c[i];
+
+		if (fd == -EINVAL && counters_grouped(cs, i) && c->leader == (int)i) {
+			/* inherit with PERF_FORMAT_GROUP (rejected before Linux 6.x)? */
+			cs->group_read = false;
+			fd = counters_open_one(cs, i, pid, paranoid);
+			if (fd >= 0) {
+				close(fd);
+				return -EAGAIN;
+			}
+			cs->group_read = true;
+		}
+		if (fd < 0) {
+			c->fd = -1;
+			c->err = -fd;
+			if (counters_fatal(-fd)) {
+				if (cause && asprintf(cause, "cannot open event '%s': %s",
+						      evl->ev[i].name, strerror(-fd)) < 0)
+					*cause = NULL;
+				return fd;
+			}
+			if ((fd == -EACCES || fd == -EPERM) && refused < 0)
+				refused = (int)i;
+			continue;
+		}
+		c->fd = fd;
+		c->err = 0;
+		if (ioctl(fd, PERF_EVENT_IOC_ID, &c->id) < 0) {
+			/* kernels before 3.12: the id comes with the first read */
+			c->id = 0;
+		}
+		nopen++;
+	}
+	if (nopen == 0 && refused >= 0) {
+		if (cause)
+			*cause = counters_eacces_cause(&evl->ev[refused], cs->c[refused].err, paranoid);
+		return -cs->c[refused].err;
+	}
+	return 0;
+}
+
+int counters_open(struct counters *cs, const struct evlist *evl, pid_t pid, char **cause)
+{
+	size_t maxgroup = 1;
+	int paranoid = counters_paranoid(), err;
+
+	memset(cs, 0, sizeof(*cs));
+	cs->evl = evl;
+	cs->c = calloc(evl->n ? evl->n : 1, sizeof(*cs->c));
+	for (size_t i = 0; i < evl->n; i++) {
+		size_t g = counters_group_size(evl, evl->ev[i].group);
+		if (g > maxgroup)
+			maxgroup = g;
+	}
+	cs->nbuf = 3 + 2 * maxgroup;
+	cs->buf = calloc(cs->nbuf, sizeof(*cs->buf));
+	if (!cs->c || !cs->buf) {
+		counters_close(cs);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < evl->n; i++)
+		cs->c[i].fd = -1;
+	cs->group_read = true;
+	err = counters_open_pass(cs, pid, paranoid, cause);
+	if (err == -EAGAIN) {
+		counters_close_fds(cs);
+		err = counters_open_pass(cs, pid, paranoid, cause);
+	}
+	if (err < 0)
+		counters_close(cs);
+	return err;
+}
+
+/* Raw totals (raw/enabled/running, state OK or NOT_SUPPORTED) into out. */
+static void counters_fetch(struct counters *cs, struct count *out)
+{
+	const struct evlist *evl = cs->evl;
+
+	for (size_t i = 0; i < evl->n; i++) {
+		memset(&out[i], 0, sizeof(out[i]));
+		out[i].user_only = cs->c[i].user_only;
+		if (cs->c[i].fd < 0) {
+			out[i].state = COUNT_NOT_SUPPORTED;
+			out[i].err = cs->c[i].err;
+		}
+	}
+	for (size_t i = 0; i < evl->n; i++) {
+		struct counter *c = &cs->c[i];
+		uint64_t *b = cs->buf;
+		ssize_t n;
+
+		if (c->fd < 0)
+			continue;
+		if (!counters_grouped(cs, i)) {
+			n = read(c->fd, b, 4 * sizeof(*b));
+			if (n < (ssize_t)(3 * sizeof(*b))) {
+				out[i].err = n < 0 ? errno : EIO;
+				continue;
+			}
+			out[i].raw = b[0];
+			out[i].enabled = b[1];
+			out[i].running = b[2];
+			continue;
+		}
+		if (c->leader != (int)i)
+			continue; /* filled from its leader's read */
+		n = read(c->fd, b, cs->nbuf * sizeof(*b));
+		if (n < (ssize_t)(3 * sizeof(*b)))
+			continue;
+		for (uint64_t k = 0; k < b[0] && 3 + 2 * k + 1 < (uint64_t)n / sizeof(*b); k++) {
+			uint64_t value = b[3 + 2 * k], id = b[3 + 2 * k + 1];
+			for (size_t j = i; j < evl->n; j++) {
+				if (cs->c[j].fd >= 0 && cs->c[j].leader == (int)i &&
+				    cs->c[j].id == id) {
+					out[j].raw = value;
+					out[j].enabled = b[1];
+					out[j].running = b[2];
+					break;
+				}
+			}
+		}
+	}
+}
+
+/* Sets state and value from raw/enabled/running. */
+static void counters_scale(const struct event *ev, struct count *c)
+{
+	double v = (double)c->raw;
+
+	if (c->state == COUNT_NOT_SUPPORTED)
+		return;
+	if (c->running == 0) {
+		c->state = COUNT_NOT_COUNTED;
+		c->value = 0;
+		return;
+	}
+	c->state = COUNT_OK;
+	if (c->running < c->enabled)
+		v = v * (double)c->enabled / (double)c->running;
+	c->value = v * (ev->scale != 0 ? ev->scale : 1.0);
+}
+
+int counters_read(struct counters *cs, struct count *out)
+{
+	if (!cs->c)
+		return -EBADF;
+	counters_fetch(cs, out);
+	for (size_t i = 0; i < cs->evl->n; i++)
+		counters_scale(&cs->evl->ev[i], &out[i]);
+	return 0;
+}
+
+static uint64_t counters_sub(uint64_t now, uint64_t prev)
+{
+	return now > prev ? now - prev : 0;
+}
+
+int counters_delta(struct counters *cs, struct count *out)
+{
+	if (!cs->c)
+		return -EBADF;
+	counters_fetch(cs, out);
+	for (size_t i = 0; i < cs->evl->n; i++) {
+		struct counter *c = &cs->c[i];
+		struct count *o = &out[i];
+
+		if (o->state != COUNT_NOT_SUPPORTED) {
+			uint64_t raw = o->raw, ena = o->enabled, run = o->running;
+
+			o->raw = counters_sub(raw, c->prev_raw);
+			o->enabled = counters_sub(ena, c->prev_enabled);
+			o->running = counters_sub(run, c->prev_running);
+			c->prev_raw = raw;
+			c->prev_enabled = ena;
+			c->prev_running = run;
+		}
+		counters_scale(&cs->evl->ev[i], o);
+	}
+	return 0;
+}
+
+void counters_close(struct counters *cs)
+{
+	counters_close_fds(cs);
+	free(cs->c);
+	free(cs->buf);
+	cs->c = NULL;
+	cs->buf = NULL;
+	cs->nbuf = 0;
+}
