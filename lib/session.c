@@ -434,10 +434,14 @@ int session_run(const struct session_opts *o, int *exit_code, char **cause)
 		return session_fail(cause, ENOMEM, "cannot run '%s'", o->argv[0]);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGQUIT);
+	/* Relay these to the target, unless they are ignored (nohup): then
+	 * they stay ignored for spanstat and, inherited, for the target. */
+	static const int relayed[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+	for (size_t i = 0; i < sizeof relayed / sizeof *relayed; i++) {
+		struct sigaction sa;
+		if (sigaction(relayed[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+			sigaddset(&mask, relayed[i]);
+	}
 	sigprocmask(SIG_BLOCK, &mask, &s.oldmask);
 	s.sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (s.sfd < 0) {
