@@ -1,0 +1,593 @@
+/* events.c: the -e parser (perf's syntax: "a,b", "{a,b}", "{a,b}:u",
+ * "name:mods", raw "rNNNN"), name resolution (built-in names from evtable.c
+ * first, libpfm4 through pfm.c only when those miss), "did you mean"
+ * suggestions, perf stat's default set and --list.
+ *
+ * Modifiers, after the last single ':' of a name or after a group's '}':
+ *   u k h  count only user / kernel / hypervisor (combinable, as in perf:
+ *          the first one excludes all levels, each one re-includes its own)
+ *   G H    count only in guest / only in host (same scheme, exclude_host /
+ *          exclude_guest); accepted because they are one attr bit each
+ *   I      exclude_idle
+ *   p      precise_ip, once per p, at most 3
+ *   D      pinned
+ *   e      exclusive
+ * Everything else perf knows (P, S, W, b, R ...) is rejected as unknown:
+ * they concern sampling or perf's own group handling, not counting.
+ * Built-in names match exactly first and then ignoring case (perf would
+ * find most of them case-insensitively through sysfs anyway); libpfm4's names
+ * ignore case; modifiers are case-sensitive (h is not H).
+ */
+#include "events.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/types.h>
+
+#include "evtable.h"
+#include "pfm.h"
+
+static int events_errf(char **cause, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int events_errf(char **cause, const char *fmt, ...)
+{
+	if (!cause)
+		return -EINVAL;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	*cause = n < 0 ? NULL : malloc((size_t)n + 1);
+	if (*cause) {
+		va_start(ap, fmt);
+		vsnprintf(*cause, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+void evlist_init(struct evlist *evl)
+{
+	memset(evl, 0, sizeof *evl);
+}
+
+void evlist_release(struct evlist *evl)
+{
+	for (size_t i = 0; i < evl->n; i++)
+		free(evl->ev[i].name);
+	free(evl->ev);
+	evlist_init(evl);
+}
+
+/* --- modifiers ------------------------------------------------------------ */
+
+static bool events_is_modchar(char c)
+{
+	return c && strchr("ukhGHIpDe", c);
+}
+
+static bool events_all_modchars(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!events_is_modchar(*s))
+			return false;
+	return true;
+}
+
+/* Apply modifiers to attr, on top of what it already excludes (so group
+ * modifiers combine with a member's own).  With levels false, u/k/h are
+ * skipped (libpfm4 already encoded them).  subject names the text in errors. */
+static int events_apply_mods(struct perf_event_attr *attr, const char *mods, bool levels, const char *subject,
+			     char **cause)
+{
+	bool exclude = attr->exclude_user || attr->exclude_kernel || attr->exclude_hv;
+	bool exclude_gh = attr->exclude_guest || attr->exclude_host;
+	unsigned precise = attr->precise_ip;
+	for (const char *m = mods; *m; m++) {
+		switch (*m) {
+		case 'u':
+		case 'k':
+		case 'h':
+			if (!levels)
+				break;
+			if (!exclude) {
+				attr->exclude_user = attr->exclude_kernel = attr->exclude_hv = 1;
+				exclude = true;
+			}
+			if (*m == 'u')
+				attr->exclude_user = 0;
+			else if (*m == 'k')
+				attr->exclude_kernel = 0;
+			else
+				attr->exclude_hv = 0;
+			break;
+		case 'G':
+		case 'H':
+			if (!exclude_gh) {
+				attr->exclude_guest = attr->exclude_host = 1;
+				exclude_gh = true;
+			}
+			if (*m == 'G')
+				attr->exclude_guest = 0;
+			else
+				attr->exclude_host = 0;
+			break;
+		case 'I':
+			attr->exclude_idle = 1;
+			break;
+		case 'p':
+			if (++precise > 3)
+				return events_errf(cause, "too many 'p' modifiers in '%s'", subject);
+			break;
+		case 'D':
+			attr->pinned = 1;
+			break;
+		case 'e':
+			attr->exclusive = 1;
+			break;
+		default:
+			return events_errf(cause, "unknown modifier '%c' in '%s'", *m, subject);
+		}
+	}
+	attr->precise_ip = precise;
+	return 0;
+}
+
+static unsigned events_levels(const char *mods)
+{
+	unsigned levels = 0;
+	for (const char *m = mods; *m; m++)
+		levels |= *m == 'u' ? PFM_LEVEL_USER : *m == 'k' ? PFM_LEVEL_KERNEL : *m == 'h' ? PFM_LEVEL_HV : 0;
+	return levels;
+}
+
+/* Index of the last ':' that is not part of "::" (libpfm4's pmu::event), or
+ * -1. */
+static ssize_t events_mod_colon(const char *s)
+{
+	ssize_t at = -1;
+	for (size_t i = 0; s[i]; i++)
+		if (s[i] == ':' && (i == 0 || s[i - 1] != ':') && s[i + 1] != ':')
+			at = (ssize_t)i;
+	return at;
+}
+
+/* --- suggestions ---------------------------------------------------------- */
+
+#define EVENTS_NSUGGEST 3
+
+struct events_suggest {
+	const char *want;
+	bool qualified; /* the user wrote pmu::event: compare against those */
+	int best;
+	int limit;
+	char *names[EVENTS_NSUGGEST];
+	int dist[EVENTS_NSUGGEST];
+	int n;
+	bool nomem;
+};
+
+static int events_lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+/* Edit distance ignoring case, with transpositions counted as one edit
+ * (cylces -> cycles), or limit+1 once it is known to exceed limit. */
+static int events_distance(const char *a, const char *b, int limit)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	if ((na > nb ? na - nb : nb - na) > (size_t)limit || nb > 255)
+		return limit + 1;
+	int rows[3][256];
+	int *pp = rows[0], *prev = rows[1], *cur = rows[2];
+	for (size_t j = 0; j <= nb; j++)
+		prev[j] = (int)j;
+	for (size_t i = 1; i <= na; i++) {
+		cur[0] = (int)i;
+		int rowmin = cur[0];
+		for (size_t j = 1; j <= nb; j++) {
+			int cost = events_lower(a[i - 1]) != events_lower(b[j - 1]);
+			int d = prev[j - 1] + cost;
+			if (prev[j] + 1 < d)
+				d = prev[j] + 1;
+			if (cur[j - 1] + 1 < d)
+				d = cur[j - 1] + 1;
+			if (i > 1 && j > 1 && events_lower(a[i - 1]) == events_lower(b[j - 2]) &&
+			    events_lower(a[i - 2]) == events_lower(b[j - 1]) && pp[j - 2] + 1 < d)
+				d = pp[j - 2] + 1;
+			cur[j] = d;
+			if (d < rowmin)
+				rowmin = d;
+		}
+		if (rowmin > limit)
+			return limit + 1;
+		int *t = pp;
+		pp = prev;
+		prev = cur;
+		cur = t;
+	}
+	return prev[nb];
+}
+
+static void events_consider(struct events_suggest *s, const char *name)
+{
+	int d = events_distance(s->want, name, s->limit);
+	if (d > s->limit)
+		return;
+	for (int i = 0; i < s->n; i++)
+		if (strcasecmp(s->names[i], name) == 0)
+			return;
+	/* keep the EVENTS_NSUGGEST closest, earlier candidates winning ties */
+	int at = s->n;
+	while (at > 0 && s->dist[at - 1] > d)
+		at--;
+	if (at >= EVENTS_NSUGGEST)
+		return;
+	char *copy = strdup(name);
+	if (!copy) {
+		s->nomem = true;
+		return;
+	}
+	if (s->n == EVENTS_NSUGGEST)
+		free(s->names[--s->n]);
+	memmove(&s->names[at + 1], &s->names[at], (size_t)(s->n - at) * sizeof s->names[0]);
+	memmove(&s->dist[at + 1], &s->dist[at], (size_t)(s->n - at) * sizeof s->dist[0]);
+	s->names[at] = copy;
+	s->dist[at] = d;
+	s->n++;
+}
+
+static int events_suggest_builtin(void *arg, const struct evtable_entry *e)
+{
+	events_consider(arg, e->name);
+	return 0;
+}
+
+static void events_suggest_pfm(void *arg, const char *name, const char *pmu)
+{
+	struct events_suggest *s = arg;
+	if (!s->qualified) {
+		events_consider(s, name);
+		return;
+	}
+	char q[256];
+	snprintf(q, sizeof q, "%s::%s", pmu, name);
+	events_consider(s, q);
+}
+
+/* The message for an unknown name, with up to three close known names:
+ * built-in ones, and libpfm4's when it is initialised (resolution needed it
+ * before a name could be called unknown). */
+static int events_unknown(const char *name, char **cause)
+{
+	if (!cause)
+		return -EINVAL;
+	int len = (int)strlen(name);
+	struct events_suggest s = {.want = name, .qualified = strstr(name, "::") != NULL};
+	s.limit = len / 3 < 1 ? 1 : len / 3 > 3 ? 3 : len / 3;
+	evtable_foreach(events_suggest_builtin, &s);
+	pfm_each_name(events_suggest_pfm, &s);
+	char hint[1024] = "";
+	size_t used = 0;
+	for (int i = 0; i < s.n && used < sizeof hint; i++) {
+		const char *sep = i == 0 ? " (did you mean " : i == s.n - 1 ? " or " : ", ";
+		used += (size_t)snprintf(hint + used, sizeof hint - used, "%s'%s'%s", sep, s.names[i],
+					 i == s.n - 1 ? "?)" : "");
+	}
+	for (int i = 0; i < s.n; i++)
+		free(s.names[i]);
+	return events_errf(cause, "unknown event '%s'%s", name, hint);
+}
+
+/* --- resolving one name --------------------------------------------------- */
+
+static bool events_raw(const char *s, uint64_t *config)
+{
+	if (s[0] != 'r' || !s[1] || strspn(s + 1, "0123456789abcdefABCDEF") != strlen(s + 1) || strlen(s + 1) > 16)
+		return false;
+	*config = strtoull(s + 1, NULL, 16);
+	return true;
+}
+
+static void events_unit(struct event *ev)
+{
+	bool clock = ev->attr.type == PERF_TYPE_SOFTWARE &&
+		     (ev->attr.config == PERF_COUNT_SW_TASK_CLOCK || ev->attr.config == PERF_COUNT_SW_CPU_CLOCK);
+	ev->unit = clock ? "msec" : "";
+	ev->scale = clock ? 1e-6 : 1.0;
+}
+
+/* Resolve one name (as written, modifiers included) into ev->attr. */
+static int events_resolve(const char *term, struct event *ev, char **cause)
+{
+	int err = 0;
+	size_t len = strlen(term);
+	ssize_t colon = events_mod_colon(term);
+	char *base = strndup(term, colon < 0 ? len : (size_t)colon);
+	const char *mods = colon < 0 ? NULL : term + colon + 1;
+	if (!base)
+		return -ENOMEM;
+
+	memset(&ev->attr, 0, sizeof ev->attr);
+	ev->attr.size = sizeof ev->attr;
+	uint32_t type;
+	uint64_t config;
+	bool raw = events_raw(base, &config);
+	if (raw || evtable_lookup(base, &type, &config)) {
+		ev->attr.type = raw ? PERF_TYPE_RAW : type;
+		ev->attr.config = config;
+		if (mods && !*mods)
+			err = events_errf(cause, "empty modifier in '%s'", term);
+		else if (mods)
+			err = events_apply_mods(&ev->attr, mods, true, term, cause);
+		goto out;
+	}
+
+	/* libpfm4: a trailing perf-style modifier is ours, anything else after
+	 * a ':' is libpfm4's (a unit mask, or its own u=1 style attributes) */
+	bool ours = mods && events_all_modchars(mods);
+	err = pfm_encode(ours ? base : term, ours ? events_levels(mods) : 0, &ev->attr, cause);
+	if (err == -ENOENT && ours)
+		err = pfm_encode(term, 0, &ev->attr, cause);
+	else if (!err && ours)
+		err = events_apply_mods(&ev->attr, mods, false, term, cause);
+	if (err == -ENOENT) /* not even with what follows the ':': name the rest */
+		err = events_unknown(base, cause);
+out:
+	free(base);
+	if (!err)
+		events_unit(ev);
+	return err;
+}
+
+/* --- the list parser ------------------------------------------------------ */
+
+static int events_grow(struct evlist *evl)
+{
+	if (evl->n % 8)
+		return 0;
+	struct event *p = realloc(evl->ev, (evl->n + 8) * sizeof *p);
+	if (!p)
+		return -ENOMEM;
+	evl->ev = p;
+	return 0;
+}
+
+static int events_add(struct evlist *evl, const char *term, int group, bool leader, char **cause)
+{
+	int err = events_grow(evl);
+	if (err)
+		return err;
+	struct event *ev = &evl->ev[evl->n];
+	memset(ev, 0, sizeof *ev);
+	err = events_resolve(term, ev, cause);
+	if (err)
+		return err;
+	ev->name = strdup(term);
+	if (!ev->name)
+		return -ENOMEM;
+	ev->group = group;
+	ev->leader = leader;
+	evl->n++;
+	return 0;
+}
+
+/* Apply a group's modifiers to its members and show them in their names,
+ * as perf does ({cycles,instructions}:u shows cycles:u, instructions:u). */
+static int events_group_mods(struct evlist *evl, size_t first, const char *mods, const char *subject,
+			     char **cause)
+{
+	for (size_t i = first; i < evl->n; i++) {
+		struct event *ev = &evl->ev[i];
+		int err = events_apply_mods(&ev->attr, mods, true, subject, cause);
+		if (err)
+			return err;
+		ssize_t colon = events_mod_colon(ev->name);
+		bool has_mods = colon >= 0 && events_all_modchars(ev->name + colon + 1);
+		size_t n = strlen(ev->name);
+		char *name = realloc(ev->name, n + strlen(mods) + 2);
+		if (!name)
+			return -ENOMEM;
+		snprintf(name + n, strlen(mods) + 2, "%s%s", has_mods ? "" : ":", mods);
+		ev->name = name;
+	}
+	return 0;
+}
+
+static bool events_blank(const char *s)
+{
+	for (; *s; s++)
+		if (*s != ' ' && *s != '\t' && *s != ',')
+			return false;
+	return true;
+}
+
+/* Copy s[from, to) without surrounding blanks. */
+static char *events_trimdup(const char *s, size_t from, size_t to)
+{
+	while (from < to && (s[from] == ' ' || s[from] == '\t'))
+		from++;
+	while (to > from && (s[to - 1] == ' ' || s[to - 1] == '\t'))
+		to--;
+	return strndup(s + from, to - from);
+}
+
+/* Parse spec.  With dry set, only its syntax is checked (braces, empty
+ * names, group modifiers) and nothing is resolved or appended, so a syntax
+ * error is reported as such, before any name, and never costs libpfm4's
+ * initialisation. */
+static int events_parse_list(struct evlist *evl, const char *spec, bool dry, char **cause)
+{
+	bool in_group = false;
+	int next_group = evl->ngroups, group = 0;
+	size_t members = 0, first = 0, open_at = 0;
+	size_t p = 0;
+	for (;;) {
+		while (spec[p] == ' ' || spec[p] == '\t')
+			p++;
+		if (spec[p] == '{') {
+			if (in_group)
+				return events_errf(cause, "nested '{' in event list '%s'", spec);
+			in_group = true;
+			group = next_group++;
+			members = 0;
+			first = evl->n;
+			open_at = p++;
+			continue;
+		}
+		size_t start = p;
+		p += strcspn(spec + p, ",{}");
+		char *term = events_trimdup(spec, start, p);
+		if (!term)
+			return -ENOMEM;
+		int err = 0;
+		if (!*term && !spec[p] && in_group)
+			err = events_errf(cause, "unbalanced '{' in event list '%s'", spec);
+		else if (!*term && spec[p] == '}' && in_group && members == 0)
+			err = events_errf(cause, "empty group in '%s'", spec);
+		else if (!*term)
+			err = events_errf(cause, "empty event name in '%s'", spec);
+		else if (spec[p] == '{')
+			err = events_errf(cause, "unexpected '{' after '%s' in event list '%s'", term, spec);
+		else if (spec[p] == '}' && !in_group)
+			err = events_errf(cause, "unbalanced '}' in event list '%s'", spec);
+		else if (in_group)
+			err = dry ? (members++, 0) : events_add(evl, term, group, members++ == 0, cause);
+		else
+			err = dry ? (next_group++, 0) : events_add(evl, term, next_group++, true, cause);
+		free(term);
+		if (err)
+			return err;
+
+		if (spec[p] == '}') {
+			in_group = false;
+			p++;
+			if (spec[p] == ':') {
+				size_t mstart = ++p;
+				p += strcspn(spec + p, ",{} \t");
+				char *mods = strndup(spec + mstart, p - mstart);
+				char *subject = strndup(spec + open_at, p - open_at);
+				struct perf_event_attr scratch = {0};
+				if (!mods || !subject)
+					err = -ENOMEM;
+				else if (!*mods)
+					err = events_errf(cause, "empty modifier in '%s'", subject);
+				else if (dry)
+					err = events_apply_mods(&scratch, mods, true, subject, cause);
+				else
+					err = events_group_mods(evl, first, mods, subject, cause);
+				free(mods);
+				free(subject);
+				if (err)
+					return err;
+			}
+			while (spec[p] == ' ' || spec[p] == '\t')
+				p++;
+			if (spec[p] == '}')
+				return events_errf(cause, "unbalanced '}' in event list '%s'", spec);
+			if (spec[p] && spec[p] != ',')
+				return events_errf(cause, "unexpected '%c' after '}' in event list '%s'", spec[p],
+						   spec);
+		}
+		if (!spec[p]) {
+			if (in_group)
+				return events_errf(cause, "unbalanced '{' in event list '%s'", spec);
+			if (!dry)
+				evl->ngroups = next_group;
+			return 0;
+		}
+		p++; /* the ',' */
+	}
+}
+
+int evlist_parse(struct evlist *evl, const char *spec, char **cause)
+{
+	if (cause)
+		*cause = NULL;
+	if (events_blank(spec) || strcmp(spec, "{}") == 0)
+		return events_errf(cause, "empty event list");
+	size_t n0 = evl->n;
+	int err = events_parse_list(evl, spec, true, cause);
+	if (!err)
+		err = events_parse_list(evl, spec, false, cause);
+	if (err) {
+		for (size_t i = n0; i < evl->n; i++)
+			free(evl->ev[i].name);
+		evl->n = n0;
+		if (cause && !*cause)
+			events_errf(cause, "cannot parse event list '%s': %s", spec, strerror(-err));
+	}
+	return err;
+}
+
+int evlist_add_defaults(struct evlist *evl, char **cause)
+{
+	return evlist_parse(evl,
+			    "task-clock,context-switches,cpu-migrations,page-faults,"
+			    "cycles,instructions,branches,branch-misses",
+			    cause);
+}
+
+/* --- listing -------------------------------------------------------------- */
+
+/* Case-insensitive substring match; NULL or "" matches everything. */
+static bool events_match(const char *name, const char *pattern)
+{
+	if (!pattern || !*pattern)
+		return true;
+	size_t np = strlen(pattern);
+	for (; *name; name++)
+		if (strncasecmp(name, pattern, np) == 0)
+			return true;
+	return false;
+}
+
+struct events_lister {
+	const char *pattern;
+	event_list_fn fn;
+	void *arg;
+};
+
+static int events_list_builtin(void *arg, const struct evtable_entry *e)
+{
+	struct events_lister *l = arg;
+	if (!events_match(e->name, l->pattern))
+		return 0;
+	struct event_info info = {e->name, e->desc, e->kind, evtable_usable(e->type, e->config)};
+	return l->fn(l->arg, &info);
+}
+
+static int events_list_pfm(void *arg, const struct event_info *info)
+{
+	struct events_lister *l = arg;
+	return events_match(info->name, l->pattern) ? l->fn(l->arg, info) : 0;
+}
+
+int events_list(const char *pattern, event_list_fn fn, void *arg, char **cause)
+{
+	if (cause)
+		*cause = NULL;
+	struct events_lister l = {pattern, fn, arg};
+	int r = evtable_foreach(events_list_builtin, &l);
+	if (r)
+		return r;
+	if (events_match("rNNNN", pattern)) {
+		struct event_info raw = {"rNNNN", "raw event: the hex config the CPU's manual gives", "raw",
+					 pfm_kernel_core_pmu()};
+		r = fn(arg, &raw);
+		if (r)
+			return r;
+	}
+	r = pfm_list(events_list_pfm, &l, cause);
+	if (r < 0 && cause && !*cause)
+		events_errf(cause, "cannot list libpfm4 events: %s", strerror(-r));
+	return r;
+}
