@@ -18,6 +18,8 @@ int strtab_init(struct strtab *t);
 void strtab_release(struct strtab *t);
 /* Returns the id of the string (adding it), or 0 on -ENOMEM. */
 uint32_t strtab_intern(struct strtab *t, const char *s, size_t len);
+/* Returns the id of the string if it is interned, else 0; never adds. */
+uint32_t strtab_lookup(const struct strtab *t, const char *s, size_t len);
 static inline const char *strtab_get(const struct strtab *t, uint32_t id)
 {
 	return id < t->n ? t->str[id] : "";
