@@ -30,6 +30,10 @@ struct decode_stats {
 	uint64_t bad_ids;      /* events naming an undefined id */
 	uint64_t unmatched;    /* ends without a matching begin */
 	uint64_t unfinished;   /* begins closed by spanstat at exit */
+	uint64_t over_limit;   /* events and definitions refused by the decoder's
+				* own limits (DECODE_MAX_*) or out of memory */
+	uint64_t clock_unknown; /* TSC processes seen without a valid span_clock:
+				 * their ticks are taken as ns from the HELLO */
 };
 
 struct decoder; /* opaque: decode.c */
