@@ -17,14 +17,19 @@ struct span_node {
 	uint64_t total_ns;
 	uint64_t child_ns;  /* total of direct children: self = total - child */
 	uint64_t unfinished; /* of count, closed by spanstat */
+	uint32_t hot;       /* private: the child found last (lookup cache) */
+	uint32_t succ;      /* private: the sibling found after this one last */
 };
 
 struct span_tree {
 	uint32_t pid, tid;
 	uint32_t thread_name; /* strtab id or 0 */
 	uint32_t process_name;
-	struct span_node *node; /* node[0] is the root */
+	struct span_node *node; /* node[0] is the root; a parent's index is
+				 * always below its children's */
 	uint32_t n, cap;
+	uint64_t first_ts, last_ts;  /* extent of this thread's events (0: none) */
+	uint64_t instants, counters; /* this thread's */
 	/* private: child lookup and the open stack */
 	uint32_t *hash; uint32_t nhash;
 	uint32_t *stack; uint32_t depth, stack_cap;
@@ -35,17 +40,25 @@ struct spantree {
 	size_t nthread, cap;
 	uint64_t first_ts, last_ts; /* extent of all events */
 	uint64_t instants, counters;
+	uint64_t untracked; /* spans not aggregated: SPANTREE_MAX_NODES reached
+			     * (or out of memory); their time stays in the
+			     * parent's self time */
+	size_t nodes;       /* over all threads */
 	/* private */
 	struct span_tree *last;
 	void *index;
 	uint32_t *proc_name; size_t nproc_name; /* by pid slot */
 };
 
+/* Nodes over all per-thread trees (a merged tree never has more). */
+#define SPANTREE_MAX_NODES (1u << 22)
+
 int spantree_init(struct spantree *st);
 void spantree_release(struct spantree *st);
 /* The span_sink callback; arg is the struct spantree. */
 void spantree_event(void *arg, const struct span_event *ev);
-/* Merge every thread's tree into out (matching paths by name). */
+/* Merge every thread's tree into out (matching paths by name); out needs no
+ * initialisation and is released with span_tree_release.  0 or -ENOMEM. */
 int spantree_merge(const struct spantree *st, struct span_tree *out);
 void span_tree_release(struct span_tree *t);
 static inline uint64_t span_node_self(const struct span_node *n)

@@ -1,0 +1,408 @@
+/* spantree.c: aggregation of balanced span events into call trees
+ * (spantree.h).  One tree per (pid, tid), created at the thread's first event
+ * (so a tree may hold only its root); a node per unique stack path, found
+ * from its parent through a prediction (the child the parent used last, or
+ * the sibling that followed that child last time: the common case of
+ * repeating stacks) or else an open-addressing hash keyed by (parent, name).
+ * The open stack holds node indices; a span that could not get a node (node
+ * limit, out of memory) is pushed as SPANTREE_UNTRACKED, and so are the spans
+ * inside it, so the stack stays balanced.  Children are linked newest first.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spantree.h"
+
+#define SPANTREE_UNTRACKED UINT32_MAX
+
+/* u64 key -> u32 value (0: absent), insert only. */
+struct spantree_map {
+	uint64_t *key;
+	uint32_t *val;
+	uint32_t cap, n;
+};
+
+struct spantree_index {
+	struct spantree_map thread; /* (pid, tid) -> index in st->thread + 1 */
+	struct spantree_map proc;   /* pid -> process name id + 1 */
+};
+
+static inline uint32_t spantree_map_slot(uint64_t k, uint32_t cap)
+{
+	return (uint32_t)((k * 0x9e3779b97f4a7c15u) >> 32) & (cap - 1);
+}
+
+static uint32_t spantree_map_get(const struct spantree_map *m, uint64_t k)
+{
+	if (!m->cap)
+		return 0;
+	for (uint32_t i = spantree_map_slot(k, m->cap);; i = (i + 1) & (m->cap - 1)) {
+		if (!m->val[i])
+			return 0;
+		if (m->key[i] == k)
+			return m->val[i];
+	}
+}
+
+static int spantree_map_put(struct spantree_map *m, uint64_t k, uint32_t v)
+{
+	if ((m->n + 1) * 2 > m->cap) {
+		uint32_t cap = m->cap ? m->cap * 2 : 16;
+		uint64_t *key = calloc(cap, sizeof *key);
+		uint32_t *val = calloc(cap, sizeof *val);
+		if (!key || !val) {
+			free(key);
+			free(val);
+			return -ENOMEM;
+		}
+		for (uint32_t j = 0; j < m->cap; j++) {
+			if (!m->val[j])
+				continue;
+			uint32_t i = spantree_map_slot(m->key[j], cap);
+			while (val[i])
+				i = (i + 1) & (cap - 1);
+			key[i] = m->key[j];
+			val[i] = m->val[j];
+		}
+		free(m->key);
+		free(m->val);
+		m->key = key;
+		m->val = val;
+		m->cap = cap;
+	}
+	uint32_t i = spantree_map_slot(k, m->cap);
+	while (m->val[i] && m->key[i] != k)
+		i = (i + 1) & (m->cap - 1);
+	if (!m->val[i])
+		m->n++;
+	m->key[i] = k;
+	m->val[i] = v;
+	return 0;
+}
+
+static void spantree_map_release(struct spantree_map *m)
+{
+	free(m->key);
+	free(m->val);
+}
+
+/* ---- one tree ------------------------------------------------------- */
+
+static int span_tree_init(struct span_tree *t, uint32_t pid, uint32_t tid)
+{
+	memset(t, 0, sizeof *t);
+	t->pid = pid;
+	t->tid = tid;
+	t->cap = 16;
+	t->node = calloc(t->cap, sizeof *t->node);
+	t->nhash = 32;
+	t->hash = calloc(t->nhash, sizeof *t->hash);
+	t->stack_cap = 16;
+	t->stack = malloc(t->stack_cap * sizeof *t->stack);
+	if (!t->node || !t->hash || !t->stack) {
+		span_tree_release(t);
+		return -ENOMEM;
+	}
+	t->n = 1; /* the root: name 0, its own parent */
+	return 0;
+}
+
+void span_tree_release(struct span_tree *t)
+{
+	free(t->node);
+	free(t->hash);
+	free(t->stack);
+	memset(t, 0, sizeof *t);
+}
+
+static inline uint32_t span_tree_slot(uint32_t parent, uint32_t name, uint32_t nhash)
+{
+	uint64_t k = ((uint64_t)parent << 32 | name) * 0x9e3779b97f4a7c15u;
+	return (uint32_t)(k >> 32) & (nhash - 1);
+}
+
+static int span_tree_rehash(struct span_tree *t)
+{
+	uint32_t nhash = t->nhash * 2;
+	uint32_t *hash = calloc(nhash, sizeof *hash);
+	if (!hash)
+		return -ENOMEM;
+	for (uint32_t i = 1; i < t->n; i++) {
+		uint32_t s = span_tree_slot(t->node[i].parent, t->node[i].name, nhash);
+		while (hash[s])
+			s = (s + 1) & (nhash - 1);
+		hash[s] = i;
+	}
+	free(t->hash);
+	t->hash = hash;
+	t->nhash = nhash;
+	return 0;
+}
+
+/* The child of parent named name, created if needed (if *budget allows);
+ * SPANTREE_UNTRACKED when it cannot be. */
+static uint32_t span_tree_child(struct span_tree *t, uint32_t parent, uint32_t name,
+				size_t *budget)
+{
+	struct span_node *pn = &t->node[parent];
+	uint32_t hot = pn->hot;
+	if (hot) {
+		/* repeating stacks: the sibling that followed last time, or the
+		 * same child again */
+		uint32_t next = t->node[hot].succ;
+		if (next && t->node[next].name == name) {
+			pn->hot = next;
+			return next;
+		}
+		if (t->node[hot].name == name)
+			return hot;
+	}
+	uint32_t mask = t->nhash - 1, s = span_tree_slot(parent, name, t->nhash);
+	for (uint32_t i; (i = t->hash[s]) != 0; s = (s + 1) & mask) {
+		if (t->node[i].parent == parent && t->node[i].name == name) {
+			if (hot)
+				t->node[hot].succ = i;
+			pn->hot = i;
+			return i;
+		}
+	}
+	if (!*budget)
+		return SPANTREE_UNTRACKED;
+	if (t->n == t->cap) {
+		struct span_node *node = realloc(t->node, 2 * (size_t)t->cap * sizeof *node);
+		if (!node)
+			return SPANTREE_UNTRACKED;
+		t->node = node;
+		t->cap *= 2;
+	}
+	uint32_t i = t->n++;
+	struct span_node *nd = &t->node[i];
+	memset(nd, 0, sizeof *nd);
+	nd->name = name;
+	nd->parent = parent;
+	nd->next_sibling = t->node[parent].first_child;
+	t->node[parent].first_child = i;
+	if (hot)
+		t->node[hot].succ = i;
+	t->node[parent].hot = i;
+	t->hash[s] = i;
+	(*budget)--;
+	if ((uint64_t)t->n * 2 > t->nhash && span_tree_rehash(t) < 0) {
+		/* cannot index more: undo, the span goes untracked */
+		t->hash[s] = 0;
+		t->node[parent].first_child = nd->next_sibling;
+		t->node[parent].hot = 0;
+		if (hot)
+			t->node[hot].succ = 0;
+		t->n--;
+		(*budget)++;
+		return SPANTREE_UNTRACKED;
+	}
+	return i;
+}
+
+/* ---- the sink ------------------------------------------------------- */
+
+int spantree_init(struct spantree *st)
+{
+	memset(st, 0, sizeof *st);
+	st->index = calloc(1, sizeof(struct spantree_index));
+	return st->index ? 0 : -ENOMEM;
+}
+
+void spantree_release(struct spantree *st)
+{
+	for (size_t i = 0; i < st->nthread; i++) {
+		span_tree_release(st->thread[i]);
+		free(st->thread[i]);
+	}
+	free(st->thread);
+	struct spantree_index *ix = st->index;
+	if (ix) {
+		spantree_map_release(&ix->thread);
+		spantree_map_release(&ix->proc);
+		free(ix);
+	}
+	memset(st, 0, sizeof *st);
+}
+
+static struct span_tree *spantree_tree(struct spantree *st, uint32_t pid, uint32_t tid)
+{
+	struct spantree_index *ix = st->index;
+	uint64_t key = (uint64_t)pid << 32 | tid;
+	uint32_t i = spantree_map_get(&ix->thread, key);
+	if (i) {
+		st->last = st->thread[i - 1];
+		return st->last;
+	}
+	if (st->nthread == st->cap) {
+		size_t cap = st->cap ? 2 * st->cap : 16;
+		struct span_tree **th = realloc(st->thread, cap * sizeof *th);
+		if (!th)
+			return NULL;
+		st->thread = th;
+		st->cap = cap;
+	}
+	struct span_tree *t = malloc(sizeof *t);
+	if (!t || span_tree_init(t, pid, tid) < 0) {
+		free(t);
+		return NULL;
+	}
+	if (spantree_map_put(&ix->thread, key, (uint32_t)st->nthread + 1) < 0) {
+		span_tree_release(t);
+		free(t);
+		return NULL;
+	}
+	uint32_t pn = spantree_map_get(&ix->proc, pid);
+	t->process_name = pn ? pn - 1 : 0;
+	st->thread[st->nthread++] = t;
+	st->last = t;
+	return t;
+}
+
+static void spantree_process(struct spantree *st, const struct span_event *ev)
+{
+	struct spantree_index *ix = st->index;
+	bool known = spantree_map_get(&ix->proc, ev->pid) != 0;
+	spantree_map_put(&ix->proc, ev->pid, ev->name + 1);
+	if (known) /* renamed (exec): rare, so a scan is fine */
+		for (size_t i = 0; i < st->nthread; i++)
+			if (st->thread[i]->pid == ev->pid)
+				st->thread[i]->process_name = ev->name;
+}
+
+static void spantree_begin(struct spantree *st, struct span_tree *t, const struct span_event *ev)
+{
+	if (t->depth == t->stack_cap) {
+		uint32_t *s = realloc(t->stack, 2 * (size_t)t->stack_cap * sizeof *s);
+		if (!s) { /* the decoder bounds depth, so only out of memory */
+			st->untracked++;
+			return;
+		}
+		t->stack = s;
+		t->stack_cap *= 2;
+	}
+	uint32_t parent = t->depth ? t->stack[t->depth - 1] : 0;
+	uint32_t node = SPANTREE_UNTRACKED;
+	if (parent != SPANTREE_UNTRACKED) {
+		size_t budget = SPANTREE_MAX_NODES - st->nodes;
+		node = span_tree_child(t, parent, ev->name, &budget);
+		st->nodes = SPANTREE_MAX_NODES - budget;
+	}
+	if (node == SPANTREE_UNTRACKED)
+		st->untracked++;
+	t->stack[t->depth++] = node;
+}
+
+static void spantree_end(struct span_tree *t, const struct span_event *ev)
+{
+	if (!t->depth)
+		return;
+	uint32_t i = t->stack[--t->depth];
+	if (i == SPANTREE_UNTRACKED)
+		return;
+	uint64_t dur = ev->ts > ev->begin_ts ? ev->ts - ev->begin_ts : 0;
+	struct span_node *n = &t->node[i];
+	n->count++;
+	n->total_ns += dur;
+	n->unfinished += ev->flags & SPAN_F_UNFINISHED;
+	t->node[n->parent].child_ns += dur;
+}
+
+void spantree_event(void *arg, const struct span_event *ev)
+{
+	struct spantree *st = arg;
+	if (ev->kind == SPAN_PROCESS) {
+		spantree_process(st, ev);
+		return;
+	}
+	if (ev->kind == SPAN_PROCESS_END)
+		return;
+	struct span_tree *t = st->last;
+	if (!t || t->pid != ev->pid || t->tid != ev->tid) {
+		t = spantree_tree(st, ev->pid, ev->tid);
+		if (!t) {
+			if (ev->kind == SPAN_BEGIN)
+				st->untracked++;
+			return;
+		}
+	}
+	if (ev->kind == SPAN_THREAD) {
+		if (ev->name)
+			t->thread_name = ev->name;
+		return;
+	}
+	if (!t->first_ts || ev->ts < t->first_ts)
+		t->first_ts = ev->ts;
+	if (ev->ts > t->last_ts)
+		t->last_ts = ev->ts;
+	if (!st->first_ts || ev->ts < st->first_ts)
+		st->first_ts = ev->ts;
+	if (ev->ts > st->last_ts)
+		st->last_ts = ev->ts;
+	switch (ev->kind) {
+	case SPAN_BEGIN:
+		spantree_begin(st, t, ev);
+		break;
+	case SPAN_END:
+		spantree_end(t, ev);
+		break;
+	case SPAN_INSTANT:
+		t->instants++;
+		st->instants++;
+		break;
+	case SPAN_COUNTER:
+		t->counters++;
+		st->counters++;
+		break;
+	default:
+		break;
+	}
+}
+
+int spantree_merge(const struct spantree *st, struct span_tree *out)
+{
+	if (span_tree_init(out, 0, 0) < 0)
+		return -ENOMEM;
+	uint32_t *map = NULL;
+	size_t mapcap = 0;
+	size_t budget = SIZE_MAX;
+	for (size_t k = 0; k < st->nthread; k++) {
+		const struct span_tree *t = st->thread[k];
+		if (t->n > mapcap) {
+			free(map);
+			mapcap = t->n;
+			map = malloc(mapcap * sizeof *map);
+			if (!map)
+				goto nomem;
+		}
+		map[0] = 0;
+		for (uint32_t i = 0; i < t->n; i++) {
+			const struct span_node *n = &t->node[i];
+			if (i) {
+				map[i] = span_tree_child(out, map[n->parent], n->name, &budget);
+				if (map[i] == SPANTREE_UNTRACKED)
+					goto nomem;
+			}
+			struct span_node *o = &out->node[map[i]];
+			o->count += n->count;
+			o->total_ns += n->total_ns;
+			o->child_ns += n->child_ns;
+			o->unfinished += n->unfinished;
+		}
+		if (t->first_ts && (!out->first_ts || t->first_ts < out->first_ts))
+			out->first_ts = t->first_ts;
+		if (t->last_ts > out->last_ts)
+			out->last_ts = t->last_ts;
+		out->instants += t->instants;
+		out->counters += t->counters;
+	}
+	free(map);
+	return 0;
+nomem:
+	free(map);
+	span_tree_release(out);
+	return -ENOMEM;
+}
