@@ -1,0 +1,230 @@
+/* folded.c: the folded-stacks writer (--folded), the input format of
+ * flamegraph.pl and most flame graph tools.  At finish it writes one line per
+ * stack path with a non-zero self time:
+ *
+ *     frame;frame;frame VALUE\n
+ *
+ * VALUE is the path's self time in nanoseconds (a decimal integer); paths
+ * whose self time is 0 are left out (they add nothing to a flame graph, and
+ * their children's lines carry the path).  Lines are sorted bytewise by path.
+ * By default the paths come from the tree merged over all threads; with
+ * --folded-threads (opts.folded_threads) every thread's tree is written on
+ * its own under two root frames, the process `PROCNAME-PID` and the thread
+ * `THREADNAME-PID/TID` (the thread name defaults to the process name; a
+ * missing process name is "process").
+ *
+ * Escaping, so that the grammar always holds (a frame never contains ';', a
+ * space or a control character, and is never empty): the bytes ';' ' ' '%',
+ * 0x00-0x1f and 0x7f are written as '%' and two upper-case hex digits
+ * (percent-encoding, reversible); every other byte, UTF-8 included, is
+ * written as is.  An empty name is written as "%00".
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spantree.h"
+#include "strtab.h"
+#include "writer.h"
+
+struct folded_line {
+	char *path;
+	uint64_t self;
+};
+
+struct folded_out {
+	char *buf; /* the current path */
+	size_t len, cap;
+	size_t *mark; /* buf length before each depth's frame */
+	size_t nmark;
+	struct folded_line *line;
+	size_t nline, capline;
+	const struct strtab *strings;
+};
+
+static int folded_reserve(struct folded_out *o, size_t more)
+{
+	if (o->len + more + 1 <= o->cap)
+		return 0;
+	size_t cap = o->cap ? o->cap : 256;
+	while (cap < o->len + more + 1)
+		cap *= 2;
+	char *b = realloc(o->buf, cap);
+	if (!b)
+		return -ENOMEM;
+	o->buf = b;
+	o->cap = cap;
+	return 0;
+}
+
+static int folded_put(struct folded_out *o, const char *s, size_t n)
+{
+	if (folded_reserve(o, n) < 0)
+		return -ENOMEM;
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+	o->buf[o->len] = '\0';
+	return 0;
+}
+
+/* Appends name as one escaped frame. */
+static int folded_frame(struct folded_out *o, const char *name)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = strlen(name);
+	if (!n)
+		return folded_put(o, "%00", 3);
+	if (folded_reserve(o, 3 * n) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)name[i];
+		if (c == ';' || c == ' ' || c == '%' || c < 0x20 || c == 0x7f) {
+			o->buf[o->len++] = '%';
+			o->buf[o->len++] = hex[c >> 4];
+			o->buf[o->len++] = hex[c & 15];
+		} else {
+			o->buf[o->len++] = (char)c;
+		}
+	}
+	o->buf[o->len] = '\0';
+	return 0;
+}
+
+static const char *folded_name(const struct folded_out *o, uint32_t id)
+{
+	return o->strings ? strtab_get(o->strings, id) : "";
+}
+
+static int folded_add_line(struct folded_out *o, uint64_t self)
+{
+	if (o->nline == o->capline) {
+		size_t cap = o->capline ? 2 * o->capline : 64;
+		struct folded_line *l = realloc(o->line, cap * sizeof *l);
+		if (!l)
+			return -ENOMEM;
+		o->line = l;
+		o->capline = cap;
+	}
+	char *path = strdup(o->buf);
+	if (!path)
+		return -ENOMEM;
+	o->line[o->nline].path = path;
+	o->line[o->nline].self = self;
+	o->nline++;
+	return 0;
+}
+
+/* Adds a line for every node of t with self time, under the path already in
+ * o->buf (o->len bytes: empty, or root frames). */
+static int folded_tree(struct folded_out *o, const struct span_tree *t)
+{
+	size_t base = o->len;
+	uint32_t i = t->node[0].first_child, d = 0;
+	while (i) {
+		if (d == o->nmark) {
+			size_t n = o->nmark ? 2 * o->nmark : 64;
+			size_t *m = realloc(o->mark, n * sizeof *m);
+			if (!m)
+				return -ENOMEM;
+			o->mark = m;
+			o->nmark = n;
+		}
+		o->mark[d] = o->len;
+		if (o->len && folded_put(o, ";", 1) < 0)
+			return -ENOMEM;
+		if (folded_frame(o, folded_name(o, t->node[i].name)) < 0)
+			return -ENOMEM;
+		uint64_t self = span_node_self(&t->node[i]);
+		if (self && folded_add_line(o, self) < 0)
+			return -ENOMEM;
+		if (t->node[i].first_child) {
+			i = t->node[i].first_child;
+			d++;
+			continue;
+		}
+		for (;;) { /* next sibling, else the parent's next sibling */
+			o->len = o->mark[d];
+			if (t->node[i].next_sibling) {
+				i = t->node[i].next_sibling;
+				break;
+			}
+			if (d == 0) {
+				i = 0;
+				break;
+			}
+			d--;
+			i = t->node[i].parent;
+		}
+	}
+	o->len = base;
+	if (o->buf)
+		o->buf[base] = '\0';
+	return 0;
+}
+
+static int folded_thread_roots(struct folded_out *o, const struct span_tree *t)
+{
+	char num[48];
+	const char *proc = folded_name(o, t->process_name);
+	const char *thread = t->thread_name ? folded_name(o, t->thread_name) : proc;
+	o->len = 0;
+	if (folded_frame(o, *proc ? proc : "process") < 0)
+		return -ENOMEM;
+	snprintf(num, sizeof num, "-%" PRIu32 ";", t->pid);
+	if (folded_put(o, num, strlen(num)) < 0)
+		return -ENOMEM;
+	if (folded_frame(o, *thread ? thread : "process") < 0)
+		return -ENOMEM;
+	snprintf(num, sizeof num, "-%" PRIu32 "/%" PRIu32, t->pid, t->tid);
+	return folded_put(o, num, strlen(num));
+}
+
+static int folded_cmp(const void *a, const void *b)
+{
+	const struct folded_line *x = a, *y = b;
+	return strcmp(x->path, y->path);
+}
+
+static int folded_finish(struct writer *w, const struct report *r)
+{
+	const struct spantree *st = r ? r->spans : NULL;
+	if (!st)
+		return 0;
+	struct folded_out o = {0};
+	const struct run_head *h = r->head ? r->head : w->head;
+	o.strings = h ? h->strings : NULL;
+	int err = 0;
+	if (w->opts.folded_threads) {
+		for (size_t k = 0; k < st->nthread && !err; k++) {
+			err = folded_thread_roots(&o, st->thread[k]);
+			if (!err)
+				err = folded_tree(&o, st->thread[k]);
+		}
+	} else {
+		struct span_tree merged;
+		err = spantree_merge(st, &merged);
+		if (!err) {
+			err = folded_tree(&o, &merged);
+			span_tree_release(&merged);
+		}
+	}
+	if (!err) {
+		qsort(o.line, o.nline, sizeof *o.line, folded_cmp);
+		for (size_t i = 0; i < o.nline; i++)
+			fprintf(w->fp, "%s %" PRIu64 "\n", o.line[i].path, o.line[i].self);
+		if (fflush(w->fp) != 0 || ferror(w->fp))
+			err = -EIO;
+	}
+	for (size_t i = 0; i < o.nline; i++)
+		free(o.line[i].path);
+	free(o.line);
+	free(o.buf);
+	free(o.mark);
+	return err;
+}
+
+const struct writer_ops folded_writer_ops = {
+	.name = "folded",
+	.finish = folded_finish,
+};
