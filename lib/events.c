@@ -337,8 +337,12 @@ static int events_resolve(const char *term, struct event *ev, char **cause)
 	err = pfm_encode(ours ? base : term, ours ? events_levels(mods) : 0, &ev->attr, cause);
 	if (err == -ENOENT && ours)
 		err = pfm_encode(term, 0, &ev->attr, cause);
-	else if (!err && ours)
+	else if (!err && ours) {
+		/* libpfm4 sets guest/host bits of its own: G/H start afresh */
+		if (strpbrk(mods, "GH"))
+			ev->attr.exclude_guest = ev->attr.exclude_host = 0;
 		err = events_apply_mods(&ev->attr, mods, false, term, cause);
+	}
 	if (err == -ENOENT) /* not even with what follows the ':': name the rest */
 		err = events_unknown(base, cause);
 out:
@@ -387,11 +391,19 @@ static int events_group_mods(struct evlist *evl, size_t first, const char *mods,
 {
 	for (size_t i = first; i < evl->n; i++) {
 		struct event *ev = &evl->ev[i];
+		ssize_t colon = events_mod_colon(ev->name);
+		bool has_mods = colon >= 0 && events_all_modchars(ev->name + colon + 1);
+		const char *own = has_mods ? ev->name + colon + 1 : "";
+		/* A member without its own levels may still exclude some (libpfm4
+		 * excludes the hypervisor by default): the group's levels are then
+		 * the member's, not added to that default.  Likewise for G/H. */
+		if (strpbrk(mods, "ukh") && !strpbrk(own, "ukh"))
+			ev->attr.exclude_user = ev->attr.exclude_kernel = ev->attr.exclude_hv = 0;
+		if (strpbrk(mods, "GH") && !strpbrk(own, "GH"))
+			ev->attr.exclude_guest = ev->attr.exclude_host = 0;
 		int err = events_apply_mods(&ev->attr, mods, true, subject, cause);
 		if (err)
 			return err;
-		ssize_t colon = events_mod_colon(ev->name);
-		bool has_mods = colon >= 0 && events_all_modchars(ev->name + colon + 1);
 		size_t n = strlen(ev->name);
 		char *name = realloc(ev->name, n + strlen(mods) + 2);
 		if (!name)

@@ -296,6 +296,14 @@ static void test_pfm(void)
 		   "libpfm4's own unit masks after ':'");
 	}
 	evlist_release(&evl);
+
+	evlist_init(&evl);
+	r = evlist_parse(&evl, "{perf::PERF_COUNT_SW_CPU_CLOCK,cycles}:u,perf::PERF_COUNT_SW_CPU_CLOCK:G", NULL);
+	ok(r == 0 && evl.n == 3 && EXCL(evl.ev[0], 0, 1, 1) && EXCL(evl.ev[1], 0, 1, 1),
+	   "a group's :u means user only for libpfm4 members too");
+	ok(r == 0 && evl.n == 3 && !evl.ev[2].attr.exclude_guest && evl.ev[2].attr.exclude_host,
+	   ":G on a libpfm4 name counts guests only");
+	evlist_release(&evl);
 }
 
 struct collect {
