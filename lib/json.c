@@ -1,0 +1,502 @@
+/* json.c: the --json writer: one JSON document per session, built with cJSON
+ * and written at finish.  The schema (every field, its type, when it is null)
+ * is documented in man/spanstat-json.5; keep the two in step and bump
+ * JSON_SCHEMA_VERSION on incompatible changes.  Every documented field is
+ * always present: what does not apply is null or an empty array.  Integers
+ * beyond int range (nanoseconds, large counts) are written as raw integer
+ * literals so they are exact and never get an exponent; everything else goes
+ * through cJSON numbers, which print in the C locale.  The only state kept while the
+ * target runs is the -I samples (bounded by the run length). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <cJSON.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "metrics.h"
+#include "writer.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "0.1.0"
+#endif
+
+#define JSON_SCHEMA_VERSION 1
+
+/* One -I sample, copied: the caller's counts live only for the call. */
+struct json_interval {
+	unsigned run;
+	uint64_t t_ns, length_ns;
+	struct count *counts;
+};
+
+struct json {
+	struct json_interval *iv;
+	size_t niv, cap;
+	size_t nev;
+};
+
+/* Adds an integer exactly: cJSON numbers are doubles and print large
+ * integers with an exponent ("1e+15"), so beyond int range use a literal. */
+static cJSON *json_u64(cJSON *obj, const char *key, uint64_t v)
+{
+	if (v <= INT32_MAX)
+		return cJSON_AddNumberToObject(obj, key, (double)v);
+	char buf[24];
+	snprintf(buf, sizeof buf, "%" PRIu64, v);
+	return cJSON_AddRawToObject(obj, key, buf);
+}
+
+static cJSON *json_i64(cJSON *obj, const char *key, int64_t v)
+{
+	if (v <= INT32_MAX && v >= INT32_MIN)
+		return cJSON_AddNumberToObject(obj, key, (double)v);
+	char buf[24];
+	snprintf(buf, sizeof buf, "%" PRId64, v);
+	return cJSON_AddRawToObject(obj, key, buf);
+}
+
+/* A double, or null when it is not finite (JSON has no NaN). */
+static cJSON *json_num(cJSON *obj, const char *key, double v)
+{
+	if (!isfinite(v))
+		return cJSON_AddNullToObject(obj, key);
+	return cJSON_AddNumberToObject(obj, key, v);
+}
+
+static cJSON *json_str_or_null(cJSON *obj, const char *key, const char *s)
+{
+	if (!s || !*s)
+		return cJSON_AddNullToObject(obj, key);
+	return cJSON_AddStringToObject(obj, key, s);
+}
+
+static const char *json_state(enum count_state s)
+{
+	switch (s) {
+	case COUNT_OK:
+		return "ok";
+	case COUNT_NOT_SUPPORTED:
+		return "not supported";
+	case COUNT_NOT_COUNTED:
+		return "not counted";
+	}
+	return "unknown";
+}
+
+static double json_running_pct(const struct count *c)
+{
+	if (!c->enabled)
+		return c->state == COUNT_OK ? 100.0 : 0.0;
+	return 100.0 * (double)c->running / (double)c->enabled;
+}
+
+/* One event's counts: shared by the mean (top level) and each run. */
+static void json_count(cJSON *o, const struct event *ev, const struct count *c,
+		       const struct metric *m)
+{
+	cJSON_AddStringToObject(o, "name", ev->name);
+	if (c->state == COUNT_OK)
+		json_num(o, "value", c->value);
+	else
+		cJSON_AddNullToObject(o, "value");
+	cJSON_AddStringToObject(o, "unit", ev->unit ? ev->unit : "");
+	json_u64(o, "raw", c->raw);
+	json_u64(o, "time_enabled_ns", c->enabled);
+	json_u64(o, "time_running_ns", c->running);
+	json_num(o, "running_pct", json_running_pct(c));
+	cJSON_AddBoolToObject(o, "supported", c->state != COUNT_NOT_SUPPORTED);
+	cJSON_AddStringToObject(o, "state", json_state(c->state));
+	if (c->state == COUNT_NOT_SUPPORTED && c->err)
+		cJSON_AddStringToObject(o, "reason", strerror(c->err));
+	else if (c->state == COUNT_NOT_COUNTED)
+		cJSON_AddStringToObject(o, "reason", "the event never ran");
+	else
+		cJSON_AddNullToObject(o, "reason");
+	cJSON *ms = cJSON_AddArrayToObject(o, "metrics");
+	if (ms && m && m->valid && isfinite(m->value)) {
+		cJSON *mo = cJSON_CreateObject();
+		cJSON_AddItemToArray(ms, mo);
+		cJSON_AddStringToObject(mo, "name", m->id ? m->id : "");
+		cJSON_AddNumberToObject(mo, "value", m->value);
+		cJSON_AddStringToObject(mo, "unit", m->unit);
+	}
+}
+
+static cJSON *json_events(const struct evlist *evl, const struct count *c, double elapsed_ns,
+			  const struct stat_summary *st, unsigned nruns)
+{
+	cJSON *arr = cJSON_CreateArray();
+	struct metric *m = calloc(evl->n ? evl->n : 1, sizeof *m);
+	if (!arr || !m) {
+		free(m);
+		cJSON_Delete(arr);
+		return NULL;
+	}
+	metrics_compute(evl, c, elapsed_ns, m);
+	for (size_t i = 0; i < evl->n; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddItemToArray(arr, o);
+		json_count(o, &evl->ev[i], &c[i], &m[i]);
+		cJSON_AddNumberToObject(o, "group", evl->ev[i].group);
+		if (st && nruns >= 2 && c[i].state == COUNT_OK) {
+			json_num(o, "mean", st[i].mean);
+			json_num(o, "stddev", st[i].stddev);
+			json_num(o, "rel_stddev_pct", st[i].rel);
+		} else {
+			cJSON_AddNullToObject(o, "mean");
+			cJSON_AddNullToObject(o, "stddev");
+			cJSON_AddNullToObject(o, "rel_stddev_pct");
+		}
+	}
+	free(m);
+	return arr;
+}
+
+static cJSON *json_rusage(const struct rusage_info *ru)
+{
+	cJSON *o = cJSON_CreateObject();
+	json_u64(o, "elapsed_ns", ru->elapsed_ns);
+	json_u64(o, "user_ns", ru->utime_ns);
+	json_u64(o, "sys_ns", ru->stime_ns);
+	json_i64(o, "max_rss_kib", ru->maxrss_kb);
+	json_i64(o, "minor_faults", ru->minflt);
+	json_i64(o, "major_faults", ru->majflt);
+	json_i64(o, "voluntary_csw", ru->nvcsw);
+	json_i64(o, "involuntary_csw", ru->nivcsw);
+	return o;
+}
+
+static cJSON *json_exit(int exit_code, int wstatus)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "exit_code", exit_code);
+	if (WIFSIGNALED(wstatus)) {
+		cJSON_AddNumberToObject(o, "signal", WTERMSIG(wstatus));
+		cJSON_AddBoolToObject(o, "core_dumped", WCOREDUMP(wstatus) != 0);
+	} else {
+		cJSON_AddNullToObject(o, "signal");
+		cJSON_AddBoolToObject(o, "core_dumped", 0);
+	}
+	return o;
+}
+
+static void json_header(cJSON *doc, const struct run_head *h)
+{
+	cJSON_AddNumberToObject(doc, "schema_version", JSON_SCHEMA_VERSION);
+	cJSON_AddStringToObject(doc, "spanstat_version", PACKAGE_VERSION);
+	cJSON *cmd = cJSON_AddArrayToObject(doc, "command");
+	for (int i = 0; cmd && i < h->argc && h->argv && h->argv[i]; i++)
+		cJSON_AddItemToArray(cmd, cJSON_CreateString(h->argv[i]));
+
+	cJSON *start = cJSON_AddObjectToObject(doc, "start");
+	struct tm tm;
+	char iso[64] = "";
+	time_t sec = h->start.tv_sec;
+	if (gmtime_r(&sec, &tm))
+		strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	cJSON_AddStringToObject(start, "time", iso);
+	json_u64(start, "unix_ns",
+		 (uint64_t)h->start.tv_sec * 1000000000u + (uint64_t)h->start.tv_nsec);
+	json_u64(start, "monotonic_ns", h->start_mono);
+
+	cJSON *host = cJSON_AddObjectToObject(doc, "host");
+	struct utsname u;
+	if (uname(&u) == 0) {
+		cJSON_AddStringToObject(host, "nodename", u.nodename);
+		cJSON_AddStringToObject(host, "sysname", u.sysname);
+		cJSON_AddStringToObject(host, "release", u.release);
+		cJSON_AddStringToObject(host, "machine", u.machine);
+	} else {
+		cJSON_AddStringToObject(host, "nodename", "");
+		cJSON_AddStringToObject(host, "sysname", "");
+		cJSON_AddStringToObject(host, "release", "");
+		cJSON_AddStringToObject(host, "machine", "");
+	}
+	cJSON_AddNumberToObject(doc, "runs_requested", h->runs);
+	cJSON_AddNumberToObject(doc, "interval_ms", h->interval_ms);
+}
+
+struct json_kid {
+	uint64_t total;
+	uint32_t node;
+};
+
+/* Children by total time, largest first; ties in tree order. */
+static int json_cmp_total(const void *a, const void *b)
+{
+	const struct json_kid *x = a, *y = b;
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	return x->node < y->node ? -1 : x->node > y->node;
+}
+
+/* node i's children as an array of objects, recursively. */
+static cJSON *json_children(const struct span_tree *t, uint32_t i, const struct strtab *names)
+{
+	cJSON *arr = cJSON_CreateArray();
+	if (!arr)
+		return NULL;
+	size_t n = 0;
+	for (uint32_t c = t->node[i].first_child; c && c < t->n; c = t->node[c].next_sibling)
+		n++;
+	if (!n)
+		return arr;
+	struct json_kid *kids = malloc(n * sizeof *kids);
+	if (!kids) {
+		cJSON_Delete(arr);
+		return NULL;
+	}
+	n = 0;
+	for (uint32_t c = t->node[i].first_child; c && c < t->n; c = t->node[c].next_sibling)
+		kids[n++] = (struct json_kid){t->node[c].total_ns, c};
+	qsort(kids, n, sizeof *kids, json_cmp_total);
+	for (size_t k = 0; k < n; k++) {
+		const struct span_node *sn = &t->node[kids[k].node];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddItemToArray(arr, o);
+		cJSON_AddStringToObject(o, "name", names ? strtab_get(names, sn->name) : "");
+		json_u64(o, "count", sn->count);
+		json_u64(o, "total_ns", sn->total_ns);
+		json_u64(o, "self_ns", span_node_self(sn));
+		json_u64(o, "unfinished", sn->unfinished);
+		cJSON_AddItemToObject(o, "children", json_children(t, kids[k].node, names));
+	}
+	free(kids);
+	return arr;
+}
+
+static cJSON *json_tree(const struct span_tree *t, const struct strtab *names, bool thread)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (thread) {
+		cJSON_AddNumberToObject(o, "pid", t->pid);
+		cJSON_AddNumberToObject(o, "tid", t->tid);
+		json_str_or_null(o, "thread_name",
+				 names && t->thread_name ? strtab_get(names, t->thread_name) : NULL);
+		json_str_or_null(o, "process_name",
+				 names && t->process_name ? strtab_get(names, t->process_name)
+							  : NULL);
+	}
+	uint64_t total = 0, count = 0;
+	for (uint32_t c = t->n ? t->node[0].first_child : 0; c && c < t->n;
+	     c = t->node[c].next_sibling) {
+		total += t->node[c].total_ns;
+		count += t->node[c].count;
+	}
+	json_u64(o, "total_ns", total);
+	json_u64(o, "count", count);
+	cJSON_AddItemToObject(o, "children",
+			      t->n ? json_children(t, 0, names) : cJSON_CreateArray());
+	return o;
+}
+
+/* The span section; the same shape, empty, when spans were not collected. */
+static cJSON *json_spans(const struct report *r)
+{
+	const struct strtab *names = r->head ? r->head->strings : NULL;
+	const struct spantree *st = r->spans;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddBoolToObject(o, "collected", st != NULL);
+	json_u64(o, "wall_ns", r->span_wall_ns);
+	json_u64(o, "instants", st ? st->instants : 0);
+	json_u64(o, "counters", st ? st->counters : 0);
+	cJSON *threads = cJSON_AddArrayToObject(o, "threads");
+	for (size_t i = 0; st && threads && i < st->nthread; i++)
+		cJSON_AddItemToArray(threads, json_tree(st->thread[i], names, true));
+	struct span_tree merged;
+	memset(&merged, 0, sizeof merged);
+	if (st && spantree_merge(st, &merged) < 0) {
+		span_tree_release(&merged);
+		cJSON_Delete(o);
+		return NULL;
+	}
+	cJSON_AddItemToObject(o, "merged", json_tree(&merged, names, false));
+	span_tree_release(&merged);
+
+	cJSON *d = cJSON_AddObjectToObject(o, "decode");
+	struct decode_stats zero;
+	memset(&zero, 0, sizeof zero);
+	const struct decode_stats *ds = r->dstats ? r->dstats : &zero;
+	json_u64(d, "records", ds->records);
+	json_u64(d, "events", ds->events);
+	json_u64(d, "spans", ds->spans);
+	json_u64(d, "dropped", ds->dropped);
+	json_u64(d, "bad_bytes", ds->bad_bytes);
+	json_u64(d, "bad_records", ds->bad_records);
+	json_u64(d, "bad_ids", ds->bad_ids);
+	json_u64(d, "unmatched", ds->unmatched);
+	json_u64(d, "unfinished", ds->unfinished);
+	return o;
+}
+
+static cJSON *json_intervals(const struct json *j, const struct evlist *evl)
+{
+	cJSON *arr = cJSON_CreateArray();
+	for (size_t k = 0; arr && j && k < j->niv; k++) {
+		const struct json_interval *iv = &j->iv[k];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddItemToArray(arr, o);
+		cJSON_AddNumberToObject(o, "run", iv->run);
+		json_u64(o, "t_ns", iv->t_ns);
+		json_u64(o, "length_ns", iv->length_ns);
+		cJSON *evs = cJSON_AddArrayToObject(o, "events");
+		for (size_t i = 0; evs && i < j->nev && i < evl->n; i++) {
+			const struct count *c = &iv->counts[i];
+			cJSON *e = cJSON_CreateObject();
+			cJSON_AddItemToArray(evs, e);
+			cJSON_AddStringToObject(e, "name", evl->ev[i].name);
+			if (c->state == COUNT_OK)
+				json_num(e, "value", c->value);
+			else
+				cJSON_AddNullToObject(e, "value");
+			json_u64(e, "raw", c->raw);
+			cJSON_AddStringToObject(e, "state", json_state(c->state));
+		}
+	}
+	return arr;
+}
+
+/* The whole document for report r; NULL on -ENOMEM. */
+static cJSON *json_build(const struct json *j, const struct run_head *h, const struct report *r)
+{
+	static const struct evlist no_events;
+	const struct evlist *evl = h->evl ? h->evl : &no_events;
+	cJSON *doc = cJSON_CreateObject();
+	if (!doc)
+		return NULL;
+	json_header(doc, h);
+	cJSON_AddNumberToObject(doc, "runs_completed", r->nruns);
+	static const struct count none;
+	const struct count *mean = r->count;
+	struct count *zeros = NULL;
+	if (!mean) {
+		zeros = calloc(evl->n ? evl->n : 1, sizeof *zeros);
+		for (size_t i = 0; zeros && i < evl->n; i++)
+			zeros[i] = none, zeros[i].state = COUNT_NOT_COUNTED;
+		mean = zeros;
+	}
+	if (mean)
+		cJSON_AddItemToObject(doc, "events",
+				      json_events(evl, mean, (double)r->ru.elapsed_ns,
+						  r->stat ? r->stat : NULL, r->nruns));
+	free(zeros);
+	cJSON_AddItemToObject(doc, "rusage", json_rusage(&r->ru));
+	cJSON *el = cJSON_AddObjectToObject(doc, "elapsed");
+	if (r->nruns >= 2) {
+		json_num(el, "mean_ns", r->elapsed.mean * 1e9);
+		json_num(el, "stddev_ns", r->elapsed.stddev * 1e9);
+		json_num(el, "rel_stddev_pct", r->elapsed.rel);
+	} else {
+		cJSON_AddNullToObject(el, "mean_ns");
+		cJSON_AddNullToObject(el, "stddev_ns");
+		cJSON_AddNullToObject(el, "rel_stddev_pct");
+	}
+	int last_status = r->nruns && r->run ? r->run[r->nruns - 1].wstatus : 0;
+	cJSON_AddItemToObject(doc, "exit", json_exit(r->exit_code, last_status));
+
+	cJSON *runs = cJSON_AddArrayToObject(doc, "runs");
+	for (unsigned k = 0; runs && r->run && k < r->nruns; k++) {
+		const struct run_result *rr = &r->run[k];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddItemToArray(runs, o);
+		cJSON_AddNumberToObject(o, "run", k);
+		if (rr->counts)
+			cJSON_AddItemToObject(o, "events",
+					      json_events(evl, rr->counts,
+							  (double)rr->ru.elapsed_ns, NULL, 1));
+		else
+			cJSON_AddArrayToObject(o, "events");
+		cJSON_AddItemToObject(o, "rusage", json_rusage(&rr->ru));
+		cJSON_AddItemToObject(o, "exit", json_exit(rr->exit_code, rr->wstatus));
+	}
+	cJSON_AddItemToObject(doc, "intervals", json_intervals(j, evl));
+	cJSON *spans = json_spans(r);
+	if (!spans) {
+		cJSON_Delete(doc);
+		return NULL;
+	}
+	cJSON_AddItemToObject(doc, "spans", spans);
+	return doc;
+}
+
+static struct json *json_state_of(struct writer *w)
+{
+	if (!w->priv)
+		w->priv = calloc(1, sizeof(struct json));
+	return w->priv;
+}
+
+static int json_interval(struct writer *w, const struct interval_sample *s)
+{
+	struct json *j = json_state_of(w);
+	size_t nev = w->head && w->head->evl ? w->head->evl->n : 0;
+	if (!j)
+		return -ENOMEM;
+	if (j->niv == j->cap) {
+		size_t cap = j->cap ? j->cap * 2 : 64;
+		struct json_interval *iv = realloc(j->iv, cap * sizeof *iv);
+		if (!iv)
+			return -ENOMEM;
+		j->iv = iv;
+		j->cap = cap;
+	}
+	struct json_interval *iv = &j->iv[j->niv];
+	iv->counts = malloc((nev ? nev : 1) * sizeof *iv->counts);
+	if (!iv->counts)
+		return -ENOMEM;
+	if (nev)
+		memcpy(iv->counts, s->counts, nev * sizeof *iv->counts);
+	iv->run = s->run;
+	iv->t_ns = s->t_ns;
+	iv->length_ns = s->length_ns;
+	j->nev = nev;
+	j->niv++;
+	return 0;
+}
+
+static int json_finish(struct writer *w, const struct report *r)
+{
+	const struct run_head *h = r && r->head ? r->head : w->head;
+	if (!h || !r)
+		return -EINVAL;
+	cJSON *doc = json_build(w->priv, h, r);
+	char *text = doc ? cJSON_Print(doc) : NULL;
+	cJSON_Delete(doc);
+	if (!text)
+		return -ENOMEM;
+	size_t len = strlen(text);
+	int rc = 0;
+	if (fwrite(text, 1, len, w->fp) != len || fputc('\n', w->fp) == EOF ||
+	    fflush(w->fp) != 0)
+		rc = errno ? -errno : -EIO;
+	cJSON_free(text);
+	return rc;
+}
+
+static void json_release(struct writer *w)
+{
+	struct json *j = w->priv;
+	if (!j)
+		return;
+	for (size_t k = 0; k < j->niv; k++)
+		free(j->iv[k].counts);
+	free(j->iv);
+	free(j);
+	w->priv = NULL;
+}
+
+const struct writer_ops json_writer_ops = {
+	.name = "json",
+	.interval = json_interval,
+	.finish = json_finish,
+	.release = json_release,
+};
