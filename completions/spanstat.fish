@@ -1,0 +1,62 @@
+# fish completion for spanstat: its options (exactly those of cmd/options.c,
+# one `complete -c spanstat` line per option; tests/bats/docs.bats checks),
+# event names for -e/--event from `spanstat --list`, files for the outputs,
+# and after COMMAND that command's own completion.
+
+# True until COMMAND (the first word that is neither an option nor an
+# option's argument, or the word after --) is on the command line.
+function __spanstat_no_command
+    set -l words (commandline -opc)
+    set -e words[1]
+    set -l skip 0
+    for w in $words
+        if test $skip -eq 1
+            set skip 0
+            continue
+        end
+        switch $w
+            case --
+                return 1
+            case --list
+                return 1
+            case '--*=*'
+            case --event --repeat --interval-print --field-separator --output --folded --json --perfetto
+                set skip 1
+            case -e -r -I -x -o
+                set skip 1
+            case '-*'
+            case '*'
+                return 1
+        end
+    end
+    return 0
+end
+
+# Event names with their kind, completed after the last ',' or '{' of the
+# list being typed.
+function __spanstat_events
+    set -l tok (commandline -ct)
+    set -l head (string match -r '^.*[,{]' -- $tok)
+    # --event=LIST arrives here with its option: fish completes the value.
+    set head (string replace -r '^--event=' '' -- $head)
+    spanstat --list 2>/dev/null | string replace -r '^\s+(\S+)\s+(\S+).*' "$head\$1\t\$2"
+end
+
+complete -c spanstat -f -n __spanstat_no_command -a '(__fish_complete_command)'
+complete -c spanstat -f -n 'not __spanstat_no_command; and not __fish_seen_argument -l list' -a '(__fish_complete_subcommand -e -r -I -x -o --event --repeat --interval-print --field-separator --output --folded --json --perfetto)'
+complete -c spanstat -f -n '__fish_seen_argument -l list' -a '(__spanstat_events)'
+
+complete -c spanstat -n __spanstat_no_command -s e -l event -x -a '(__spanstat_events)' -d 'Events to count, in perf syntax'
+complete -c spanstat -n __spanstat_no_command -s r -l repeat -x -d 'Run COMMAND N times; print means and spread'
+complete -c spanstat -n __spanstat_no_command -s I -l interval-print -x -d 'Print counts every MS milliseconds'
+complete -c spanstat -n __spanstat_no_command -s x -l field-separator -x -d 'Print counts as CSV with separator SEP'
+complete -c spanstat -n __spanstat_no_command -s o -l output -r -F -d 'Write the summary to FILE instead of stderr'
+complete -c spanstat -n __spanstat_no_command -l append -d 'Append to the --output FILE'
+complete -c spanstat -n __spanstat_no_command -l spans -d 'Collect spans; print the span table'
+complete -c spanstat -n __spanstat_no_command -l folded -r -F -d 'Write spans as folded stacks to FILE'
+complete -c spanstat -n __spanstat_no_command -l folded-threads -d 'Root folded stacks in process and thread'
+complete -c spanstat -n __spanstat_no_command -l json -r -F -d 'Write the results as JSON to FILE'
+complete -c spanstat -n __spanstat_no_command -l perfetto -r -F -d 'Write a Perfetto trace to FILE'
+complete -c spanstat -n __spanstat_no_command -l list -d 'List the events usable here'
+complete -c spanstat -n __spanstat_no_command -s h -l help -d 'Show the help'
+complete -c spanstat -n __spanstat_no_command -s V -l version -d 'Show the version'
