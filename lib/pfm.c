@@ -1,9 +1,14 @@
 /* pfm.c: everything spanstat asks of libpfm4 (lazy initialisation, encoding
  * names into perf_event_attr, enumeration for listings and suggestions),
  * and the sysfs view of the kernel's PMUs that decides what is usable here.
+ * libpfm4 is loaded with dlopen() the first time a name needs it: linked
+ * normally, its 700 KB of relocated tables cost every run about 1 ms.
  */
+#include "config.h"
+
 #include "pfm.h"
 
+#include <dlfcn.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -17,6 +22,25 @@
 #include <perfmon/pfmlib_perf_event.h>
 
 #include "evtable.h"
+
+/* The libpfm4 functions used here, resolved by pfm_load(). */
+static struct {
+	pfm_err_t (*initialize)(void);
+	const char *(*strerror)(int);
+	int (*get_os_event_encoding)(const char *, int, pfm_os_t, void *);
+	pfm_err_t (*get_pmu_info)(pfm_pmu_t, pfm_pmu_info_t *);
+	pfm_err_t (*get_event_info)(int, pfm_os_t, pfm_event_info_t *);
+	int (*get_event_next)(int);
+	pfm_err_t (*get_event_attr_info)(int, int, pfm_os_t, pfm_event_attr_info_t *);
+} pfm_lib;
+
+#define pfm_initialize pfm_lib.initialize
+#define pfm_strerror pfm_lib.strerror
+#define pfm_get_os_event_encoding pfm_lib.get_os_event_encoding
+#define pfm_get_pmu_info pfm_lib.get_pmu_info
+#define pfm_get_event_info pfm_lib.get_event_info
+#define pfm_get_event_next pfm_lib.get_event_next
+#define pfm_get_event_attr_info pfm_lib.get_event_attr_info
 
 #define PFM_SYSFS_DIR "/sys/bus/event_source/devices"
 
@@ -45,12 +69,36 @@ bool pfm_initialised(void)
 	return pfm_done && pfm_status == PFM_SUCCESS;
 }
 
+/* Loads libpfm4; returns NULL or dlerror()'s message. */
+static const char *pfm_load(void)
+{
+	void *h = dlopen(PFM_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return dlerror();
+#define PFM_SYM(field, sym)                                                                   \
+	if (!(*(void **)&pfm_lib.field = dlsym(h, sym)))                                       \
+		return dlerror();
+	PFM_SYM(initialize, "pfm_initialize")
+	PFM_SYM(strerror, "pfm_strerror")
+	PFM_SYM(get_os_event_encoding, "pfm_get_os_event_encoding")
+	PFM_SYM(get_pmu_info, "pfm_get_pmu_info")
+	PFM_SYM(get_event_info, "pfm_get_event_info")
+	PFM_SYM(get_event_next, "pfm_get_event_next")
+	PFM_SYM(get_event_attr_info, "pfm_get_event_attr_info")
+#undef PFM_SYM
+	return NULL;
+}
+
 int pfm_setup(char **cause)
 {
+	static const char *load_error;
 	if (!pfm_done) {
-		pfm_status = pfm_initialize();
 		pfm_done = true;
+		load_error = pfm_load();
+		pfm_status = load_error ? PFM_ERR_NOINIT : pfm_initialize();
 	}
+	if (load_error)
+		return pfm_cause(cause, -EIO, "cannot load libpfm4 (%s): %s", PFM_SONAME, load_error);
 	if (pfm_status != PFM_SUCCESS)
 		return pfm_cause(cause, -EIO, "cannot initialise libpfm4: %s", pfm_strerror(pfm_status));
 	return 0;
