@@ -1,0 +1,51 @@
+/* fmt.h: number and text formatting shared by the human and CSV writers:
+ * thousands grouping, the C-locale printf every number goes through (so a
+ * setlocale() elsewhere never turns "1.5" into "1,5"), durations in human
+ * units, count values and metrics as perf stat prints them.  Nothing here
+ * knows which format it serves. */
+#ifndef SPANSTAT_FMT_H
+#define SPANSTAT_FMT_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "counters.h"
+#include "events.h"
+#include "metrics.h"
+
+/* snprintf/fprintf in the C locale whatever setlocale() said. */
+__attribute__((format(printf, 3, 4))) int fmt_c(char *buf, size_t size, const char *fmt, ...);
+__attribute__((format(printf, 2, 3))) int fmt_fprintf_c(FILE *fp, const char *fmt, ...);
+
+/* v with decimals places and ',' between groups of three integer digits:
+ * "-1,234,567.89".  Returns the length, or what it would be (as snprintf). */
+int fmt_grouped(char *buf, size_t size, double v, int decimals);
+int fmt_grouped_u64(char *buf, size_t size, uint64_t v);
+
+/* "<not supported>" / "<not counted>" for a count that has no value, else NULL. */
+const char *fmt_count_state(const struct count *c);
+/* Decimals perf shows for an event: 2 when its scale is fractional (msec
+ * clocks), else 0. */
+int fmt_count_decimals(const struct event *ev);
+/* The count's value, grouped (human) or plain C-locale (machine). */
+int fmt_count_value(char *buf, size_t size, const struct event *ev, const struct count *c,
+		    int grouped);
+/* The event name as shown: name, plus ":u" when counters.c had to exclude
+ * the kernel because of perf_event_paranoid. */
+int fmt_event_name(char *buf, size_t size, const struct event *ev, const struct count *c);
+/* Percentage of time the counter ran (100 when it never was enabled). */
+double fmt_running_pct(const struct count *c);
+
+/* The metric's number as perf prints it: padded ("   0.560", "   1.23 ",
+ * "   2.15%") or bare for machine formats ("0.560", "1.23", "2.15"). */
+int fmt_metric_value(char *buf, size_t size, const struct metric *m, int padded);
+
+/* An interval timestamp as perf's -I: "%6lu.%09lu" seconds. */
+int fmt_interval_time(char *buf, size_t size, uint64_t t_ns);
+
+/* A duration in ns, us, ms or s with three significant-ish digits:
+ * "950 ns", "12.35 us", "1.20 ms", "2.345 s". */
+int fmt_duration(char *buf, size_t size, uint64_t ns);
+
+#endif
