@@ -1,0 +1,109 @@
+/* csv.c: -x SEP output (csv_writer_ops), in perf stat's column order:
+ *   value,unit,event,counter-runtime,pcnt-running,metric-value,metric-unit
+ * with -r a variance column ("x.xx%") after the event, and with -I a leading
+ * timestamp column.  No header line, as perf, so scripts written for perf
+ * read it unchanged.  Numbers are C-locale and ungrouped; text fields that
+ * contain the separator, a quote or a newline are quoted (RFC 4180). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmt.h"
+#include "metrics.h"
+#include "writer.h"
+
+static const char *csv_sep(const struct writer *w)
+{
+	return w->opts.csv_sep ? w->opts.csv_sep : ",";
+}
+
+static void csv_text(FILE *fp, const char *sep, const char *s)
+{
+	if (!(*sep && strstr(s, sep)) && !strpbrk(s, "\"\n\r")) {
+		fputs(s, fp);
+		return;
+	}
+	fputc('"', fp);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', fp);
+		fputc(*s, fp);
+	}
+	fputc('"', fp);
+}
+
+/* One event's row; prefix is the interval timestamp or NULL. */
+static void csv_row(FILE *fp, const char *sep, const char *prefix, const struct event *ev,
+		    const struct count *c, const struct metric *m, const double *rel)
+{
+	char val[96], name[512], buf[64];
+
+	if (prefix)
+		fprintf(fp, "%s%s", prefix, sep);
+	fmt_count_value(val, sizeof(val), ev, c, 0);
+	fmt_event_name(name, sizeof(name), ev, c);
+	fprintf(fp, "%s%s", val, sep);
+	csv_text(fp, sep, ev->unit ? ev->unit : "");
+	fputs(sep, fp);
+	csv_text(fp, sep, name);
+	if (rel) {
+		fmt_c(buf, sizeof(buf), "%.2f%%", c->state == COUNT_OK ? *rel : 0.0);
+		fprintf(fp, "%s%s", sep, buf);
+	}
+	fmt_c(buf, sizeof(buf), "%.2f", fmt_running_pct(c));
+	fprintf(fp, "%s%llu%s%s%s", sep, (unsigned long long)c->running, sep, buf, sep);
+	if (c->state == COUNT_OK && m->valid) {
+		fmt_metric_value(buf, sizeof(buf), m, 0);
+		fprintf(fp, "%s%s", buf, sep);
+		csv_text(fp, sep, m->unit);
+	} else {
+		fputs(sep, fp);
+	}
+	fputc('\n', fp);
+}
+
+static int csv_interval(struct writer *w, const struct interval_sample *s)
+{
+	const struct evlist *evl = w->head->evl;
+	struct metric *m = calloc(evl->n ? evl->n : 1, sizeof(*m));
+	char ts[48];
+
+	if (!m)
+		return -ENOMEM;
+	metrics_compute(evl, s->counts, (double)s->length_ns, m);
+	fmt_interval_time(ts, sizeof(ts), s->t_ns);
+	for (size_t i = 0; i < evl->n; i++)
+		csv_row(w->fp, csv_sep(w), ts, &evl->ev[i], &s->counts[i], &m[i], NULL);
+	free(m);
+	return ferror(w->fp) ? -EIO : 0;
+}
+
+static int csv_finish(struct writer *w, const struct report *r)
+{
+	const struct evlist *evl = r->head->evl;
+	bool runs = r->head->runs > 1;
+	struct metric *m;
+
+	/* -I: the intervals were the output, as perf's -x -I */
+	if (r->head->interval_ms || !r->count || evl->n == 0)
+		return ferror(w->fp) ? -EIO : 0;
+	m = calloc(evl->n, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	metrics_compute(evl, r->count, (double)r->ru.elapsed_ns, m);
+	for (size_t i = 0; i < evl->n; i++) {
+		double rel = r->stat && r->nruns > 1 ? r->stat[i].rel : 0;
+		csv_row(w->fp, csv_sep(w), NULL, &evl->ev[i], &r->count[i], &m[i],
+			runs ? &rel : NULL);
+	}
+	free(m);
+	return ferror(w->fp) ? -EIO : 0;
+}
+
+const struct writer_ops csv_writer_ops = {
+	.name = "csv",
+	.interval = csv_interval,
+	.finish = csv_finish,
+};

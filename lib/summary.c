@@ -1,0 +1,434 @@
+/* summary.c: the human output (summary_writer_ops): perf stat's layout --
+ * one line per event with its derived metric, spread over runs and running
+ * percentage, then elapsed, user and sys seconds, plus rusage perf does not
+ * show (max RSS, faults, context switches); -I interval lines; and with
+ * --spans the span table by stack path and by name.  Writes only w->fp. */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmt.h"
+#include "metrics.h"
+#include "spantree.h"
+#include "strtab.h"
+#include "writer.h"
+
+#define SUMMARY_NAME_WIDTH 32   /* event name column, as perf */
+#define SUMMARY_METRIC_WIDTH 34 /* "# " + value + ' ' + unit column */
+#define SUMMARY_HEADER_EVERY 25 /* interval lines between headers, as perf */
+#define SUMMARY_SPAN_ROWS 40    /* rows per span table; the rest is counted */
+
+struct summary_state {
+	unsigned intervals;
+};
+
+static int summary_error(FILE *fp)
+{
+	return ferror(fp) ? -EIO : 0;
+}
+
+static int summary_unit_width(const struct evlist *evl)
+{
+	int w = 4;
+
+	for (size_t i = 0; i < evl->n; i++) {
+		int l = evl->ev[i].unit ? (int)strlen(evl->ev[i].unit) : 0;
+		if (l > w)
+			w = l;
+	}
+	return w;
+}
+
+/* Appends to line[*pos], never past size. */
+__attribute__((format(printf, 4, 5))) static void summary_cat(char *line, size_t size,
+							       size_t *pos, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0 || *pos >= size - 1)
+		return;
+	snprintf(line + *pos, size - *pos, "%s", buf);
+	*pos += strlen(line + *pos);
+}
+
+/* One event's line: [prefix] value unit name [# metric] [( +- rel% )] [(run%)]. */
+static void summary_event_line(FILE *fp, const char *prefix, int unit_width,
+			       const struct event *ev, const struct count *c,
+			       const struct metric *m, double rel)
+{
+	char line[2048], val[96], name[512], mval[64];
+	size_t pos = 0;
+	bool ok = c->state == COUNT_OK;
+	bool running = c->state != COUNT_NOT_SUPPORTED && c->enabled > 0 &&
+		       c->running < c->enabled;
+	bool noise = ok && rel != 0;
+
+	fmt_count_value(val, sizeof(val), ev, c, 1);
+	fmt_event_name(name, sizeof(name), ev, c);
+	if (prefix)
+		summary_cat(line, sizeof(line), &pos, "%s ", prefix);
+	summary_cat(line, sizeof(line), &pos, "%18s %-*s %-*s ", val, unit_width,
+		    ev->unit ? ev->unit : "", SUMMARY_NAME_WIDTH, name);
+	if (ok && m->valid) {
+		fmt_metric_value(mval, sizeof(mval), m, 1);
+		summary_cat(line, sizeof(line), &pos, "# %s %-*s", mval,
+			    SUMMARY_METRIC_WIDTH - 3 - (int)strlen(mval), m->unit);
+	} else if (noise || running) {
+		summary_cat(line, sizeof(line), &pos, "%*s", SUMMARY_METRIC_WIDTH, "");
+	}
+	if (noise) {
+		char pct[32];
+		fmt_c(pct, sizeof(pct), "%6.2f", rel);
+		summary_cat(line, sizeof(line), &pos, "  ( +-%s%% )", pct);
+	}
+	if (running) {
+		char pct[32];
+		fmt_c(pct, sizeof(pct), "%.2f", fmt_running_pct(c));
+		summary_cat(line, sizeof(line), &pos, "  (%s%%)", pct);
+	}
+	while (pos > 0 && line[pos - 1] == ' ')
+		line[--pos] = 0;
+	fprintf(fp, "%s\n", line);
+}
+
+static int summary_start(struct writer *w, const struct run_head *h)
+{
+	(void)h;
+	if (!w->priv) {
+		w->priv = calloc(1, sizeof(struct summary_state));
+		if (!w->priv)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int summary_interval(struct writer *w, const struct interval_sample *s)
+{
+	const struct evlist *evl = w->head->evl;
+	struct summary_state *st;
+	struct metric *m;
+	char ts[48];
+	int uw = summary_unit_width(evl);
+
+	if (summary_start(w, w->head) < 0)
+		return -ENOMEM;
+	st = w->priv;
+	m = calloc(evl->n ? evl->n : 1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	metrics_compute(evl, s->counts, (double)s->length_ns, m);
+	if (st->intervals++ % SUMMARY_HEADER_EVERY == 0)
+		fprintf(w->fp, "#           time             counts %-*s events\n", uw, "unit");
+	fmt_interval_time(ts, sizeof(ts), s->t_ns);
+	for (size_t i = 0; i < evl->n; i++)
+		summary_event_line(w->fp, ts, uw, &evl->ev[i], &s->counts[i], &m[i], 0);
+	free(m);
+	return summary_error(w->fp);
+}
+
+/* perf's precision for "mean +- stddev": two digits past the stddev's first. */
+static int summary_precision(double sd)
+{
+	int p;
+
+	if (!(sd > 0))
+		return 9;
+	if (sd > 1)
+		return 2;
+	p = (int)lround(ceil(-log10(sd))) + 2;
+	return p > 9 ? 9 : p;
+}
+
+static void summary_header(FILE *fp, const struct report *r)
+{
+	const struct run_head *h = r->head;
+
+	fputs("\n Performance counter stats for '", fp);
+	for (int i = 0; i < h->argc; i++)
+		fprintf(fp, "%s%s", i ? " " : "", h->argv[i]);
+	fputc('\'', fp);
+	if (h->runs > 1 && r->nruns != h->runs)
+		fprintf(fp, " (%u of %u runs)", r->nruns, h->runs);
+	else if (h->runs > 1)
+		fprintf(fp, " (%u runs)", h->runs);
+	fputs(":\n\n", fp);
+}
+
+static int summary_counts(FILE *fp, const struct report *r)
+{
+	const struct evlist *evl = r->head->evl;
+	int uw = summary_unit_width(evl);
+	struct metric *m;
+
+	if (!r->count || evl->n == 0)
+		return 0;
+	m = calloc(evl->n, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	metrics_compute(evl, r->count, (double)r->ru.elapsed_ns, m);
+	for (size_t i = 0; i < evl->n; i++)
+		summary_event_line(fp, NULL, uw, &evl->ev[i], &r->count[i], &m[i],
+				   r->nruns > 1 && r->stat ? r->stat[i].rel : 0);
+	free(m);
+	fputc('\n', fp);
+	return 0;
+}
+
+static void summary_times(FILE *fp, const struct report *r)
+{
+	const struct rusage_info *ru = &r->ru;
+	char a[64], b[64];
+
+	if (r->nruns > 1) {
+		double sd = r->elapsed.stddev / sqrt((double)r->nruns);
+		int p = summary_precision(sd);
+
+		fmt_fprintf_c(fp, " %17.*f +- %.*f seconds time elapsed", p, r->elapsed.mean, p, sd);
+		if (r->elapsed.rel != 0)
+			fmt_fprintf_c(fp, "  ( +-%6.2f%% )", r->elapsed.rel);
+		fputc('\n', fp);
+	} else {
+		fmt_fprintf_c(fp, " %17.9f seconds time elapsed\n", (double)ru->elapsed_ns / 1e9);
+	}
+	fputc('\n', fp);
+	fmt_fprintf_c(fp, " %17.9f seconds user\n", (double)ru->utime_ns / 1e9);
+	fmt_fprintf_c(fp, " %17.9f seconds sys\n", (double)ru->stime_ns / 1e9);
+	fmt_grouped(a, sizeof(a), (double)ru->maxrss_kb, 0);
+	fprintf(fp, " %17s KiB max RSS\n", a);
+	fmt_grouped(a, sizeof(a), (double)ru->minflt, 0);
+	fmt_grouped(b, sizeof(b), (double)ru->majflt, 0);
+	fprintf(fp, " %17s / %s page faults (minor / major)\n", a, b);
+	fmt_grouped(a, sizeof(a), (double)ru->nvcsw, 0);
+	fmt_grouped(b, sizeof(b), (double)ru->nivcsw, 0);
+	fprintf(fp, " %17s / %s context switches (voluntary / involuntary)\n", a, b);
+	fputc('\n', fp);
+}
+
+/* --- the span table ---------------------------------------------------- */
+
+struct summary_row {
+	uint32_t key; /* node index or name id */
+	uint64_t count, total, self;
+};
+
+static int summary_row_cmp(const void *pa, const void *pb)
+{
+	const struct summary_row *a = pa, *b = pb;
+
+	if (a->total != b->total)
+		return a->total < b->total ? 1 : -1;
+	return a->key < b->key ? -1 : a->key > b->key;
+}
+
+static const char *summary_name(const struct strtab *t, uint32_t id)
+{
+	const char *s = t ? strtab_get(t, id) : "";
+
+	return *s ? s : "?";
+}
+
+/* The stack path of node i as "a;b;c". */
+static void summary_path(FILE *fp, const struct span_tree *t, const struct strtab *names,
+			 uint32_t i)
+{
+	uint32_t depth = 0, chain_small[64], *chain = chain_small;
+
+	for (uint32_t k = i; k != 0 && depth < t->n; k = t->node[k].parent)
+		depth++;
+	if (depth > 64) {
+		chain = malloc(depth * sizeof(*chain));
+		if (!chain) {
+			fputs(summary_name(names, t->node[i].name), fp);
+			return;
+		}
+	}
+	depth = 0;
+	for (uint32_t k = i; k != 0 && depth < t->n; k = t->node[k].parent)
+		chain[depth++] = k;
+	while (depth-- > 0)
+		fprintf(fp, "%s%s", summary_name(names, t->node[chain[depth]].name),
+			depth ? ";" : "");
+	if (chain != chain_small)
+		free(chain);
+}
+
+static void summary_row_cells(FILE *fp, const struct summary_row *row, uint64_t wall_ns)
+{
+	char count[48], total[32], self[32], mean[32], pct[32];
+
+	fmt_grouped_u64(count, sizeof(count), row->count);
+	fmt_duration(total, sizeof(total), row->total);
+	fmt_duration(self, sizeof(self), row->self);
+	fmt_duration(mean, sizeof(mean), row->count ? row->total / row->count : 0);
+	if (wall_ns)
+		fmt_c(pct, sizeof(pct), "%.1f%%", 100.0 * (double)row->total / (double)wall_ns);
+	else
+		snprintf(pct, sizeof(pct), "-");
+	fprintf(fp, " %11s %12s %12s %12s %7s  ", count, total, self, mean, pct);
+}
+
+static void summary_more(FILE *fp, size_t n, const char *what)
+{
+	if (n > SUMMARY_SPAN_ROWS)
+		fprintf(fp, " %11s ... %zu more %s (--folded has them all)\n", "",
+			n - SUMMARY_SPAN_ROWS, what);
+}
+
+/* Whether an ancestor of node i has the same name (recursion). */
+static bool summary_nested_in_self(const struct span_tree *t, uint32_t i)
+{
+	uint32_t steps = 0;
+
+	for (uint32_t k = t->node[i].parent; k != 0 && steps < t->n; k = t->node[k].parent, steps++)
+		if (t->node[k].name == t->node[i].name)
+			return true;
+	return false;
+}
+
+static int summary_span_tables(FILE *fp, const struct report *r, const struct span_tree *t)
+{
+	const struct strtab *names = r->head->strings;
+	uint32_t nnames = names ? names->n : 0;
+	struct summary_row *rows = calloc(t->n, sizeof(*rows));
+	struct summary_row *byname = calloc(nnames + 1, sizeof(*byname));
+	size_t nrows = 0, nby = 0;
+
+	if (!rows || !byname) {
+		free(rows);
+		free(byname);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 1; i < t->n; i++) {
+		const struct span_node *nd = &t->node[i];
+		uint32_t name = nd->name < nnames ? nd->name : 0;
+
+		if (nd->count == 0)
+			continue;
+		rows[nrows++] = (struct summary_row){ i, nd->count, nd->total_ns, span_node_self(nd) };
+		byname[name].key = name;
+		byname[name].count += nd->count;
+		byname[name].self += span_node_self(nd);
+		/* inclusive time counts the outermost of a recursion only */
+		if (!summary_nested_in_self(t, i))
+			byname[name].total += nd->total_ns;
+	}
+	for (uint32_t k = 0; k <= nnames; k++)
+		if (byname[k].count)
+			byname[nby++] = byname[k];
+	qsort(rows, nrows, sizeof(*rows), summary_row_cmp);
+	qsort(byname, nby, sizeof(*byname), summary_row_cmp);
+
+	fprintf(fp, " Spans by stack path:\n\n %11s %12s %12s %12s %7s  %s\n", "count", "total",
+		"self", "mean", "wall", "path");
+	for (size_t i = 0; i < nrows && i < SUMMARY_SPAN_ROWS; i++) {
+		summary_row_cells(fp, &rows[i], r->span_wall_ns);
+		summary_path(fp, t, names, rows[i].key);
+		fputc('\n', fp);
+	}
+	summary_more(fp, nrows, "paths");
+	fprintf(fp, "\n Spans by name:\n\n %11s %12s %12s %12s %7s  %s\n", "count", "total", "self",
+		"mean", "wall", "name");
+	for (size_t i = 0; i < nby && i < SUMMARY_SPAN_ROWS; i++) {
+		summary_row_cells(fp, &byname[i], r->span_wall_ns);
+		fprintf(fp, "%s\n", summary_name(names, byname[i].key));
+	}
+	summary_more(fp, nby, "names");
+	fputc('\n', fp);
+	free(rows);
+	free(byname);
+	return 0;
+}
+
+/* One line naming what the decoder had to reject, when it rejected anything. */
+static void summary_span_problems(FILE *fp, const struct decode_stats *d, uint64_t untracked)
+{
+	const struct {
+		uint64_t n;
+		const char *what;
+	} item[] = {
+		{ d->dropped, "dropped by the target" },
+		{ d->bad_bytes, "bad bytes skipped" },
+		{ d->bad_records, "bad records" },
+		{ d->bad_ids, "events with unknown names" },
+		{ d->unmatched, "unmatched ends" },
+		{ d->unfinished, "unfinished spans closed at exit" },
+		{ untracked, "spans beyond the aggregation limit" },
+	};
+	bool any = false;
+
+	for (size_t i = 0; i < sizeof(item) / sizeof(item[0]); i++) {
+		char n[48];
+
+		if (!item[i].n)
+			continue;
+		fmt_grouped_u64(n, sizeof(n), item[i].n);
+		fprintf(fp, "%s%s %s", any ? ", " : " span data: ", n, item[i].what);
+		any = true;
+	}
+	if (any)
+		fputs("\n\n", fp);
+}
+
+static int summary_spans(FILE *fp, const struct report *r)
+{
+	struct span_tree merged;
+	int err = 0;
+	bool any = false;
+
+	memset(&merged, 0, sizeof(merged));
+	if (r->spans) {
+		err = spantree_merge(r->spans, &merged);
+		if (err < 0)
+			return err;
+		for (uint32_t i = 1; i < merged.n && !any; i++)
+			any = merged.node[i].count > 0;
+	}
+	if (any)
+		err = summary_span_tables(fp, r, &merged);
+	else
+		fputs(" no spans collected\n\n", fp);
+	if (r->spans)
+		span_tree_release(&merged);
+	if (r->dstats)
+		summary_span_problems(fp, r->dstats, r->spans ? r->spans->untracked : 0);
+	return err;
+}
+
+static int summary_finish(struct writer *w, const struct report *r)
+{
+	int err;
+
+	summary_header(w->fp, r);
+	err = summary_counts(w->fp, r);
+	if (err < 0)
+		return err;
+	summary_times(w->fp, r);
+	if (w->opts.spans_table) {
+		err = summary_spans(w->fp, r);
+		if (err < 0)
+			return err;
+	}
+	return summary_error(w->fp);
+}
+
+static void summary_release(struct writer *w)
+{
+	free(w->priv);
+	w->priv = NULL;
+}
+
+const struct writer_ops summary_writer_ops = {
+	.name = "summary",
+	.start = summary_start,
+	.interval = summary_interval,
+	.finish = summary_finish,
+	.release = summary_release,
+};
