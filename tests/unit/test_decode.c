@@ -1,0 +1,770 @@
+/* test_decode.c: the span wire decoder (lib/decode.c) against real records
+ * built with lib/span/encode.h: exact event streams out, any byte split,
+ * resynchronisation after garbage, every kind of bad input counted, exec,
+ * TSC conversion, limits and code-address symbolisation. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "decode.h"
+#include "encode.h"
+#include "tap.h"
+
+/* ---- building streams -------------------------------------------------- */
+
+struct stream {
+	uint8_t *buf;
+	size_t len, cap;
+};
+
+static void s_room(struct stream *s, size_t n)
+{
+	if (s->len + n > s->cap) {
+		s->cap = (s->cap + n) * 2;
+		s->buf = realloc(s->buf, s->cap);
+	}
+}
+
+static void s_raw(struct stream *s, const void *p, size_t n)
+{
+	s_room(s, n);
+	memcpy(s->buf + s->len, p, n);
+	s->len += n;
+}
+
+static void s_hello(struct stream *s, uint32_t pid, uint32_t ppid, enum wire_clock clk,
+		    uint64_t ts, uint64_t mono, const char *name)
+{
+	s_room(s, WIRE_MAX_RECORD);
+	s->len += enc_hello(s->buf + s->len, WIRE_MAX_RECORD, pid, ppid, clk, ts, mono, name,
+			    strlen(name));
+}
+
+static void s_name(struct stream *s, uint32_t pid, uint32_t id, const char *name)
+{
+	s_room(s, WIRE_MAX_RECORD);
+	s->len += enc_name(s->buf + s->len, WIRE_MAX_RECORD, pid, 0, id, WIRE_NAME_STRING, 0, 0,
+			   name, strlen(name));
+}
+
+static void s_code(struct stream *s, uint32_t pid, uint32_t id, uint64_t addr, uint64_t base,
+		   const char *path)
+{
+	s_room(s, WIRE_MAX_RECORD);
+	s->len += enc_name(s->buf + s->len, WIRE_MAX_RECORD, pid, 0, id, WIRE_NAME_CODE, addr,
+			   base, path, strlen(path));
+}
+
+static void s_thread_name(struct stream *s, uint32_t pid, uint32_t tid, const char *name)
+{
+	s_room(s, WIRE_MAX_RECORD);
+	s->len += enc_thread_name(s->buf + s->len, WIRE_MAX_RECORD, pid, tid, name, strlen(name));
+}
+
+static void s_simple(struct stream *s, enum wire_type type, uint32_t pid, uint32_t tid,
+		     const void *p, size_t n)
+{
+	s_room(s, WIRE_MAX_RECORD);
+	s->len += enc_simple(s->buf + s->len, WIRE_MAX_RECORD, type, pid, tid, p, n);
+}
+
+static void s_thread_exit(struct stream *s, uint32_t pid, uint32_t tid, uint64_t ts)
+{
+	s_simple(s, WIRE_THREAD_EXIT, pid, tid, &ts, sizeof ts);
+}
+
+static void s_exit(struct stream *s, uint32_t pid, uint64_t ts, uint32_t sig)
+{
+	struct wire_exit ex = {ts, sig, 0};
+	s_simple(s, WIRE_EXIT, pid, 0, &ex, sizeof ex);
+}
+
+static void s_dropped(struct stream *s, uint32_t pid, uint32_t tid, uint64_t n)
+{
+	s_simple(s, WIRE_DROPPED, pid, tid, &n, sizeof n);
+}
+
+#define B(id, dt) wire_event(WIRE_OP_BEGIN, id, dt)
+#define E(id, dt) wire_event(WIRE_OP_END, id, dt)
+#define I(id, dt) wire_event(WIRE_OP_INSTANT, id, dt)
+#define C(id, dt) wire_event(WIRE_OP_COUNTER, id, dt)
+
+/* An events record from a list of words (counter values included). */
+static void s_events(struct stream *s, uint32_t pid, uint32_t tid, uint64_t base, size_t n,
+		     const uint64_t *w)
+{
+	uint64_t rec[WIRE_MAX_RECORD / 8];
+	memcpy(rec + ENC_EVENTS_FIRST_WORD, w, n * 8);
+	size_t len = enc_events_close(rec, pid, tid, base, n);
+	s_raw(s, rec, len);
+}
+#define EVENTS(s, pid, tid, base, ...)                                                             \
+	do {                                                                                       \
+		const uint64_t w_[] = {__VA_ARGS__};                                               \
+		s_events(s, pid, tid, base, sizeof w_ / 8, w_);                                   \
+	} while (0)
+
+/* ---- a sink that records events as text and checks balance ------------ */
+
+struct rec {
+	char *text;
+	size_t len, cap;
+	const struct decoder *d;
+	struct {
+		uint32_t pid, tid, depth;
+		uint32_t name[8192];
+	} th[64];
+	int nth;
+	int unbalanced;
+	uint64_t begins, ends;
+};
+
+static void rec_printf(struct rec *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (r->len + (size_t)n + 1 > r->cap) {
+		r->cap = (r->cap + (size_t)n + 1) * 2;
+		r->text = realloc(r->text, r->cap);
+	}
+	va_start(ap, fmt);
+	vsnprintf(r->text + r->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	r->len += (size_t)n;
+}
+
+static void rec_event(void *arg, const struct span_event *ev)
+{
+	struct rec *r = arg;
+	const char *nm = strtab_get(decoder_strings(r->d), ev->name);
+	int k = 0;
+	if (ev->kind == SPAN_BEGIN || ev->kind == SPAN_END) {
+		while (k < r->nth && (r->th[k].pid != ev->pid || r->th[k].tid != ev->tid))
+			k++;
+		if (k == r->nth && r->nth < 64) {
+			r->th[k].pid = ev->pid;
+			r->th[k].tid = ev->tid;
+			r->th[k].depth = 0;
+			r->nth++;
+		}
+		if (k == 64)
+			k = 63;
+	}
+	switch (ev->kind) {
+	case SPAN_PROCESS:
+		rec_printf(r, "P %u ppid=%lld %s @%llu\n", ev->pid, (long long)ev->value, nm,
+			   (unsigned long long)ev->ts);
+		break;
+	case SPAN_THREAD:
+		rec_printf(r, "T %u/%u %s @%llu\n", ev->pid, ev->tid, nm,
+			   (unsigned long long)ev->ts);
+		break;
+	case SPAN_BEGIN:
+		r->begins++;
+		if (ev->depth != r->th[k].depth || ev->depth >= 8192)
+			r->unbalanced++;
+		else
+			r->th[k].name[r->th[k].depth++] = ev->name;
+		if (r->text && r->len > (1u << 20))
+			break; /* big random streams: check balance only */
+		rec_printf(r, "B %u/%u d%u %s @%llu\n", ev->pid, ev->tid, ev->depth, nm,
+			   (unsigned long long)ev->ts);
+		break;
+	case SPAN_END:
+		r->ends++;
+		if (r->th[k].depth == 0 || ev->depth != r->th[k].depth - 1 ||
+		    r->th[k].name[ev->depth] != ev->name || ev->ts < ev->begin_ts)
+			r->unbalanced++;
+		else
+			r->th[k].depth--;
+		if (r->text && r->len > (1u << 20))
+			break;
+		rec_printf(r, "E %u/%u d%u %s @%llu-%llu%s\n", ev->pid, ev->tid, ev->depth, nm,
+			   (unsigned long long)ev->begin_ts, (unsigned long long)ev->ts,
+			   ev->flags & SPAN_F_UNFINISHED ? " U" : "");
+		break;
+	case SPAN_INSTANT:
+		rec_printf(r, "I %u/%u %s @%llu\n", ev->pid, ev->tid, nm,
+			   (unsigned long long)ev->ts);
+		break;
+	case SPAN_COUNTER:
+		rec_printf(r, "C %u/%u %s=%lld @%llu\n", ev->pid, ev->tid, nm,
+			   (long long)ev->value, (unsigned long long)ev->ts);
+		break;
+	case SPAN_PROCESS_END:
+		rec_printf(r, "X %u sig=%lld @%llu\n", ev->pid, (long long)ev->value,
+			   (unsigned long long)ev->ts);
+		break;
+	}
+}
+
+/* Decodes s fed in pieces of the given sizes (cycled; NULL: all at once). */
+static struct rec *run(const struct stream *s, const struct span_clock *clk, const size_t *split,
+		       size_t nsplit, struct decode_stats *stats)
+{
+	struct rec *r = calloc(1, sizeof *r);
+	struct decoder *d = decoder_new(clk);
+	r->d = d;
+	rec_printf(r, "%s", "");
+	decoder_add_sink(d, (struct span_sink){rec_event, r});
+	size_t i = 0, k = 0;
+	while (i < s->len) {
+		size_t n = split ? split[k++ % nsplit] : s->len;
+		if (n > s->len - i)
+			n = s->len - i;
+		decoder_feed(d, s->buf + i, n);
+		i += n;
+	}
+	decoder_finish(d);
+	*stats = *decoder_stats(d);
+	/* all threads must have closed every span */
+	for (int t = 0; t < r->nth; t++)
+		if (r->th[t].depth)
+			r->unbalanced++;
+	r->d = NULL;
+	decoder_free(d);
+	return r;
+}
+
+static void rec_free(struct rec *r)
+{
+	free(r->text);
+	free(r);
+}
+
+static int stats_eq(const struct decode_stats *a, const struct decode_stats *b)
+{
+	return memcmp(a, b, sizeof *a) == 0;
+}
+
+/* ---- the reference stream ------------------------------------------------ */
+
+static void build_reference(struct stream *s)
+{
+	s_hello(s, 100, 1, WIRE_CLOCK_MONOTONIC, 1000, 1000, "app");
+	s_name(s, 100, 1, "main");
+	s_name(s, 100, 2, "work");
+	s_name(s, 100, 3, "inner");
+	s_name(s, 100, 4, "tick");
+	s_name(s, 100, 5, "queue depth");
+	EVENTS(s, 100, 100, 2000, B(1, 0), B(2, 10), B(3, 5), E(3, 20), I(4, 1));
+	s_thread_name(s, 100, 101, "worker");
+	EVENTS(s, 100, 101, 2100, B(2, 0), C(5, 4), (uint64_t)-7, E(2, 50));
+	EVENTS(s, 100, 100, 2040, E(2, 0), B(2, 10), E(2, 10), E(1, 5));
+	s_hello(s, 200, 100, WIRE_CLOCK_MONOTONIC, 3000, 3000, "child");
+	s_name(s, 200, 1, "cwork");
+	EVENTS(s, 200, 200, 3100, B(1, 0), B(1, 10));
+	s_dropped(s, 100, 101, 7);
+	s_thread_exit(s, 100, 101, 2300);
+	s_exit(s, 200, 3500, 9);
+	EVENTS(s, 100, 100, 4000, B(3, 0));
+}
+
+static const char reference_out[] =
+	"P 100 ppid=1 app @1000\n"
+	"T 100/100  @2000\n"
+	"B 100/100 d0 main @2000\n"
+	"B 100/100 d1 work @2010\n"
+	"B 100/100 d2 inner @2015\n"
+	"E 100/100 d2 inner @2015-2035\n"
+	"I 100/100 tick @2036\n"
+	"T 100/101 worker @2036\n" /* the process's last ts */
+	"B 100/101 d0 work @2100\n"
+	"C 100/101 queue depth=-7 @2104\n"
+	"E 100/101 d0 work @2100-2154\n"
+	"E 100/100 d1 work @2010-2040\n"
+	"B 100/100 d1 work @2050\n"
+	"E 100/100 d1 work @2050-2060\n"
+	"E 100/100 d0 main @2000-2065\n"
+	"P 200 ppid=100 child @3000\n"
+	"T 200/200  @3100\n"
+	"B 200/200 d0 cwork @3100\n"
+	"B 200/200 d1 cwork @3110\n"
+	"E 200/200 d1 cwork @3110-3500 U\n"
+	"E 200/200 d0 cwork @3100-3500 U\n"
+	"X 200 sig=9 @3500\n"
+	"B 100/100 d0 inner @4000\n"
+	"E 100/100 d0 inner @4000-4000 U\n"
+	"X 100 sig=0 @4000\n";
+
+static void test_round_trip(void)
+{
+	struct stream s = {0};
+	build_reference(&s);
+	struct decode_stats st;
+	struct rec *r = run(&s, NULL, NULL, 0, &st);
+	is_str(r->text, reference_out, "round trip: exact events");
+	is_int(r->unbalanced, 0, "round trip: balanced");
+	is_int(st.records, 17, "round trip: records");
+	is_int(st.spans, 8, "round trip: spans");
+	is_int(st.unfinished, 3, "round trip: unfinished (exit, stream end)");
+	is_int(st.dropped, 7, "round trip: dropped");
+	is_int(st.events, 16, "round trip: event words (counter values included)");
+	is_int(st.bad_bytes + st.bad_records + st.bad_ids + st.unmatched + st.over_limit, 0,
+	       "round trip: nothing bad");
+
+	/* byte by byte, and random splits */
+	size_t one = 1;
+	struct decode_stats st2;
+	struct rec *r2 = run(&s, NULL, &one, 1, &st2);
+	is_str(r2->text, reference_out, "byte by byte: same events");
+	ok(stats_eq(&st, &st2), "byte by byte: same stats");
+	rec_free(r2);
+	srand(7);
+	int same = 1;
+	for (int k = 0; k < 200; k++) {
+		size_t split[16];
+		for (int j = 0; j < 16; j++)
+			split[j] = 1 + (size_t)rand() % (k % 2 ? 40 : 5000);
+		r2 = run(&s, NULL, split, 16, &st2);
+		same &= strcmp(r2->text, reference_out) == 0 && stats_eq(&st, &st2);
+		rec_free(r2);
+	}
+	ok(same, "200 random splits: same events and stats");
+	rec_free(r);
+	free(s.buf);
+}
+
+static void test_garbage(void)
+{
+	struct stream ref = {0}, s = {0};
+	build_reference(&ref);
+	uint8_t junk[333];
+	srand(11);
+	for (size_t i = 0; i < sizeof junk; i++) {
+		junk[i] = (uint8_t)(rand() % 256);
+		if (junk[i] == 'S')
+			junk[i] = 's'; /* no magic prefix: exact counts */
+	}
+	/* garbage before, between every record, and after */
+	s_raw(&s, junk, 5);
+	size_t off = 0, nrec = 0, garbage = 5;
+	while (off < ref.len) {
+		struct wire_hdr h;
+		memcpy(&h, ref.buf + off, sizeof h);
+		s_raw(&s, ref.buf + off, h.len);
+		off += h.len;
+		size_t g = (nrec * 37) % 200;
+		s_raw(&s, junk + 3, g);
+		garbage += g;
+		nrec++;
+	}
+	s_raw(&s, "SP", 2); /* a magic prefix at the very end */
+	garbage += 2;
+	struct decode_stats st;
+	struct rec *r = run(&s, NULL, NULL, 0, &st);
+	is_str(r->text, reference_out, "garbage around records: same events");
+	is_int(st.bad_bytes, garbage, "garbage: every byte counted");
+	is_int(st.records, 17, "garbage: every record recovered");
+	rec_free(r);
+	size_t split[] = {1, 7, 3, 4096, 13};
+	r = run(&s, NULL, split, 5, &st);
+	is_str(r->text, reference_out, "garbage, split feeding: same events");
+	is_int(st.bad_bytes, garbage, "garbage, split feeding: same count");
+	rec_free(r);
+	free(ref.buf);
+	free(s.buf);
+}
+
+static void test_bad_input(void)
+{
+	struct decode_stats st;
+	struct rec *r;
+	struct stream s = {0};
+
+	/* truncated record at the end */
+	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "t");
+	s_name(&s, 5, 1, "a");
+	EVENTS(&s, 5, 5, 100, B(1, 0), E(1, 5), B(1, 5), E(1, 5));
+	s.len -= 9;
+	r = run(&s, NULL, NULL, 0, &st);
+	is_int(st.bad_records, 1, "truncated last record: counted");
+	is_int(st.spans, 0, "truncated last record: not decoded");
+	rec_free(r);
+
+	/* truncated record in the middle: its header claims the start of the
+	 * next record (decoded as event words: undefined ids), the rest of that
+	 * record is skipped as garbage, and decoding resumes after it */
+	s.len = 0;
+	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "t");
+	s_name(&s, 5, 1, "a");
+	EVENTS(&s, 5, 5, 100, B(1, 0), E(1, 5), B(1, 5), E(1, 5), B(1, 1), E(1, 1));
+	s.len -= 24;
+	EVENTS(&s, 5, 5, 200, B(1, 0), E(1, 5));
+	EVENTS(&s, 5, 5, 300, B(1, 0), E(1, 5));
+	r = run(&s, NULL, NULL, 0, &st);
+	ok(st.bad_records + st.bad_bytes > 0, "truncated middle record: counted");
+	ok(strstr(r->text, "a @300\n") != NULL,
+	   "truncated middle record: the record after the damage decodes");
+	is_int(r->unbalanced, 0, "truncated middle record: balanced");
+	rec_free(r);
+
+	/* unknown type with a valid header */
+	s.len = 0;
+	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "t");
+	uint64_t z = 0;
+	s_simple(&s, 99, 5, 5, &z, 8);
+	s_simple(&s, 0, 5, 5, &z, 8);
+	s_name(&s, 5, 1, "a");
+	EVENTS(&s, 5, 5, 100, B(1, 0), E(1, 5));
+	r = run(&s, NULL, NULL, 0, &st);
+	is_int(st.bad_records, 2, "unknown types: counted as bad records");
+	is_int(st.spans, 1, "unknown types: skipped whole");
+	rec_free(r);
+
+	/* absurd lengths: header fields that cannot be a record */
+	s.len = 0;
+	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "t");
+	s_name(&s, 5, 1, "a");
+	uint16_t lens[] = {0, 8, 20, 4104, 65528};
+	for (size_t i = 0; i < 5; i++) {
+		uint8_t h[16];
+		enc_hdr(h, WIRE_EVENTS, lens[i], 5, 5);
+		s_raw(&s, h, 16);
+	}
+	EVENTS(&s, 5, 5, 100, B(1, 0), E(1, 5));
+	r = run(&s, NULL, NULL, 0, &st);
+	is_int(st.bad_bytes, 5 * 16, "absurd lengths: headers skipped as bad bytes");
+	is_int(st.spans, 1, "absurd lengths: stream resumes");
+	rec_free(r);
+
+	/* bad fields inside records with good headers */
+	s.len = 0;
+	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "t");
+	s_name(&s, 5, 0, "zero");                          /* id 0 */
+	s_name(&s, 5, WIRE_ID_MAX + 1, "big");              /* id too big */
+	s_name(&s, 5, 7, "");                               /* empty */
+	s_name(&s, 6, 1, "nohello");                        /* unknown pid */
+	s_hello(&s, 0, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "p0"); /* pid 0 */
+	{
+		/* a name whose length runs past the record */
+		uint8_t rec[64];
+		enc_name(rec, sizeof rec, 5, 0, 2, WIRE_NAME_STRING, 0, 0, "abcdef", 6);
+		rec[16 + 6] = 200;
+		s_raw(&s, rec, 48);
+		/* a hello with a bad version, then a bad clock */
+		struct wire_hello hh = {2, 0, 1, 1, 1, 0};
+		s_simple(&s, WIRE_HELLO, 7, 0, &hh, sizeof hh);
+		hh.version = 1;
+		hh.clock = 5;
+		s_simple(&s, WIRE_HELLO, 7, 0, &hh, sizeof hh);
+		/* a thread exit / exit / dropped with a wrong payload size */
+		uint64_t two[2] = {1, 2};
+		s_simple(&s, WIRE_THREAD_EXIT, 5, 5, two, 16);
+		s_simple(&s, WIRE_EXIT, 5, 0, two, 8);
+		s_simple(&s, WIRE_DROPPED, 5, 5, two, 16);
+		/* events with tid 0, and with no base */
+		s_simple(&s, WIRE_EVENTS, 5, 0, two, 16);
+		uint8_t h[16];
+		enc_hdr(h, WIRE_EVENTS, 16, 5, 5);
+		s_raw(&s, h, 16);
+	}
+	s_name(&s, 5, 1, "a");
+	EVENTS(&s, 5, 5, 100, B(1, 0), C(1, 3)); /* counter missing its value */
+	r = run(&s, NULL, NULL, 0, &st);
+	is_int(st.bad_records, 14, "bad fields: each record counted");
+	is_int(st.spans, 1, "bad fields: the good begin still decodes (closed at end)");
+	is_int(st.unfinished, 1, "bad fields: ... as unfinished");
+	is_int(r->unbalanced, 0, "bad fields: balanced");
+	rec_free(r);
+	free(s.buf);
+}
+
+static void test_matching(void)
+{
+	struct decode_stats st;
+	struct rec *r;
+	struct stream s = {0};
+
+	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "t");
+	s_name(&s, 5, 1, "a");
+	s_name(&s, 5, 2, "b");
+	s_name(&s, 5, 3, "c");
+	/* end without begin; undefined ids around and inside a span; an end of
+	 * an outer span closing the inner ones */
+	EVENTS(&s, 5, 5, 100, E(1, 0), B(9, 1), B(1, 1), B(9, 1), E(9, 1), E(1, 1), E(9, 1),
+	       B(1, 1), B(2, 1), B(3, 1), E(1, 1), I(9, 1), C(9, 1), 5);
+	r = run(&s, NULL, NULL, 0, &st);
+	is_str(r->text,
+	       "P 5 ppid=1 t @10\n"
+	       "T 5/5  @100\n"
+	       "B 5/5 d0 a @102\n"
+	       "E 5/5 d0 a @102-105\n"
+	       "B 5/5 d0 a @107\n"
+	       "B 5/5 d1 b @108\n"
+	       "B 5/5 d2 c @109\n"
+	       "E 5/5 d2 c @109-110 U\n"
+	       "E 5/5 d1 b @108-110 U\n"
+	       "E 5/5 d0 a @107-110\n"
+	       "X 5 sig=0 @110\n", /* events with undefined ids are ignored whole */
+	       "matching: events");
+	is_int(st.unmatched, 1, "end without begin: unmatched");
+	is_int(st.bad_ids, 6, "undefined ids: counted, begins and ends alike");
+	is_int(st.unfinished, 2, "end of an outer span: inner ones unfinished");
+	is_int(r->unbalanced, 0, "matching: balanced");
+	rec_free(r);
+
+	/* exec: a second hello for the pid closes its spans and forgets names */
+	s.len = 0;
+	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "sh");
+	s_name(&s, 5, 1, "a");
+	s_name(&s, 5, 2, "b");
+	EVENTS(&s, 5, 5, 100, B(1, 0), B(2, 10));
+	EVENTS(&s, 5, 6, 100, B(2, 0));
+	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 200, 200, "app");
+	s_name(&s, 5, 1, "x");
+	EVENTS(&s, 5, 5, 300, B(1, 0), E(1, 10), B(2, 1), E(2, 1));
+	s_exit(&s, 5, 400, 0);
+	r = run(&s, NULL, NULL, 0, &st);
+	is_str(r->text,
+	       "P 5 ppid=1 sh @10\n"
+	       "T 5/5  @100\n"
+	       "B 5/5 d0 a @100\n"
+	       "B 5/5 d1 b @110\n"
+	       "T 5/6  @100\n"
+	       "B 5/6 d0 b @100\n"
+	       "E 5/6 d0 b @100-100 U\n"
+	       "E 5/5 d1 b @110-110 U\n"
+	       "E 5/5 d0 a @100-110 U\n"
+	       "X 5 sig=0 @110\n"
+	       "P 5 ppid=1 app @200\n"
+	       "T 5/5  @300\n"
+	       "B 5/5 d0 x @300\n"
+	       "E 5/5 d0 x @300-310\n"
+	       "X 5 sig=0 @400\n",
+	       "exec: open spans closed, names reset");
+	is_int(st.bad_ids, 2, "exec: old ids undefined");
+	rec_free(r);
+
+	/* thread exit closes that thread only */
+	s.len = 0;
+	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "t");
+	s_name(&s, 5, 1, "a");
+	EVENTS(&s, 5, 6, 100, B(1, 0));
+	EVENTS(&s, 5, 5, 100, B(1, 0));
+	s_thread_exit(&s, 5, 6, 150);
+	s_thread_exit(&s, 5, 77, 150); /* never seen: nothing to do */
+	EVENTS(&s, 5, 5, 200, E(1, 0));
+	r = run(&s, NULL, NULL, 0, &st);
+	ok(strstr(r->text, "E 5/6 d0 a @100-150 U\n") && strstr(r->text, "E 5/5 d0 a @100-200\n"),
+	   "thread exit: closes its own spans only");
+	is_int(st.bad_records, 0, "thread exit: of an unseen thread is fine");
+	rec_free(r);
+
+	/* an end before its begin is raised to the begin */
+	s.len = 0;
+	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "t");
+	s_name(&s, 5, 1, "a");
+	EVENTS(&s, 5, 5, 500, B(1, 0));
+	EVENTS(&s, 5, 5, 400, E(1, 0));
+	r = run(&s, NULL, NULL, 0, &st);
+	ok(strstr(r->text, "E 5/5 d0 a @500-500\n") != NULL, "end before begin: clamped");
+	rec_free(r);
+	free(s.buf);
+}
+
+static void test_clock(void)
+{
+	struct decode_stats st;
+	struct rec *r;
+	struct stream s = {0};
+	/* ns = mono0 + ((tsc - tsc0) * mult) >> shift; x1.5 with a product that
+	 * needs 128 bits */
+	struct span_clock clk = {.tsc0 = 1000, .mono0 = 5000000000u, .mult = 3u << 30,
+				 .shift = 31, .valid = 1};
+	s_hello(&s, 5, 1, WIRE_CLOCK_TSC, 1000, 0, "t");
+	s_name(&s, 5, 1, "a");
+	EVENTS(&s, 5, 5, 3000, B(1, 0), E(1, 1000));
+	EVENTS(&s, 5, 6, 1000 + (UINT64_C(1) << 60), I(1, 0));
+	EVENTS(&s, 5, 7, 200, I(1, 0)); /* before tsc0 */
+	r = run(&s, &clk, NULL, 0, &st);
+	ok(strstr(r->text, "P 5 ppid=1 t @5000000000\n") != NULL, "tsc: hello at tsc0 is mono0");
+	ok(strstr(r->text, "E 5/5 d0 a @5000003000-5000004500\n") != NULL,
+	   "tsc: ticks scaled by mult >> shift");
+	char want[64];
+	snprintf(want, sizeof want, "I 5/6 a @%" PRIu64 "\n",
+		 (uint64_t)5000000000u + 3 * (UINT64_C(1) << 59));
+	ok(strstr(r->text, want) != NULL, "tsc: 128-bit product");
+	ok(strstr(r->text, "I 5/7 a @4999998800\n") != NULL, "tsc: before tsc0 counts back");
+	is_int(st.clock_unknown, 0, "tsc: valid clock used");
+	rec_free(r);
+
+	/* no valid clock: ticks taken as ns from the hello's pair */
+	r = run(&s, NULL, NULL, 0, &st);
+	ok(strstr(r->text, "E 5/5 d0 a @2000-3000\n") != NULL, "no clock: ticks as ns from hello");
+	is_int(st.clock_unknown, 1, "no clock: counted");
+	rec_free(r);
+	free(s.buf);
+}
+
+static void test_limits(void)
+{
+	struct decode_stats st;
+	struct rec *r;
+	struct stream s = {0};
+	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "t");
+	s_name(&s, 5, 1, "a");
+	/* 5000 nested begins, then 5000 ends: deeper than the decoder keeps */
+	uint64_t w[ENC_EVENTS_MAX_WORDS];
+	for (int k = 0; k < 10000; k += (int)ENC_EVENTS_MAX_WORDS - 1) {
+		size_t n = 0;
+		for (int j = k; j < 10000 && n < ENC_EVENTS_MAX_WORDS - 1; j++)
+			w[n++] = j < 5000 ? B(1, 1) : E(1, 1);
+		s_events(&s, 5, 5, 1000 + (uint64_t)k, n, w);
+	}
+	EVENTS(&s, 5, 5, 20000, E(1, 0));
+	r = run(&s, NULL, NULL, 0, &st);
+	is_int(st.spans, 4096, "depth limit: the spans kept");
+	is_int(st.over_limit, 5000 - 4096, "depth limit: the rest counted");
+	is_int(st.unmatched, 1, "depth limit: ends still match");
+	is_int(r->unbalanced, 0, "depth limit: balanced");
+	rec_free(r);
+
+	/* name ids: sparse big ids work and do not need a flat table */
+	s.len = 0;
+	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "t");
+	s_name(&s, 5, WIRE_ID_MAX, "top");
+	s_name(&s, 5, 3000000, "mid");
+	s_name(&s, 5, 2, "low");
+	EVENTS(&s, 5, 5, 100, B(WIRE_ID_MAX, 0), B(3000000, 1), B(2, 1), E(2, 1), E(3000000, 1),
+	       E(WIRE_ID_MAX, 1));
+	r = run(&s, NULL, NULL, 0, &st);
+	is_int(st.spans, 3, "big ids: defined and matched");
+	ok(strstr(r->text, "B 5/5 d1 mid") != NULL, "big ids: right names");
+	rec_free(r);
+	/* many processes and threads come and go without growing */
+	s.len = 0;
+	for (uint32_t p = 1; p <= 3000; p++) {
+		s_hello(&s, p, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "p");
+		s_name(&s, p, 1, "a");
+		EVENTS(&s, p, p, 100, B(1, 0));
+		EVENTS(&s, p, p + 100000, 100, B(1, 0), E(1, 1));
+		s_thread_exit(&s, p, p + 100000, 120);
+		s_exit(&s, p, 200, 0);
+	}
+	r = run(&s, NULL, NULL, 0, &st);
+	is_int(st.spans, 6000, "process churn: all spans");
+	is_int(st.bad_records + st.over_limit, 0, "process churn: within limits");
+	rec_free(r);
+	free(s.buf);
+}
+
+static void test_random(void)
+{
+	/* random bytes, and valid streams with random corruption */
+	struct decode_stats st;
+	struct stream s = {0};
+	uint64_t x = 0x9e3779b97f4a7c15u;
+	s_room(&s, 1 << 20);
+	for (size_t i = 0; i < (1 << 20); i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		s.buf[i] = (uint8_t)x;
+	}
+	s.len = 1 << 20;
+	struct rec *r = run(&s, NULL, NULL, 0, &st);
+	ok(st.bad_bytes > 0 && st.spans == 0, "random bytes: skipped, nothing emitted");
+	rec_free(r);
+
+	int balanced = 1;
+	uint64_t bad = 0;
+	for (int round = 0; round < 40; round++) {
+		s.len = 0;
+		for (uint32_t p = 1; p <= 3; p++) {
+			s_hello(&s, p, 1, round % 2 ? WIRE_CLOCK_TSC : WIRE_CLOCK_MONOTONIC, 10, 10,
+				"p");
+			for (uint32_t id = 1; id <= 5; id++)
+				s_name(&s, p, id, (const char *[]){"a", "b", "c", "d", "e"}[id - 1]);
+		}
+		for (int k = 0; k < 200; k++) {
+			uint64_t w[64];
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			size_t n = 1 + x % 60;
+			for (size_t j = 0; j < n; j++) {
+				x ^= x << 13;
+				x ^= x >> 7;
+				x ^= x << 17;
+				w[j] = wire_event((enum wire_op)(x % 4), (uint32_t)(x >> 8) % 7,
+						  (x >> 20) % 1000);
+			}
+			s_events(&s, 1 + (uint32_t)(x >> 40) % 3, 1 + (uint32_t)(x >> 44) % 4, x >> 50,
+				 n, w);
+		}
+		for (int k = 0; k < 100; k++) { /* corrupt bytes */
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			s.buf[x % s.len] = (uint8_t)(x >> 32);
+		}
+		struct clk_s {
+			struct span_clock c;
+		} clk = {{0, 0, 1u << 31, 31, 1}};
+		size_t split[] = {1 + (size_t)round * 7, 3, 4095};
+		r = run(&s, &clk.c, split, 3, &st);
+		balanced &= r->unbalanced == 0 && r->begins == r->ends && r->ends == st.spans;
+		bad += st.bad_bytes + st.bad_records;
+		rec_free(r);
+	}
+	ok(balanced, "random streams with corruption: always balanced, ends == spans");
+	ok(bad > 0, "random streams with corruption: damage counted");
+	free(s.buf);
+}
+
+static void __attribute__((noinline)) test_decode_static_target(void)
+{
+	__asm__ volatile("");
+}
+
+static void test_symbols(void)
+{
+	struct decode_stats st;
+	struct stream s = {0};
+	Dl_info di;
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	ok(dladdr((void *)test_decode_static_target, &di) != 0, "dladdr of a static function");
+	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "t");
+	s_code(&s, 5, 1, (uintptr_t)test_decode_static_target, (uintptr_t)di.dli_fbase, exe);
+	Dl_info dj;
+	dladdr((void *)strtab_get, &dj); /* inline: in this binary */
+	void *fn = dlsym(RTLD_DEFAULT, "elf_version");
+	ok(fn && dladdr(fn, &dj), "dladdr of a shared library function");
+	s_code(&s, 5, 2, (uintptr_t)fn, (uintptr_t)dj.dli_fbase, dj.dli_fname);
+	s_code(&s, 5, 3, 0x1234 + 0x10, 0x1234, "/nonexistent/libnothing.so");
+	s_code(&s, 5, 4, 0x10, 0x0, "/dev/zero");
+	EVENTS(&s, 5, 5, 100, I(1, 0), I(2, 1), I(3, 1), I(4, 1));
+	struct rec *r = run(&s, NULL, NULL, 0, &st);
+	ok(strstr(r->text, "I 5/5 test_decode_static_target @100\n") != NULL,
+	   "code name: static function in the PIE");
+	ok(strstr(r->text, "I 5/5 elf_version @101\n") != NULL, "code name: shared library function");
+	ok(strstr(r->text, "I 5/5 0x10@libnothing.so @102\n") != NULL,
+	   "code name: fallback offset@object");
+	ok(strstr(r->text, "I 5/5 0x10@zero @103\n") != NULL, "code name: devices not read");
+	if (tap_failed)
+		printf("# %s", r->text);
+	rec_free(r);
+	free(s.buf);
+}
+
+int main(void)
+{
+	test_round_trip();
+	test_garbage();
+	test_bad_input();
+	test_matching();
+	test_clock();
+	test_limits();
+	test_random();
+	test_symbols();
+	return tap_done();
+}
