@@ -1,0 +1,235 @@
+/* test_spantree.c: aggregation (lib/spantree.c): exact count/total/self per
+ * stack path from known event streams, per thread and merged, unfinished
+ * marking, names, extents, bounded memory, and a decoder-fed run. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode.h"
+#include "encode.h"
+#include "spantree.h"
+#include "tap.h"
+
+enum { A = 1, B_ = 2, C = 3, D = 4 };
+
+static struct span_event ev(enum span_kind k, uint32_t pid, uint32_t tid, uint64_t ts,
+			    uint32_t name)
+{
+	struct span_event e = {.kind = k, .pid = pid, .tid = tid, .ts = ts, .name = name};
+	return e;
+}
+
+/* Feeds a span [b, e] as a begin now and an end later: callers nest them. */
+static void begin(struct spantree *st, uint32_t tid, uint32_t depth, uint32_t name, uint64_t ts)
+{
+	struct span_event e = ev(SPAN_BEGIN, 1, tid, ts, name);
+	e.depth = depth;
+	spantree_event(st, &e);
+}
+
+static void end(struct spantree *st, uint32_t tid, uint32_t depth, uint32_t name, uint64_t b,
+		uint64_t ts, uint32_t flags)
+{
+	struct span_event e = ev(SPAN_END, 1, tid, ts, name);
+	e.depth = depth;
+	e.begin_ts = b;
+	e.flags = flags;
+	spantree_event(st, &e);
+}
+
+/* The node at a path of name ids (0-terminated), or NULL. */
+static const struct span_node *node_at(const struct span_tree *t, const uint32_t *path)
+{
+	uint32_t i = 0;
+	for (; *path; path++) {
+		uint32_t c = t->node[i].first_child;
+		while (c && t->node[c].name != *path)
+			c = t->node[c].next_sibling;
+		if (!c)
+			return NULL;
+		i = c;
+	}
+	return &t->node[i];
+}
+
+static void check(const struct span_tree *t, const uint32_t *path, const char *what,
+		  uint64_t count, uint64_t total, uint64_t self, uint64_t unfinished)
+{
+	const struct span_node *n = node_at(t, path);
+	ok(n != NULL, "%s: path exists", what);
+	if (!n)
+		return;
+	is_int(n->count, count, "%s: count", what);
+	is_int(n->total_ns, total, "%s: total", what);
+	is_int(span_node_self(n), self, "%s: self", what);
+	is_int(n->unfinished, unfinished, "%s: unfinished", what);
+}
+
+/* thread 1: a[100,200]{ b[110,130]{c[115,120]} b[140,160] }  a[300,350]
+ * thread 2: a[0,10]{c[2,4]}  d[20,25] (unfinished) */
+static void feed_known(struct spantree *st, uint64_t shift)
+{
+	uint64_t s = shift;
+	begin(st, 1, 0, A, s + 100);
+	begin(st, 1, 1, B_, s + 110);
+	begin(st, 1, 2, C, s + 115);
+	end(st, 1, 2, C, s + 115, s + 120, 0);
+	end(st, 1, 1, B_, s + 110, s + 130, 0);
+	begin(st, 1, 1, B_, s + 140);
+	end(st, 1, 1, B_, s + 140, s + 160, 0);
+	end(st, 1, 0, A, s + 100, s + 200, 0);
+	begin(st, 1, 0, A, s + 300);
+	end(st, 1, 0, A, s + 300, s + 350, 0);
+
+	begin(st, 2, 0, A, s + 0);
+	begin(st, 2, 1, C, s + 2);
+	end(st, 2, 1, C, s + 2, s + 4, 0);
+	end(st, 2, 0, A, s + 0, s + 10, 0);
+	begin(st, 2, 0, D, s + 20);
+	end(st, 2, 0, D, s + 20, s + 25, SPAN_F_UNFINISHED);
+}
+
+static void test_known(void)
+{
+	struct spantree st;
+	is_int(spantree_init(&st), 0, "init");
+	struct span_event p = ev(SPAN_PROCESS, 1, 0, 1, 7);
+	spantree_event(&st, &p);
+	struct span_event th = ev(SPAN_THREAD, 1, 2, 1, 8);
+	spantree_event(&st, &th);
+	feed_known(&st, 1000);
+	struct span_event in = ev(SPAN_INSTANT, 1, 1, 1500, A);
+	spantree_event(&st, &in);
+	struct span_event cn = ev(SPAN_COUNTER, 1, 2, 1400, A);
+	spantree_event(&st, &cn);
+
+	is_int(st.nthread, 2, "two threads");
+	const struct span_tree *t1 = st.thread[1], *t2 = st.thread[0];
+	is_int(t2->tid, 2, "first tree is the first thread seen");
+	is_int(t1->tid, 1, "second tree");
+	is_int(t1->n, 4, "thread 1: root + 3 paths");
+	check(t1, (uint32_t[]){A, 0}, "t1 a", 2, 150, 110, 0);
+	check(t1, (uint32_t[]){A, B_, 0}, "t1 a;b", 2, 40, 35, 0);
+	check(t1, (uint32_t[]){A, B_, C, 0}, "t1 a;b;c", 1, 5, 5, 0);
+	check(t2, (uint32_t[]){A, C, 0}, "t2 a;c", 1, 2, 2, 0);
+	check(t2, (uint32_t[]){D, 0}, "t2 d", 1, 5, 5, 1);
+	is_int(t1->process_name, 7, "process name on trees");
+	is_int(t2->thread_name, 8, "thread name");
+	is_int(t1->thread_name, 0, "unnamed thread");
+	is_int(st.instants, 1, "instants");
+	is_int(st.counters, 1, "counters");
+	is_int(t1->instants, 1, "instants per thread");
+	is_int(t2->counters, 1, "counters per thread");
+	is_int(st.first_ts, 1000, "first ts");
+	is_int(st.last_ts, 1500, "last ts");
+	is_int(t1->first_ts, 1100, "thread first ts");
+	is_int(t1->last_ts, 1500, "thread last ts");
+	is_int(t1->node[0].child_ns, 150, "root's child time is the top-level total");
+
+	struct span_tree m;
+	is_int(spantree_merge(&st, &m), 0, "merge");
+	is_int(m.n, 6, "merged: root + a, a;b, a;b;c, a;c, d");
+	check(&m, (uint32_t[]){A, 0}, "merged a", 3, 160, 110 + 8, 0);
+	check(&m, (uint32_t[]){A, B_, 0}, "merged a;b", 2, 40, 35, 0);
+	check(&m, (uint32_t[]){A, B_, C, 0}, "merged a;b;c", 1, 5, 5, 0);
+	check(&m, (uint32_t[]){A, C, 0}, "merged a;c", 1, 2, 2, 0);
+	check(&m, (uint32_t[]){D, 0}, "merged d", 1, 5, 5, 1);
+	is_int(m.instants + m.counters, 2, "merged counts");
+	int parents_first = 1;
+	for (uint32_t i = 1; i < m.n; i++)
+		parents_first &= m.node[i].parent < i;
+	ok(parents_first, "merged: parents come before children");
+	span_tree_release(&m);
+
+	/* a process renamed by exec renames its trees */
+	struct span_event p2 = ev(SPAN_PROCESS, 1, 0, 2000, 9);
+	spantree_event(&st, &p2);
+	is_int(st.thread[0]->process_name, 9, "exec renames the process's trees");
+	spantree_release(&st);
+}
+
+static void test_bounded(void)
+{
+	struct spantree st;
+	spantree_init(&st);
+	feed_known(&st, 0);
+	uint32_t n1 = st.thread[0]->n, n2 = st.thread[1]->n;
+	size_t nodes = st.nodes;
+	for (uint64_t k = 1; k <= 100000; k++)
+		feed_known(&st, k * 1000);
+	is_int(st.thread[0]->n + st.thread[1]->n, n1 + n2, "100,001 repeats: node count constant");
+	is_int(st.nodes, nodes, "100,001 repeats: nodes counter constant");
+	ok(st.thread[1]->cap <= 16 && st.thread[1]->stack_cap <= 16, "no growth in arrays");
+	check(st.thread[0], (uint32_t[]){A, B_, 0}, "repeated a;b", 2 * 100001, 40 * 100001,
+	      35 * 100001, 0);
+	is_int(st.untracked, 0, "nothing untracked");
+	spantree_release(&st);
+
+	/* many unique paths: a wide and deep tree, exact node count */
+	spantree_init(&st);
+	uint64_t ts = 1;
+	for (uint32_t w = 1; w <= 3000; w++) {
+		begin(&st, 1, 0, w, ts);
+		begin(&st, 1, 1, w + 1, ts + 1);
+		end(&st, 1, 1, w + 1, ts + 1, ts + 2, 0);
+		end(&st, 1, 0, w, ts, ts + 3, 0);
+		ts += 4;
+	}
+	is_int(st.thread[0]->n, 1 + 6000, "6000 unique paths, 6000 nodes");
+	check(st.thread[0], (uint32_t[]){1500, 1501, 0}, "deep lookup after rehash", 1, 1, 1, 0);
+	check(st.thread[0], (uint32_t[]){1501, 0}, "wide lookup after rehash", 1, 3, 2, 0);
+	spantree_release(&st);
+}
+
+static void test_from_decoder(void)
+{
+	/* a recursion through the decoder: the path grows with depth only */
+	struct decoder *d = decoder_new(NULL);
+	struct spantree st;
+	spantree_init(&st);
+	decoder_add_sink(d, (struct span_sink){spantree_event, &st});
+	uint8_t buf[WIRE_MAX_RECORD * 4];
+	size_t n = enc_hello(buf, sizeof buf, 3, 1, WIRE_CLOCK_MONOTONIC, 5, 5, "rec", 3);
+	n += enc_name(buf + n, sizeof buf - n, 3, 0, 1, WIRE_NAME_STRING, 0, 0, "fib", 3);
+	n += enc_name(buf + n, sizeof buf - n, 3, 0, 2, WIRE_NAME_STRING, 0, 0, "main", 4);
+	decoder_feed(d, buf, n);
+	uint64_t rec[WIRE_MAX_RECORD / 8];
+	size_t w = ENC_EVENTS_FIRST_WORD;
+	rec[w++] = wire_event(WIRE_OP_BEGIN, 2, 0);
+	for (int i = 0; i < 10; i++)
+		rec[w++] = wire_event(WIRE_OP_BEGIN, 1, 10);
+	for (int i = 0; i < 10; i++)
+		rec[w++] = wire_event(WIRE_OP_END, 1, 1);
+	/* main stays open: closed at the end of the stream, unfinished */
+	size_t len = enc_events_close(rec, 3, 3, 100, w - ENC_EVENTS_FIRST_WORD);
+	decoder_feed(d, rec, len);
+	decoder_finish(d);
+	const struct strtab *s = decoder_strings(d);
+	const struct span_tree *t = st.thread[0];
+	is_int(t->n, 12, "recursion: one node per depth");
+	is_str(strtab_get(s, t->process_name), "rec", "decoder: process name");
+	const struct span_node *mn = node_at(t, (uint32_t[]){strtab_lookup(s, "main", 4), 0});
+	ok(mn && mn->count == 1 && mn->unfinished == 1 && mn->total_ns == 110,
+	   "decoder: main closed at the last ts, unfinished");
+	uint32_t fib = strtab_lookup(s, "fib", 3);
+	uint32_t path[12] = {strtab_lookup(s, "main", 4)};
+	for (int i = 1; i <= 10; i++)
+		path[i] = fib;
+	path[11] = 0;
+	const struct span_node *deep = node_at(t, path);
+	ok(deep && deep->count == 1 && deep->total_ns == 1, "decoder: innermost fib 1 ns");
+	path[2] = 0;
+	const struct span_node *top = node_at(t, path);
+	/* fib k (1..10) runs from 100 + 10k to 211 - k: 111 - 11k ns */
+	ok(top && top->total_ns == 100 && span_node_self(top) == 100 - 89,
+	   "decoder: outer fib total and self");
+	spantree_release(&st);
+	decoder_free(d);
+}
+
+int main(void)
+{
+	test_known();
+	test_bounded();
+	test_from_decoder();
+	return tap_done();
+}
