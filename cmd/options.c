@@ -61,7 +61,7 @@ int options_getopt(char **shortopts, void **longopts)
 	while (options_table[n].name)
 		n++;
 	struct option *lo = calloc(n + 1, sizeof *lo);
-	char *so = malloc(2 * n + 2);
+	char *so = malloc(2 * n + 3);
 	if (!lo || !so) {
 		free(lo);
 		free(so);
@@ -69,6 +69,7 @@ int options_getopt(char **shortopts, void **longopts)
 	}
 	char *p = so;
 	*p++ = '+'; /* stop at the first non-option: COMMAND's options are its own */
+	*p++ = ':'; /* report a missing argument as ':' */
 	for (size_t i = 0; i < n; i++) {
 		const struct opt_def *o = &options_table[i];
 		lo[i] = (struct option){o->name, o->arg ? required_argument : no_argument, NULL, o->id};

@@ -35,8 +35,10 @@ build_workload() {
 	tag=$(printf '%s' "$*" | cksum | cut -d' ' -f1)
 	local out="$BATS_FILE_TMPDIR/$name-$tag"
 	if [ ! -x "$out" ]; then
+		local inc=()
+		[ -n "${SPANSTAT_INCLUDEDIR:-}" ] && inc=(-I"$SPANSTAT_INCLUDEDIR")
 		# shellcheck disable=SC2086
-		env -u CFLAGS -u LDFLAGS ${CC%% *} -O2 -g -pthread -I"$SPANSTAT_INCLUDEDIR" \
+		env -u CFLAGS -u LDFLAGS ${CC%% *} -O2 -g -pthread "${inc[@]}" \
 			"$WORKLOADS/$name.c" -o "$out" "$@" >&2 || return 1
 	fi
 	printf '%s\n' "$out"
