@@ -352,15 +352,15 @@ static void summary_span_problems(FILE *fp, const struct decode_stats *d, uint64
 {
 	const struct {
 		uint64_t n;
-		const char *what;
+		const char *one, *many;
 	} item[] = {
-		{ d->dropped, "dropped by the target" },
-		{ d->bad_bytes, "bad bytes skipped" },
-		{ d->bad_records, "bad records" },
-		{ d->bad_ids, "events with unknown names" },
-		{ d->unmatched, "unmatched ends" },
-		{ d->unfinished, "unfinished spans closed at exit" },
-		{ untracked, "spans beyond the aggregation limit" },
+		{ d->dropped, "event dropped by the target", "events dropped by the target" },
+		{ d->bad_bytes, "bad byte skipped", "bad bytes skipped" },
+		{ d->bad_records, "bad record", "bad records" },
+		{ d->bad_ids, "event with an unknown name", "events with unknown names" },
+		{ d->unmatched, "unmatched end", "unmatched ends" },
+		{ d->unfinished, "unfinished span closed at exit", "unfinished spans closed at exit" },
+		{ untracked, "span beyond the aggregation limit", "spans beyond the aggregation limit" },
 	};
 	bool any = false;
 
@@ -370,7 +370,8 @@ static void summary_span_problems(FILE *fp, const struct decode_stats *d, uint64
 		if (!item[i].n)
 			continue;
 		fmt_grouped_u64(n, sizeof(n), item[i].n);
-		fprintf(fp, "%s%s %s", any ? ", " : " span data: ", n, item[i].what);
+		fprintf(fp, "%s%s %s", any ? ", " : " span data: ", n,
+			item[i].n == 1 ? item[i].one : item[i].many);
 		any = true;
 	}
 	if (any)

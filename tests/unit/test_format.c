@@ -594,8 +594,8 @@ static void test_spans(void)
 	       "           2     20.00 ms     20.00 ms     10.00 ms   20.0%  rec\n"
 	       "           2      8.00 ms      8.00 ms      4.00 ms    8.0%  leaf\n"
 	       "\n"
-	       " span data: 3 dropped by the target, 1,234 bad bytes skipped, 1 unfinished spans "
-	       "closed at exit\n"
+	       " span data: 3 events dropped by the target, 1,234 bad bytes skipped, 1 unfinished "
+	       "span closed at exit\n"
 	       "\n",
 	       "span tables by path and by name (recursion counted once in total)");
 	out_close(&o);
