@@ -1,0 +1,886 @@
+/* recorder.c: libspanstat, the span recorder that runs inside the target.  It
+ * owns the connection to spanstat's pipe (found through the SPANSTAT_*
+ * environment of spanenv.h), per-thread event buffers, name interning and
+ * the process's life cycle on the wire (hello, thread names and exits, fork,
+ * fatal signals, exit).  It never prints, never exits, and never allocates or
+ * takes a lock on the recording path after a thread's first event.
+ *
+ * Hot path (spanstat_begin/end, __cyg_profile_func_enter/exit): one test of
+ * rec_on, a timestamp, a lookup in the thread's direct-mapped name cache, one
+ * 8-byte store into the thread's record in progress.  Everything else (first
+ * event of a thread, a name not in the cache, a full record, a delta that
+ * does not fit 40 bits) goes through rec_event_slow().
+ *
+ * Connection: the inherited write end (SPANSTAT_FD) is checked against
+ * SPANSTAT_PIPE_ID; we reopen the pipe as a private non-blocking write end
+ * (and a read end we never read, so that a dead spanstat makes our writes fail
+ * with EAGAIN instead of raising SIGPIPE), both close-on-exec at high fd
+ * numbers.  Every write first checks with fstat() that the fd still is our
+ * pipe and reconnects through SPANSTAT_PIPE when the target closed or reused
+ * it.  That check is one fcntl(F_GETFL) (our description carries the unusual
+ * flag set O_NONBLOCK|O_APPEND|O_NOATIME) and, every REC_STAT_EVERY writes of
+ * a thread, an fstat() of the pipe's identity: fstat costs twice as much and
+ * the flush is a tenth of the per-pair budget. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define REC_HAVE_TSC 1
+#else
+#define REC_HAVE_TSC 0
+#endif
+
+#include "encode.h"
+#include "spanenv.h"
+#define SPANSTAT_NO_INLINE /* we define the functions the wrappers call */
+#include "spanstat.h"
+#include "wire.h"
+
+#define REC_NOI __attribute__((no_instrument_function))
+#define REC_API __attribute__((visibility("default"), no_instrument_function))
+#define REC_HOT __attribute__((always_inline, no_instrument_function)) inline
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+#define REC_WORDS (WIRE_MAX_RECORD / 8u)      /* a whole record, header included */
+#define REC_FIRST ENC_EVENTS_FIRST_WORD       /* first event word */
+#define REC_CACHE 256u                        /* per-thread name cache entries */
+#define REC_TABLE_SIZE (1u << 18)             /* global intern table slots */
+#define REC_PROBES 128u                       /* probes before "table full" */
+#define REC_CODE_TAG (UINT64_C(1) << 63)      /* key of a code address, not a string */
+#define REC_WAIT_MS 100                       /* longest wait on a full pipe per write */
+#define REC_STAT_EVERY 64u                    /* writes between full identity checks */
+#define REC_FL_MASK (O_ACCMODE | O_NONBLOCK | O_APPEND | O_NOATIME)
+#define REC_OP(op) ((uint64_t)(op) << WIRE_OP_SHIFT)
+
+/* One direct-mapped cache entry: key (name pointer, or code address with
+ * REC_CODE_TAG) and its id already shifted into place in an event word. */
+struct rec_centry {
+	uint64_t key;
+	uint64_t word;
+};
+
+/* A thread's recording state.  Buffers are mmap'd once, kept on a global
+ * list forever and reused by later threads once their thread has ended. */
+struct rec_thread {
+	uint64_t *pos;       /* next free event word in rec */
+	uint64_t last;       /* timestamp of the previous event (or the base) */
+	uint64_t base;       /* base timestamp of the record in progress */
+	uint64_t dropped;    /* event words dropped and not yet reported */
+	uint32_t pid, tid;
+	atomic_int busy;     /* slow path / flush in progress: a try-lock, never waited on */
+	atomic_int live;     /* owned by a running thread */
+	struct rec_thread *next;
+	struct rec_centry cache[REC_CACHE];
+	uint64_t rec[REC_WORDS];          /* the events record in progress */
+	char scratch[WIRE_MAX_RECORD];    /* other records of this thread */
+};
+
+/* Global intern table: key 0 is empty; id 0 means claimed, not yet defined. */
+struct rec_slot {
+	_Atomic uint64_t key;
+	_Atomic uint32_t id;
+	uint32_t pad;
+};
+
+static int rec_on;        /* the hot-path gate: connected and recording */
+/* Mirror of rec_on for the inline check in spanstat.h (not API). */
+__attribute__((visibility("default"))) int spanstat_on_;
+static int rec_fl;        /* F_GETFL & REC_FL_MASK of our write end */
+static int rec_tsc;       /* timestamps are TSC ticks, else CLOCK_MONOTONIC ns */
+static atomic_int rec_fd = -1;  /* private write end */
+static atomic_int rec_rfd = -1; /* private read end, never read */
+static dev_t rec_dev;
+static ino_t rec_ino;
+static char rec_pipe_path[256]; /* SPANSTAT_PIPE, to reconnect */
+static char rec_exe[PATH_MAX];  /* /proc/self/exe at connect */
+static uintptr_t rec_main_base; /* dladdr base of the main program */
+static uint32_t rec_pid;
+static atomic_int rec_nowait;   /* a write timed out: no waiting until one succeeds */
+static atomic_int rec_exiting;
+static atomic_uint rec_next_id = 1;
+static struct rec_slot *rec_table;
+static _Atomic(struct rec_thread *) rec_threads;
+static pthread_key_t rec_key;
+
+static __thread struct rec_thread *rec_self __attribute__((tls_model("initial-exec")));
+static __thread int rec_self_done __attribute__((tls_model("initial-exec")));
+static __thread unsigned rec_writes __attribute__((tls_model("initial-exec")));
+
+static const int rec_fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
+				SIGINT,  SIGTERM, SIGHUP, SIGQUIT};
+
+static REC_NOI uint64_t rec_mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static REC_HOT uint64_t rec_now(void)
+{
+#if REC_HAVE_TSC
+	if (likely(rec_tsc))
+		return __rdtsc();
+#endif
+	return rec_mono();
+}
+
+static REC_HOT unsigned rec_hash(uint64_t key)
+{
+	return (unsigned)((key * UINT64_C(0x9e3779b97f4a7c15)) >> 56);
+}
+
+static REC_NOI uint32_t rec_gettid(void)
+{
+	return (uint32_t)syscall(SYS_gettid);
+}
+
+/* ---- the pipe ----------------------------------------------------------- */
+
+static REC_NOI int rec_is_pipe(int fd)
+{
+	struct stat st;
+	return fd >= 0 && fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) && st.st_ino == rec_ino &&
+	       st.st_dev == rec_dev;
+}
+
+/* Moves fd to a high number (close-on-exec) out of the target's way. */
+static REC_NOI int rec_move_high(int fd)
+{
+	static const int floors[] = {1000, 200, 20};
+	for (unsigned i = 0; i < sizeof floors / sizeof floors[0]; i++) {
+		if (fd >= floors[i])
+			return fd;
+		int h = fcntl(fd, F_DUPFD_CLOEXEC, floors[i]);
+		if (h >= 0) {
+			close(fd);
+			return h;
+		}
+	}
+	return fd;
+}
+
+/* Opens a new description of the pipe that fd refers to, in `mode`. */
+static REC_NOI int rec_reopen_fd(int fd, int mode)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	int n = open(path, mode | O_NONBLOCK | O_CLOEXEC);
+	if (n >= 0 && !rec_is_pipe(n)) {
+		close(n);
+		n = -1;
+	}
+	return n;
+}
+
+/* Makes sure we hold a read end of our pipe (so that writes never SIGPIPE). */
+static REC_NOI void rec_ensure_read_end(int wfd)
+{
+	int old = atomic_load(&rec_rfd);
+	if (rec_is_pipe(old))
+		return;
+	int r = rec_reopen_fd(wfd, O_RDONLY);
+	if (r < 0)
+		return;
+	r = rec_move_high(r);
+	if (!atomic_compare_exchange_strong(&rec_rfd, &old, r))
+		close(r);
+}
+
+/* A private write end, from the inherited fd or else from SPANSTAT_PIPE. */
+static REC_NOI int rec_open_write_end(int inherited)
+{
+	int fd = -1;
+	if (rec_is_pipe(inherited)) {
+		fd = rec_reopen_fd(inherited, O_WRONLY);
+		if (fd < 0) { /* no /proc: share the inherited description */
+			fd = fcntl(inherited, F_DUPFD_CLOEXEC, 0);
+			if (fd >= 0)
+				fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+		}
+	}
+	if (fd < 0 && rec_pipe_path[0]) {
+		fd = open(rec_pipe_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd >= 0 && !rec_is_pipe(fd)) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (fd < 0)
+		return -1;
+	fd = rec_move_high(fd);
+	rec_ensure_read_end(fd);
+	/* Mark our description (pipes ignore both flags) for rec_get_fd(). */
+	if (fcntl(fd, F_SETFL, O_NONBLOCK | O_APPEND | O_NOATIME) != 0)
+		fcntl(fd, F_SETFL, O_NONBLOCK | O_APPEND);
+	rec_fl = fcntl(fd, F_GETFL) & REC_FL_MASK;
+	return fd;
+}
+
+static REC_NOI void rec_set_on(int on)
+{
+	__atomic_store_n(&rec_on, on, __ATOMIC_RELEASE);
+	__atomic_store_n(&spanstat_on_, on, __ATOMIC_RELEASE);
+}
+
+/* Our write fd, reconnecting if the target closed or reused it; -1: gone. */
+static REC_NOI int rec_get_fd(void)
+{
+	int fd = atomic_load_explicit(&rec_fd, memory_order_relaxed);
+	if (likely(++rec_writes % REC_STAT_EVERY)) {
+		int fl = fcntl(fd, F_GETFL);
+		if (likely(fl >= 0 && (fl & REC_FL_MASK) == rec_fl))
+			return fd;
+	} else if (rec_is_pipe(fd)) {
+		return fd;
+	}
+	int n = rec_open_write_end(-1);
+	if (n < 0) { /* spanstat is gone: stop recording for good */
+		rec_set_on(0);
+		return -1;
+	}
+	/* Never close the old number: it is closed already or the target's now. */
+	if (!atomic_compare_exchange_strong(&rec_fd, &fd, n)) {
+		close(n);
+		return fd;
+	}
+	return n;
+}
+
+/* Writes one whole record.  A full pipe is waited on for at most REC_WAIT_MS
+ * in all, and not at all after a timeout until some write succeeds again.
+ * Returns 0, or -1 when the record was not written. */
+static REC_NOI int rec_write(const void *buf, size_t len)
+{
+	int fd = rec_get_fd();
+	uint64_t deadline = 0;
+	int retried = 0;
+	while (fd >= 0) {
+		ssize_t n = write(fd, buf, len);
+		if (n == (ssize_t)len) {
+			if (unlikely(atomic_load_explicit(&rec_nowait, memory_order_relaxed)))
+				atomic_store(&rec_nowait, 0);
+			return 0;
+		}
+		if (n >= 0) /* cannot happen for a pipe and <= PIPE_BUF */
+			return -1;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN) {
+			if (atomic_load_explicit(&rec_nowait, memory_order_relaxed))
+				return -1;
+			uint64_t now = rec_mono();
+			if (!deadline)
+				deadline = now + REC_WAIT_MS * UINT64_C(1000000);
+			if (now >= deadline) {
+				atomic_store(&rec_nowait, 1);
+				return -1;
+			}
+			struct pollfd p = {fd, POLLOUT, 0};
+			int ms = (int)((deadline - now + 999999) / 1000000);
+			if (poll(&p, 1, ms) < 0 && errno != EINTR)
+				return -1;
+			continue;
+		}
+		if ((errno == EBADF || errno == EPIPE) && !retried++) {
+			fd = rec_get_fd();
+			continue;
+		}
+		return -1;
+	}
+	return -1;
+}
+
+/* ---- records ------------------------------------------------------------ */
+
+static REC_NOI void rec_report_dropped(struct rec_thread *t)
+{
+	uint64_t n = t->dropped;
+	size_t len = enc_simple(t->scratch, sizeof t->scratch, WIRE_DROPPED, t->pid, t->tid, &n,
+				sizeof n);
+	if (len && rec_write(t->scratch, len) == 0)
+		t->dropped -= n;
+}
+
+/* Sends the record in progress (if any) and starts an empty one. */
+static REC_NOI void rec_flush(struct rec_thread *t)
+{
+	uint64_t *end = t->pos;
+	size_t n = (size_t)(end - (t->rec + REC_FIRST));
+	if (n) {
+		size_t len = enc_events_close(t->rec, t->pid, t->tid, t->base, n);
+		if (rec_write(t->rec, len) == 0) {
+			if (t->dropped)
+				rec_report_dropped(t);
+		} else {
+			t->dropped += n;
+		}
+	}
+	t->pos = t->rec + REC_FIRST;
+	t->base = t->last;
+}
+
+static REC_NOI void rec_send_thread_name(struct rec_thread *t, const char *name)
+{
+	size_t len = enc_thread_name(t->scratch, sizeof t->scratch, t->pid, t->tid, name,
+				     strnlen(name, 255));
+	if (len)
+		rec_write(t->scratch, len);
+}
+
+static REC_NOI void rec_send_comm(struct rec_thread *t)
+{
+	char comm[32];
+	if (pthread_getname_np(pthread_self(), comm, sizeof comm) == 0 && comm[0])
+		rec_send_thread_name(t, comm);
+}
+
+static REC_NOI void rec_hello(void)
+{
+	char buf[512];
+	uint64_t ts = rec_now(), mono = rec_mono();
+	const char *name = program_invocation_short_name;
+	if (!name || !name[0])
+		name = program_invocation_name ? program_invocation_name : "";
+	size_t n = strnlen(name, 256);
+	size_t len = enc_hello(buf, sizeof buf, rec_pid, (uint32_t)getppid(),
+			       rec_tsc ? WIRE_CLOCK_TSC : WIRE_CLOCK_MONOTONIC, ts, mono, name, n);
+	if (len)
+		rec_write(buf, len);
+}
+
+/* ---- names -------------------------------------------------------------- */
+
+/* Object base and path of a code address, for the reader to symbolise. */
+static REC_NOI const char *rec_code_object(uint64_t addr, uint64_t *base, char *buf, size_t cap)
+{
+	Dl_info info;
+	*base = 0;
+	if (!dladdr((void *)(uintptr_t)addr, &info) || !info.dli_fbase)
+		return "";
+	*base = (uintptr_t)info.dli_fbase;
+	const char *f = info.dli_fname ? info.dli_fname : "";
+	if ((uintptr_t)info.dli_fbase == rec_main_base || !f[0])
+		return rec_exe[0] ? rec_exe : f;
+	if (f[0] == '/' || cap < PATH_MAX)
+		return f; /* absolute as the loader found it */
+	return realpath(f, buf) ? buf : f; /* dlopen()ed by a relative path */
+}
+
+/* Allocates an id for key and writes its definition; 0 if that failed. */
+static REC_NOI uint32_t rec_define(struct rec_thread *t, uint64_t key)
+{
+	uint32_t id = atomic_fetch_add(&rec_next_id, 1);
+	if (id == 0 || id > WIRE_ID_MAX) {
+		atomic_store(&rec_next_id, WIRE_ID_MAX + 1);
+		return 0;
+	}
+	size_t len;
+	if (key & REC_CODE_TAG) {
+		char path[PATH_MAX];
+		uint64_t addr = key & ~REC_CODE_TAG, base;
+		const char *obj = rec_code_object(addr, &base, path, sizeof path);
+		len = enc_name(t->scratch, sizeof t->scratch, t->pid, t->tid, id, WIRE_NAME_CODE,
+			       addr, base, obj, strlen(obj));
+	} else {
+		const char *s = (const char *)(uintptr_t)key;
+		len = enc_name(t->scratch, sizeof t->scratch, t->pid, t->tid, id, WIRE_NAME_STRING,
+			       0, 0, s, strnlen(s, WIRE_MAX_RECORD));
+	}
+	if (!len || rec_write(t->scratch, len) != 0)
+		return 0;
+	return id;
+}
+
+/* The id of key in this process, defining it on first use; 0: drop the event.
+ * The thread that claims a slot writes the definition before it publishes the
+ * id, so definitions always precede uses on the wire.  A thread that finds a
+ * slot claimed but not yet published defines its own id for the same text
+ * rather than wait (the decoder merges names by text). */
+static REC_NOI uint32_t rec_intern(struct rec_thread *t, uint64_t key)
+{
+	struct rec_slot *tab = rec_table;
+	if (!tab)
+		return 0;
+	unsigned i = (unsigned)((key * UINT64_C(0x9e3779b97f4a7c15)) >> 40);
+	for (unsigned probe = 0; probe < REC_PROBES; probe++, i++) {
+		struct rec_slot *s = &tab[i & (REC_TABLE_SIZE - 1)];
+		uint64_t k = atomic_load_explicit(&s->key, memory_order_acquire);
+		if (k == 0) {
+			if (atomic_compare_exchange_strong(&s->key, &k, key)) {
+				uint32_t id = rec_define(t, key);
+				if (id)
+					atomic_store_explicit(&s->id, id, memory_order_release);
+				else /* not defined: let a later use try again */
+					atomic_store_explicit(&s->key, 0, memory_order_release);
+				return id;
+			}
+			/* lost the race: k now holds the winner's key */
+		}
+		if (k == key) {
+			uint32_t id = atomic_load_explicit(&s->id, memory_order_acquire);
+			return id ? id : rec_define(t, key);
+		}
+	}
+	return 0;
+}
+
+/* ---- threads ------------------------------------------------------------ */
+
+static REC_NOI void rec_thread_reset(struct rec_thread *t, uint64_t now)
+{
+	t->pid = rec_pid;
+	t->tid = rec_gettid();
+	t->pos = t->rec + REC_FIRST;
+	t->base = t->last = now;
+	t->dropped = 0;
+	memset(t->cache, 0xff, sizeof t->cache); /* no key is all ones */
+}
+
+/* The calling thread's first event: a buffer (reused or new) and its name. */
+static REC_NOI struct rec_thread *rec_thread_start(void)
+{
+	if (rec_self_done)
+		return NULL;
+	struct rec_thread *t;
+	for (t = atomic_load(&rec_threads); t; t = t->next) {
+		int zero = 0;
+		if (!atomic_load_explicit(&t->live, memory_order_relaxed) &&
+		    atomic_compare_exchange_strong(&t->live, &zero, 1))
+			break;
+	}
+	if (!t) {
+		void *m = mmap(NULL, sizeof *t, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
+		if (m == MAP_FAILED)
+			return NULL;
+		t = m;
+		atomic_store(&t->live, 1);
+		struct rec_thread *head = atomic_load(&rec_threads);
+		do
+			t->next = head;
+		while (!atomic_compare_exchange_weak(&rec_threads, &head, t));
+	}
+	rec_thread_reset(t, rec_now());
+	rec_self = t;
+	pthread_setspecific(rec_key, t);
+	atomic_store(&t->busy, 1);
+	rec_send_comm(t);
+	atomic_store(&t->busy, 0);
+	return t;
+}
+
+/* pthread key destructor: the thread ends. */
+static REC_NOI void rec_thread_end(void *arg)
+{
+	struct rec_thread *t = arg;
+	if (t != rec_self)
+		return;
+	rec_self = NULL;
+	rec_self_done = 1; /* later events of this thread (other destructors): ignored */
+	if (__atomic_load_n(&rec_on, __ATOMIC_RELAXED) && !atomic_exchange(&t->busy, 1)) {
+		uint64_t ts = rec_now();
+		if (ts > t->last)
+			t->last = ts;
+		rec_flush(t);
+		size_t len = enc_simple(t->scratch, sizeof t->scratch, WIRE_THREAD_EXIT, t->pid,
+					t->tid, &t->last, sizeof t->last);
+		if (len)
+			rec_write(t->scratch, len);
+		if (t->dropped)
+			rec_report_dropped(t);
+	}
+	atomic_store(&t->busy, 0);
+	atomic_store(&t->live, 0);
+}
+
+/* ---- the recording paths ------------------------------------------------ */
+
+/* Everything the hot path does not handle.  `now` was read on entry. */
+static REC_NOI __attribute__((noinline)) void rec_event_slow(uint64_t key, uint64_t op,
+							    uint64_t now, int has_val, int64_t val)
+{
+	if (!key || key == REC_CODE_TAG)
+		return; /* NULL name */
+	struct rec_thread *t = rec_self;
+	if (!t && !(t = rec_thread_start()))
+		return;
+	if (atomic_exchange(&t->busy, 1)) { /* a signal handler interrupted our slow path */
+		t->dropped += 1u + (unsigned)has_val;
+		return;
+	}
+	struct rec_centry *c = &t->cache[rec_hash(key)];
+	if (c->key != key) {
+		uint32_t id = rec_intern(t, key);
+		if (!id) {
+			t->dropped += 1u + (unsigned)has_val;
+			goto out;
+		}
+		c->key = key;
+		c->word = (uint64_t)id << WIRE_ID_SHIFT;
+	}
+	if ((int64_t)(now - t->last) < 0) /* another CPU's TSC a little behind */
+		now = t->last;
+	uint64_t delta = now - t->last;
+	if ((delta >> WIRE_DELTA_BITS) || t->pos + 1 + has_val > t->rec + REC_WORDS) {
+		rec_flush(t);
+		t->base = t->last = now;
+		delta = 0;
+	}
+	uint64_t *p = t->pos;
+	p[0] = c->word | op | delta;
+	if (has_val)
+		memcpy(&p[1], &val, sizeof val);
+	t->pos = p + 1 + has_val;
+	t->last = now;
+out:
+	atomic_store(&t->busy, 0);
+}
+
+static REC_HOT void rec_event(uint64_t key, uint64_t op)
+{
+	if (unlikely(!__atomic_load_n(&rec_on, __ATOMIC_RELAXED)))
+		return;
+	uint64_t now = rec_now();
+	struct rec_thread *t = rec_self;
+	if (likely(t != NULL)) {
+		const struct rec_centry *c = &t->cache[rec_hash(key)];
+		uint64_t delta = now - t->last;
+		uint64_t *p = t->pos;
+		if (likely(c->key == key && !(delta >> WIRE_DELTA_BITS) &&
+			   p < t->rec + REC_WORDS)) {
+			*p = c->word | op | delta;
+			t->pos = p + 1;
+			t->last = now;
+			return;
+		}
+	}
+	rec_event_slow(key, op, now, 0, 0);
+}
+
+REC_API void spanstat_begin(const char *name)
+{
+	rec_event((uintptr_t)name, REC_OP(WIRE_OP_BEGIN));
+}
+
+REC_API void spanstat_end(const char *name)
+{
+	rec_event((uintptr_t)name, REC_OP(WIRE_OP_END));
+}
+
+REC_API void spanstat_instant(const char *name)
+{
+	rec_event((uintptr_t)name, REC_OP(WIRE_OP_INSTANT));
+}
+
+REC_API void spanstat_counter(const char *name, int64_t value)
+{
+	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED))
+		return;
+	rec_event_slow((uintptr_t)name, REC_OP(WIRE_OP_COUNTER), rec_now(), 1, value);
+}
+
+REC_API void spanstat_thread_name(const char *name)
+{
+	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED) || !name)
+		return;
+	struct rec_thread *t = rec_self;
+	if (!t && !(t = rec_thread_start()))
+		return;
+	if (atomic_exchange(&t->busy, 1))
+		return;
+	rec_send_thread_name(t, name);
+	atomic_store(&t->busy, 0);
+}
+
+REC_API void __cyg_profile_func_enter(void *fn, void *call_site)
+{
+	(void)call_site;
+	rec_event((uintptr_t)fn | REC_CODE_TAG, REC_OP(WIRE_OP_BEGIN));
+}
+
+REC_API void __cyg_profile_func_exit(void *fn, void *call_site)
+{
+	(void)call_site;
+	rec_event((uintptr_t)fn | REC_CODE_TAG, REC_OP(WIRE_OP_END));
+}
+
+/* ---- process life cycle ------------------------------------------------- */
+
+/* The process ends (sig 0: normally): flush every thread's buffer, best
+ * effort for threads other than the caller, then WIRE_EXIT.  Only write()
+ * and friends: safe in a signal handler. */
+static REC_NOI void rec_finish(int sig)
+{
+	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED) || atomic_exchange(&rec_exiting, 1))
+		return;
+	rec_set_on(0);
+	uint64_t ts = rec_now();
+	struct rec_thread *self = rec_self;
+	for (struct rec_thread *t = atomic_load(&rec_threads); t; t = t->next) {
+		if (!atomic_load(&t->live) || atomic_exchange(&t->busy, 1))
+			continue;
+		if (t->pos > t->rec + REC_WORDS || t->pos < t->rec + REC_FIRST)
+			t->pos = t->rec + REC_FIRST; /* torn by a racing thread: give up on it */
+		if ((int64_t)(t->last - ts) > 0)
+			ts = t->last; /* the exit is no earlier than any event */
+		rec_flush(t);
+		if (t->dropped)
+			rec_report_dropped(t);
+		atomic_store(&t->busy, 0);
+	}
+	char buf[64];
+	struct wire_exit e = {ts, (uint32_t)sig, 0};
+	size_t len = enc_simple(buf, sizeof buf, WIRE_EXIT, rec_pid, self ? self->tid : 0, &e,
+				sizeof e);
+	if (len)
+		rec_write(buf, len);
+}
+
+static REC_NOI void rec_on_signal(int sig)
+{
+	int saved = errno;
+	rec_finish(sig);
+	/* SA_RESETHAND restored SIG_DFL; the signal stays blocked until we return,
+	 * then kills us as it would have without us (a fault re-faults). */
+	signal(sig, SIG_DFL);
+	raise(sig);
+	errno = saved;
+}
+
+static REC_NOI void rec_install_signals(void)
+{
+	for (unsigned i = 0; i < sizeof rec_fatal / sizeof rec_fatal[0]; i++) {
+		struct sigaction old, sa;
+		if (sigaction(rec_fatal[i], NULL, &old) != 0)
+			continue;
+		if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
+			continue;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = rec_on_signal;
+		sa.sa_flags = SA_RESETHAND | SA_RESTART;
+		sigfillset(&sa.sa_mask);
+		sigaction(rec_fatal[i], &sa, NULL);
+	}
+}
+
+/* fork: the parent sends what the forking thread has, so that its events
+ * precede the child's; the child starts a fresh process on the wire. */
+static REC_NOI void rec_atfork_prepare(void)
+{
+	struct rec_thread *t = rec_self;
+	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED) || !t || atomic_exchange(&t->busy, 1))
+		return;
+	rec_flush(t);
+	atomic_store(&t->busy, 0);
+}
+
+static REC_NOI void rec_atfork_child(void)
+{
+	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED))
+		return;
+	rec_pid = (uint32_t)getpid();
+	atomic_store(&rec_next_id, 1);
+	atomic_store(&rec_nowait, 0);
+	if (rec_table) /* a fresh, zero table: the parent's ids are not ours */
+		mmap(rec_table, REC_TABLE_SIZE * sizeof *rec_table, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+	struct rec_thread *self = rec_self;
+	for (struct rec_thread *t = atomic_load(&rec_threads); t; t = t->next) {
+		if (t == self)
+			continue;
+		atomic_store(&t->live, 0); /* their threads do not exist here */
+		atomic_store(&t->busy, 0);
+	}
+	rec_hello();
+	if (self) {
+		rec_thread_reset(self, rec_now());
+		atomic_store(&self->busy, 0);
+		rec_send_comm(self);
+	}
+}
+
+/* ---- exec ---------------------------------------------------------------- */
+
+/* The exec family is interposed (when the build exports it) only to send the
+ * process's buffered events before the image is replaced; the new image
+ * reconnects by itself and spanstat closes spans left open.  If exec fails,
+ * recording goes on.  The real functions are looked up at load, so that a
+ * vfork()ed child calling them never enters the dynamic linker. */
+typedef int (*rec_execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*rec_execv_fn)(const char *, char *const[]);
+typedef int (*rec_fexecve_fn)(int, char *const[], char *const[]);
+static rec_execve_fn rec_real_execve, rec_real_execvpe;
+static rec_execv_fn rec_real_execv, rec_real_execvp;
+static rec_fexecve_fn rec_real_fexecve;
+
+static REC_NOI void rec_exec_lookup(void)
+{
+	rec_real_execve = (rec_execve_fn)dlsym(RTLD_NEXT, "execve");
+	rec_real_execvpe = (rec_execve_fn)dlsym(RTLD_NEXT, "execvpe");
+	rec_real_execv = (rec_execv_fn)dlsym(RTLD_NEXT, "execv");
+	rec_real_execvp = (rec_execv_fn)dlsym(RTLD_NEXT, "execvp");
+	rec_real_fexecve = (rec_fexecve_fn)dlsym(RTLD_NEXT, "fexecve");
+}
+
+/* Sends every thread's buffered events (best effort for other threads). */
+static REC_NOI void rec_exec_flush(void)
+{
+	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED))
+		return;
+	for (struct rec_thread *t = atomic_load(&rec_threads); t; t = t->next) {
+		if (!atomic_load(&t->live) || atomic_exchange(&t->busy, 1))
+			continue;
+		if (t->pos <= t->rec + REC_WORDS && t->pos >= t->rec + REC_FIRST) {
+			rec_flush(t);
+			if (t->dropped)
+				rec_report_dropped(t);
+		}
+		atomic_store(&t->busy, 0);
+	}
+}
+
+static REC_NOI int rec_no_exec(void)
+{
+	errno = ENOSYS;
+	return -1;
+}
+
+REC_API int execve(const char *path, char *const argv[], char *const envp[])
+{
+	rec_exec_flush();
+	return rec_real_execve ? rec_real_execve(path, argv, envp) : rec_no_exec();
+}
+
+REC_API int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	rec_exec_flush();
+	return rec_real_execvpe ? rec_real_execvpe(file, argv, envp) : rec_no_exec();
+}
+
+REC_API int execv(const char *path, char *const argv[])
+{
+	rec_exec_flush();
+	return rec_real_execv ? rec_real_execv(path, argv) : rec_no_exec();
+}
+
+REC_API int execvp(const char *file, char *const argv[])
+{
+	rec_exec_flush();
+	return rec_real_execvp ? rec_real_execvp(file, argv) : rec_no_exec();
+}
+
+REC_API int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	rec_exec_flush();
+	return rec_real_fexecve ? rec_real_fexecve(fd, argv, envp) : rec_no_exec();
+}
+
+/* execl, execlp, execle: collect the variadic list, then the v forms. */
+#define REC_VA_ARGV(arg0, ap, argv, envp_out)                                                      \
+	do {                                                                                       \
+		size_t n_ = 1;                                                                     \
+		va_start(ap, arg0);                                                                \
+		while (va_arg(ap, char *))                                                         \
+			n_++;                                                                      \
+		va_end(ap);                                                                        \
+		argv = __builtin_alloca((n_ + 1) * sizeof *argv);                                  \
+		argv[0] = (char *)arg0;                                                            \
+		va_start(ap, arg0);                                                                \
+		for (size_t i_ = 1; i_ <= n_; i_++)                                                \
+			argv[i_] = va_arg(ap, char *);                                             \
+		envp_out;                                                                          \
+		va_end(ap);                                                                        \
+	} while (0)
+
+REC_API int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	char **argv;
+	REC_VA_ARGV(arg, ap, argv, (void)0);
+	return execv(path, argv);
+}
+
+REC_API int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	char **argv;
+	REC_VA_ARGV(arg, ap, argv, (void)0);
+	return execvp(file, argv);
+}
+
+REC_API int execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	char **argv, **envp = NULL;
+	REC_VA_ARGV(arg, ap, argv, envp = va_arg(ap, char **));
+	return execve(path, argv, envp);
+}
+
+__attribute__((constructor)) static REC_NOI void rec_connect(void)
+{
+	const char *fds = getenv(SPANSTAT_ENV_FD), *id = getenv(SPANSTAT_ENV_PIPE_ID);
+	const char *path = getenv(SPANSTAT_ENV_PIPE), *clk = getenv(SPANSTAT_ENV_CLOCK);
+	rec_exec_lookup();
+	if (!id || (!fds && !path))
+		return;
+	unsigned long long dev, ino;
+	if (sscanf(id, "%llu:%llu", &dev, &ino) != 2)
+		return;
+	rec_dev = (dev_t)dev;
+	rec_ino = (ino_t)ino;
+	rec_tsc = REC_HAVE_TSC && clk && strcmp(clk, "tsc") == 0;
+	if (path && strlen(path) < sizeof rec_pipe_path)
+		strcpy(rec_pipe_path, path);
+	int inherited = -1;
+	if (fds) {
+		char *end;
+		long v = strtol(fds, &end, 10);
+		if (*fds && !*end && v >= 0 && v < INT_MAX)
+			inherited = (int)v;
+	}
+	int fd = rec_open_write_end(inherited);
+	if (fd < 0)
+		return;
+	atomic_store(&rec_fd, fd);
+	void *tab = mmap(NULL, REC_TABLE_SIZE * sizeof *rec_table, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	rec_table = tab == MAP_FAILED ? NULL : tab;
+	ssize_t n = readlink("/proc/self/exe", rec_exe, sizeof rec_exe - 1);
+	rec_exe[n > 0 ? n : 0] = 0;
+	Dl_info info;
+	void *phdr = (void *)(uintptr_t)getauxval(AT_PHDR);
+	if (phdr && dladdr(phdr, &info))
+		rec_main_base = (uintptr_t)info.dli_fbase;
+	if (pthread_key_create(&rec_key, rec_thread_end) != 0)
+		return;
+	pthread_atfork(rec_atfork_prepare, NULL, rec_atfork_child);
+	rec_pid = (uint32_t)getpid();
+	rec_hello();
+	rec_install_signals();
+	rec_set_on(1);
+}
+
+__attribute__((destructor)) static REC_NOI void rec_disconnect(void)
+{
+	rec_finish(0);
+}

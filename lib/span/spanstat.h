@@ -1,0 +1,132 @@
+/* spanstat.h: the public API of libspanstat, the span library a program links
+ * (or spanstat preloads) to mark regions of its own code.  Everything here is
+ * a near-free no-op unless the program runs under `spanstat` with span
+ * collection on.  See spanstat(3) for the full story.
+ *
+ * Names.  A span, instant or counter name is identified by its ADDRESS, not
+ * by its text: pass string literals (or other strings that stay valid and
+ * unchanged for the life of the process).  The text is copied once, the first
+ * time the process uses that address; changing the text later, or reusing the
+ * memory for another string, is not noticed.  Two addresses with the same text
+ * are the same name in spanstat's output.  A NULL name is ignored.
+ * spanstat_thread_name() is the exception: it copies its argument each call.
+ *
+ * Nesting.  Spans nest per thread.  spanstat_end() closes the innermost open
+ * span of the calling thread.  If its name differs from the innermost span's
+ * but matches an outer open span, the spans inside that one are closed at the
+ * same time; an end that matches no open span is counted as unmatched and
+ * ignored.  Spans still open when a thread or process ends (including exit
+ * from a fatal signal, exec or _exit) are closed there by spanstat and marked
+ * unfinished.
+ *
+ * Threads, fork, exec.  Every function is thread-safe, never blocks for long
+ * (at most about 100 ms when spanstat stops reading, then events are dropped
+ * and counted), never allocates after a thread's first event and never takes a
+ * lock while recording.  A forked child records as its own process; an exec'd
+ * image reconnects through the environment.
+ *
+ * Linking: cc app.c $(pkg-config --cflags --libs spanstat)
+ * Programs compiled with -finstrument-functions need no link change: spanstat
+ * preloads this library, which provides __cyg_profile_func_enter/exit. */
+#ifndef SPANSTAT_H
+#define SPANSTAT_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define SPANSTAT_NOINSTR_ __attribute__((no_instrument_function))
+#define SPANSTAT_UNLIKELY_(x) __builtin_expect(!!(x), 0)
+#else
+#define SPANSTAT_NOINSTR_
+#define SPANSTAT_UNLIKELY_(x) (x)
+#endif
+
+/* Opens span `name` on the calling thread. */
+void spanstat_begin(const char *name);
+/* Closes the innermost open span (see Nesting above); `name` should be the
+ * one given to the matching spanstat_begin(). */
+void spanstat_end(const char *name);
+/* A point event with no duration. */
+void spanstat_instant(const char *name);
+/* A sample `value` of counter `name` at this instant. */
+void spanstat_counter(const char *name, int64_t value);
+/* Names the calling thread in spanstat's output; the text is copied (at most
+ * 255 bytes).  Without it a thread is named by its comm (pthread_setname_np). */
+void spanstat_thread_name(const char *name);
+
+/* Called by code compiled with -finstrument-functions: a span per call, named
+ * by the function's symbol (resolved by spanstat, static functions included). */
+void __cyg_profile_func_enter(void *fn, void *call_site);
+void __cyg_profile_func_exit(void *fn, void *call_site);
+
+/* Not API: non-zero while spanstat collects in this process.  Unless
+ * SPANSTAT_NO_INLINE is defined, the calls above become inline wrappers that
+ * test it first, so that a program not run under spanstat pays one load and
+ * one predictable branch per call, not a call into the library.  Arguments
+ * are still evaluated exactly once; (spanstat_begin)(name) calls the library. */
+extern int spanstat_on_;
+
+#ifndef SPANSTAT_NO_INLINE
+static inline SPANSTAT_NOINSTR_ void spanstat_begin_inline_(const char *name)
+{
+	if (SPANSTAT_UNLIKELY_(spanstat_on_))
+		(spanstat_begin)(name);
+}
+
+static inline SPANSTAT_NOINSTR_ void spanstat_end_inline_(const char *name)
+{
+	if (SPANSTAT_UNLIKELY_(spanstat_on_))
+		(spanstat_end)(name);
+}
+
+static inline SPANSTAT_NOINSTR_ void spanstat_instant_inline_(const char *name)
+{
+	if (SPANSTAT_UNLIKELY_(spanstat_on_))
+		(spanstat_instant)(name);
+}
+
+static inline SPANSTAT_NOINSTR_ void spanstat_counter_inline_(const char *name, int64_t value)
+{
+	if (SPANSTAT_UNLIKELY_(spanstat_on_))
+		(spanstat_counter)(name, value);
+}
+
+#define spanstat_begin(name) spanstat_begin_inline_(name)
+#define spanstat_end(name) spanstat_end_inline_(name)
+#define spanstat_instant(name) spanstat_instant_inline_(name)
+#define spanstat_counter(name, value) spanstat_counter_inline_(name, value)
+#endif
+
+/* Helpers for SPANSTAT_SCOPE; not API. */
+static inline SPANSTAT_NOINSTR_ const char *spanstat_scope_begin_(const char *name)
+{
+	spanstat_begin(name);
+	return name;
+}
+
+static inline SPANSTAT_NOINSTR_ void spanstat_scope_end_(const char *const *name)
+{
+	spanstat_end(*name);
+}
+
+#define SPANSTAT_CAT2_(a, b) a##b
+#define SPANSTAT_CAT_(a, b) SPANSTAT_CAT2_(a, b)
+
+/* SPANSTAT_SCOPE(name): begins span `name` here and ends it when the enclosing
+ * block is left, by any path (return, break, goto, C++ exception).  A
+ * declaration: use it where a declaration may appear.  gcc and clang, C and
+ * C++ (it relies on the cleanup attribute). */
+#define SPANSTAT_SCOPE(name)                                                                       \
+	const char *SPANSTAT_CAT_(spanstat_scope_, __COUNTER__)                                    \
+		__attribute__((cleanup(spanstat_scope_end_), unused)) =                            \
+			spanstat_scope_begin_(name)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
