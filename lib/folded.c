@@ -210,7 +210,8 @@ static int folded_finish(struct writer *w, const struct report *r)
 		}
 	}
 	if (!err) {
-		qsort(o.line, o.nline, sizeof *o.line, folded_cmp);
+		if (o.nline)
+			qsort(o.line, o.nline, sizeof *o.line, folded_cmp);
 		for (size_t i = 0; i < o.nline; i++)
 			fprintf(w->fp, "%s %" PRIu64 "\n", o.line[i].path, o.line[i].self);
 		if (fflush(w->fp) != 0 || ferror(w->fp))
