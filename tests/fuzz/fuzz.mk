@@ -1,0 +1,40 @@
+# fuzz.mk: builds and runs the libFuzzer target for the span decoder
+# (fuzz_decode.c: decoder + spantree + folded writer, with clang's
+# -fsanitize=fuzzer,address,undefined) for FUZZ_SECONDS (default 30) over the
+# committed seed corpus tests/fuzz/corpus/.  New inputs go to a scratch
+# directory in the build tree, never into the source tree; a crash leaves
+# crash-* there and fails the run.
+#   make fuzz                                  (from the top-level Makefile)
+#   make -f tests/fuzz/fuzz.mk FUZZ_SECONDS=300
+#   make -f tests/fuzz/fuzz.mk corpus          (regenerate the seeds)
+srcdir ?= .
+builddir ?= .
+FUZZ_SECONDS ?= 30
+FUZZ_CC ?= clang
+FUZZ_DIR = $(builddir)/tests/fuzz
+FUZZ_CFLAGS = -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=undefined -I$(srcdir)/lib -I$(srcdir)/lib/span
+FUZZ_SRCS = $(srcdir)/tests/fuzz/fuzz_decode.c $(srcdir)/lib/decode.c \
+	$(srcdir)/lib/strtab.c $(srcdir)/lib/symbols.c $(srcdir)/lib/spantree.c \
+	$(srcdir)/lib/folded.c
+FUZZ_LIBS = -ldw -lelf
+
+.PHONY: fuzz corpus
+fuzz: $(FUZZ_DIR)/fuzz_decode
+	rm -rf $(FUZZ_DIR)/work && mkdir -p $(FUZZ_DIR)/work
+	cd $(FUZZ_DIR) && ./fuzz_decode -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+		-rss_limit_mb=1024 -max_len=20000 -print_final_stats=1 \
+		work '$(abspath $(srcdir))/tests/fuzz/corpus'
+
+$(FUZZ_DIR)/fuzz_decode: $(FUZZ_SRCS) $(wildcard $(srcdir)/lib/*.h)
+	mkdir -p $(FUZZ_DIR)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SRCS) -o $@ $(FUZZ_LIBS)
+
+corpus: $(FUZZ_DIR)/mkcorpus
+	rm -f $(srcdir)/tests/fuzz/corpus/seed-*
+	mkdir -p $(srcdir)/tests/fuzz/corpus
+	$(FUZZ_DIR)/mkcorpus $(srcdir)/tests/fuzz/corpus
+
+$(FUZZ_DIR)/mkcorpus: $(srcdir)/tests/fuzz/mkcorpus.c $(srcdir)/lib/span/encode.h
+	mkdir -p $(FUZZ_DIR)
+	$(CC) -std=gnu11 -Wall -Wextra -O1 -I$(srcdir)/lib -I$(srcdir)/lib/span $< -o $@
