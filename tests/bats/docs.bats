@@ -19,11 +19,11 @@
 
 load helpers
 
-: "${MAN1:=$SPANSTAT_MANDIR/man1/spanstat.1}"
-: "${BASHCOMP:=$SPANSTAT_DATADIR/bash-completion/completions/spanstat}"
-: "${ZSHCOMP:=$SPANSTAT_DATADIR/zsh/vendor-completions/_spanstat}"
-: "${FISHCOMP:=$SPANSTAT_DATADIR/fish/vendor_completions.d/spanstat.fish}"
-: "${README:=$SRCDIR/README.md}"
+: "${DOCS_MAN1:=$SPANSTAT_MANDIR/man1/spanstat.1}"
+: "${DOCS_BASHCOMP:=$SPANSTAT_DATADIR/bash-completion/completions/spanstat}"
+: "${DOCS_ZSHCOMP:=$SPANSTAT_DATADIR/zsh/vendor-completions/_spanstat}"
+: "${DOCS_FISHCOMP:=$SPANSTAT_DATADIR/fish/vendor_completions.d/spanstat.fish}"
+: "${DOCS_README:=$SRCDIR/README.md}"
 BASH_COMPLETION=/usr/share/bash-completion/bash_completion
 
 setup() {
@@ -43,7 +43,7 @@ help_options() {
 # The .TP tag lines of the OPTIONS section.
 man_option_tags() {
 	awk '/^\.SH / { in_opts = ($2 == "OPTIONS") } in_opts && tag { print; tag = 0 }
-	     in_opts && /^\.TP/ { tag = 1 }' "$MAN1"
+	     in_opts && /^\.TP/ { tag = 1 }' "$DOCS_MAN1"
 }
 
 # roff's minus sign "\-" as the "-" it prints.
@@ -68,7 +68,7 @@ bash_complete() {
 		COMP_LINE="spanstat $*"
 		COMP_POINT=${#COMP_LINE}
 		_spanstat spanstat "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}" 2>/dev/null
-		printf "%s\n" "${COMPREPLY[@]}"' _ "$BASH_COMPLETION" "$BASHCOMP" "$@"
+		printf "%s\n" "${COMPREPLY[@]}"' _ "$BASH_COMPLETION" "$DOCS_BASHCOMP" "$@"
 }
 
 bash_options() {
@@ -76,19 +76,19 @@ bash_options() {
 }
 
 zsh_options() {
-	sed -nE "s/^[[:space:]]*'(\([^)]*\))?\*?(--?[A-Za-z][a-z-]*)[-+=]?(\[|:|').*/\2/p" "$ZSHCOMP"
+	sed -nE "s/^[[:space:]]*'(\([^)]*\))?\*?(--?[A-Za-z][a-z-]*)[-+=]?(\[|:|').*/\2/p" "$DOCS_ZSHCOMP"
 }
 
 fish_options() {
 	# the option lines, with quoted strings (conditions, descriptions) removed
-	grep -E '^[[:space:]]*complete[[:space:]]+-c[[:space:]]+spanstat[[:space:]]' "$FISHCOMP" |
+	grep -E '^[[:space:]]*complete[[:space:]]+-c[[:space:]]+spanstat[[:space:]]' "$DOCS_FISHCOMP" |
 		sed -E "s/'[^']*'//g; s/\"[^\"]*\"//g" >fish.txt
 	grep -oE '(^|[[:space:]])-s[[:space:]]+[A-Za-z]' fish.txt | sed -E 's/.*-s[[:space:]]+/-/'
 	grep -oE '(^|[[:space:]])-l[[:space:]]+[a-z][a-z-]*' fish.txt | sed -E 's/.*-l[[:space:]]+/--/'
 }
 
 readme_options() {
-	awk '/^## / { in_opts = ($0 ~ /^## Options/) } in_opts && /^\|/' "$README" |
+	awk '/^## / { in_opts = ($0 ~ /^## Options/) } in_opts && /^\|/' "$DOCS_README" |
 		cut -d'|' -f2 >readme.txt
 	grep -oE -- '--[a-z][a-z-]*' readme.txt
 	grep -oE -- '(^|[^-])-[A-Za-z]\b' readme.txt | grep -oE -- '-[A-Za-z]'
@@ -114,7 +114,7 @@ same_options() {
 # --- the option sets ---------------------------------------------------------
 
 @test "the man page's OPTIONS section documents exactly --help's options" {
-	same_options "man page $MAN1" man_options
+	same_options "man page $DOCS_MAN1" man_options
 	# and each .TP item there is an option
 	while IFS= read -r tag; do
 		[[ $tag =~ \\-[A-Za-z] || $tag =~ \\-\\-[a-z] ]] || fail "OPTIONS item without an option: $tag"
@@ -125,26 +125,26 @@ same_options() {
 	run help_options
 	assert_success
 	local known=$output o
-	for o in $(unescape_minus "$MAN1" | grep -oE -- '--[a-z][a-z-]*' | sort -u); do
+	for o in $(unescape_minus "$DOCS_MAN1" | grep -oE -- '--[a-z][a-z-]*' | sort -u); do
 		grep -qxF -- "$o" <<<"$known" || fail "the man page mentions $o, which --help lacks"
 	done
 }
 
 @test "the bash completion offers exactly --help's options" {
 	[ -r "$BASH_COMPLETION" ] || skip_or_fail "bash-completion not installed (Debian package bash-completion)"
-	same_options "the bash completion $BASHCOMP" bash_options
+	same_options "the bash completion $DOCS_BASHCOMP" bash_options
 }
 
 @test "the zsh completion declares exactly --help's options" {
-	same_options "the zsh completion $ZSHCOMP" zsh_options
+	same_options "the zsh completion $DOCS_ZSHCOMP" zsh_options
 }
 
 @test "the fish completion declares exactly --help's options" {
-	same_options "the fish completion $FISHCOMP" fish_options
+	same_options "the fish completion $DOCS_FISHCOMP" fish_options
 }
 
 @test "README's Options table lists exactly --help's options" {
-	if ! grep -q '^## Options' "$README"; then
+	if ! grep -q '^## Options' "$DOCS_README"; then
 		skip "README.md has no '## Options' section to check"
 	fi
 	same_options "README.md's Options table" readme_options
@@ -153,21 +153,21 @@ same_options() {
 # --- the completion scripts ---------------------------------------------------
 
 @test "the bash completion is valid bash" {
-	run bash -n "$BASHCOMP"
+	run bash -n "$DOCS_BASHCOMP"
 	assert_success
 	assert_output ''
 }
 
 @test "the zsh completion is valid zsh" {
 	require_cmd zsh
-	run zsh -n "$ZSHCOMP"
+	run zsh -n "$DOCS_ZSHCOMP"
 	assert_success
 	assert_output ''
 }
 
 @test "the fish completion is valid fish" {
 	require_cmd fish
-	run fish -n "$FISHCOMP"
+	run fish -n "$DOCS_FISHCOMP"
 	assert_success
 	assert_output ''
 }
@@ -200,7 +200,7 @@ same_options() {
 
 @test "fish completes options and event names" {
 	require_cmd fish
-	run fish -c 'source $argv[1]; complete -C"spanstat --ev"; complete -C"spanstat -e task-c"' "$FISHCOMP"
+	run fish -c 'source $argv[1]; complete -C"spanstat --ev"; complete -C"spanstat -e task-c"' "$DOCS_FISHCOMP"
 	assert_success
 	assert_line --regexp $'^--event\t'
 	assert_line --regexp $'^task-clock\t'
@@ -210,14 +210,14 @@ same_options() {
 
 @test "the man page renders without warnings" {
 	require_cmd groff
-	run groff -man -Tutf8 -ww -z "$MAN1"
+	run groff -man -Tutf8 -ww -z "$DOCS_MAN1"
 	assert_success
 	assert_output ''
 	if command -v man >/dev/null; then
-		run env MANWIDTH=80 man --warnings -l "$MAN1"
+		run env MANWIDTH=80 man --warnings -l "$DOCS_MAN1"
 		assert_success
 		assert_output --partial 'EXIT STATUS'
-		run sh -c 'MANWIDTH=80 man --warnings -l "$1" 2>&1 >/dev/null' _ "$MAN1"
+		run sh -c 'MANWIDTH=80 man --warnings -l "$1" 2>&1 >/dev/null' _ "$DOCS_MAN1"
 		assert_output ''
 	fi
 }
@@ -226,16 +226,16 @@ same_options() {
 	local s
 	for s in NAME SYNOPSIS DESCRIPTION OPTIONS EVENTS OUTPUT 'EXIT STATUS' ENVIRONMENT \
 		FILES EXAMPLES 'SEE ALSO'; do
-		grep -qE "^\.SH \"?$s\"?\$" "$MAN1" || fail "no $s section in $MAN1"
+		grep -qE "^\.SH \"?$s\"?\$" "$DOCS_MAN1" || fail "no $s section in $DOCS_MAN1"
 	done
 	for s in 125 126 127 SPANSTAT_FD SPANSTAT_PIPE SPANSTAT_PIPE_ID SPANSTAT_CLOCK LD_PRELOAD; do
-		grep -qw -- "$s" "$MAN1" || fail "$MAN1 does not mention $s"
+		grep -qw -- "$s" "$DOCS_MAN1" || fail "$DOCS_MAN1 does not mention $s"
 	done
 }
 
 # The "$ spanstat" lines of the EXAMPLES .EX blocks, roff escapes undone.
 man_examples() {
-	awk '/^\.EX/ { ex = 1; next } /^\.EE/ { ex = 0 } ex && /^\$ spanstat / { sub(/^\$ /, ""); print }' "$MAN1" |
+	awk '/^\.EX/ { ex = 1; next } /^\.EE/ { ex = 0 } ex && /^\$ spanstat / { sub(/^\$ /, ""); print }' "$DOCS_MAN1" |
 		sed -e 's/\\-/-/g' -e "s/\\\\(aq/'/g" -e 's/\\(dq/"/g' -e 's/\\&//g' -e 's/\\e/\\/g'
 }
 
@@ -281,6 +281,6 @@ man_examples() {
 	run "$SPANSTAT" --version
 	assert_success
 	assert_output "spanstat $v"
-	grep -qE "^\.TH SPANSTAT 1 .*\"spanstat $v\"" "$MAN1" ||
-		fail "$MAN1's .TH does not say spanstat $v"
+	grep -qE "^\.TH SPANSTAT 1 .*\"spanstat $v\"" "$DOCS_MAN1" ||
+		fail "$DOCS_MAN1's .TH does not say spanstat $v"
 }
