@@ -3,7 +3,16 @@
  * converts timestamps to CLOCK_MONOTONIC ns, resolves names (symbolising code
  * addresses), keeps per-thread stacks so that what it emits is balanced, and
  * counts everything it had to reject.  Memory grows with processes, threads,
- * names and nesting depth, never with the number of events. */
+ * names and nesting depth, never with the number of events.
+ *
+ * What sinks receive (details in decode.c): SPAN_PROCESS at each HELLO (a
+ * second HELLO for a pid, exec or pid reuse, first ends the old incarnation
+ * with SPAN_PROCESS_END); SPAN_THREAD when a thread is first seen (name 0)
+ * and when it is named; balanced BEGIN/END; an END of an outer span first
+ * closes the spans inside it, SPAN_F_UNFINISHED, at its ts; spans left open
+ * at THREAD_EXIT, EXIT, a new HELLO or decoder_finish are closed
+ * SPAN_F_UNFINISHED.  SPAN_PROCESS_END carries the fatal signal in value
+ * (0: normal exit, or the stream ended). */
 #ifndef SPANSTAT_DECODE_H
 #define SPANSTAT_DECODE_H
 
