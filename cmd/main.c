@@ -142,6 +142,9 @@ static void parse(struct cli *c, int argc, char **argv)
 		case ':':
 			die("option '%s' needs an argument", argv[optind - 1]);
 		default:
+			for (const struct opt_def *o = options_table; optopt >= 256 && o->name; o++)
+				if (o->id == optopt)
+					die("option '--%s' takes no argument", o->name);
 			if (optopt && optopt < 256)
 				die("unknown option '-%c' (see 'spanstat --help')", optopt);
 			die("unknown option '%s' (see 'spanstat --help')", argv[optind - 1]);

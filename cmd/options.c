@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define OPTIONS_HELP_COL 28
+
 const struct opt_def options_table[] = {
 	{OPT_EVENT, 'e', "event", "LIST",
 	 "events to count, in perf's syntax: a,b  {a,b} (a group)  name:u/k/h  rNNNN  "
@@ -24,7 +26,9 @@ const struct opt_def options_table[] = {
 	{OPT_FOLDED_THREADS, 0, "folded-threads", NULL,
 	 "root each folded stack in its process and thread"},
 	{OPT_JSON, 0, "json", "FILE", "write the results as one JSON document to FILE, - for stdout"},
-	{OPT_PERFETTO, 0, "perfetto", "FILE", "write a Perfetto trace of the spans to FILE"},
+	{OPT_PERFETTO, 0, "perfetto", "FILE",
+	 "write a Perfetto trace to FILE: spans as slices, counters and -I samples as counter "
+	 "tracks"},
 	{OPT_LIST, 0, "list", NULL, "list the events usable here (optionally matching PATTERN)"},
 	{OPT_HELP, 'h', "help", NULL, "show this help"},
 	{OPT_VERSION, 'V', "version", NULL, "show spanstat's version"},
@@ -46,7 +50,20 @@ void options_help(FILE *fp)
 		int n = snprintf(left, sizeof left, "%c%c%s --%s%s%s", o->shortopt ? '-' : ' ',
 				 o->shortopt ? o->shortopt : ' ', o->shortopt ? "," : " ", o->name,
 				 o->arg ? "=" : "", o->arg ? o->arg : "");
-		fprintf(fp, "  %s%*s%s\n", left, n < 26 ? 26 - n : 1, "", o->help);
+		fprintf(fp, "  %s%*s", left, n < OPTIONS_HELP_COL ? OPTIONS_HELP_COL - n : 1, "");
+		/* wrap the text at 80 columns, continuing under itself */
+		const char *t = o->help;
+		int room = 80 - 2 - OPTIONS_HELP_COL;
+		while ((int)strlen(t) > room) {
+			int cut = room;
+			while (cut > 0 && t[cut] != ' ')
+				cut--;
+			if (cut == 0)
+				break;
+			fprintf(fp, "%.*s\n%*s", cut, t, 2 + OPTIONS_HELP_COL, "");
+			t += cut + 1;
+		}
+		fprintf(fp, "%s\n", t);
 	}
 	fputs("\n"
 	      "Exit status: COMMAND's own; 128+N when it died of signal N; 125 when\n"
