@@ -116,6 +116,7 @@ static uintptr_t rec_main_base; /* dladdr base of the main program */
 static uint32_t rec_pid;
 static atomic_int rec_nowait;   /* a write timed out: no waiting until one succeeds */
 static atomic_int rec_exiting;
+static int rec_connected;       /* the constructor installed handlers and the key */
 static atomic_uint rec_next_id = 1;
 static struct rec_slot *rec_table;
 static _Atomic(struct rec_thread *) rec_threads;
@@ -735,6 +736,8 @@ static rec_fexecve_fn rec_real_fexecve;
 
 static REC_NOI void rec_exec_lookup(void)
 {
+	if (rec_real_execve)
+		return;
 	rec_real_execve = (rec_execve_fn)dlsym(RTLD_NEXT, "execve");
 	rec_real_execvpe = (rec_execve_fn)dlsym(RTLD_NEXT, "execvpe");
 	rec_real_execv = (rec_execv_fn)dlsym(RTLD_NEXT, "execv");
@@ -745,6 +748,7 @@ static REC_NOI void rec_exec_lookup(void)
 /* Sends every thread's buffered events (best effort for other threads). */
 static REC_NOI void rec_exec_flush(void)
 {
+	rec_exec_lookup(); /* called before our constructor ran */
 	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED))
 		return;
 	for (struct rec_thread *t = atomic_load(&rec_threads); t; t = t->next) {
@@ -877,10 +881,22 @@ __attribute__((constructor)) static REC_NOI void rec_connect(void)
 	rec_pid = (uint32_t)getpid();
 	rec_hello();
 	rec_install_signals();
+	rec_connected = 1;
 	rec_set_on(1);
 }
 
+/* Process exit, or dlclose() of this library: after this, nothing of ours
+ * (signal handlers, key destructor) may run any more. */
 __attribute__((destructor)) static REC_NOI void rec_disconnect(void)
 {
+	if (!rec_connected)
+		return;
 	rec_finish(0);
+	for (unsigned i = 0; i < sizeof rec_fatal / sizeof rec_fatal[0]; i++) {
+		struct sigaction cur;
+		if (sigaction(rec_fatal[i], NULL, &cur) == 0 && !(cur.sa_flags & SA_SIGINFO) &&
+		    cur.sa_handler == rec_on_signal)
+			signal(rec_fatal[i], SIG_DFL);
+	}
+	pthread_key_delete(rec_key);
 }
