@@ -583,6 +583,10 @@ REC_API void spanstat_begin(const char *name)
 	rec_event((uintptr_t)name, REC_OP(WIRE_OP_BEGIN));
 }
 
+/* Our own spanstat_begin, whichever copy the program's calls bind to. */
+extern void rec_own_begin(const char *name)
+	__attribute__((alias("spanstat_begin"), visibility("hidden")));
+
 REC_API void spanstat_end(const char *name)
 {
 	rec_event((uintptr_t)name, REC_OP(WIRE_OP_END));
@@ -846,6 +850,12 @@ __attribute__((constructor)) static REC_NOI void rec_connect(void)
 	const char *path = getenv(SPANSTAT_ENV_PIPE), *clk = getenv(SPANSTAT_ENV_CLOCK);
 	rec_exec_lookup();
 	if (!id || (!fds && !path))
+		return;
+	/* Two copies of the library in one process (a program linked with one,
+	 * spanstat preloading another path): only the copy whose symbols the
+	 * program binds to records; the other stays silent. */
+	void *winner = dlsym(RTLD_DEFAULT, "spanstat_begin");
+	if (winner && winner != (void *)rec_own_begin)
 		return;
 	unsigned long long dev, ino;
 	if (sscanf(id, "%llu:%llu", &dev, &ino) != 2)
