@@ -2,7 +2,8 @@
  * A struct pbenc is a growable byte buffer holding the message being built;
  * nested messages are opened with pbenc_open(), which reserves a 4-byte
  * padded varint for the length, and closed with pbenc_close(), which patches
- * it in place, so a message is written in one forward pass.  The caller
+ * it in place, so a message is written in one forward pass;
+ * pbenc_close_min() instead shrinks a short message's length to one byte.  The caller
  * owns the buffer (pbenc_init/_release) and decides when to flush it.
  * Errors are sticky: after a failed allocation every call is a no-op and
  * e->err is -ENOMEM. */
@@ -149,6 +150,24 @@ static inline void pbenc_close(struct pbenc *e, size_t mark)
 		return;
 	}
 	pbenc_put_varint4(e->buf + mark - 4, (uint32_t)len);
+}
+
+/* Close the message opened at mark, shrinking its length to one byte when
+ * the body is under 128 bytes (moving the body back 3 bytes), else padded as
+ * pbenc_close.  Only for the innermost open message: marks taken after mark
+ * would move. */
+static inline void pbenc_close_min(struct pbenc *e, size_t mark)
+{
+	if (e->err || mark < 4)
+		return;
+	size_t len = e->len - mark;
+	if (len >= 128) {
+		pbenc_close(e, mark);
+		return;
+	}
+	e->buf[mark - 4] = (uint8_t)len;
+	memmove(e->buf + mark - 3, e->buf + mark, len);
+	e->len -= 3;
 }
 
 #endif

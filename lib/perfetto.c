@@ -7,7 +7,9 @@
  * as counter tracks per (pid, name) under the process, and with -I each perf
  * event as a counter track under a global "spanstat" track.  State grows with
  * processes, threads, counters and unique names, never with span count; the
- * encoder buffer is flushed to w->fp whenever it passes PF_FLUSH bytes. */
+ * encoder buffer is flushed to w->fp whenever it passes PF_FLUSH bytes.
+ * Track uuids are small sequential numbers (1-3 byte varints) and short
+ * messages get 1-byte lengths: about 21 bytes per begin or end event. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -75,12 +77,13 @@ enum { SEQ_CLEARED = 1, SEQ_NEEDS_STATE = 2 };
 enum { CLOCK_ID_MONOTONIC = 3, CLOCK_ID_BOOTTIME = 6 };
 enum { UNIT_COUNT = 2 };
 
-#define PF_SEQ_ID 0x5350u /* any non-zero id: spanstat writes one sequence */
+#define PF_SEQ_ID 1u /* any non-zero id: spanstat writes one sequence */
 #define PF_FLUSH (64u * 1024)
 
-/* A set of 64-bit keys (open addressing, stored as key + 1, 0 empty). */
-struct pf_set {
-	uint64_t *slot;
+/* A map of 64-bit keys to track uuids (open addressing, keys stored as
+ * key + 1, 0 empty). */
+struct pf_map {
+	uint64_t *key, *val;
 	size_t n, cap;
 };
 
@@ -89,9 +92,12 @@ struct perfetto {
 	const struct strtab *strings;
 	uint8_t *interned; /* bit per strtab id */
 	size_t interned_bits;
-	struct pf_set procs, threads, counters;
+	/* track uuids are small sequential numbers so they encode in 1-3 bytes */
+	uint64_t next_uuid;
+	struct pf_map procs, threads, counters;
 	uint64_t last_thread_key, last_thread_uuid; /* cache for runs of one thread */
 	int have_last;
+	uint64_t global_track;
 	uint64_t *event_track; /* -I: uuid per perf event */
 	uint8_t *event_described;
 	size_t nevents;
@@ -99,69 +105,78 @@ struct perfetto {
 	int started;
 };
 
-enum pf_kind { PF_PROC = 1, PF_THREAD, PF_COUNTER, PF_EVENT, PF_GLOBAL };
-
-/* Stable non-zero track uuids derived from what identifies the track. */
-static uint64_t pf_uuid(enum pf_kind kind, uint64_t key)
-{
-	uint64_t z = key + (uint64_t)kind * 0x9e3779b97f4a7c15ull;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	z ^= z >> 31;
-	return z ? z : 1;
-}
-
-static size_t pf_set_hash(uint64_t key, size_t cap)
+static size_t pf_map_hash(uint64_t key, size_t cap)
 {
 	key *= 0x9e3779b97f4a7c15ull;
 	return (size_t)(key >> 32) & (cap - 1);
 }
 
-/* Adds key; returns 1 if it was new, 0 if present, -ENOMEM. */
-static int pf_set_add(struct pf_set *s, uint64_t key)
+/* The uuid stored for key, or 0. */
+static uint64_t pf_map_get(const struct pf_map *m, uint64_t key)
 {
-	if ((s->n + 1) * 2 > s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		uint64_t *slot = calloc(cap, sizeof *slot);
-		if (!slot)
-			return -ENOMEM;
-		for (size_t i = 0; i < s->cap; i++) {
-			if (!s->slot[i])
-				continue;
-			size_t j = pf_set_hash(s->slot[i] - 1, cap);
-			while (slot[j])
-				j = (j + 1) & (cap - 1);
-			slot[j] = s->slot[i];
-		}
-		free(s->slot);
-		s->slot = slot;
-		s->cap = cap;
-	}
-	size_t j = pf_set_hash(key, s->cap);
-	while (s->slot[j]) {
-		if (s->slot[j] == key + 1)
-			return 0;
-		j = (j + 1) & (s->cap - 1);
-	}
-	s->slot[j] = key + 1;
-	s->n++;
-	return 1;
-}
-
-static int pf_set_has(const struct pf_set *s, uint64_t key)
-{
-	if (!s->cap)
+	if (!m->cap)
 		return 0;
-	for (size_t j = pf_set_hash(key, s->cap); s->slot[j]; j = (j + 1) & (s->cap - 1))
-		if (s->slot[j] == key + 1)
-			return 1;
+	for (size_t j = pf_map_hash(key, m->cap); m->key[j]; j = (j + 1) & (m->cap - 1))
+		if (m->key[j] == key + 1)
+			return m->val[j];
 	return 0;
 }
 
-static void pf_set_release(struct pf_set *s)
+/* Stores key -> val (replacing); returns 0 or -ENOMEM. */
+static int pf_map_put(struct pf_map *m, uint64_t key, uint64_t val)
 {
-	free(s->slot);
-	memset(s, 0, sizeof *s);
+	if ((m->n + 1) * 2 > m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 64;
+		uint64_t *k = calloc(cap, sizeof *k), *v = calloc(cap, sizeof *v);
+		if (!k || !v) {
+			free(k);
+			free(v);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < m->cap; i++) {
+			if (!m->key[i])
+				continue;
+			size_t j = pf_map_hash(m->key[i] - 1, cap);
+			while (k[j])
+				j = (j + 1) & (cap - 1);
+			k[j] = m->key[i];
+			v[j] = m->val[i];
+		}
+		free(m->key);
+		free(m->val);
+		m->key = k;
+		m->val = v;
+		m->cap = cap;
+	}
+	size_t j = pf_map_hash(key, m->cap);
+	while (m->key[j] && m->key[j] != key + 1)
+		j = (j + 1) & (m->cap - 1);
+	if (!m->key[j])
+		m->n++;
+	m->key[j] = key + 1;
+	m->val[j] = val;
+	return 0;
+}
+
+static void pf_map_release(struct pf_map *m)
+{
+	free(m->key);
+	free(m->val);
+	memset(m, 0, sizeof *m);
+}
+
+/* The uuid of key in m, assigning the next one if new (*fresh set). */
+static uint64_t pf_uuid(struct writer *w, struct perfetto *p, struct pf_map *m, uint64_t key,
+			int *fresh)
+{
+	uint64_t u = pf_map_get(m, key);
+	*fresh = !u;
+	if (u)
+		return u;
+	u = ++p->next_uuid;
+	if (pf_map_put(m, key, u) < 0 && !w->err)
+		w->err = -ENOMEM;
+	return u;
 }
 
 static struct perfetto *pf_state(struct writer *w)
@@ -214,7 +229,7 @@ static size_t pf_packet(struct perfetto *p, uint64_t ts, uint32_t flags)
 
 static void pf_packet_done(struct writer *w, struct perfetto *p, size_t m)
 {
-	pbenc_close(&p->enc, m);
+	pbenc_close_min(&p->enc, m);
 	if (p->enc.len >= PF_FLUSH || p->enc.err)
 		pf_flush(w, p);
 }
@@ -229,17 +244,16 @@ static uint64_t pf_thread_key(uint32_t pid, uint32_t tid)
 	return (uint64_t)pid << 32 | tid;
 }
 
-static void pf_process_desc(struct writer *w, struct perfetto *p, uint64_t ts, uint32_t pid,
-			    uint32_t name)
+/* Describes the process (again, on rename); returns its track uuid. */
+static uint64_t pf_process_desc(struct writer *w, struct perfetto *p, uint64_t ts, uint32_t pid,
+				uint32_t name)
 {
 	struct pbenc *e = &p->enc;
-	if (pf_set_add(&p->procs, pid) < 0) {
-		pf_fail(w, -ENOMEM);
-		return;
-	}
+	int fresh;
+	uint64_t uuid = pf_uuid(w, p, &p->procs, pid, &fresh);
 	size_t m = pf_packet(p, ts, 0);
 	size_t td = pbenc_open(e, PKT_TRACK_DESCRIPTOR);
-	pbenc_varint(e, TD_UUID, pf_uuid(PF_PROC, pid));
+	pbenc_varint(e, TD_UUID, uuid);
 	size_t pd = pbenc_open(e, TD_PROCESS);
 	pbenc_varint(e, PD_PID, pid);
 	if (name) {
@@ -249,28 +263,28 @@ static void pf_process_desc(struct writer *w, struct perfetto *p, uint64_t ts, u
 	pbenc_close(e, pd);
 	pbenc_close(e, td);
 	pf_packet_done(w, p, m);
+	return uuid;
 }
 
-static void pf_ensure_process(struct writer *w, struct perfetto *p, uint64_t ts, uint32_t pid)
+/* The process's track uuid, describing it first if it is new. */
+static uint64_t pf_process_track(struct writer *w, struct perfetto *p, uint64_t ts, uint32_t pid)
 {
-	if (!pf_set_has(&p->procs, pid))
-		pf_process_desc(w, p, ts, pid, 0);
+	uint64_t uuid = pf_map_get(&p->procs, pid);
+	return uuid ? uuid : pf_process_desc(w, p, ts, pid, 0);
 }
 
-static void pf_thread_desc(struct writer *w, struct perfetto *p, uint64_t ts, uint32_t pid,
-			   uint32_t tid, uint32_t name)
+/* Describes the thread (again, on rename); returns its track uuid. */
+static uint64_t pf_thread_desc(struct writer *w, struct perfetto *p, uint64_t ts, uint32_t pid,
+			       uint32_t tid, uint32_t name)
 {
 	struct pbenc *e = &p->enc;
-	uint64_t key = pf_thread_key(pid, tid);
-	pf_ensure_process(w, p, ts, pid);
-	if (pf_set_add(&p->threads, key) < 0) {
-		pf_fail(w, -ENOMEM);
-		return;
-	}
+	uint64_t parent = pf_process_track(w, p, ts, pid);
+	int fresh;
+	uint64_t uuid = pf_uuid(w, p, &p->threads, pf_thread_key(pid, tid), &fresh);
 	size_t m = pf_packet(p, ts, 0);
 	size_t td = pbenc_open(e, PKT_TRACK_DESCRIPTOR);
-	pbenc_varint(e, TD_UUID, pf_uuid(PF_THREAD, key));
-	pbenc_varint(e, TD_PARENT, pf_uuid(PF_PROC, pid));
+	pbenc_varint(e, TD_UUID, uuid);
+	pbenc_varint(e, TD_PARENT, parent);
 	size_t thd = pbenc_open(e, TD_THREAD);
 	pbenc_varint(e, THD_PID, pid);
 	pbenc_varint(e, THD_TID, tid);
@@ -279,6 +293,7 @@ static void pf_thread_desc(struct writer *w, struct perfetto *p, uint64_t ts, ui
 	pbenc_close(e, thd);
 	pbenc_close(e, td);
 	pf_packet_done(w, p, m);
+	return uuid;
 }
 
 /* The thread's track uuid, describing the thread first if it is new. */
@@ -287,17 +302,20 @@ static uint64_t pf_thread_track(struct writer *w, struct perfetto *p, const stru
 	uint64_t key = pf_thread_key(ev->pid, ev->tid);
 	if (p->have_last && p->last_thread_key == key)
 		return p->last_thread_uuid;
-	if (!pf_set_has(&p->threads, key))
-		pf_thread_desc(w, p, ev->ts, ev->pid, ev->tid, 0);
+	uint64_t uuid = pf_map_get(&p->threads, key);
+	if (!uuid)
+		uuid = pf_thread_desc(w, p, ev->ts, ev->pid, ev->tid, 0);
 	p->have_last = 1;
 	p->last_thread_key = key;
-	p->last_thread_uuid = pf_uuid(PF_THREAD, key);
-	return p->last_thread_uuid;
+	p->last_thread_uuid = uuid;
+	return uuid;
 }
 
 /* Whether the name still needs its InternedData entry (and marks it). */
 static int pf_intern(struct writer *w, struct perfetto *p, uint32_t id)
 {
+	if (id < p->interned_bits && (p->interned[id / 8] & (1u << (id & 7))))
+		return 0;
 	if (id >= p->interned_bits) {
 		size_t bits = p->interned_bits ? p->interned_bits : 1024;
 		while (bits <= id)
@@ -318,6 +336,47 @@ static int pf_intern(struct writer *w, struct perfetto *p, uint32_t id)
 	return 1;
 }
 
+/* The hot path: a packet holding only a slice or instant event with an
+ * already interned name, written byte by byte.  Every field is bounded
+ * (10 + 10 + 5 bytes of varints), so both lengths fit one byte. */
+static void pf_fast_event(struct writer *w, struct perfetto *p, uint64_t ts, int type,
+			  uint64_t track, uint32_t iid)
+{
+	uint8_t *b = pbenc_reserve(&p->enc, 64);
+	if (!b) {
+		pf_fail(w, p->enc.err);
+		return;
+	}
+	size_t n = 0;
+	b[n++] = (uint8_t)pbenc_tag(TRACE_PACKET, PB_LEN);
+	n++; /* packet length */
+	b[n++] = (uint8_t)pbenc_tag(PKT_TIMESTAMP, PB_VARINT);
+	n += pbenc_put_varint(b + n, ts);
+	n += pbenc_put_varint(b + n, pbenc_tag(PKT_CLOCK_ID, PB_VARINT));
+	b[n++] = CLOCK_ID_MONOTONIC;
+	b[n++] = (uint8_t)pbenc_tag(PKT_SEQ_ID, PB_VARINT);
+	b[n++] = PF_SEQ_ID;
+	if (iid) {
+		b[n++] = (uint8_t)pbenc_tag(PKT_SEQ_FLAGS, PB_VARINT);
+		b[n++] = SEQ_NEEDS_STATE;
+	}
+	b[n++] = (uint8_t)pbenc_tag(PKT_TRACK_EVENT, PB_LEN);
+	size_t te = n++;
+	b[n++] = (uint8_t)pbenc_tag(TE_TYPE, PB_VARINT);
+	b[n++] = (uint8_t)type;
+	b[n++] = (uint8_t)pbenc_tag(TE_TRACK_UUID, PB_VARINT);
+	n += pbenc_put_varint(b + n, track);
+	if (iid) {
+		b[n++] = (uint8_t)pbenc_tag(TE_NAME_IID, PB_VARINT);
+		n += pbenc_put_varint(b + n, iid);
+	}
+	b[te] = (uint8_t)(n - te - 1);
+	b[1] = (uint8_t)(n - 2);
+	p->enc.len += n;
+	if (p->enc.len >= PF_FLUSH)
+		pf_flush(w, p);
+}
+
 static void pf_slice(struct writer *w, struct perfetto *p, const struct span_event *ev, int type)
 {
 	struct pbenc *e = &p->enc;
@@ -326,14 +385,19 @@ static void pf_slice(struct writer *w, struct perfetto *p, const struct span_eve
 	int use_iid = named && ev->name && p->strings;
 	int define = use_iid && pf_intern(w, p, ev->name);
 
+	if (!define && !(ev->flags & SPAN_F_UNFINISHED) && (use_iid || !named)) {
+		pf_fast_event(w, p, ev->ts, type, track, use_iid ? ev->name : 0);
+		return;
+	}
+
 	size_t m = pf_packet(p, ev->ts, use_iid ? SEQ_NEEDS_STATE : 0);
 	if (define) {
 		size_t id = pbenc_open(e, PKT_INTERNED_DATA);
 		size_t en = pbenc_open(e, ID_EVENT_NAMES);
 		pbenc_varint(e, EN_IID, ev->name);
 		pbenc_string(e, EN_NAME, pf_str(p, ev->name));
-		pbenc_close(e, en);
-		pbenc_close(e, id);
+		pbenc_close_min(e, en);
+		pbenc_close_min(e, id);
 	}
 	size_t te = pbenc_open(e, PKT_TRACK_EVENT);
 	pbenc_varint(e, TE_TYPE, (uint64_t)type);
@@ -349,9 +413,9 @@ static void pf_slice(struct writer *w, struct perfetto *p, const struct span_eve
 		size_t da = pbenc_open(e, TE_DEBUG_ANNOTATION);
 		pbenc_string(e, DA_NAME, "unfinished");
 		pbenc_bool(e, DA_BOOL, 1);
-		pbenc_close(e, da);
+		pbenc_close_min(e, da);
 	}
-	pbenc_close(e, te);
+	pbenc_close_min(e, te);
 	pf_packet_done(w, p, m);
 }
 
@@ -379,21 +443,17 @@ static void pf_counter(struct writer *w, struct perfetto *p, const struct span_e
 {
 	struct pbenc *e = &p->enc;
 	uint64_t key = (uint64_t)ev->pid << 32 | ev->name;
-	uint64_t uuid = pf_uuid(PF_COUNTER, key);
-	int fresh = pf_set_add(&p->counters, key);
-	if (fresh < 0) {
-		pf_fail(w, fresh);
-		return;
-	}
+	int fresh;
+	uint64_t uuid = pf_uuid(w, p, &p->counters, key, &fresh);
 	if (fresh) {
-		pf_ensure_process(w, p, ev->ts, ev->pid);
+		uint64_t parent = pf_process_track(w, p, ev->ts, ev->pid);
 		char buf[32];
 		const char *name = pf_str(p, ev->name);
 		if (!*name) {
 			snprintf(buf, sizeof buf, "counter %" PRIu32, ev->name);
 			name = buf;
 		}
-		pf_counter_desc(w, p, ev->ts, uuid, pf_uuid(PF_PROC, ev->pid), name, NULL);
+		pf_counter_desc(w, p, ev->ts, uuid, parent, name, NULL);
 	}
 	size_t m = pf_packet(p, ev->ts, 0);
 	size_t te = pbenc_open(e, PKT_TRACK_EVENT);
@@ -484,7 +544,7 @@ static void pf_event_tracks(struct writer *w, struct perfetto *p, const struct r
 	}
 	p->nevents = h->evl->n;
 	p->evl = h->evl;
-	uint64_t global = pf_uuid(PF_GLOBAL, 0);
+	uint64_t global = p->global_track = ++p->next_uuid;
 	size_t m = pf_packet(p, h->start_mono, 0);
 	size_t td = pbenc_open(e, PKT_TRACK_DESCRIPTOR);
 	pbenc_varint(e, TD_UUID, global);
@@ -492,7 +552,7 @@ static void pf_event_tracks(struct writer *w, struct perfetto *p, const struct r
 	pbenc_close(e, td);
 	pf_packet_done(w, p, m);
 	for (size_t i = 0; i < h->evl->n; i++)
-		p->event_track[i] = pf_uuid(PF_EVENT, i);
+		p->event_track[i] = ++p->next_uuid;
 }
 
 static int perfetto_start(struct writer *w, const struct run_head *h)
@@ -524,7 +584,7 @@ static int perfetto_interval(struct writer *w, const struct interval_sample *s)
 		if (!p->event_described[i]) {
 			const struct event *ev = &p->evl->ev[i];
 			p->event_described[i] = 1;
-			pf_counter_desc(w, p, s->mono_ns, p->event_track[i], pf_uuid(PF_GLOBAL, 0),
+			pf_counter_desc(w, p, s->mono_ns, p->event_track[i], p->global_track,
 					ev->name, ev->unit);
 		}
 		size_t m = pf_packet(p, s->mono_ns, 0);
@@ -558,9 +618,9 @@ static void perfetto_release(struct writer *w)
 	if (!p)
 		return;
 	pbenc_release(&p->enc);
-	pf_set_release(&p->procs);
-	pf_set_release(&p->threads);
-	pf_set_release(&p->counters);
+	pf_map_release(&p->procs);
+	pf_map_release(&p->threads);
+	pf_map_release(&p->counters);
 	free(p->interned);
 	free(p->event_track);
 	free(p->event_described);

@@ -81,6 +81,24 @@ static void test_pbenc(void)
 	uint64_t v;
 	ok(dec_varint(e.buf + 1, 4, &v) == 4 && v == 8, "the padded length decodes to 8");
 
+	/* shrinking short messages on close */
+	pbenc_reset(&e);
+	outer = pbenc_open(&e, 3);
+	inner = pbenc_open(&e, 4);
+	pbenc_varint(&e, 1, 300);
+	pbenc_close_min(&e, inner);
+	pbenc_close_min(&e, outer);
+	static const uint8_t want4[] = {0x1a, 0x05, 0x22, 0x03, 0x08, 0xac, 0x02};
+	ok(e.len == sizeof want4 && memcmp(e.buf, want4, sizeof want4) == 0,
+	   "pbenc_close_min gives short messages 1-byte lengths");
+	pbenc_reset(&e);
+	outer = pbenc_open(&e, 3);
+	for (int i = 0; i < 100; i++)
+		pbenc_varint(&e, 1, 300);
+	pbenc_close_min(&e, outer);
+	ok(e.len == 305 && dec_varint(e.buf + 1, 4, &v) == 4 && v == 300,
+	   "pbenc_close_min keeps the padded length for 128 bytes and more");
+
 	/* growth: a large nested message is still patched correctly */
 	pbenc_reset(&e);
 	size_t big = pbenc_open(&e, 1);
