@@ -192,8 +192,17 @@ static void add_writer(struct cli *c, enum out_kind k, const struct writer_ops *
 	c->wv[c->nw++] = w;
 }
 
+static void release_writers(struct cli *c)
+{
+	for (size_t i = 0; i < c->nw; i++)
+		if (c->wv[i]->ops->release)
+			c->wv[i]->ops->release(c->wv[i]);
+	c->nw = 0;
+}
+
 static void abort_outputs(struct cli *c)
 {
+	release_writers(c);
 	for (int k = 0; k < OUT_MAX; k++)
 		outfile_abort(&c->out[k]);
 }
@@ -260,6 +269,9 @@ int main(int argc, char **argv)
 	if (session_run(&so, &code, &cause) < 0) {
 		abort_outputs(&c);
 		fprintf(stderr, "spanstat: %s\n", cause ? cause : "failed");
+		free(cause);
+		free(preload);
+		evlist_release(&c.evl);
 		return code;
 	}
 	for (int k = 0; k < OUT_MAX; k++) {
@@ -272,6 +284,7 @@ int main(int argc, char **argv)
 			code = code ? code : EXIT_SPANSTAT;
 		}
 	}
+	release_writers(&c);
 	if (!c.path[OUT_SUMMARY] && fflush(stderr) != 0)
 		code = code ? code : EXIT_SPANSTAT;
 	free(preload);

@@ -39,13 +39,17 @@ __attribute__((format(printf, 2, 3))) static inline int ok(int cond, const char 
 			printf("#   got %lld, want %lld\n", g_, w_);                              \
 	} while (0)
 
-#define is_str(got, want, ...)                                                                   \
-	do {                                                                                     \
-		const char *g_ = (got), *w_ = (want);                                            \
-		if (!ok(g_ && w_ && strcmp(g_, w_) == 0, __VA_ARGS__))                           \
-			printf("#   got  '%s'\n#   want '%s'\n", g_ ? g_ : "(null)",              \
-			       w_ ? w_ : "(null)");                                               \
-	} while (0)
+__attribute__((format(printf, 3, 4))) static inline int is_str(const char *got, const char *want,
+								 const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int r = tap_vok(got && want && strcmp(got, want) == 0, fmt, ap);
+	va_end(ap);
+	if (!r)
+		printf("#   got  '%s'\n#   want '%s'\n", got ? got : "(null)", want ? want : "(null)");
+	return r;
+}
 
 #define is_dbl(got, want, eps, ...)                                                              \
 	do {                                                                                     \
