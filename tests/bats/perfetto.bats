@@ -1,0 +1,361 @@
+#!/usr/bin/env bats
+# perfetto.bats: --perfetto traces through the real binary, each decoded by
+# protoc against the official schema in ../shared/perfetto and replayed the
+# way trace_processor reads them: slices per thread with their nesting and
+# interned names, pids and tids, instants, counters, -I counter tracks,
+# unfinished spans, the clock snapshot, and atomic files.
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+PROTO_DIR="$SRCDIR/../shared/perfetto"
+
+setup_file() {
+	[ -f "$PROTO_DIR/perfetto_trace.proto" ] ||
+		skip_or_fail "no Perfetto schema at $PROTO_DIR/perfetto_trace.proto (the official trace proto, see issue 4)"
+	command -v protoc >/dev/null 2>&1 ||
+		skip_or_fail "protoc not installed (Debian package protobuf-compiler)"
+	export THREADS FORK DIE FINSTR SPIN
+	THREADS=$(build_workload span_threads $(span_link_flags))
+	FORK=$(build_workload span_fork $(span_link_flags))
+	DIE=$(build_workload span_die $(span_link_flags))
+	FINSTR=$(build_workload span_finstr -finstrument-functions)
+	SPIN=$(build_workload spin)
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# The replay, as trace_processor reads a trace: a first pass in file order
+# (PF_TOKENIZE) resolves interned names and track descriptors, the events are
+# then sorted by timestamp (stable, as trace_processor's sorter does), and a
+# second pass (PF_PARSE) builds the slice stacks.  pf_load leaves one line per
+# finding in TRACE.ev:
+#   P uuid pid name                          process track (its last name)
+#   T uuid pid tid name                      thread track (its last name)
+#   C uuid parent name unit                  counter track
+#   S uuid pid tid thread path unfinished    a closed slice; path is a;b;c
+#                                            from the outermost open slice,
+#                                            unfinished 1 when its begin or
+#                                            end carries the debug annotation
+#                                            "unfinished"
+#   I uuid pid tid thread name               an instant event
+#   V uuid value                             a counter sample
+#   E message                                what a consumer would drop or
+#                                            misread: interned names used
+#                                            before INCREMENTAL_STATE_CLEARED
+#                                            or before their definition, a
+#                                            non-BOOTTIME clock without an
+#                                            earlier snapshot holding
+#                                            BOOTTIME, events on tracks not
+#                                            yet described, descriptors
+#                                            without a timestamp, an END with
+#                                            nothing open, slices left open
+# shellcheck disable=SC2016
+PF_TOKENIZE='
+function reset_packet() {
+	delete f; nclk = 0; delete clk; nint = 0; delete iid; delete iname
+	pend = ""; ann_unf = 0
+}
+function err(m) { print "E packet " npk ": " m }
+function pathof(d,   i, r) {
+	r = ""
+	for (i = 1; i <= d; i++) r = (r == "" ? st[i] : r "." st[i])
+	return r
+}
+function end_packet(   seq, i, d, u, n, key) {
+	npk++
+	seq = f["trusted_packet_sequence_id"]
+	if (seq == "" || seq == 0) err("no trusted_packet_sequence_id")
+	if (int(f["sequence_flags"]) % 2 == 1) {
+		cleared[seq] = 1
+		for (key in names) if (index(key, seq SUBSEP) == 1) delete names[key]
+	}
+	for (i = 1; i <= nint; i++) names[seq, iid[i]] = iname[i]
+	for (i = 1; i <= nclk; i++) for (d = 1; d <= nclk; d++) snap[clk[i], clk[d]] = 1
+	if (("timestamp_clock_id" in f) && f["timestamp_clock_id"] != 6 && !((6, f["timestamp_clock_id"]) in snap))
+		err("clock " f["timestamp_clock_id"] " without an earlier snapshot holding BOOTTIME")
+	if ("track_descriptor.uuid" in f) {
+		u = f["track_descriptor.uuid"]
+		if ("track_descriptor.process.pid" in f) {
+			kind[u] = "P"; pid[u] = f["track_descriptor.process.pid"]
+			tname[u] = f["track_descriptor.process.process_name"]
+		} else if ("track_descriptor.thread.tid" in f) {
+			kind[u] = "T"; pid[u] = f["track_descriptor.thread.pid"]
+			tid[u] = f["track_descriptor.thread.tid"]
+			tname[u] = f["track_descriptor.thread.thread_name"]
+		} else if ("track_descriptor.counter" in f) {
+			kind[u] = "C"; tname[u] = f["track_descriptor.name"]
+			parent[u] = f["track_descriptor.parent_uuid"]
+			unit[u] = f["track_descriptor.counter.unit"] f["track_descriptor.counter.unit_name"]
+		} else if (!(u in kind)) kind[u] = "O"
+		if (!("timestamp" in f)) err("track descriptor " u " without a timestamp")
+	}
+	if (!("track_event.type" in f)) return
+	u = f["track_event.track_uuid"]
+	if (!(u in kind)) err("event on undescribed track " u)
+	if ("track_event.name_iid" in f) {
+		if (!(seq in cleared)) err("interned name used before INCREMENTAL_STATE_CLEARED")
+		if (!((seq, f["track_event.name_iid"]) in names)) err("undefined name iid " f["track_event.name_iid"])
+		n = names[seq, f["track_event.name_iid"]]
+	} else n = f["track_event.name"]
+	if (n == "") n = "-"
+	if ("track_event.counter_value" in f) n = f["track_event.counter_value"]
+	if ("track_event.double_counter_value" in f) n = f["track_event.double_counter_value"]
+	print "X", f["timestamp"], npk, u, f["track_event.type"], n, ann_unf
+}
+/^packet \{$/ { reset_packet(); depth = 0; next }
+/ \{$/ {
+	s = $0; sub(/^ +/, "", s); sub(/ \{$/, "", s)
+	st[++depth] = s; f[pathof(depth)] = ""; next
+}
+/^ *\}$/ { if (depth == 0) end_packet(); else depth--; next }
+{
+	s = $0; sub(/^ +/, "", s)
+	k = substr(s, 1, index(s, ":") - 1); v = substr(s, index(s, ":") + 2)
+	if (v ~ /^".*"$/) v = substr(v, 2, length(v) - 2)
+	p = pathof(depth); key = (p == "" ? k : p "." k)
+	f[key] = v
+	if (key == "clock_snapshot.clocks.clock_id") clk[++nclk] = v
+	if (key == "interned_data.event_names.iid") pend = v
+	if (key == "interned_data.event_names.name") { iid[++nint] = pend; iname[nint] = v }
+	if (key == "track_event.debug_annotations.name" && v == "unfinished") ann_unf = 1
+}
+END {
+	for (u in kind) {
+		if (kind[u] == "P") print "P", u, pid[u], tname[u]
+		if (kind[u] == "T") print "T", u, pid[u], tid[u], tname[u]
+		if (kind[u] == "C") print "C", u, parent[u], tname[u], unit[u]
+	}
+}'
+# shellcheck disable=SC2016
+PF_PARSE='
+FNR == NR { if ($1 == "T") { pid[$2] = $3; tid[$2] = $4; tname[$2] = $5 } next }
+{
+	u = $4; t = $5; n = $6
+	if (t == "TYPE_SLICE_BEGIN") {
+		sp[u]++; stk[u, sp[u]] = n; unf[u, sp[u]] = $7
+	} else if (t == "TYPE_SLICE_END") {
+		if (sp[u] < 1) { print "E end with no open slice on track " u " at " $2; next }
+		path = stk[u, 1]
+		for (d = 2; d <= sp[u]; d++) path = path ";" stk[u, d]
+		print "S", u, pid[u], tid[u], tname[u], path, ($7 || unf[u, sp[u]]) ? 1 : 0
+		sp[u]--
+	} else if (t == "TYPE_INSTANT") {
+		print "I", u, pid[u], tid[u], tname[u], n
+	} else if (t == "TYPE_COUNTER") {
+		print "V", u, n
+	}
+}
+END { for (u in sp) if (sp[u] > 0) print "E track " u " ends with " sp[u] " open slices" }'
+
+# pf_load TRACE: decodes TRACE into TRACE.txt with protoc and replays it into
+# TRACE.ev; fails when protoc rejects the file or the replay finds an error.
+pf_load() {
+	protoc --proto_path="$PROTO_DIR" --decode=perfetto.protos.Trace \
+		perfetto_trace.proto <"$1" >"$1.txt" || {
+		echo "protoc could not decode $1" >&2
+		return 1
+	}
+	awk "$PF_TOKENIZE" "$1.txt" >"$1.tok"
+	grep -v '^X ' "$1.tok" >"$1.ev" || true
+	grep '^X ' "$1.tok" | sort -s -k2,2n -k3,3n | awk "$PF_PARSE" "$1.ev" - >>"$1.ev"
+	rm "$1.tok"
+	if grep '^E ' "$1.ev" >&2; then
+		return 1
+	fi
+}
+
+# slices EV: "count tid thread path unfinished" for every distinct slice,
+# sorted as text (compare with `sort <<<"$expected"`).
+slices() {
+	awk '$1 == "S" { print $4, $5, $6, $7 }' "$1" | sort | uniq -c | awk '{ $1 = $1; print }' | sort
+}
+
+@test "span_threads: one process, five named threads, exact nested slices on each" {
+	run "$SPANSTAT" --perfetto=t.pftrace -e task-clock -- sh -c 'echo $$ >pid; exec "$0"' "$THREADS"
+	assert_success
+	pf_load t.pftrace
+	pid=$(cat pid)
+	# one process track, with the target's own pid and name
+	run awk '$1 == "P" { print $3, $4 }' t.pftrace.ev
+	assert_output "$pid $(basename "$THREADS")"
+	# five thread tracks in it: the main thread (tid = pid) and four workers
+	run awk '$1 == "T" { print $3, ($4 == $3 ? "main" : "other"), $5 }' t.pftrace.ev
+	assert_equal "$(sort <<<"$output")" "$(printf '%s\n' "$pid main main-thread" \
+		"$pid other worker-0" "$pid other worker-1" "$pid other worker-2" "$pid other worker-3")"
+	assert_equal "$(awk '$1 == "T" { print $4 }' t.pftrace.ev | sort -u | wc -l)" 5
+	# every begin has its end, and the slices nest as the workload nests them
+	assert_equal "$(grep -c 'TYPE_SLICE_BEGIN' t.pftrace.txt)" 12008
+	assert_equal "$(grep -c 'TYPE_SLICE_END' t.pftrace.txt)" 12008
+	run slices t.pftrace.ev
+	expected="1 $pid main-thread main 0
+1 $pid main-thread main;join 0
+1 $pid main-thread main;sleep 0
+1 $pid main-thread main;spawn 0"
+	for w in 0 1 2 3; do
+		tid=$(awk -v n="worker-$w" '$1 == "T" && $5 == n { print $4 }' t.pftrace.ev)
+		expected="$expected
+1 $tid worker-$w work 0
+1000 $tid worker-$w work;outer 0
+1000 $tid worker-$w work;outer;inner 0
+1000 $tid worker-$w work;outer;inner;scoped 0"
+	done
+	assert_equal "$output" "$(sort <<<"$expected")"
+	# names are interned: each name string is sent once, not per slice
+	assert_equal "$(grep -c 'name: "outer"' t.pftrace.txt)" 1
+}
+
+@test "span_threads: instants are instant events on their thread, counters a counter track" {
+	run "$SPANSTAT" --perfetto=t.pftrace -e task-clock -- "$THREADS"
+	assert_success
+	pf_load t.pftrace
+	# 10 "tick" instants on each worker's own track
+	run sh -c "awk '\$1 == \"I\" { print \$5, \$6 }' t.pftrace.ev | sort | uniq -c"
+	assert_equal "$(awk '{ $1 = $1; print }' <<<"$output")" "10 worker-0 tick
+10 worker-1 tick
+10 worker-2 tick
+10 worker-3 tick"
+	assert_equal "$(grep -c 'TYPE_INSTANT' t.pftrace.txt)" 40
+	# "progress" is a counter track in the process's group with the 4 x 10
+	# values the workers sent
+	uuid=$(awk '$1 == "C" && $4 == "progress" { print $2 }' t.pftrace.ev)
+	[ -n "$uuid" ]
+	ptrack=$(awk '$1 == "P" { print $2 }' t.pftrace.ev)
+	run awk -v u="$uuid" '$1 == "C" && $2 == u { print $3 }' t.pftrace.ev
+	assert_output "$ptrack"
+	run sh -c "awk -v u=$uuid '\$1 == \"V\" && \$2 == u { print \$3 }' t.pftrace.ev | sort -n | uniq -c"
+	assert_equal "$(awk '{ $1 = $1; print }' <<<"$output")" "$(for v in 0 100 200 300 400 500 600 700 800 900; do echo "4 $v"; done)"
+}
+
+@test "span_fork: parent, child and the exec'd image on their own pids" {
+	run "$SPANSTAT" --perfetto=f.pftrace -e task-clock -- sh -c 'echo $$ >pid; exec "$0"' "$FORK"
+	assert_success
+	pf_load f.pftrace
+	parent=$(cat pid)
+	comm=$(basename "$FORK" | cut -c1-15)
+	child=$(awk -v p="$parent" '$1 == "S" && $3 != p { print $3; exit }' f.pftrace.ev)
+	[ -n "$child" ]
+	[ "$child" != "$parent" ]
+	run slices f.pftrace.ev
+	# the exec'd image keeps the child's pid; "at-exec" was open across exec;
+	# a thread is named by its comm (the exec'd image is /proc/self/exe)
+	assert_equal "$output" "$(sort <<<"1 $child exe at-exec 1
+1 $child exe child 0
+3 $child exe child;child-step 0
+1 $child exe exec-image 0
+2 $child exe exec-image;exec-step 0
+1 $parent $comm parent 0
+1 $parent $comm parent;fork 0
+1 $parent $comm parent;wait 0")"
+	# a process track each, each holding its own thread (tid = pid)
+	run sh -c "awk '\$1 == \"P\" { print \$3 }' f.pftrace.ev | sort -u"
+	assert_output "$(printf '%s\n' "$parent" "$child" | sort)"
+	run sh -c "awk '\$1 == \"T\" { print \$3, \$4 }' f.pftrace.ev | sort"
+	assert_output "$(printf '%s\n' "$parent $parent" "$child $child" | sort)"
+}
+
+@test "span_finstr: -finstrument-functions slices carry function names, static ones too" {
+	run "$SPANSTAT" --perfetto=i.pftrace -e task-clock -- "$FINSTR"
+	assert_success
+	pf_load i.pftrace
+	run slices i.pftrace.ev
+	assert_equal "$(cut -d' ' -f1,4- <<<"$output")" "$(sort <<<"1 main 0
+1 main;run 0
+3 main;run;leaf_a 0
+2 main;run;mid 0
+4 main;run;mid;leaf_b 0
+1 main;run;spin 0")"
+	# one process, one thread: the target's
+	assert_equal "$(awk '$1 == "S" { print $3, $4 }' i.pftrace.ev | sort -u | wc -l)" 1
+	assert_equal "$(grep -c 'TYPE_SLICE_BEGIN' i.pftrace.txt)" 12
+}
+
+@test "-I 50: each supported perf event is a counter track sampled every interval" {
+	run "$SPANSTAT" --perfetto=s.pftrace --json=s.json -I 50 -e task-clock,page-faults,cycles -- "$SPIN" 300
+	assert_success
+	pf_load s.pftrace
+	run sh -c "awk '\$1 == \"C\" { print \$4, \$5 }' s.pftrace.ev | sort"
+	assert_output "page-faults UNIT_COUNT
+task-clock msec"
+	for ev in task-clock page-faults; do
+		uuid=$(awk -v n="$ev" '$1 == "C" && $4 == n { print $2 }' s.pftrace.ev)
+		n=$(awk -v u="$uuid" '$1 == "V" && $2 == u' s.pftrace.ev | wc -l)
+		echo "$ev: $n samples"
+		[ "$n" -ge 5 ]
+		# one sample per interval of the same run
+		assert_equal "$n" "$(jq '.intervals | length' s.json)"
+	done
+	# the samples are per interval: they add up to the run's count
+	uuid=$(awk '$1 == "C" && $4 == "task-clock" { print $2 }' s.pftrace.ev)
+	sum=$(awk -v u="$uuid" '$1 == "V" && $2 == u { s += $3 } END { printf "%.3f", s }' s.pftrace.ev)
+	total=$(jq '.events[] | select(.name == "task-clock") | .value' s.json)
+	echo "samples sum $sum ms, run $total ms"
+	awk -v a="$sum" -v b="$total" 'BEGIN { d = a - b; exit !(b >= 250 && d < 0.01 && d > -0.01) }'
+}
+
+@test "spans open when the target dies are closed and marked unfinished" {
+	ulimit -c 0
+	run "$SPANSTAT" --perfetto=d.pftrace -e task-clock -- "$DIE" abort
+	assert_failure 134
+	pf_load d.pftrace
+	run slices d.pftrace.ev
+	assert_equal "$(cut -d' ' -f1,4- <<<"$output")" "$(sort <<<"1 outer 1
+1 outer;done 0
+1 outer;inner 1")"
+	# the mark is the debug annotation a consumer shows as the slice's arg
+	assert_equal "$(grep -c 'name: "unfinished"' d.pftrace.txt)" 2
+	# the same for spans left open by exit()
+	run "$SPANSTAT" --perfetto=e.pftrace -e task-clock -- "$DIE" exit
+	assert_failure 3
+	pf_load e.pftrace
+	run slices e.pftrace.ev
+	assert_equal "$(cut -d' ' -f1,4- <<<"$output")" "$(sort <<<"1 outer 1
+1 outer;done 0
+1 outer;inner 1")"
+}
+
+@test "MONOTONIC timestamps come with a ClockSnapshot that holds BOOTTIME" {
+	run "$SPANSTAT" --perfetto=c.pftrace -e task-clock -- "$DIE" exit
+	assert_failure 3
+	pf_load c.pftrace
+	grep -q 'timestamp_clock_id: 3$' c.pftrace.txt
+	# the first packet is the snapshot: BOOTTIME and MONOTONIC read together
+	# (BOOTTIME runs ahead by the time suspended, and is read first)
+	run awk '/^packet/ { n++ } n == 1 && /clock_id:/ { id = $2 } n == 1 && /^      timestamp:/ { print id, $2 }' c.pftrace.txt
+	boot=$(awk '$1 == 6 { print $2 }' <<<"$output")
+	mono=$(awk '$1 == 3 { print $2 }' <<<"$output")
+	echo "BOOTTIME $boot MONOTONIC $mono"
+	[ -n "$boot" ] && [ -n "$mono" ]
+	[ "$((boot + 1000000))" -ge "$mono" ]
+	[ "$boot" -ge "$(awk '{ printf "%d", $1 * 1e9 - 1e9 }' /proc/uptime)" ]
+	# every MONOTONIC timestamp is after the snapshot's (same session)
+	first=$(awk '/timestamp_clock_id: 3$/ { print prev; exit } /^  timestamp:/ { prev = $2 }' c.pftrace.txt)
+	[ "$first" -ge "$((mono - 1000000000))" ]
+}
+
+@test "no trace file after a failed exec, nor a temporary one" {
+	run -127 "$SPANSTAT" --perfetto=x.pftrace -e task-clock -- ./no-such-command
+	assert_failure 127
+	assert_not_exists x.pftrace
+	run ls -A
+	assert_output ""
+}
+
+@test "an unwritable trace path fails with 125 before the target starts" {
+	run "$SPANSTAT" --perfetto=no/such/dir/x.pftrace -- sh -c "touch $BATS_TEST_TMPDIR/ran"
+	assert_failure 125
+	assert_output --regexp "^spanstat: cannot write 'no/such/dir/x.pftrace': No such file or directory$"
+	run ls -A
+	assert_output ""
+}
+
+@test "a trace is complete after success and nothing else is left" {
+	run "$SPANSTAT" --perfetto=ok.pftrace -e task-clock -- "$FORK"
+	assert_success
+	pf_load ok.pftrace
+	rm ok.pftrace.txt ok.pftrace.ev
+	run ls -A
+	assert_output "ok.pftrace"
+}
