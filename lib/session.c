@@ -32,6 +32,8 @@
 
 #define SESSION_READ_BUF (1u << 20)
 #define SESSION_DRAIN_MAX (256u << 20) /* bytes read after exit, at most */
+#define SESSION_STREAMING (64u << 10)  /* a read this big: spans are streaming */
+#define SESSION_DOZE_NS 300000         /* then doze this long between reads */
 
 extern char **environ;
 
@@ -157,17 +159,18 @@ static int session_spans_setup(struct session *s, char **cause)
 	return 0;
 }
 
-/* Reads what the pipe holds now (at most limit bytes) into the decoder. */
-static int session_spans_read(struct session *s, size_t limit)
+/* Reads what the pipe holds now (at most limit bytes) into the decoder;
+ * *got says how much came. */
+static int session_spans_read(struct session *s, size_t limit, size_t *got)
 {
-	size_t got = 0;
-	while (got < limit) {
+	*got = 0;
+	while (*got < limit) {
 		ssize_t n = read(s->pipe_r, s->buf, SESSION_READ_BUF);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
-		got += (size_t)n;
+		*got += (size_t)n;
 		if (decoder_feed(s->dec, s->buf, (size_t)n) < 0)
 			return -ENOMEM;
 	}
@@ -275,19 +278,33 @@ static int session_one(struct session *s, unsigned run, char **cause)
 	struct rusage ru;
 	memset(&ru, 0, sizeof ru);
 	r = 0;
+	bool streaming = false;
 	for (bool done = false; !done;) {
 		struct pollfd pfd[3] = {{s->sfd, POLLIN, 0}, {-1, POLLIN, 0}, {-1, POLLIN, 0}};
 		if (o->spans)
 			pfd[1].fd = s->pipe_r;
 		pfd[2].fd = tfd;
-		/* SIGCHLD can be missed only if it merged with an earlier one:
+		/* While spans stream in, doze between bulk reads instead of
+		 * blocking in poll: a reader asleep in poll must be woken by
+		 * every 4 KiB record the target writes, which costs both sides
+		 * a context switch; a dozing one costs the writer nothing.
+		 * SIGCHLD can be missed only if it merged with an earlier one:
 		 * wake up now and then to look anyway. */
-		if (poll(pfd, 3, 1000) < 0 && errno != EINTR) {
+		int timeout = streaming ? 0 : 1000;
+		if (poll(pfd, 3, timeout) < 0 && errno != EINTR) {
 			r = -errno;
 			break;
 		}
-		if (pfd[1].revents && session_spans_read(s, SESSION_READ_BUF * 4) < 0)
-			r = -ENOMEM;
+		streaming = false;
+		if (o->spans) {
+			size_t got;
+			if (session_spans_read(s, SESSION_READ_BUF * 4, &got) < 0)
+				r = -ENOMEM;
+			if (got >= SESSION_STREAMING) {
+				streaming = true;
+				nanosleep(&(struct timespec){0, SESSION_DOZE_NS}, NULL);
+			}
+		}
 		if (pfd[2].revents) {
 			uint64_t exp;
 			if (read(tfd, &exp, sizeof exp) == (ssize_t)sizeof exp && r == 0)
@@ -298,8 +315,9 @@ static int session_one(struct session *s, unsigned run, char **cause)
 			done = true;
 		}
 	}
+	size_t drained;
 	if (o->spans && r == 0)
-		r = session_spans_read(s, SESSION_DRAIN_MAX);
+		r = session_spans_read(s, SESSION_DRAIN_MAX, &drained);
 	if (tfd >= 0) {
 		if (r == 0 && end > last)
 			r = session_interval(s, &cs, run, start, &last);
