@@ -335,6 +335,9 @@ static cJSON *json_spans(const struct report *r)
 	json_u64(d, "bad_ids", ds->bad_ids);
 	json_u64(d, "unmatched", ds->unmatched);
 	json_u64(d, "unfinished", ds->unfinished);
+	json_u64(d, "over_limit", ds->over_limit);
+	json_u64(d, "clock_unknown", ds->clock_unknown);
+	json_u64(d, "untracked", r->spans ? r->spans->untracked : 0);
 	return o;
 }
 

@@ -361,6 +361,9 @@ static void summary_span_problems(FILE *fp, const struct decode_stats *d, uint64
 		{ d->unmatched, "unmatched end", "unmatched ends" },
 		{ d->unfinished, "unfinished span closed at exit", "unfinished spans closed at exit" },
 		{ untracked, "span beyond the aggregation limit", "spans beyond the aggregation limit" },
+		{ d->over_limit, "event beyond the decoder's limits", "events beyond the decoder's limits" },
+		{ d->clock_unknown, "process with an uncalibrated clock",
+		  "processes with an uncalibrated clock" },
 	};
 	bool any = false;
 
