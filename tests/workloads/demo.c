@@ -27,9 +27,13 @@ static char *generate(size_t n)
 static size_t parse(const char *text, long *out)
 {
 	size_t n = 0;
-	for (const char *p = text; *p; n++)
-		out[n] = strtol(p, (char **)&p, 10);
-	return n;
+	char *end;
+	for (const char *p = text;; p = end) {
+		long v = strtol(p, &end, 10);
+		if (end == p)
+			return n;
+		out[n++] = v;
+	}
 }
 
 static int compare(const void *a, const void *b)
