@@ -1,0 +1,384 @@
+#!/usr/bin/env bats
+# json.bats: --json through the real binary: every field spanstat-json(5)
+# documents is present with a documented type, the values agree with the
+# text summary, --folded and --perfetto of the same run, repeated runs,
+# intervals and exit statuses come through, numbers stay numbers in any
+# locale, and files are written whole or not at all.
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	export THREADS DIE SPIN
+	THREADS=$(build_workload span_threads $(span_link_flags))
+	DIE=$(build_workload span_die $(span_link_flags))
+	SPIN=$(build_workload spin)
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# The installed schema page, or the source one when nothing was installed.
+schema_page() {
+	local page="${SPANSTAT_MANDIR:-/nonexistent}/man5/spanstat-json.5"
+	[ -f "$page" ] || page="$SRCDIR/man/spanstat-json.5"
+	printf '%s\n' "$page"
+}
+
+# schema_fields: "path<TAB>types" for every documented field, types as the
+# page gives them ("number or null").
+schema_fields() {
+	grep -A1 '^\.TP' "$(schema_page)" | sed -n 's/^\\fB\(\.[^\\]*\)\\fR (\(.*\))$/\1\t\2/p'
+}
+
+# schema_check DOC...: one jq pass per document over every documented field,
+# printing "path<TAB>present<TAB>types seen<TAB>values" lines.  A span tree
+# node is documented once: every path under the first .children[] is
+# checked at every depth (recurse(.children[])).  "present" is whether every
+# parent object has the key.
+schema_check() {
+	local prog
+	prog=$(schema_fields | awk -F'\t' '
+	function deep(s,   i, rest) {
+		i = index(s, ".children[]")
+		if (i == 0) return s
+		rest = substr(s, i + 11)
+		return substr(s, 1, i + 10) " | recurse(.children[])" (rest == "" ? "" : " | " rest)
+	}
+	{
+		path = $1
+		if (!match(path, /\.[a-z_]+(\[\])?$/)) { print "unparsable path " path > "/dev/stderr"; exit 1 }
+		parent = substr(path, 1, RSTART - 1); key = substr(path, RSTART + 1)
+		sub(/\[\]$/, "", key)
+		if (parent == "") parent = "."
+		printf "%s\"%s\\t\" + ([%s | has(\"%s\")] | all | tostring) + \"\\t\" + ([%s] | map(type) | unique | join(\",\")) + \"\\t\" + ([%s] | length | tostring)\n",
+			(NR > 1 ? ", " : ""), path, deep(parent), key, deep(path), deep(path)
+	}') || return 1
+	local doc
+	for doc in "$@"; do
+		jq -r "$prog" "$doc" || return 1
+	done
+}
+
+# A directory of extra locales and a comma-decimal locale name in it, built
+# with localedef when the system has none; empty when neither is possible.
+comma_locale() {
+	local l
+	for l in $(locale -a 2>/dev/null); do
+		if [ "$(LC_ALL=$l /usr/bin/printf '%.1f' 1.5 2>/dev/null)" = "1,5" ]; then
+			printf '%s\t%s\n' "" "$l"
+			return
+		fi
+	done
+	local dir="$BATS_FILE_TMPDIR/locales"
+	if [ -d "$dir/de_DE.UTF-8" ] || { command -v localedef >/dev/null &&
+		mkdir -p "$dir" && localedef -i de_DE -f UTF-8 "$dir/de_DE.UTF-8" >/dev/null 2>&1; }; then
+		if [ "$(LOCPATH=$dir LC_ALL=de_DE.UTF-8 /usr/bin/printf '%.1f' 1.5 2>/dev/null)" = "1,5" ]; then
+			printf '%s\t%s\n' "$dir" "de_DE.UTF-8"
+		fi
+	fi
+}
+
+# tree TSV: "path count total_ns self_ns unfinished" for every node of the
+# merged span tree of a document (paths joined with ;).
+tree() {
+	jq -r 'def nodes($p): .children[] | (if $p == "" then .name else $p + ";" + .name end) as $q
+		| ([$q, .count, .total_ns, .self_ns, .unfinished] | @tsv), nodes($q);
+		.spans.merged | nodes("")' "$1"
+}
+
+# summary_value EVENT FILE: the count column of EVENT's line in a summary,
+# thousands separators removed.
+summary_value() {
+	awk -v e="$2" '/Performance counter stats/ { on = 1 }
+		on && ($2 == e || $3 == e) { gsub(",", "", $1); print $1; exit }' "$1"
+}
+
+@test "every documented field is present with a documented type in real runs" {
+	# a run that fills nearly everything: two runs, intervals, spans in
+	# threads, an unsupported event, derived metrics
+	run "$SPANSTAT" --json=full.json -r 2 -I 100 --spans -e task-clock,page-faults,cycles -- "$THREADS"
+	assert_success
+	# one run, killed with spans open (--folded turns spans on): the values
+	# that are null or unset above are filled here
+	run "$SPANSTAT" --json=died.json --folded=died.folded -e task-clock -- "$DIE" term
+	assert_failure 143
+	# spans off, perf stat's default events: empty arrays, collected false
+	run "$SPANSTAT" --json=plain.json -- true
+	assert_success
+	fields=$(schema_fields)
+	nfields=$(wc -l <<<"$fields")
+	echo "$nfields documented fields in $(schema_page)"
+	[ "$nfields" -ge 100 ]
+	run schema_check full.json died.json plain.json
+	assert_success
+	# every field present in every document, with only documented types
+	run awk -F'\t' '
+		NR == FNR { doc[$1] = $2; gsub(/ or /, ",", doc[$1]); next }
+		$2 != "true" { print "missing: " $1 }
+		{
+			n = split($3, seen, ",")
+			for (i = 1; i <= n; i++)
+				if (index("," doc[$1] ",", "," seen[i] ",") == 0) print "type " seen[i] " of " $1 " not in (" doc[$1] ")"
+			if ($4 > 0) filled[$1] = 1
+		}
+		END { for (p in doc) if (!(p in filled)) print "never filled: " p }' <(echo "$fields") <(echo "$output")
+	assert_output ""
+	# and the null variants actually occur where documented
+	assert_equal "$(jq '.events[0].mean' died.json)" null
+	assert_equal "$(jq '.exit.signal' full.json)" null
+	assert_equal "$(jq '.exit.signal' died.json)" 15
+	assert_equal "$(jq '[.spans.threads, .intervals] | map(length)' -c plain.json)" "[0,0]"
+	assert_equal "$(jq '.spans.collected' plain.json)" false
+}
+
+@test "every field in the output is documented in spanstat-json(5)" {
+	run "$SPANSTAT" --json=full.json -r 2 -I 100 --spans -e task-clock,page-faults,cycles -- "$THREADS"
+	assert_success
+	run "$SPANSTAT" --json=died.json --spans -e task-clock -- "$DIE" abort
+	run jq -rs '[.[] | paths | map(if type == "number" then "[]" else "." + . end) | join("")] | unique[]' full.json died.json
+	assert_success
+	seen=$(sed -e 's/\.\[\]/[]/g' -e 's/\(\.children\[\]\)\(\.children\[\]\)*/.children[]/g' <<<"$output" | sort -u)
+	run comm -23 <(echo "$seen") <(schema_fields | cut -f1 | sort -u)
+	assert_output ""
+}
+
+@test "--json alone collects no spans; --spans and --folded do" {
+	run "$SPANSTAT" --json=a.json -e task-clock -- "$THREADS"
+	assert_success
+	assert_equal "$(jq -c '[.spans.collected, (.spans.threads | length), .spans.merged.count]' a.json)" "[false,0,0]"
+	run "$SPANSTAT" --json=b.json --spans -e task-clock -- "$THREADS"
+	assert_success
+	assert_equal "$(jq -c '[.spans.collected, (.spans.threads | length), .spans.merged.count]' b.json)" "[true,5,5]"
+	run "$SPANSTAT" --json=c.json --folded=c.folded -e task-clock -- "$THREADS"
+	assert_success
+	assert_equal "$(jq -c '[.spans.collected, (.spans.threads | length), .spans.merged.count]' c.json)" "[true,5,5]"
+}
+
+@test "the JSON agrees with the text summary of the same run" {
+	run "$SPANSTAT" --json=r.json -o sum.txt --spans -e task-clock,page-faults,cycles -- "$THREADS"
+	assert_success
+	cat sum.txt
+	# events: task-clock as the summary rounds it, page-faults exactly
+	tc=$(jq '.events[] | select(.name == "task-clock") | .value' r.json)
+	assert_equal "$(summary_value sum.txt task-clock)" "$(LC_ALL=C printf '%.2f' "$tc")"
+	assert_equal "$(summary_value sum.txt page-faults)" \
+		"$(jq '.events[] | select(.name == "page-faults") | .value' r.json)"
+	# rusage, to the nanosecond / KiB / count
+	ns9() { jq -r "$1 | \"\\(. / 1e9 | floor).\\(. % 1e9 + 1e9 | tostring | .[1:])\"" r.json; }
+	assert_equal "$(awk '/seconds time elapsed/ { print $1 }' sum.txt)" "$(ns9 .rusage.elapsed_ns)"
+	assert_equal "$(awk '/seconds user/ { print $1 }' sum.txt)" "$(ns9 .rusage.user_ns)"
+	assert_equal "$(awk '/seconds sys/ { print $1 }' sum.txt)" "$(ns9 .rusage.sys_ns)"
+	assert_equal "$(awk '/KiB max RSS/ { gsub(",", "", $1); print $1 }' sum.txt)" "$(jq .rusage.max_rss_kib r.json)"
+	assert_equal "$(awk '/page faults \(minor/ { gsub(",", ""); print $1, $3 }' sum.txt)" \
+		"$(jq -r '.rusage | "\(.minor_faults) \(.major_faults)"' r.json)"
+	assert_equal "$(awk '/context switches \(vol/ { gsub(",", ""); print $1, $3 }' sum.txt)" \
+		"$(jq -r '.rusage | "\(.voluntary_csw) \(.involuntary_csw)"' r.json)"
+	assert_equal "$(jq .exit.exit_code r.json)" 0
+	# spans: every path of the --spans table, with its count, total and self
+	# as the table rounds them
+	table=$(awk '/Spans by stack path/ { on = 1; next } /Spans by name/ { on = 0 }
+		on && NF == 9 && $1 ~ /^[0-9,]+$/ { gsub(",", "", $1); print $9, $1, $2, $3, $4, $5 }' sum.txt | sort)
+	assert_equal "$(wc -l <<<"$table")" 8
+	run awk '
+		function ns(v, u) { return v * (u == "s" ? 1e9 : u == "ms" ? 1e6 : u == "us" ? 1e3 : 1) }
+		function near(v, u, want) { return u == "ns" ? v == want : (v - want / ns(1, u)) ^ 2 <= 0.0051 ^ 2 }
+		NR == FNR { c[$1] = $2; t[$1] = $3; s[$1] = $4; next }
+		!($1 in c) { print "not in JSON: " $1; next }
+		$2 != c[$1] { print $1 ": count " $2 " vs " c[$1] }
+		!near($3, $4, t[$1]) { print $1 ": total " $3 " " $4 " vs " t[$1] " ns" }
+		!near($5, $6, s[$1]) { print $1 ": self " $5 " " $6 " vs " s[$1] " ns" }
+		{ seen[$1] = 1 }
+		END { for (p in c) if (!(p in seen)) print "not in the table: " p }' <(tree r.json) <(echo "$table")
+	assert_output ""
+	# the exact counts the workload emits
+	run tree r.json
+	assert_line --regexp $'^work;outer;inner;scoped\t4000\t'
+	assert_line --regexp $'^main;sleep\t1\t'
+}
+
+@test "an event that cannot be opened: supported false, a reason, value null" {
+	run "$SPANSTAT" --json=n.json -o sum.txt -e task-clock,cycles,instructions -- true
+	assert_success
+	grep -q '<not supported> *cycles' sum.txt
+	run jq -c '.events[] | select(.name == "cycles" or .name == "instructions")
+		| [.supported, .state, (.reason | type), (.reason | length > 0), .value, .mean]' n.json
+	assert_output '[false,"not supported","string",true,null,null]
+[false,"not supported","string",true,null,null]'
+	run jq -c '.events[] | select(.name == "task-clock") | [.supported, .state, .reason, (.value | type)]' n.json
+	assert_output '[true,"ok",null,"number"]'
+}
+
+@test "-r 3: three runs, and the mean and stddev of them" {
+	run "$SPANSTAT" --json=r.json -o sum.txt -r 3 -e task-clock,page-faults -- "$SPIN" 30
+	assert_success
+	assert_equal "$(jq -c '[.runs_requested, .runs_completed, [.runs[].run]]' r.json)" "[3,3,[0,1,2]]"
+	# mean, sample stddev and perf's relative stddev of the mean, from runs[]
+	run jq -r '.events[] as $e | [.runs[].events[] | select(.name == $e.name) | .value] as $v
+		| ($v | add / length) as $m
+		| (($v | map((. - $m) * (. - $m)) | add) / ($v | length - 1) | sqrt) as $sd
+		| [$e.name, ($e.mean - $m | fabs < 1e-6 * $m),
+		   ($e.value == $e.mean), ($e.stddev - $sd | fabs < 1e-6 * ($sd + 1)),
+		   ($e.rel_stddev_pct - (if $m == 0 then 0 else $sd / ($v | length | sqrt) / $m * 100 end) | fabs < 1e-6)] | @tsv' r.json
+	assert_output $'task-clock\ttrue\ttrue\ttrue\ttrue\npage-faults\ttrue\ttrue\ttrue\ttrue'
+	run jq -r '[.runs[].rusage.elapsed_ns] as $v | ($v | add / length) as $m | (.elapsed.mean_ns - $m | fabs) < 1' r.json
+	assert_output true
+	# the summary's ( +- x.xx% ) is the same number (perf leaves it out
+	# when the runs agree exactly)
+	for e in task-clock page-faults; do
+		pct=$(jq --arg e "$e" '.events[] | select(.name == $e) | .rel_stddev_pct' r.json)
+		line=$(grep -E " $e( |\$)" sum.txt)
+		echo "$line / $pct"
+		if [ "$pct" = 0 ]; then
+			[[ $line != *"( +-"* ]]
+		else
+			[[ $line =~ \(\ \+-\ +$(LC_ALL=C printf '%.2f' "$pct")%\ \) ]]
+		fi
+	done
+	grep -q '(3 runs)' sum.txt
+}
+
+@test "-I 100: interval samples that add up to the run's counts" {
+	run --separate-stderr "$SPANSTAT" --json=i.json -I 100 -e task-clock,page-faults -- "$SPIN" 350
+	assert_success
+	assert_equal "$(jq .interval_ms i.json)" 100
+	n=$(jq '.intervals | length' i.json)
+	echo "$n intervals"
+	[ "$n" -ge 3 ]
+	# as many as the text printed, in time order, in run 0
+	assert_equal "$(grep -c 'msec task-clock' <<<"$stderr")" "$((n + 1))"
+	assert_equal "$(jq -c '[.intervals[].run] | unique' i.json)" "[0]"
+	assert_equal "$(jq '[.intervals[].t_ns] | . == sort' i.json)" true
+	assert_equal "$(jq '[.intervals[] | .length_ns > 0] | all' i.json)" true
+	# per interval, not cumulative: the raw counts add up to the total
+	run jq -r '.events[] as $e | [$e.name, $e.raw, ([.intervals[].events[] | select(.name == $e.name) | .raw] | add)] | @tsv' i.json
+	assert_output --regexp $'^task-clock\t([0-9]+)\t\\1\npage-faults\t([0-9]+)\t\\2$'
+}
+
+@test "the target's exit status and a signal death show in the JSON and as spanstat's status" {
+	run "$SPANSTAT" --json=e.json -e task-clock -- sh -c 'exit 7'
+	assert_failure 7
+	assert_equal "$(jq -c '.exit, .runs[0].exit' e.json)" '{"exit_code":7,"signal":null,"core_dumped":false}
+{"exit_code":7,"signal":null,"core_dumped":false}'
+	run "$SPANSTAT" --json=t.json -e task-clock -- "$DIE" term
+	assert_failure 143
+	assert_equal "$(jq -c '.exit' t.json)" '{"exit_code":143,"signal":15,"core_dumped":false}'
+	ulimit -c 0
+	run "$SPANSTAT" --json=a.json -e task-clock -- "$DIE" abort
+	assert_failure 134
+	assert_equal "$(jq -c '.exit' a.json)" '{"exit_code":134,"signal":6,"core_dumped":false}'
+	# spans open at the death are counted as unfinished
+	run "$SPANSTAT" --json=s.json --spans -e task-clock -- "$DIE" segv
+	assert_failure 139
+	assert_equal "$(jq -c '[.exit.signal, .spans.decode.unfinished]' s.json)" "[11,2]"
+	run tree s.json
+	assert_output $'outer\t1\t'"$(jq '.spans.merged.children[0].total_ns' s.json)"$'\t'"$(jq '.spans.merged.children[0].self_ns' s.json)"$'\t1\nouter;inner\t1\t'"$(jq '.spans.merged.children[0].children[] | select(.name == "inner") | .total_ns' s.json)"$'\t'"$(jq '.spans.merged.children[0].children[] | select(.name == "inner") | .self_ns' s.json)"$'\t1\nouter;done\t1\t'"$(jq '.spans.merged.children[0].children[] | select(.name == "done") | .total_ns' s.json)"$'\t'"$(jq '.spans.merged.children[0].children[] | select(.name == "done") | .self_ns' s.json)"$'\t0'
+}
+
+@test "numbers are JSON numbers, in the C locale, whatever LC_ALL says" {
+	run "$SPANSTAT" --json=c.json -e task-clock,page-faults -- "$SPIN" 30
+	assert_success
+	# never strings: every number-like leaf is a number
+	run jq -r 'del(.command, .spanstat_version) | [paths(scalars) as $p | getpath($p) | select(type == "string" and test("^-?[0-9.,]+$"))] | length' c.json
+	assert_output 0
+	assert_equal "$(jq '.events[0].value | type' c.json)" '"number"'
+	IFS=$'\t' read -r locpath loc < <(comma_locale) || true
+	[ -n "$loc" ] || skip "no comma-decimal locale here and none could be built with localedef"
+	export LOCPATH=$locpath
+	[ -n "$locpath" ] || unset LOCPATH
+	LC_ALL=$loc run "$SPANSTAT" --json=l.json -r 2 -I 10 -e task-clock,page-faults -- "$SPIN" 30
+	assert_success
+	echo "locale $loc (LOCPATH=$locpath)"
+	# the document parses, a fractional value is still a number
+	assert_equal "$(jq '.events[] | select(.name == "task-clock") | .value | type' l.json)" '"number"'
+	assert_equal "$(jq '.events[] | select(.name == "task-clock") | .value | . != floor' l.json)" true
+	refute grep -E '[0-9],[0-9]{1,2}[^0-9]' l.json
+	run jq -r 'del(.command, .spanstat_version) | [paths(scalars) as $p | getpath($p) | select(type == "string" and test("^-?[0-9.,]+$"))] | length' l.json
+	assert_output 0
+}
+
+@test "--json=- writes the document to stdout, the summary to stderr" {
+	mkdir w && cd w
+	run --separate-stderr "$SPANSTAT" --json=- -e task-clock -- "$SPIN" 20
+	assert_success
+	assert_equal "$(jq -s 'length' <<<"$output")" 1
+	assert_equal "$(jq -r '.events[0].name' <<<"$output")" task-clock
+	[[ $stderr == *"Performance counter stats"* ]]
+	[[ $stderr != *'"schema_version"'* ]]
+	run ls -A
+	assert_output ""
+}
+
+@test "--json, --folded, --perfetto and the summary of one run describe the same run" {
+	run "$SPANSTAT" --json=a.json --folded=f.txt --perfetto=t.pftrace -o sum.txt --spans \
+		-I 20 -e task-clock,page-faults -- "$THREADS"
+	assert_success
+	# span counts: the JSON tree against the --spans table
+	run awk '/Spans by stack path/ { on = 1; next } /Spans by name/ { on = 0 }
+		on && NF == 9 && $1 ~ /^[0-9,]+$/ { gsub(",", "", $1); print $9, $1 }' sum.txt
+	assert_equal "$(sort <<<"$output")" "$(tree a.json | cut -f1,2 | tr '\t' ' ' | sort)"
+	# self time per stack: folded against the JSON tree, to the nanosecond
+	assert_equal "$(sort f.txt)" "$(tree a.json | awk -F'\t' '$4 > 0 { print $1, $4 }' | sort)"
+	# event values: the summary and the trace's final counter samples
+	tc=$(jq '.events[] | select(.name == "task-clock") | .value' a.json)
+	pf=$(jq '.events[] | select(.name == "page-faults") | .value' a.json)
+	assert_equal "$(summary_value sum.txt task-clock)" "$(LC_ALL=C printf '%.2f' "$tc")"
+	assert_equal "$(summary_value sum.txt page-faults)" "$pf"
+	proto="$SRCDIR/../shared/perfetto"
+	[ -f "$proto/perfetto_trace.proto" ] ||
+		skip_or_fail "no Perfetto schema at $proto to decode the trace with"
+	require_cmd protoc
+	protoc --proto_path="$proto" --decode=perfetto.protos.Trace perfetto_trace.proto <t.pftrace >t.txt
+	# the counter tracks' samples add up to the run's values, one sample per
+	# interval in which the JSON says the event counted
+	run awk '/^  track_descriptor \{/ { d = 1 } /^  \}/ { d = 0 }
+		d && /^    uuid:/ { id = $2 } d && /^    name:/ { tn[id] = $2 }
+		/^    track_uuid:/ { t = $2 } /^    (double_)?counter_value:/ { sum[tn[t]] += $2; n[tn[t]]++ }
+		END { printf "%.6f %d %d %d\n", sum["\"task-clock\""], sum["\"page-faults\""],
+			n["\"task-clock\""], n["\"page-faults\""] }' t.txt
+	read -r ptc ppf ntc npf <<<"$output"
+	echo "trace: task-clock $ptc ($ntc samples) page-faults $ppf ($npf); JSON: $tc $pf"
+	awk -v a="$ptc" -v b="$tc" -v c="$ppf" -v d="$pf" 'BEGIN { exit !((a - b) ^ 2 < 1e-10 && c == d) }'
+	assert_equal "$ntc $npf" "$(jq -r '[.intervals[].events[] | select(.state == "ok") | .name]
+		| "\(map(select(. == "task-clock")) | length) \(map(select(. == "page-faults")) | length)"' a.json)"
+	# slices per name in the trace against the JSON tree's counts per name
+	run awk '/^      iid:/ { i = $2 } /^      name: "/ && i != "" { nm[i] = $2; i = "" }
+		/TYPE_SLICE_BEGIN/ { b = 1 } /^    name_iid:/ && b { c[$2]++; b = 0 }
+		END { for (k in c) { n = nm[k]; gsub(/"/, "", n); print n, c[k] } }' t.txt
+	assert_equal "$(sort <<<"$output")" \
+		"$(tree a.json | awk -F'\t' '{ n = split($1, p, ";"); c[p[n]] += $2 } END { for (k in c) print k, c[k] }' | sort)"
+}
+
+@test "an unwritable --json path fails with 125 before the target starts, leaving nothing" {
+	run "$SPANSTAT" --json=no/such/dir/x.json -- sh -c "touch $BATS_TEST_TMPDIR/ran"
+	assert_failure 125
+	assert_output --regexp "^spanstat: cannot write 'no/such/dir/x.json': No such file or directory$"
+	mkdir adir
+	run "$SPANSTAT" --json=adir -- sh -c "touch $BATS_TEST_TMPDIR/ran"
+	assert_failure 125
+	assert_output --regexp "^spanstat: cannot write 'adir': Is a directory$"
+	run ls -A
+	assert_output "adir"
+	run ls -A adir
+	assert_output ""
+}
+
+@test "no temporary files after success, a failing target, a signal or a failed exec" {
+	run "$SPANSTAT" --json=ok.json -e task-clock -- true
+	assert_success
+	run "$SPANSTAT" --json=seven.json -e task-clock -- sh -c 'exit 7'
+	assert_failure 7
+	run "$SPANSTAT" --json=term.json --spans -e task-clock -- "$DIE" term
+	assert_failure 143
+	run -127 "$SPANSTAT" --json=missing.json -e task-clock -- ./no-such-command
+	assert_failure 127
+	run ls -A
+	assert_output "ok.json
+seven.json
+term.json"
+	# each file left is a whole document
+	for f in ok.json seven.json term.json; do
+		jq -e .schema_version "$f" >/dev/null
+	done
+}
