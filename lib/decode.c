@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "decode.h"
+#include "u64map.h"
 #include "symbols.h"
 #include "wire.h"
 
@@ -50,12 +51,6 @@
 #define DECODE_MAX_STRINGS (1u << 20)
 #define DECODE_MAX_STRBYTES (64u << 20)
 #define DECODE_DIRECT_IDS 65536 /* ids below this may live in a flat array */
-
-/* u64 key (never 0) to u64 value: linear probing, backward-shift delete. */
-struct dmap {
-	uint64_t *key, *val;
-	uint32_t cap, n;
-};
 
 struct dstack {
 	uint32_t name;
@@ -83,7 +78,7 @@ struct dproc {
 	uint32_t mult, shift;
 	uint32_t *map; /* wire id -> strtab id, ids < nmap */
 	uint32_t nmap;
-	struct dmap big; /* the other ids */
+	struct u64map big; /* the other ids */
 	uint32_t ndefined;
 	uint64_t last_ts;
 	struct dthread *threads;
@@ -98,7 +93,7 @@ struct decoder {
 	struct strtab strings;
 	size_t strbytes;
 	struct symbols *sym;
-	struct dmap procs, threads;
+	struct u64map procs, threads;
 	struct dproc *phead, *ptail;
 	uint32_t nproc, nthread, ndefined;
 	struct dthread *last; /* thread of the last events record */
@@ -121,92 +116,6 @@ static inline uint32_t decode_load32(const uint8_t *p)
 	uint32_t v;
 	memcpy(&v, p, sizeof v);
 	return v;
-}
-
-static inline uint32_t dmap_slot(uint64_t k, uint32_t cap)
-{
-	return (uint32_t)((k * 0x9e3779b97f4a7c15u) >> 32) & (cap - 1);
-}
-
-static inline uint64_t dmap_get(const struct dmap *m, uint64_t k)
-{
-	if (!m->cap)
-		return 0;
-	for (uint32_t i = dmap_slot(k, m->cap);; i = (i + 1) & (m->cap - 1)) {
-		if (m->key[i] == k)
-			return m->val[i];
-		if (m->key[i] == 0)
-			return 0;
-	}
-}
-
-static int dmap_put(struct dmap *m, uint64_t k, uint64_t v)
-{
-	if ((m->n + 1) * 2 > m->cap) {
-		uint32_t cap = m->cap ? m->cap * 2 : 16;
-		uint64_t *key = calloc(cap, sizeof *key), *val = calloc(cap, sizeof *val);
-		if (!key || !val) {
-			free(key);
-			free(val);
-			return -ENOMEM;
-		}
-		for (uint32_t j = 0; j < m->cap; j++) {
-			if (!m->key[j])
-				continue;
-			uint32_t i = dmap_slot(m->key[j], cap);
-			while (key[i])
-				i = (i + 1) & (cap - 1);
-			key[i] = m->key[j];
-			val[i] = m->val[j];
-		}
-		free(m->key);
-		free(m->val);
-		m->key = key;
-		m->val = val;
-		m->cap = cap;
-	}
-	uint32_t i = dmap_slot(k, m->cap);
-	while (m->key[i] && m->key[i] != k)
-		i = (i + 1) & (m->cap - 1);
-	if (!m->key[i])
-		m->n++;
-	m->key[i] = k;
-	m->val[i] = v;
-	return 0;
-}
-
-static void dmap_del(struct dmap *m, uint64_t k)
-{
-	if (!m->cap)
-		return;
-	uint32_t mask = m->cap - 1, i = dmap_slot(k, m->cap);
-	while (m->key[i] != k) {
-		if (!m->key[i])
-			return;
-		i = (i + 1) & mask;
-	}
-	for (uint32_t j = i;;) {
-		j = (j + 1) & mask;
-		if (!m->key[j])
-			break;
-		uint32_t h = dmap_slot(m->key[j], m->cap);
-		/* move j back to i unless its home lies cyclically in (i, j] */
-		bool stay = i <= j ? (h > i && h <= j) : (h > i || h <= j);
-		if (!stay) {
-			m->key[i] = m->key[j];
-			m->val[i] = m->val[j];
-			i = j;
-		}
-	}
-	m->key[i] = 0;
-	m->n--;
-}
-
-static void dmap_release(struct dmap *m)
-{
-	free(m->key);
-	free(m->val);
-	memset(m, 0, sizeof *m);
 }
 
 static inline uint64_t decode_tid_key(uint32_t pid, uint32_t tid)
@@ -239,7 +148,7 @@ static void decode_refuse(struct decoder *d, bool oom)
 
 static inline uint32_t decode_name(const struct dproc *p, uint32_t id)
 {
-	return id < p->nmap ? p->map[id] : (uint32_t)dmap_get(&p->big, id);
+	return id < p->nmap ? p->map[id] : (uint32_t)u64map_get(&p->big, id);
 }
 
 /* A strtab id for s (cut at its first NUL), within the string limits. */
@@ -290,7 +199,7 @@ static void decode_define(struct decoder *d, struct dproc *p, uint32_t id, uint3
 	}
 	if (id < p->nmap) {
 		p->map[id] = gid;
-	} else if (dmap_put(&p->big, id, gid) < 0) {
+	} else if (u64map_put(&p->big, id, gid) < 0) {
 		decode_refuse(d, true);
 		return;
 	}
@@ -329,7 +238,7 @@ static void decode_thread_free(struct decoder *d, struct dthread *t)
 		p->threads = t->next;
 	if (t->next)
 		t->next->prev = t->prev;
-	dmap_del(&d->threads, decode_tid_key(t->pid, t->tid));
+	u64map_del(&d->threads, decode_tid_key(t->pid, t->tid));
 	if (d->last == t)
 		d->last = NULL;
 	d->nthread--;
@@ -349,7 +258,7 @@ static struct dthread *decode_thread_new(struct decoder *d, struct dproc *p, uin
 		t->cap = 16;
 		t->stk = malloc(t->cap * sizeof *t->stk);
 	}
-	if (!t || !t->stk || dmap_put(&d->threads, decode_tid_key(p->pid, tid), (uintptr_t)t) < 0) {
+	if (!t || !t->stk || u64map_put(&d->threads, decode_tid_key(p->pid, tid), (uintptr_t)t) < 0) {
 		if (t)
 			free(t->stk);
 		free(t);
@@ -373,7 +282,7 @@ static struct dthread *decode_thread_new(struct decoder *d, struct dproc *p, uin
 
 static inline struct dproc *decode_proc(const struct decoder *d, uint32_t pid)
 {
-	return (struct dproc *)(uintptr_t)dmap_get(&d->procs, pid);
+	return (struct dproc *)(uintptr_t)u64map_get(&d->procs, pid);
 }
 
 /* Closes everything the process has open (at ts, or at each thread's last
@@ -394,7 +303,7 @@ static void decode_proc_end(struct decoder *d, struct dproc *p, uint64_t ts, uin
 	free(p->map);
 	p->map = NULL;
 	p->nmap = 0;
-	dmap_release(&p->big);
+	u64map_release(&p->big);
 	d->ndefined -= p->ndefined;
 	p->ndefined = 0;
 }
@@ -409,7 +318,7 @@ static void decode_proc_free(struct decoder *d, struct dproc *p)
 		p->next->prev = p->prev;
 	else
 		d->ptail = p->prev;
-	dmap_del(&d->procs, p->pid);
+	u64map_del(&d->procs, p->pid);
 	d->nproc--;
 	free(p);
 }
@@ -545,7 +454,7 @@ static bool decode_hello(struct decoder *d, const struct wire_hdr *h, const uint
 			return true;
 		}
 		p = calloc(1, sizeof *p);
-		if (!p || dmap_put(&d->procs, h->pid, (uintptr_t)p) < 0) {
+		if (!p || u64map_put(&d->procs, h->pid, (uintptr_t)p) < 0) {
 			free(p);
 			decode_refuse(d, true);
 			return true;
@@ -632,7 +541,7 @@ static bool decode_thread_name(struct decoder *d, const struct wire_hdr *h, cons
 	if (!p)
 		return false;
 	uint32_t name = decode_intern(d, (const char *)pl + 8, n);
-	struct dthread *t = (struct dthread *)(uintptr_t)dmap_get(&d->threads,
+	struct dthread *t = (struct dthread *)(uintptr_t)u64map_get(&d->threads,
 								  decode_tid_key(h->pid, h->tid));
 	if (!t) {
 		decode_thread_new(d, p, h->tid, p->last_ts, name);
@@ -657,7 +566,7 @@ static void decode_record(struct decoder *d, const struct wire_hdr *h, const uin
 		uint64_t key = decode_tid_key(h->pid, h->tid);
 		struct dthread *t = d->last;
 		if (!t || decode_tid_key(t->pid, t->tid) != key) {
-			t = (struct dthread *)(uintptr_t)dmap_get(&d->threads, key);
+			t = (struct dthread *)(uintptr_t)u64map_get(&d->threads, key);
 			if (!t) {
 				if (!(p = decode_proc(d, h->pid)))
 					break;
@@ -686,7 +595,7 @@ static void decode_record(struct decoder *d, const struct wire_hdr *h, const uin
 	case WIRE_THREAD_EXIT: {
 		if (paylen != 8 || h->tid == 0 || !(p = decode_proc(d, h->pid)))
 			break;
-		struct dthread *t = (struct dthread *)(uintptr_t)dmap_get(
+		struct dthread *t = (struct dthread *)(uintptr_t)u64map_get(
 			&d->threads, decode_tid_key(h->pid, h->tid));
 		if (t) {
 			uint64_t ns = decode_ns(p, decode_load64(pl));
@@ -809,11 +718,11 @@ void decoder_free(struct decoder *d)
 		while (p->threads)
 			decode_thread_free(d, p->threads);
 		free(p->map);
-		dmap_release(&p->big);
+		u64map_release(&p->big);
 		decode_proc_free(d, p);
 	}
-	dmap_release(&d->procs);
-	dmap_release(&d->threads);
+	u64map_release(&d->procs);
+	u64map_release(&d->threads);
 	symbols_free(d->sym);
 	strtab_release(&d->strings);
 	free(d);

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "pbenc.h"
+#include "u64map.h"
 #include "writer.h"
 
 /* Field numbers (perfetto_trace.proto). */
@@ -80,13 +81,6 @@ enum { UNIT_COUNT = 2 };
 #define PF_SEQ_ID 1u /* any non-zero id: spanstat writes one sequence */
 #define PF_FLUSH (64u * 1024)
 
-/* A map of 64-bit keys to track uuids (open addressing, keys stored as
- * key + 1, 0 empty). */
-struct pf_map {
-	uint64_t *key, *val;
-	size_t n, cap;
-};
-
 struct perfetto {
 	struct pbenc enc;
 	const struct strtab *strings;
@@ -94,7 +88,7 @@ struct perfetto {
 	size_t interned_bits;
 	/* track uuids are small sequential numbers so they encode in 1-3 bytes */
 	uint64_t next_uuid;
-	struct pf_map procs, threads, counters;
+	struct u64map procs, threads, counters;
 	uint64_t last_thread_key, last_thread_uuid; /* cache for runs of one thread */
 	int have_last;
 	uint64_t global_track;
@@ -105,76 +99,16 @@ struct perfetto {
 	int started;
 };
 
-static size_t pf_map_hash(uint64_t key, size_t cap)
-{
-	key *= 0x9e3779b97f4a7c15ull;
-	return (size_t)(key >> 32) & (cap - 1);
-}
-
-/* The uuid stored for key, or 0. */
-static uint64_t pf_map_get(const struct pf_map *m, uint64_t key)
-{
-	if (!m->cap)
-		return 0;
-	for (size_t j = pf_map_hash(key, m->cap); m->key[j]; j = (j + 1) & (m->cap - 1))
-		if (m->key[j] == key + 1)
-			return m->val[j];
-	return 0;
-}
-
-/* Stores key -> val (replacing); returns 0 or -ENOMEM. */
-static int pf_map_put(struct pf_map *m, uint64_t key, uint64_t val)
-{
-	if ((m->n + 1) * 2 > m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 64;
-		uint64_t *k = calloc(cap, sizeof *k), *v = calloc(cap, sizeof *v);
-		if (!k || !v) {
-			free(k);
-			free(v);
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i < m->cap; i++) {
-			if (!m->key[i])
-				continue;
-			size_t j = pf_map_hash(m->key[i] - 1, cap);
-			while (k[j])
-				j = (j + 1) & (cap - 1);
-			k[j] = m->key[i];
-			v[j] = m->val[i];
-		}
-		free(m->key);
-		free(m->val);
-		m->key = k;
-		m->val = v;
-		m->cap = cap;
-	}
-	size_t j = pf_map_hash(key, m->cap);
-	while (m->key[j] && m->key[j] != key + 1)
-		j = (j + 1) & (m->cap - 1);
-	if (!m->key[j])
-		m->n++;
-	m->key[j] = key + 1;
-	m->val[j] = val;
-	return 0;
-}
-
-static void pf_map_release(struct pf_map *m)
-{
-	free(m->key);
-	free(m->val);
-	memset(m, 0, sizeof *m);
-}
-
 /* The uuid of key in m, assigning the next one if new (*fresh set). */
-static uint64_t pf_uuid(struct writer *w, struct perfetto *p, struct pf_map *m, uint64_t key,
+static uint64_t pf_uuid(struct writer *w, struct perfetto *p, struct u64map *m, uint64_t key,
 			int *fresh)
 {
-	uint64_t u = pf_map_get(m, key);
+	uint64_t u = u64map_get(m, key);
 	*fresh = !u;
 	if (u)
 		return u;
 	u = ++p->next_uuid;
-	if (pf_map_put(m, key, u) < 0 && !w->err)
+	if (u64map_put(m, key, u) < 0 && !w->err)
 		w->err = -ENOMEM;
 	return u;
 }
@@ -269,7 +203,7 @@ static uint64_t pf_process_desc(struct writer *w, struct perfetto *p, uint64_t t
 /* The process's track uuid, describing it first if it is new. */
 static uint64_t pf_process_track(struct writer *w, struct perfetto *p, uint64_t ts, uint32_t pid)
 {
-	uint64_t uuid = pf_map_get(&p->procs, pid);
+	uint64_t uuid = u64map_get(&p->procs, pid);
 	return uuid ? uuid : pf_process_desc(w, p, ts, pid, 0);
 }
 
@@ -302,7 +236,7 @@ static uint64_t pf_thread_track(struct writer *w, struct perfetto *p, const stru
 	uint64_t key = pf_thread_key(ev->pid, ev->tid);
 	if (p->have_last && p->last_thread_key == key)
 		return p->last_thread_uuid;
-	uint64_t uuid = pf_map_get(&p->threads, key);
+	uint64_t uuid = u64map_get(&p->threads, key);
 	if (!uuid)
 		uuid = pf_thread_desc(w, p, ev->ts, ev->pid, ev->tid, 0);
 	p->have_last = 1;
@@ -618,9 +552,9 @@ static void perfetto_release(struct writer *w)
 	if (!p)
 		return;
 	pbenc_release(&p->enc);
-	pf_map_release(&p->procs);
-	pf_map_release(&p->threads);
-	pf_map_release(&p->counters);
+	u64map_release(&p->procs);
+	u64map_release(&p->threads);
+	u64map_release(&p->counters);
 	free(p->interned);
 	free(p->event_track);
 	free(p->event_described);

@@ -14,79 +14,14 @@
 #include <string.h>
 
 #include "spantree.h"
+#include "u64map.h"
 
 #define SPANTREE_UNTRACKED UINT32_MAX
 
-/* u64 key -> u32 value (0: absent), insert only. */
-struct spantree_map {
-	uint64_t *key;
-	uint32_t *val;
-	uint32_t cap, n;
-};
-
 struct spantree_index {
-	struct spantree_map thread; /* (pid, tid) -> index in st->thread + 1 */
-	struct spantree_map proc;   /* pid -> process name id + 1 */
+	struct u64map thread; /* (pid, tid) -> index in st->thread + 1 */
+	struct u64map proc;   /* pid -> process name id + 1 */
 };
-
-static inline uint32_t spantree_map_slot(uint64_t k, uint32_t cap)
-{
-	return (uint32_t)((k * 0x9e3779b97f4a7c15u) >> 32) & (cap - 1);
-}
-
-static uint32_t spantree_map_get(const struct spantree_map *m, uint64_t k)
-{
-	if (!m->cap)
-		return 0;
-	for (uint32_t i = spantree_map_slot(k, m->cap);; i = (i + 1) & (m->cap - 1)) {
-		if (!m->val[i])
-			return 0;
-		if (m->key[i] == k)
-			return m->val[i];
-	}
-}
-
-static int spantree_map_put(struct spantree_map *m, uint64_t k, uint32_t v)
-{
-	if ((m->n + 1) * 2 > m->cap) {
-		uint32_t cap = m->cap ? m->cap * 2 : 16;
-		uint64_t *key = calloc(cap, sizeof *key);
-		uint32_t *val = calloc(cap, sizeof *val);
-		if (!key || !val) {
-			free(key);
-			free(val);
-			return -ENOMEM;
-		}
-		for (uint32_t j = 0; j < m->cap; j++) {
-			if (!m->val[j])
-				continue;
-			uint32_t i = spantree_map_slot(m->key[j], cap);
-			while (val[i])
-				i = (i + 1) & (cap - 1);
-			key[i] = m->key[j];
-			val[i] = m->val[j];
-		}
-		free(m->key);
-		free(m->val);
-		m->key = key;
-		m->val = val;
-		m->cap = cap;
-	}
-	uint32_t i = spantree_map_slot(k, m->cap);
-	while (m->val[i] && m->key[i] != k)
-		i = (i + 1) & (m->cap - 1);
-	if (!m->val[i])
-		m->n++;
-	m->key[i] = k;
-	m->val[i] = v;
-	return 0;
-}
-
-static void spantree_map_release(struct spantree_map *m)
-{
-	free(m->key);
-	free(m->val);
-}
 
 /* ---- one tree ------------------------------------------------------- */
 
@@ -221,8 +156,8 @@ void spantree_release(struct spantree *st)
 	free(st->thread);
 	struct spantree_index *ix = st->index;
 	if (ix) {
-		spantree_map_release(&ix->thread);
-		spantree_map_release(&ix->proc);
+		u64map_release(&ix->thread);
+		u64map_release(&ix->proc);
 		free(ix);
 	}
 	memset(st, 0, sizeof *st);
@@ -232,7 +167,7 @@ static struct span_tree *spantree_tree(struct spantree *st, uint32_t pid, uint32
 {
 	struct spantree_index *ix = st->index;
 	uint64_t key = (uint64_t)pid << 32 | tid;
-	uint32_t i = spantree_map_get(&ix->thread, key);
+	uint32_t i = u64map_get(&ix->thread, key);
 	if (i) {
 		st->last = st->thread[i - 1];
 		return st->last;
@@ -250,12 +185,12 @@ static struct span_tree *spantree_tree(struct spantree *st, uint32_t pid, uint32
 		free(t);
 		return NULL;
 	}
-	if (spantree_map_put(&ix->thread, key, (uint32_t)st->nthread + 1) < 0) {
+	if (u64map_put(&ix->thread, key, (uint32_t)st->nthread + 1) < 0) {
 		span_tree_release(t);
 		free(t);
 		return NULL;
 	}
-	uint32_t pn = spantree_map_get(&ix->proc, pid);
+	uint32_t pn = u64map_get(&ix->proc, pid);
 	t->process_name = pn ? pn - 1 : 0;
 	st->thread[st->nthread++] = t;
 	st->last = t;
@@ -265,8 +200,8 @@ static struct span_tree *spantree_tree(struct spantree *st, uint32_t pid, uint32
 static void spantree_process(struct spantree *st, const struct span_event *ev)
 {
 	struct spantree_index *ix = st->index;
-	bool known = spantree_map_get(&ix->proc, ev->pid) != 0;
-	spantree_map_put(&ix->proc, ev->pid, ev->name + 1);
+	bool known = u64map_get(&ix->proc, ev->pid) != 0;
+	u64map_put(&ix->proc, ev->pid, ev->name + 1);
 	if (known) /* renamed (exec): rare, so a scan is fine */
 		for (size_t i = 0; i < st->nthread; i++)
 			if (st->thread[i]->pid == ev->pid)

@@ -15,7 +15,7 @@ FUZZ_DIR = $(builddir)/tests/fuzz
 FUZZ_CFLAGS = -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -I$(srcdir)/lib -I$(srcdir)/lib/span
 FUZZ_SRCS = $(srcdir)/tests/fuzz/fuzz_decode.c $(srcdir)/lib/decode.c \
-	$(srcdir)/lib/strtab.c $(srcdir)/lib/symbols.c $(srcdir)/lib/spantree.c \
+	$(srcdir)/lib/strtab.c $(srcdir)/lib/u64map.c $(srcdir)/lib/symbols.c $(srcdir)/lib/spantree.c \
 	$(srcdir)/lib/folded.c
 FUZZ_LIBS = -ldw -lelf
 
