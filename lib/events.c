@@ -20,6 +20,8 @@
  */
 #include "events.h"
 
+#include "cause.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -31,25 +33,6 @@
 
 #include "evtable.h"
 #include "pfm.h"
-
-static int events_errf(char **cause, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int events_errf(char **cause, const char *fmt, ...)
-{
-	if (!cause)
-		return -EINVAL;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	*cause = n < 0 ? NULL : malloc((size_t)n + 1);
-	if (*cause) {
-		va_start(ap, fmt);
-		vsnprintf(*cause, (size_t)n + 1, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
 
 void evlist_init(struct evlist *evl)
 {
@@ -124,7 +107,7 @@ static int events_apply_mods(struct perf_event_attr *attr, const char *mods, boo
 			break;
 		case 'p':
 			if (++precise > 3)
-				return events_errf(cause, "too many 'p' modifiers in '%s'", subject);
+				return cause_set(cause, -EINVAL, "too many 'p' modifiers in '%s'", subject);
 			break;
 		case 'D':
 			attr->pinned = 1;
@@ -133,7 +116,7 @@ static int events_apply_mods(struct perf_event_attr *attr, const char *mods, boo
 			attr->exclusive = 1;
 			break;
 		default:
-			return events_errf(cause, "unknown modifier '%c' in '%s'", *m, subject);
+			return cause_set(cause, -EINVAL, "unknown modifier '%c' in '%s'", *m, subject);
 		}
 	}
 	attr->precise_ip = precise;
@@ -284,7 +267,7 @@ static int events_unknown(const char *name, char **cause)
 	}
 	for (int i = 0; i < s.n; i++)
 		free(s.names[i]);
-	return events_errf(cause, "unknown event '%s'%s", name, hint);
+	return cause_set(cause, -EINVAL, "unknown event '%s'%s", name, hint);
 }
 
 /* --- resolving one name --------------------------------------------------- */
@@ -325,7 +308,7 @@ static int events_resolve(const char *term, struct event *ev, char **cause)
 		ev->attr.type = raw ? PERF_TYPE_RAW : type;
 		ev->attr.config = config;
 		if (mods && !*mods)
-			err = events_errf(cause, "empty modifier in '%s'", term);
+			err = cause_set(cause, -EINVAL, "empty modifier in '%s'", term);
 		else if (mods)
 			err = events_apply_mods(&ev->attr, mods, true, term, cause);
 		goto out;
@@ -447,7 +430,7 @@ static int events_parse_list(struct evlist *evl, const char *spec, bool dry, cha
 			p++;
 		if (spec[p] == '{') {
 			if (in_group)
-				return events_errf(cause, "nested '{' in event list '%s'", spec);
+				return cause_set(cause, -EINVAL, "nested '{' in event list '%s'", spec);
 			in_group = true;
 			group = next_group++;
 			members = 0;
@@ -462,15 +445,15 @@ static int events_parse_list(struct evlist *evl, const char *spec, bool dry, cha
 			return -ENOMEM;
 		int err = 0;
 		if (!*term && !spec[p] && in_group)
-			err = events_errf(cause, "unbalanced '{' in event list '%s'", spec);
+			err = cause_set(cause, -EINVAL, "unbalanced '{' in event list '%s'", spec);
 		else if (!*term && spec[p] == '}' && in_group && members == 0)
-			err = events_errf(cause, "empty group in '%s'", spec);
+			err = cause_set(cause, -EINVAL, "empty group in '%s'", spec);
 		else if (!*term)
-			err = events_errf(cause, "empty event name in '%s'", spec);
+			err = cause_set(cause, -EINVAL, "empty event name in '%s'", spec);
 		else if (spec[p] == '{')
-			err = events_errf(cause, "unexpected '{' after '%s' in event list '%s'", term, spec);
+			err = cause_set(cause, -EINVAL, "unexpected '{' after '%s' in event list '%s'", term, spec);
 		else if (spec[p] == '}' && !in_group)
-			err = events_errf(cause, "unbalanced '}' in event list '%s'", spec);
+			err = cause_set(cause, -EINVAL, "unbalanced '}' in event list '%s'", spec);
 		else if (in_group)
 			err = dry ? (members++, 0) : events_add(evl, term, group, members++ == 0, cause);
 		else
@@ -491,7 +474,7 @@ static int events_parse_list(struct evlist *evl, const char *spec, bool dry, cha
 				if (!mods || !subject)
 					err = -ENOMEM;
 				else if (!*mods)
-					err = events_errf(cause, "empty modifier in '%s'", subject);
+					err = cause_set(cause, -EINVAL, "empty modifier in '%s'", subject);
 				else if (dry)
 					err = events_apply_mods(&scratch, mods, true, subject, cause);
 				else
@@ -504,14 +487,14 @@ static int events_parse_list(struct evlist *evl, const char *spec, bool dry, cha
 			while (spec[p] == ' ' || spec[p] == '\t')
 				p++;
 			if (spec[p] == '}')
-				return events_errf(cause, "unbalanced '}' in event list '%s'", spec);
+				return cause_set(cause, -EINVAL, "unbalanced '}' in event list '%s'", spec);
 			if (spec[p] && spec[p] != ',')
-				return events_errf(cause, "unexpected '%c' after '}' in event list '%s'", spec[p],
+				return cause_set(cause, -EINVAL, "unexpected '%c' after '}' in event list '%s'", spec[p],
 						   spec);
 		}
 		if (!spec[p]) {
 			if (in_group)
-				return events_errf(cause, "unbalanced '{' in event list '%s'", spec);
+				return cause_set(cause, -EINVAL, "unbalanced '{' in event list '%s'", spec);
 			if (!dry)
 				evl->ngroups = next_group;
 			return 0;
@@ -525,7 +508,7 @@ int evlist_parse(struct evlist *evl, const char *spec, char **cause)
 	if (cause)
 		*cause = NULL;
 	if (events_blank(spec) || strcmp(spec, "{}") == 0)
-		return events_errf(cause, "empty event list");
+		return cause_set(cause, -EINVAL, "empty event list");
 	size_t n0 = evl->n;
 	int err = events_parse_list(evl, spec, true, cause);
 	if (!err)
@@ -535,7 +518,7 @@ int evlist_parse(struct evlist *evl, const char *spec, char **cause)
 			free(evl->ev[i].name);
 		evl->n = n0;
 		if (cause && !*cause)
-			events_errf(cause, "cannot parse event list '%s': %s", spec, strerror(-err));
+			cause_set(cause, -EINVAL, "cannot parse event list '%s': %s", spec, strerror(-err));
 	}
 	return err;
 }
@@ -600,6 +583,6 @@ int events_list(const char *pattern, event_list_fn fn, void *arg, char **cause)
 	}
 	r = pfm_list(events_list_pfm, &l, cause);
 	if (r < 0 && cause && !*cause)
-		events_errf(cause, "cannot list libpfm4 events: %s", strerror(-r));
+		cause_set(cause, -EINVAL, "cannot list libpfm4 events: %s", strerror(-r));
 	return r;
 }

@@ -5,6 +5,8 @@
 
 #include "outfile.h"
 
+#include "cause.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,9 +17,7 @@
 
 static int outfile_fail(char **cause, int err, const char *what, const char *path)
 {
-	if (cause && asprintf(cause, "%s '%s': %s", what, path, strerror(err)) < 0)
-		*cause = NULL;
-	return -err;
+	return cause_set(cause, -err, "%s '%s': %s", what, path, strerror(err));
 }
 
 /* Copies the current contents of path (if any) into fd, for --append. */

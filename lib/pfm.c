@@ -21,6 +21,7 @@
  * struct perf_event_attr is skipped and the kernel's is used. */
 #include <perfmon/pfmlib_perf_event.h>
 
+#include "cause.h"
 #include "evtable.h"
 
 /* The libpfm4 functions used here, resolved by pfm_load(). */
@@ -46,23 +47,6 @@ static struct {
 
 static bool pfm_done;
 static int pfm_status;
-
-static int pfm_cause(char **cause, int err, const char *fmt, ...)
-{
-	if (!cause)
-		return err;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	*cause = n < 0 ? NULL : malloc((size_t)n + 1);
-	if (*cause) {
-		va_start(ap, fmt);
-		vsnprintf(*cause, (size_t)n + 1, fmt, ap);
-		va_end(ap);
-	}
-	return err;
-}
 
 bool pfm_initialised(void)
 {
@@ -98,9 +82,9 @@ int pfm_setup(char **cause)
 		pfm_status = load_error ? PFM_ERR_NOINIT : pfm_initialize();
 	}
 	if (load_error)
-		return pfm_cause(cause, -EIO, "cannot load libpfm4 (%s): %s", PFM_SONAME, load_error);
+		return cause_set(cause, -EIO, "cannot load libpfm4 (%s): %s", PFM_SONAME, load_error);
 	if (pfm_status != PFM_SUCCESS)
-		return pfm_cause(cause, -EIO, "cannot initialise libpfm4: %s", pfm_strerror(pfm_status));
+		return cause_set(cause, -EIO, "cannot initialise libpfm4: %s", pfm_strerror(pfm_status));
 	return 0;
 }
 
@@ -149,7 +133,7 @@ int pfm_encode(const char *name, unsigned levels, struct perf_event_attr *attr, 
 	if (r == PFM_ERR_NOTFOUND)
 		return -ENOENT;
 	if (r != PFM_SUCCESS)
-		return pfm_cause(cause, -EINVAL, "invalid event '%s': %s", name, pfm_strerror(r));
+		return cause_set(cause, -EINVAL, "invalid event '%s': %s", name, pfm_strerror(r));
 	return 0;
 }
 

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cause.h"
 #include "counters.h"
 #include "decode.h"
 #include "launch.h"
@@ -69,8 +70,7 @@ static int session_fail(char **cause, int err, const char *fmt, const char *arg)
 	char *what = NULL;
 	if (asprintf(&what, fmt, arg) < 0)
 		what = NULL;
-	if (asprintf(cause, "%s: %s", what ? what : "error", strerror(err)) < 0)
-		*cause = NULL;
+	cause_set(cause, -err, "%s: %s", what ? what : "error", strerror(err));
 	free(what);
 	return -err;
 }
