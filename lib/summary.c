@@ -228,11 +228,20 @@ static int summary_row_cmp(const void *pa, const void *pb)
 	return a->key < b->key ? -1 : a->key > b->key;
 }
 
-static const char *summary_name(const struct strtab *t, uint32_t id)
+/* A span name as a table shows it: control characters as \xNN, so one
+ * span stays one row whatever bytes the target sent. */
+static void summary_name(FILE *fp, const struct strtab *t, uint32_t id)
 {
-	const char *s = t ? strtab_get(t, id) : "";
+	const unsigned char *s = (const unsigned char *)(t ? strtab_get(t, id) : "");
 
-	return *s ? s : "?";
+	if (!*s)
+		fputs("\"\"", fp);
+	for (; *s; s++) {
+		if (*s < 0x20 || *s == 0x7f)
+			fprintf(fp, "\\x%02x", *s);
+		else
+			fputc(*s, fp);
+	}
 }
 
 /* The stack path of node i as "a;b;c". */
@@ -246,16 +255,18 @@ static void summary_path(FILE *fp, const struct span_tree *t, const struct strta
 	if (depth > 64) {
 		chain = malloc(depth * sizeof(*chain));
 		if (!chain) {
-			fputs(summary_name(names, t->node[i].name), fp);
+			summary_name(fp, names, t->node[i].name);
 			return;
 		}
 	}
 	depth = 0;
 	for (uint32_t k = i; k != 0 && depth < t->n; k = t->node[k].parent)
 		chain[depth++] = k;
-	while (depth-- > 0)
-		fprintf(fp, "%s%s", summary_name(names, t->node[chain[depth]].name),
-			depth ? ";" : "");
+	while (depth-- > 0) {
+		summary_name(fp, names, t->node[chain[depth]].name);
+		if (depth)
+			fputc(';', fp);
+	}
 	if (chain != chain_small)
 		free(chain);
 }
@@ -338,7 +349,8 @@ static int summary_span_tables(FILE *fp, const struct report *r, const struct sp
 		"mean", "wall", "name");
 	for (size_t i = 0; i < nby && i < SUMMARY_SPAN_ROWS; i++) {
 		summary_row_cells(fp, &byname[i], r->span_wall_ns);
-		fprintf(fp, "%s\n", summary_name(names, byname[i].key));
+		summary_name(fp, names, byname[i].key);
+		fputc('\n', fp);
 	}
 	summary_more(fp, nby, "names");
 	fputc('\n', fp);

@@ -255,3 +255,12 @@ work 4'
 	assert_success
 	assert_output ''
 }
+
+@test "the span table shows control characters escaped, one row per span" {
+	local bin
+	bin=$(build_workload span_names $(span_link_flags))
+	run "$SPANSTAT" -e task-clock --spans -- "$bin"
+	assert_success
+	assert_line --regexp ' tab\\x09here\\x0anewline$'
+	refute_line --regexp '^newline'
+}
