@@ -58,6 +58,24 @@ int outfile_open(struct outfile *of, const char *path, bool append, char **cause
 	struct stat st;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return outfile_fail(cause, EISDIR, "cannot write", path);
+	/* A device, FIFO or socket (/dev/null, a named pipe) is written in
+	 * place: renaming over it would replace it with a regular file. */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		int fd = open(path, O_WRONLY | O_CLOEXEC | (append ? O_APPEND : 0));
+		if (fd < 0 || !(of->fp = fdopen(fd, append ? "a" : "w"))) {
+			int e = errno;
+			if (fd >= 0)
+				close(fd);
+			return outfile_fail(cause, e, "cannot write", path);
+		}
+		of->path = strdup(path);
+		if (!of->path) {
+			fclose(of->fp);
+			of->fp = NULL;
+			return outfile_fail(cause, ENOMEM, "cannot write", path);
+		}
+		return 0;
+	}
 	const char *slash = strrchr(path, '/');
 	int dirlen = slash ? (int)(slash - path + 1) : 0;
 	if (asprintf(&of->tmp, "%.*s.%s.tmpXXXXXX", dirlen, path, path + dirlen) < 0) {
@@ -106,9 +124,9 @@ int outfile_commit(struct outfile *of, char **cause)
 	if (fclose(of->fp) != 0 && r == 0)
 		r = outfile_fail(cause, errno, "cannot write", of->path);
 	of->fp = NULL;
-	if (r == 0 && rename(of->tmp, of->path) < 0)
+	if (r == 0 && of->tmp && rename(of->tmp, of->path) < 0)
 		r = outfile_fail(cause, errno, "cannot rename to", of->path);
-	if (r < 0)
+	if (r < 0 && of->tmp)
 		unlink(of->tmp);
 	free(of->tmp);
 	free(of->path);

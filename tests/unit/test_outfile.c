@@ -82,6 +82,13 @@ int main(void)
 	stat(path, &st);
 	is_int(st.st_mode & 0777, 0644, "mode follows the umask like a plain open");
 
+	/* devices are written in place, never replaced by a regular file */
+	is_int(outfile_open(&of, "/dev/null", false, &cause), 0, "open /dev/null");
+	fputs("gone\n", of.fp);
+	is_int(outfile_commit(&of, &cause), 0, "commit /dev/null");
+	ok(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode), "/dev/null is still a device");
+	is_int(entries(dir), 1, "nothing else created");
+
 	unlink(path);
 	rmdir(dir);
 	return tap_done();
