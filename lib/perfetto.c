@@ -513,7 +513,14 @@ static int perfetto_interval(struct writer *w, const struct interval_sample *s)
 		return w->err;
 	struct pbenc *e = &p->enc;
 	for (size_t i = 0; i < p->nevents; i++) {
-		if (s->counts[i].state != COUNT_OK)
+		/* A software event that did not run this interval counted
+		 * nothing: sample 0, or the track would hold its last value
+		 * through the idle time.  A hardware event that was never
+		 * scheduled is unknown, not 0: no sample. */
+		const struct count *c = &s->counts[i];
+		bool idle_sw = c->state == COUNT_NOT_COUNTED &&
+			       p->evl->ev[i].attr.type == PERF_TYPE_SOFTWARE;
+		if (c->state != COUNT_OK && !idle_sw)
 			continue;
 		if (!p->event_described[i]) {
 			const struct event *ev = &p->evl->ev[i];
@@ -525,7 +532,7 @@ static int perfetto_interval(struct writer *w, const struct interval_sample *s)
 		size_t te = pbenc_open(e, PKT_TRACK_EVENT);
 		pbenc_varint(e, TE_TYPE, TYPE_COUNTER);
 		pbenc_varint(e, TE_TRACK_UUID, p->event_track[i]);
-		pbenc_double(e, TE_DOUBLE_COUNTER_VALUE, s->counts[i].value);
+		pbenc_double(e, TE_DOUBLE_COUNTER_VALUE, idle_sw ? 0.0 : c->value);
 		pbenc_close(e, te);
 		pf_packet_done(w, p, m);
 	}
