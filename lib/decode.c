@@ -31,8 +31,18 @@
  *   SPAN_PROCESS_END, forgets the process's names and threads, and starts it
  *   afresh with SPAN_PROCESS.  decoder_finish does it for every live process.
  *
+ * Lost records: each thread's events records carry a sequence number
+ * (expected from 0) and the thread's cumulative dropped event words.  A
+ * record whose seq is not the next expected one, or whose dropped grew,
+ * means the target lost events: the missing records count in lost_records,
+ * the growth of dropped in dropped, and since a lost END would leave its
+ * BEGIN open for ever, the thread's open spans are first closed at its last
+ * ts, SPAN_F_UNFINISHED.  EXIT's dropped (the process's total) adds what no
+ * record told.  A process still live at decoder_finish lost its EXIT (killed
+ * by SIGKILL, or its final records were dropped): no_exit.
+ *
  * Records from a pid without a HELLO, and events with tid 0, are bad_records.
- * Names are cut at their first NUL; an empty span name is a bad record.
+ * Names are cut at their first NUL; an empty name is valid (a span named "").
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -66,6 +76,8 @@ struct dthread {
 	struct dstack *stk;
 	uint32_t depth, cap;
 	uint32_t over; /* begins beyond DECODE_MAX_DEPTH still open */
+	uint32_t next_seq; /* seq of the next events record expected */
+	uint32_t dropped;  /* the thread's dropped words as last reported */
 	uint64_t last_ts;
 	struct dthread *prev, *next; /* the process's threads */
 };
@@ -81,6 +93,7 @@ struct dproc {
 	struct u64map big; /* the other ids */
 	uint32_t ndefined;
 	uint64_t last_ts;
+	uint64_t dropped; /* dropped words its threads' records reported */
 	struct dthread *threads;
 	struct dproc *prev, *next; /* in order of HELLO */
 };
@@ -151,13 +164,15 @@ static inline uint32_t decode_name(const struct dproc *p, uint32_t id)
 	return id < p->nmap ? p->map[id] : (uint32_t)u64map_get(&p->big, id);
 }
 
-/* A strtab id for s (cut at its first NUL), within the string limits. */
-static uint32_t decode_intern(struct decoder *d, const char *s, size_t len)
+/* A strtab id for s (cut at its first NUL), within the string limits; 0 for
+ * an empty s unless empty_ok (span names may be empty, process and thread
+ * names are then taken as absent). */
+static uint32_t decode_intern(struct decoder *d, const char *s, size_t len, bool empty_ok)
 {
 	const char *nul = memchr(s, '\0', len);
 	if (nul)
 		len = (size_t)(nul - s);
-	if (!len)
+	if (!len && !empty_ok)
 		return 0;
 	uint32_t id = strtab_lookup(&d->strings, s, len);
 	if (id)
@@ -429,6 +444,36 @@ static void decode_events(struct decoder *d, struct dthread *t, const uint8_t *w
 	d->stats.events += nw;
 }
 
+static inline void decode_add(uint64_t *to, uint64_t n)
+{
+	*to = *to + n < n ? UINT64_MAX : *to + n;
+}
+
+/* Thread t's events record `seq` reports `dropped` words dropped in all: count
+ * what was lost since its last record and, if anything was, close its open
+ * spans, whose ends may be among the lost events. */
+static void decode_lost(struct decoder *d, struct dthread *t, uint32_t seq, uint32_t dropped)
+{
+	bool lost = false;
+	if (seq != t->next_seq) {
+		/* behind: the thread started over (its THREAD_EXIT and tid reuse
+		 * went unseen): at least one record is missing */
+		uint32_t gap = seq - t->next_seq;
+		decode_add(&d->stats.lost_records, gap < (UINT32_C(1) << 31) ? gap : 1);
+		lost = true;
+		if (seq < t->next_seq)
+			t->dropped = 0;
+	}
+	if (dropped > t->dropped) {
+		decode_add(&d->stats.dropped, dropped - t->dropped);
+		decode_add(&t->proc->dropped, dropped - t->dropped);
+		lost = true;
+	}
+	t->dropped = dropped;
+	if (lost)
+		decode_close(d, t, t->last_ts, 0);
+}
+
 /* Exact length of a record = fixed part + n variable bytes, padded. */
 static inline bool decode_len_ok(size_t paylen, size_t fixed, size_t n)
 {
@@ -484,7 +529,7 @@ static bool decode_hello(struct decoder *d, const struct wire_hdr *h, const uint
 		p->shift = 0;
 		d->stats.clock_unknown++;
 	}
-	p->name = decode_intern(d, (const char *)pl + sizeof hello, hello.name_len);
+	p->name = decode_intern(d, (const char *)pl + sizeof hello, hello.name_len, false);
 	p->last_ts = decode_ns(p, hello.ts);
 	struct span_event ev = {.kind = SPAN_PROCESS, .pid = p->pid, .ts = p->last_ts,
 				.name = p->name, .value = hello.ppid};
@@ -510,8 +555,6 @@ static bool decode_namedef(struct decoder *d, const struct wire_hdr *h, const ui
 	const char *nul = memchr(bytes, '\0', n);
 	if (nul)
 		n = (size_t)(nul - bytes);
-	if (n == 0)
-		return false;
 	uint32_t gid;
 	if (wn.kind == WIRE_NAME_CODE) {
 		char path[WIRE_MAX_RECORD], fn[1024];
@@ -520,9 +563,9 @@ static bool decode_namedef(struct decoder *d, const struct wire_hdr *h, const ui
 		if (!d->sym)
 			d->sym = symbols_new();
 		size_t len = symbols_name(d->sym, path, wn.addr, wn.base, fn, sizeof fn);
-		gid = decode_intern(d, fn, len);
+		gid = decode_intern(d, fn, len, true);
 	} else {
-		gid = decode_intern(d, bytes, n);
+		gid = decode_intern(d, bytes, n, true);
 	}
 	if (gid)
 		decode_define(d, p, wn.id, gid);
@@ -540,7 +583,7 @@ static bool decode_thread_name(struct decoder *d, const struct wire_hdr *h, cons
 	struct dproc *p = decode_proc(d, h->pid);
 	if (!p)
 		return false;
-	uint32_t name = decode_intern(d, (const char *)pl + 8, n);
+	uint32_t name = decode_intern(d, (const char *)pl + 8, n, false);
 	struct dthread *t = (struct dthread *)(uintptr_t)u64map_get(&d->threads,
 								  decode_tid_key(h->pid, h->tid));
 	if (!t) {
@@ -561,7 +604,7 @@ static void decode_record(struct decoder *d, const struct wire_hdr *h, const uin
 
 	switch (h->type) {
 	case WIRE_EVENTS: {
-		if (paylen < 8 || h->tid == 0)
+		if (paylen < 16 || h->tid == 0)
 			break;
 		uint64_t key = decode_tid_key(h->pid, h->tid);
 		struct dthread *t = d->last;
@@ -580,7 +623,11 @@ static void decode_record(struct decoder *d, const struct wire_hdr *h, const uin
 			d->last = t;
 		}
 		d->stats.records++;
-		decode_events(d, t, pl + 8, (paylen - 8) / 8, decode_load64(pl));
+		uint32_t seq = decode_load32(pl + 8), dropped = decode_load32(pl + 12);
+		if (__builtin_expect(seq != t->next_seq || dropped != t->dropped, 0))
+			decode_lost(d, t, seq, dropped);
+		t->next_seq = seq + 1;
+		decode_events(d, t, pl + 16, (paylen - 16) / 8, decode_load64(pl));
 		return;
 	}
 	case WIRE_HELLO:
@@ -610,6 +657,8 @@ static void decode_record(struct decoder *d, const struct wire_hdr *h, const uin
 		if (paylen != sizeof ex || !(p = decode_proc(d, h->pid)))
 			break;
 		memcpy(&ex, pl, sizeof ex);
+		if (ex.dropped > p->dropped) /* drops no record of a thread told */
+			decode_add(&d->stats.dropped, ex.dropped - p->dropped);
 		uint64_t ns = decode_ns(p, ex.ts);
 		decode_proc_end(d, p, ns ? ns : 1, ex.signal);
 		decode_proc_free(d, p);
@@ -620,7 +669,9 @@ static void decode_record(struct decoder *d, const struct wire_hdr *h, const uin
 		if (paylen != 8)
 			break;
 		uint64_t n = decode_load64(pl);
-		d->stats.dropped = d->stats.dropped + n < n ? UINT64_MAX : d->stats.dropped + n;
+		decode_add(&d->stats.dropped, n);
+		if ((p = decode_proc(d, h->pid)))
+			decode_add(&p->dropped, n);
 		ok = true;
 		break;
 	}
@@ -779,6 +830,7 @@ void decoder_finish(struct decoder *d)
 		d->npend = 0;
 	}
 	while (d->phead) {
+		d->stats.no_exit++;
 		decode_proc_end(d, d->phead, 0, 0);
 		decode_proc_free(d, d->phead);
 	}

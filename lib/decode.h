@@ -11,7 +11,8 @@
  * and when it is named; balanced BEGIN/END; an END of an outer span first
  * closes the spans inside it, SPAN_F_UNFINISHED, at its ts; spans left open
  * at THREAD_EXIT, EXIT, a new HELLO or decoder_finish are closed
- * SPAN_F_UNFINISHED.  SPAN_PROCESS_END carries the fatal signal in value
+ * SPAN_F_UNFINISHED, and so are a thread's open spans when records of it
+ * were lost (at its last ts).  SPAN_PROCESS_END carries the fatal signal in value
  * (0: normal exit, or the stream ended). */
 #ifndef SPANSTAT_DECODE_H
 #define SPANSTAT_DECODE_H
@@ -34,6 +35,8 @@ struct decode_stats {
 	uint64_t events;       /* event words decoded */
 	uint64_t spans;        /* begin/end pairs emitted */
 	uint64_t dropped;      /* event words the target reported dropped */
+	uint64_t lost_records; /* events records missing from a thread's sequence */
+	uint64_t no_exit;      /* processes whose EXIT record never arrived */
 	uint64_t bad_bytes;    /* bytes skipped while resynchronising */
 	uint64_t bad_records;  /* records with a valid header but bad contents */
 	uint64_t bad_ids;      /* events naming an undefined id */

@@ -330,6 +330,8 @@ static cJSON *json_spans(const struct report *r)
 	json_u64(d, "events", ds->events);
 	json_u64(d, "spans", ds->spans);
 	json_u64(d, "dropped", ds->dropped);
+	json_u64(d, "lost_records", ds->lost_records);
+	json_u64(d, "no_exit", ds->no_exit);
 	json_u64(d, "bad_bytes", ds->bad_bytes);
 	json_u64(d, "bad_records", ds->bad_records);
 	json_u64(d, "bad_ids", ds->bad_ids);

@@ -367,6 +367,7 @@ static void summary_span_problems(FILE *fp, const struct decode_stats *d, uint64
 		const char *one, *many;
 	} item[] = {
 		{ d->dropped, "event dropped by the target", "events dropped by the target" },
+		{ d->lost_records, "record lost by the target", "records lost by the target" },
 		{ d->bad_bytes, "bad byte skipped", "bad bytes skipped" },
 		{ d->bad_records, "bad record", "bad records" },
 		{ d->bad_ids, "event with an unknown name", "events with unknown names" },
@@ -376,6 +377,8 @@ static void summary_span_problems(FILE *fp, const struct decode_stats *d, uint64
 		{ d->over_limit, "event beyond the decoder's limits", "events beyond the decoder's limits" },
 		{ d->clock_unknown, "process with an uncalibrated clock",
 		  "processes with an uncalibrated clock" },
+		{ d->no_exit, "process whose end was not seen (killed, _exit or records lost)",
+		  "processes whose end was not seen (killed, _exit or records lost)" },
 	};
 	bool any = false;
 

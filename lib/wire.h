@@ -17,7 +17,13 @@
  *           u32 pid    writing process
  *           u32 tid    writing thread (0 for process-wide records)
  *
- * WIRE_EVENTS payload: u64 base timestamp, then event words.  Each event word:
+ * WIRE_EVENTS payload: u64 base timestamp, u32 seq, u32 dropped, then event
+ * words.  seq numbers the thread's events records from 0, counting records
+ * the writer failed to send too, so a gap tells the reader records were lost
+ * (and that the thread's open spans can no longer be trusted).  dropped is
+ * the thread's cumulative count of event words it failed to send (saturating
+ * at UINT32_MAX).  A record with no event words may be sent just to report
+ * drops.  Each event word:
  *   bits  0..39  timestamp delta from the previous event of this record (the
  *                first event: from the base); a writer whose delta would not
  *                fit starts a new record
@@ -35,6 +41,8 @@
  * definition is in the pipe before any thread's events that use it).  A
  * process's ids are valid until its next WIRE_HELLO (exec or fork start a new
  * namespace).
+ *
+ * Names may be empty (len 0): spanstat_begin("") is a valid span name.
  */
 #ifndef SPANSTAT_WIRE_H
 #define SPANSTAT_WIRE_H
@@ -48,13 +56,15 @@
 #define WIRE_HDR_SIZE 16u
 
 enum wire_type {
-	WIRE_EVENTS = 1,      /* u64 base ts, event words */
+	WIRE_EVENTS = 1,      /* u64 base ts, u32 seq, u32 dropped, event words */
 	WIRE_HELLO = 2,       /* struct wire_hello + process name bytes */
 	WIRE_NAME = 3,        /* struct wire_name + bytes */
 	WIRE_THREAD_NAME = 4, /* u32 len, u32 0, name bytes (tid names the thread) */
 	WIRE_THREAD_EXIT = 5, /* u64 ts: the thread ended (open spans close) */
 	WIRE_EXIT = 6,        /* struct wire_exit: the process ends */
-	WIRE_DROPPED = 7,     /* u64 count of event words this thread dropped */
+	WIRE_DROPPED = 7,     /* u64 count of event words this thread dropped (not
+			       * written by the library any more: WIRE_EVENTS and
+			       * WIRE_EXIT carry drops; readers still count it) */
 };
 
 enum wire_op {
@@ -109,11 +119,14 @@ struct wire_name {
 	uint64_t base;    /* WIRE_NAME_CODE: load base of its object */
 };
 
-/* WIRE_EXIT: the process is ending; open spans are closed at `ts`. */
+/* WIRE_EXIT: the process is ending; open spans are closed at `ts`.  A
+ * process whose WIRE_EXIT never arrives was killed (SIGKILL) or lost its
+ * final records. */
 struct wire_exit {
 	uint64_t ts;
-	uint32_t signal; /* non-zero: ended by this fatal signal */
-	uint32_t pad;
+	uint32_t signal;  /* non-zero: ended by this fatal signal */
+	uint32_t dropped; /* event words all the process's threads dropped
+			   * (saturating): covers drops no later record told */
 };
 
 static inline uint8_t wire_check(const struct wire_hdr *h)

@@ -78,16 +78,19 @@ static inline size_t enc_thread_name(void *p, size_t cap, uint32_t pid, uint32_t
 	return enc_with_bytes(p, cap, WIRE_THREAD_NAME, pid, tid, fixed, sizeof fixed, name, n);
 }
 
-/* An events record is: header, u64 base, then words.  The recorder fills the
- * words in place and calls enc_events_close() with their count. */
-#define ENC_EVENTS_FIRST_WORD 3 /* header (2 words) + base */
+/* An events record is: header, u64 base, u32 seq, u32 dropped, then words.
+ * The recorder fills the words in place and calls enc_events_close() with
+ * their count, the record's sequence number and the thread's cumulative
+ * dropped words. */
+#define ENC_EVENTS_FIRST_WORD 4 /* header (2 words) + base + seq/dropped */
 #define ENC_EVENTS_MAX_WORDS ((WIRE_MAX_RECORD / 8u) - ENC_EVENTS_FIRST_WORD)
 
 static inline size_t enc_events_close(uint64_t *rec, uint32_t pid, uint32_t tid, uint64_t base,
-				      size_t nwords)
+				      uint32_t seq, uint32_t dropped, size_t nwords)
 {
 	size_t len = (ENC_EVENTS_FIRST_WORD + nwords) * 8u;
 	rec[2] = base;
+	rec[3] = (uint64_t)dropped << 32 | seq; /* little-endian: u32 seq, u32 dropped */
 	enc_hdr(rec, WIRE_EVENTS, (uint32_t)len, pid, tid);
 	return len;
 }

@@ -67,6 +67,7 @@
 #define REC_PROBES 128u                       /* probes before "table full" */
 #define REC_CODE_TAG (UINT64_C(1) << 63)      /* key of a code address, not a string */
 #define REC_WAIT_MS 100                       /* longest wait on a full pipe per write */
+#define REC_EXIT_WAIT_MS 1000                 /* longest wait for the final records, in all */
 #define REC_STAT_EVERY 64u                    /* writes between full identity checks */
 #define REC_FL_MASK (O_ACCMODE | O_NONBLOCK | O_APPEND | O_NOATIME)
 #define REC_OP(op) ((uint64_t)(op) << WIRE_OP_SHIFT)
@@ -84,8 +85,10 @@ struct rec_thread {
 	uint64_t *pos;       /* next free event word in rec */
 	uint64_t last;       /* timestamp of the previous event (or the base) */
 	uint64_t base;       /* base timestamp of the record in progress */
-	uint64_t dropped;    /* event words dropped and not yet reported */
+	uint64_t dropped;    /* event words this thread dropped, in all */
+	uint64_t reported;   /* `dropped` as of the last record that got through */
 	uint32_t pid, tid;
+	uint32_t seq;        /* sequence number of the next events record */
 	atomic_int busy;     /* slow path / flush in progress: a try-lock, never waited on */
 	atomic_int live;     /* owned by a running thread */
 	struct rec_thread *next;
@@ -116,6 +119,8 @@ static uintptr_t rec_main_base; /* dladdr base of the main program */
 static uint32_t rec_pid;
 static atomic_int rec_nowait;   /* a write timed out: no waiting until one succeeds */
 static atomic_int rec_exiting;
+static _Atomic uint64_t rec_exit_deadline; /* rec_finish: wait for room until then */
+static _Atomic uint64_t rec_dropped;       /* event words every thread dropped */
 static int rec_connected;       /* the constructor installed handlers and the key */
 static atomic_uint rec_next_id = 1;
 static struct rec_slot *rec_table;
@@ -268,7 +273,8 @@ static REC_NOI int rec_get_fd(void)
 }
 
 /* Writes one whole record.  A full pipe is waited on for at most REC_WAIT_MS
- * in all, and not at all after a timeout until some write succeeds again.
+ * in all, and not at all after a timeout until some write succeeds again;
+ * while the process exits, until rec_exit_deadline whatever happened before.
  * Returns 0, or -1 when the record was not written. */
 static REC_NOI int rec_write(const void *buf, size_t len)
 {
@@ -287,11 +293,15 @@ static REC_NOI int rec_write(const void *buf, size_t len)
 		if (errno == EINTR)
 			continue;
 		if (errno == EAGAIN) {
-			if (atomic_load_explicit(&rec_nowait, memory_order_relaxed))
+			/* the process is ending: the final records are worth a
+			 * longer wait, bounded for the whole exit */
+			uint64_t final = atomic_load_explicit(&rec_exit_deadline,
+							      memory_order_relaxed);
+			if (!final && atomic_load_explicit(&rec_nowait, memory_order_relaxed))
 				return -1;
 			uint64_t now = rec_mono();
 			if (!deadline)
-				deadline = now + REC_WAIT_MS * UINT64_C(1000000);
+				deadline = final ? final : now + REC_WAIT_MS * UINT64_C(1000000);
 			if (now >= deadline) {
 				atomic_store(&rec_nowait, 1);
 				return -1;
@@ -313,28 +323,32 @@ static REC_NOI int rec_write(const void *buf, size_t len)
 
 /* ---- records ------------------------------------------------------------ */
 
-static REC_NOI void rec_report_dropped(struct rec_thread *t)
+static REC_NOI void rec_drop(struct rec_thread *t, uint64_t words)
 {
-	uint64_t n = t->dropped;
-	size_t len = enc_simple(t->scratch, sizeof t->scratch, WIRE_DROPPED, t->pid, t->tid, &n,
-				sizeof n);
-	if (len && rec_write(t->scratch, len) == 0)
-		t->dropped -= n;
+	t->dropped += words;
+	atomic_fetch_add_explicit(&rec_dropped, words, memory_order_relaxed);
 }
 
-/* Sends the record in progress (if any) and starts an empty one. */
+static REC_NOI uint32_t rec_sat32(uint64_t n)
+{
+	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+/* Sends the record in progress (or an empty one when drops are unreported)
+ * and starts an empty one.  Every record sent or lost takes a sequence
+ * number, so the reader sees lost records as a gap. */
 static REC_NOI void rec_flush(struct rec_thread *t)
 {
 	uint64_t *end = t->pos;
 	size_t n = (size_t)(end - (t->rec + REC_FIRST));
-	if (n) {
-		size_t len = enc_events_close(t->rec, t->pid, t->tid, t->base, n);
-		if (rec_write(t->rec, len) == 0) {
-			if (t->dropped)
-				rec_report_dropped(t);
-		} else {
-			t->dropped += n;
-		}
+	if (n || t->dropped != t->reported) {
+		uint64_t dropped = t->dropped;
+		size_t len = enc_events_close(t->rec, t->pid, t->tid, t->base, t->seq++,
+					      rec_sat32(dropped), n);
+		if (rec_write(t->rec, len) == 0)
+			t->reported = dropped;
+		else
+			rec_drop(t, n);
 	}
 	t->pos = t->rec + REC_FIRST;
 	t->base = t->last;
@@ -453,7 +467,8 @@ static REC_NOI void rec_thread_reset(struct rec_thread *t, uint64_t now)
 	t->tid = rec_gettid();
 	t->pos = t->rec + REC_FIRST;
 	t->base = t->last = now;
-	t->dropped = 0;
+	t->dropped = t->reported = 0;
+	t->seq = 0;
 	memset(t->cache, 0xff, sizeof t->cache); /* no key is all ones */
 }
 
@@ -507,8 +522,6 @@ static REC_NOI void rec_thread_end(void *arg)
 					t->tid, &t->last, sizeof t->last);
 		if (len)
 			rec_write(t->scratch, len);
-		if (t->dropped)
-			rec_report_dropped(t);
 	}
 	atomic_store(&t->busy, 0);
 	atomic_store(&t->live, 0);
@@ -526,14 +539,14 @@ static REC_NOI __attribute__((noinline)) void rec_event_slow(uint64_t key, uint6
 	if (!t && !(t = rec_thread_start()))
 		return;
 	if (atomic_exchange(&t->busy, 1)) { /* a signal handler interrupted our slow path */
-		t->dropped += 1u + (unsigned)has_val;
+		rec_drop(t, 1u + (unsigned)has_val);
 		return;
 	}
 	struct rec_centry *c = &t->cache[rec_hash(key)];
 	if (c->key != key) {
 		uint32_t id = rec_intern(t, key);
 		if (!id) {
-			t->dropped += 1u + (unsigned)has_val;
+			rec_drop(t, 1u + (unsigned)has_val);
 			goto out;
 		}
 		c->key = key;
@@ -639,6 +652,7 @@ static REC_NOI void rec_finish(int sig)
 	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED) || atomic_exchange(&rec_exiting, 1))
 		return;
 	rec_set_on(0);
+	atomic_store(&rec_exit_deadline, rec_mono() + REC_EXIT_WAIT_MS * UINT64_C(1000000));
 	uint64_t ts = rec_now();
 	struct rec_thread *self = rec_self;
 	for (struct rec_thread *t = atomic_load(&rec_threads); t; t = t->next) {
@@ -649,12 +663,10 @@ static REC_NOI void rec_finish(int sig)
 		if ((int64_t)(t->last - ts) > 0)
 			ts = t->last; /* the exit is no earlier than any event */
 		rec_flush(t);
-		if (t->dropped)
-			rec_report_dropped(t);
 		atomic_store(&t->busy, 0);
 	}
 	char buf[64];
-	struct wire_exit e = {ts, (uint32_t)sig, 0};
+	struct wire_exit e = {ts, (uint32_t)sig, rec_sat32(atomic_load(&rec_dropped))};
 	size_t len = enc_simple(buf, sizeof buf, WIRE_EXIT, rec_pid, self ? self->tid : 0, &e,
 				sizeof e);
 	if (len)
@@ -706,6 +718,7 @@ static REC_NOI void rec_atfork_child(void)
 	rec_pid = (uint32_t)getpid();
 	atomic_store(&rec_next_id, 1);
 	atomic_store(&rec_nowait, 0);
+	atomic_store(&rec_dropped, 0);
 	if (rec_table) /* a fresh, zero table: the parent's ids are not ours */
 		mmap(rec_table, REC_TABLE_SIZE * sizeof *rec_table, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
@@ -758,11 +771,8 @@ static REC_NOI void rec_exec_flush(void)
 	for (struct rec_thread *t = atomic_load(&rec_threads); t; t = t->next) {
 		if (!atomic_load(&t->live) || atomic_exchange(&t->busy, 1))
 			continue;
-		if (t->pos <= t->rec + REC_WORDS && t->pos >= t->rec + REC_FIRST) {
+		if (t->pos <= t->rec + REC_WORDS && t->pos >= t->rec + REC_FIRST)
 			rec_flush(t);
-			if (t->dropped)
-				rec_report_dropped(t);
-		}
 		atomic_store(&t->busy, 0);
 	}
 }

@@ -53,7 +53,7 @@ struct thr {
 	uint64_t rec[WIRE_MAX_RECORD / 8];
 	size_t nw;
 	uint64_t ts, last, base;
-	uint32_t tid;
+	uint32_t tid, seq;
 	uint8_t *out; /* this thread's finished records */
 	size_t outlen, outcap;
 };
@@ -72,7 +72,7 @@ static void thr_flush(struct thr *t)
 {
 	if (!t->nw)
 		return;
-	size_t len = enc_events_close(t->rec, PID, t->tid, t->base, t->nw);
+	size_t len = enc_events_close(t->rec, PID, t->tid, t->base, t->seq++, 0, t->nw);
 	if (t->outlen + len > t->outcap) {
 		t->outcap = t->outcap ? 2 * t->outcap : 1 << 20;
 		t->out = xrealloc(t->out, t->outcap);

@@ -19,6 +19,10 @@
 struct stream {
 	uint8_t *buf;
 	size_t len, cap;
+	struct {
+		uint32_t pid, tid, seq;
+	} seq[64]; /* each thread's next events record number */
+	unsigned nseq;
 };
 
 static void s_room(struct stream *s, size_t n)
@@ -93,14 +97,36 @@ static void s_dropped(struct stream *s, uint32_t pid, uint32_t tid, uint64_t n)
 #define I(id, dt) wire_event(WIRE_OP_INSTANT, id, dt)
 #define C(id, dt) wire_event(WIRE_OP_COUNTER, id, dt)
 
+/* An events record with an explicit sequence number and dropped count. */
+static void s_events_seq(struct stream *s, uint32_t pid, uint32_t tid, uint64_t base,
+			 uint32_t seq, uint32_t dropped, size_t n, const uint64_t *w)
+{
+	uint64_t rec[WIRE_MAX_RECORD / 8];
+	memcpy(rec + ENC_EVENTS_FIRST_WORD, w, n * 8);
+	size_t len = enc_events_close(rec, pid, tid, base, seq, dropped, n);
+	s_raw(s, rec, len);
+}
+
+/* The next sequence number of thread (pid, tid) in s, as a well-behaved
+ * writer numbers them (the 64 threads seen last are remembered: enough for
+ * streams whose many threads come and go). */
+static uint32_t s_next_seq(struct stream *s, uint32_t pid, uint32_t tid)
+{
+	for (unsigned i = 0; i < s->nseq && i < 64; i++)
+		if (s->seq[i].pid == pid && s->seq[i].tid == tid)
+			return s->seq[i].seq++;
+	unsigned k = s->nseq++ % 64;
+	s->seq[k].pid = pid;
+	s->seq[k].tid = tid;
+	s->seq[k].seq = 1;
+	return 0;
+}
+
 /* An events record from a list of words (counter values included). */
 static void s_events(struct stream *s, uint32_t pid, uint32_t tid, uint64_t base, size_t n,
 		     const uint64_t *w)
 {
-	uint64_t rec[WIRE_MAX_RECORD / 8];
-	memcpy(rec + ENC_EVENTS_FIRST_WORD, w, n * 8);
-	size_t len = enc_events_close(rec, pid, tid, base, n);
-	s_raw(s, rec, len);
+	s_events_seq(s, pid, tid, base, s_next_seq(s, pid, tid), 0, n, w);
 }
 #define EVENTS(s, pid, tid, base, ...)                                                             \
 	do {                                                                                       \
@@ -391,7 +417,7 @@ static void test_bad_input(void)
 	/* truncated record in the middle: its header claims the start of the
 	 * next record (decoded as event words: undefined ids), the rest of that
 	 * record is skipped as garbage, and decoding resumes after it */
-	s.len = 0;
+	s.len = 0, s.nseq = 0;
 	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "t");
 	s_name(&s, 5, 1, "a");
 	EVENTS(&s, 5, 5, 100, B(1, 0), E(1, 5), B(1, 5), E(1, 5), B(1, 1), E(1, 1));
@@ -406,7 +432,7 @@ static void test_bad_input(void)
 	rec_free(r);
 
 	/* unknown type with a valid header */
-	s.len = 0;
+	s.len = 0, s.nseq = 0;
 	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "t");
 	uint64_t z = 0;
 	s_simple(&s, 99, 5, 5, &z, 8);
@@ -419,7 +445,7 @@ static void test_bad_input(void)
 	rec_free(r);
 
 	/* absurd lengths: header fields that cannot be a record */
-	s.len = 0;
+	s.len = 0, s.nseq = 0;
 	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "t");
 	s_name(&s, 5, 1, "a");
 	uint16_t lens[] = {0, 8, 20, 4104, 65528};
@@ -435,11 +461,10 @@ static void test_bad_input(void)
 	rec_free(r);
 
 	/* bad fields inside records with good headers */
-	s.len = 0;
+	s.len = 0, s.nseq = 0;
 	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "t");
 	s_name(&s, 5, 0, "zero");                          /* id 0 */
 	s_name(&s, 5, WIRE_ID_MAX + 1, "big");              /* id too big */
-	s_name(&s, 5, 7, "");                               /* empty */
 	s_name(&s, 6, 1, "nohello");                        /* unknown pid */
 	s_hello(&s, 0, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "p0"); /* pid 0 */
 	{
@@ -459,6 +484,8 @@ static void test_bad_input(void)
 		s_simple(&s, WIRE_THREAD_EXIT, 5, 5, two, 16);
 		s_simple(&s, WIRE_EXIT, 5, 0, two, 8);
 		s_simple(&s, WIRE_DROPPED, 5, 5, two, 16);
+		/* events with a base but no seq/dropped word */
+		s_simple(&s, WIRE_EVENTS, 5, 5, two, 8);
 		/* events with tid 0, and with no base */
 		s_simple(&s, WIRE_EVENTS, 5, 0, two, 16);
 		uint8_t h[16];
@@ -511,7 +538,7 @@ static void test_matching(void)
 	rec_free(r);
 
 	/* exec: a second hello for the pid closes its spans and forgets names */
-	s.len = 0;
+	s.len = 0, s.nseq = 0;
 	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "sh");
 	s_name(&s, 5, 1, "a");
 	s_name(&s, 5, 2, "b");
@@ -543,7 +570,7 @@ static void test_matching(void)
 	rec_free(r);
 
 	/* thread exit closes that thread only */
-	s.len = 0;
+	s.len = 0, s.nseq = 0;
 	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "t");
 	s_name(&s, 5, 1, "a");
 	EVENTS(&s, 5, 6, 100, B(1, 0));
@@ -558,7 +585,7 @@ static void test_matching(void)
 	rec_free(r);
 
 	/* an end before its begin is raised to the begin */
-	s.len = 0;
+	s.len = 0, s.nseq = 0;
 	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "t");
 	s_name(&s, 5, 1, "a");
 	EVENTS(&s, 5, 5, 500, B(1, 0));
@@ -627,7 +654,7 @@ static void test_limits(void)
 	rec_free(r);
 
 	/* name ids: sparse big ids work and do not need a flat table */
-	s.len = 0;
+	s.len = 0, s.nseq = 0;
 	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "t");
 	s_name(&s, 5, WIRE_ID_MAX, "top");
 	s_name(&s, 5, 3000000, "mid");
@@ -639,7 +666,7 @@ static void test_limits(void)
 	ok(strstr(r->text, "B 5/5 d1 mid") != NULL, "big ids: right names");
 	rec_free(r);
 	/* many processes and threads come and go without growing */
-	s.len = 0;
+	s.len = 0, s.nseq = 0;
 	for (uint32_t p = 1; p <= 3000; p++) {
 		s_hello(&s, p, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "p");
 		s_name(&s, p, 1, "a");
@@ -676,7 +703,7 @@ static void test_random(void)
 	int balanced = 1;
 	uint64_t bad = 0;
 	for (int round = 0; round < 40; round++) {
-		s.len = 0;
+		s.len = 0, s.nseq = 0;
 		for (uint32_t p = 1; p <= 3; p++) {
 			s_hello(&s, p, 1, round % 2 ? WIRE_CLOCK_TSC : WIRE_CLOCK_MONOTONIC, 10, 10,
 				"p");
@@ -756,6 +783,114 @@ static void test_symbols(void)
 	free(s.buf);
 }
 
+/* Lost records and drops: seq gaps, the dropped count, EXIT's total, a
+ * process without EXIT, and the open stack closed when the stream lost. */
+static void test_lost(void)
+{
+	struct decode_stats st;
+	struct rec *r;
+	struct stream s = {0};
+	const uint64_t w1[] = {B(1, 0), B(2, 10)};
+	const uint64_t w2[] = {E(2, 0), B(3, 5), E(3, 5)};
+
+	/* records 1 and 2 of the thread lost: the stalled begins are closed at
+	 * the thread's last ts, the new record's END is unmatched, what follows
+	 * nests from the root */
+	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "p");
+	s_name(&s, 5, 1, "outer");
+	s_name(&s, 5, 2, "stalled");
+	s_name(&s, 5, 3, "resumed");
+	s_events_seq(&s, 5, 5, 100, 0, 0, 2, w1);
+	s_events_seq(&s, 5, 5, 500, 3, 1000, 3, w2);
+	s_exit(&s, 5, 600, 0);
+	r = run(&s, NULL, NULL, 0, &st);
+	ok(strstr(r->text, "E 5/5 d1 stalled @110-110 U\nE 5/5 d0 outer @100-110 U\n"
+			   "B 5/5 d0 resumed @505\n") != NULL,
+	   "seq gap: the open stack closed at the last ts before the next record");
+	is_int(st.lost_records, 2, "seq gap: lost records counted");
+	is_int(st.dropped, 1000, "seq gap: the dropped words counted");
+	is_int(st.unmatched, 1, "seq gap: the orphan end is unmatched");
+	is_int(st.no_exit, 0, "exit seen: no_exit 0");
+	is_int(r->unbalanced, 0, "seq gap: balanced");
+	rec_free(r);
+
+	/* dropped grows with no gap (single events dropped): same closing, no
+	 * lost record; EXIT's total adds the drops no record told; a second
+	 * process never sends EXIT */
+	s.len = 0, s.nseq = 0;
+	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "p");
+	s_hello(&s, 6, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "q");
+	s_name(&s, 5, 1, "outer");
+	s_name(&s, 5, 2, "stalled");
+	s_name(&s, 5, 3, "resumed");
+	s_events_seq(&s, 5, 5, 100, 0, 0, 2, w1);
+	s_events_seq(&s, 5, 5, 500, 1, 2, 3, w2);
+	s_events_seq(&s, 5, 5, 600, 2, 2, 0, w1); /* empty record, no news */
+	s_exit(&s, 5, 700, 0);
+	{
+		struct wire_exit ex = {700, 0, 9};
+		s.len -= 32; /* replace that exit with one reporting 9 words in all */
+		s_simple(&s, WIRE_EXIT, 5, 0, &ex, sizeof ex);
+	}
+	r = run(&s, NULL, NULL, 0, &st);
+	ok(strstr(r->text, "E 5/5 d1 stalled @110-110 U\n") != NULL,
+	   "dropped grew: the open stack closed");
+	is_int(st.lost_records, 0, "dropped grew: no lost record");
+	is_int(st.dropped, 9, "exit: its total counts the drops no record told");
+	is_int(st.no_exit, 1, "a process without EXIT is counted");
+	is_int(r->unbalanced, 0, "dropped grew: balanced");
+	rec_free(r);
+
+	/* a thread whose first records were lost, and the WIRE_DROPPED record
+	 * of older writers */
+	s.len = 0, s.nseq = 0;
+	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "p");
+	s_name(&s, 5, 3, "resumed");
+	s_events_seq(&s, 5, 5, 500, 4, 0, 3, w2);
+	s_dropped(&s, 5, 5, 7);
+	s_exit(&s, 5, 700, 0);
+	r = run(&s, NULL, NULL, 0, &st);
+	is_int(st.lost_records, 4, "first records lost: counted");
+	is_int(st.dropped, 7, "WIRE_DROPPED still counted, not twice by EXIT");
+	rec_free(r);
+
+	/* a tid reused after its THREAD_EXIT went missing: seq starts over */
+	s.len = 0, s.nseq = 0;
+	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "p");
+	s_name(&s, 5, 1, "outer");
+	s_name(&s, 5, 2, "stalled");
+	s_events_seq(&s, 5, 5, 100, 0, 0, 2, w1);
+	s_events_seq(&s, 5, 5, 200, 1, 0, 2, w1);
+	s_events_seq(&s, 5, 5, 300, 0, 0, 2, w1);
+	s_exit(&s, 5, 700, 0);
+	r = run(&s, NULL, NULL, 0, &st);
+	is_int(st.lost_records, 1, "seq going back: one record lost at least");
+	is_int(r->unbalanced, 0, "seq going back: balanced");
+	rec_free(r);
+	free(s.buf);
+}
+
+/* spanstat_begin(""): an empty name is a name like any other. */
+static void test_empty_name(void)
+{
+	struct decode_stats st;
+	struct rec *r;
+	struct stream s = {0};
+	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "p");
+	s_name(&s, 5, 1, "");
+	s_name(&s, 5, 2, "x");
+	EVENTS(&s, 5, 5, 100, B(1, 0), B(2, 1), E(2, 1), E(1, 1));
+	s_exit(&s, 5, 700, 0);
+	r = run(&s, NULL, NULL, 0, &st);
+	ok(strstr(r->text, "B 5/5 d0  @100\nB 5/5 d1 x @101\nE 5/5 d1 x @101-102\n"
+			   "E 5/5 d0  @100-103\n") != NULL,
+	   "empty name: its spans decoded");
+	is_int(st.bad_records + st.bad_ids + st.unmatched, 0, "empty name: nothing rejected");
+	is_int(st.spans, 2, "empty name: both spans");
+	rec_free(r);
+	free(s.buf);
+}
+
 int main(void)
 {
 	test_round_trip();
@@ -766,5 +901,7 @@ int main(void)
 	test_limits();
 	test_random();
 	test_symbols();
+	test_lost();
+	test_empty_name();
 	return tap_done();
 }

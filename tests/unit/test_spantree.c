@@ -200,7 +200,7 @@ static void test_from_decoder(void)
 	for (int i = 0; i < 10; i++)
 		rec[w++] = wire_event(WIRE_OP_END, 1, 1);
 	/* main stays open: closed at the end of the stream, unfinished */
-	size_t len = enc_events_close(rec, 3, 3, 100, w - ENC_EVENTS_FIRST_WORD);
+	size_t len = enc_events_close(rec, 3, 3, 100, 0, 0, w - ENC_EVENTS_FIRST_WORD);
 	decoder_feed(d, rec, len);
 	decoder_finish(d);
 	const struct strtab *s = decoder_strings(d);
