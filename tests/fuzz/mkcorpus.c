@@ -25,13 +25,34 @@ static void name(uint32_t pid, uint32_t id, const char *s)
 	PUT(enc_name(AT, ROOM, pid, 0, id, WIRE_NAME_STRING, 0, 0, s, strlen(s)));
 }
 
-static void events(uint32_t pid, uint32_t tid, uint64_t base, size_t n, const uint64_t *w)
+static void events_seq(uint32_t pid, uint32_t tid, uint64_t base, uint32_t seq,
+		       uint32_t dropped, size_t n, const uint64_t *w)
 {
 	uint64_t rec[WIRE_MAX_RECORD / 8];
 	memcpy(rec + ENC_EVENTS_FIRST_WORD, w, n * 8);
-	size_t l = enc_events_close(rec, pid, tid, base, n);
+	size_t l = enc_events_close(rec, pid, tid, base, seq, dropped, n);
 	memcpy(AT, rec, l);
 	len += l;
+}
+
+/* Each thread's next record number within the seed being built. */
+static struct {
+	uint32_t pid, tid, seq;
+} seqs[16];
+static unsigned nseqs;
+
+static void events(uint32_t pid, uint32_t tid, uint64_t base, size_t n, const uint64_t *w)
+{
+	unsigned i = 0;
+	while (i < nseqs && (seqs[i].pid != pid || seqs[i].tid != tid))
+		i++;
+	if (i == nseqs && nseqs < 16) {
+		seqs[i].pid = pid;
+		seqs[i].tid = tid;
+		seqs[i].seq = 0;
+		nseqs++;
+	}
+	events_seq(pid, tid, base, i < 16 ? seqs[i].seq++ : 0, 0, n, w);
 }
 #define EVENTS(pid, tid, base, ...)                                                                \
 	do {                                                                                       \
@@ -57,6 +78,7 @@ static void emit(uint8_t c0, uint8_t c1, uint8_t c2)
 		exit(1);
 	}
 	len = 0;
+	nseqs = 0;
 }
 
 static void basic(uint32_t pid, enum wire_clock clk)
@@ -128,6 +150,20 @@ int main(int argc, char **argv)
 
 	basic(10, WIRE_CLOCK_MONOTONIC); /* a truncated last record */
 	len -= 12;
+	emit(0, 0, 0);
+
+	basic(10, WIRE_CLOCK_MONOTONIC); /* lost records, drops, empty name */
+	name(10, 4, "");
+	EVENTS(10, 10, 5000, B(1, 0), B(4, 1), B(2, 1));
+	const uint64_t after[] = {E(2, 0), E(4, 1), B(4, 1), E(4, 1), E(1, 1)};
+	events_seq(10, 10, 6000, 5, 100, 5, after); /* records 2..4 lost */
+	events_seq(10, 10, 6100, 6, 130, 0, after);  /* only news: more drops */
+	events_seq(10, 10, 6200, 0, 0, 2, after);    /* starts over */
+	struct wire_exit lost = {7000, 0, 500};
+	PUT(enc_simple(AT, ROOM, WIRE_EXIT, 10, 0, &lost, sizeof lost));
+	hello(30, 10, WIRE_CLOCK_MONOTONIC, "noexit"); /* never exits */
+	name(30, 1, "x");
+	EVENTS(30, 30, 100, B(1, 0));
 	emit(0, 0, 0);
 
 	hello(10, 1, WIRE_CLOCK_MONOTONIC, "deep"); /* deep nesting, full record */
