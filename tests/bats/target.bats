@@ -10,12 +10,13 @@ load helpers
 bats_require_minimum_version 1.5.0
 
 setup_file() {
-	export SPAN_DIE SPAN_CLOSEFDS SPAN_GARBAGE SPAN_THREADS SPAN_STALL
+	export SPAN_DIE SPAN_CLOSEFDS SPAN_GARBAGE SPAN_THREADS SPAN_STALL SPAN_LOOP
 	SPAN_DIE=$(build_workload span_die $(span_link_flags))
 	SPAN_CLOSEFDS=$(build_workload span_closefds $(span_link_flags))
 	SPAN_GARBAGE=$(build_workload span_garbage $(span_link_flags))
 	SPAN_THREADS=$(build_workload span_threads $(span_link_flags))
 	SPAN_STALL=$(build_workload span_stall $(span_link_flags))
+	SPAN_LOOP=$(build_workload span_loop $(span_link_flags))
 }
 
 setup() {
@@ -177,4 +178,40 @@ die_check() {
 	stalled=$(span_counts name | awk '$1 == "stalled" { print $2 }')
 	echo "stalled pairs that arrived: $stalled"
 	[ -n "$stalled" ] && [ "$stalled" -lt 2000000 ]
+}
+
+@test "records lost in a stall: spans begun after it do not nest under spans begun before it" {
+	# the stall drops whole records, among them ends of "stalled" spans whose
+	# begins arrived; "resumed" is begun with nothing open
+	run without_extra_fds timeout 30 "$SPANSTAT" --spans -- "$SPAN_STALL" 2000000 1000
+	assert_success
+	assert_line --regexp '^ span data: [0-9,]+ events dropped by the target, [0-9,]+ records? lost by the target'
+	paths=$(span_counts path)
+	echo "$paths"
+	assert_equal "$(grep -c 'stalled;' <<<"$paths")" 0
+	assert_equal "$(awk '$1 == "resumed" || $1 == "resumed;after"' <<<"$paths" | sort)" \
+		"$(printf '%s\n' 'resumed 1' 'resumed;after 1000')"
+}
+
+@test "a reader stopped for the target's whole life: the lost records are reported" {
+	# spanstat is stopped before span_loop starts and continued after it
+	# ended: only what the pipe held arrives, span_loop's final records and
+	# its exit record cannot, and the summary must say so rather than show a
+	# clean partial count
+	run without_extra_fds timeout 30 "$SPANSTAT" --spans -- sh -c \
+		'kill -STOP $PPID; "$1" pairs 2000000; kill -CONT $PPID' sh "$SPAN_LOOP"
+	assert_success
+	pairs=$(span_counts name | awk '$1 == "pair" { print $2 }')
+	echo "pairs that arrived: $pairs"
+	[ -n "$pairs" ] && [ "$pairs" -lt 2000000 ]
+	assert_line --regexp '^ span data: .*[0-9,]+ process(es)? whose end was not seen'
+	# the same run, continued while the target still runs: the drops get
+	# through (at the latest in its final records, which wait up to 1 s for
+	# room) and are counted.  The sleep runs without the library: a
+	# preloaded one would itself wait at its exit for the full pipe.
+	run without_extra_fds timeout 30 "$SPANSTAT" --spans -- sh -c \
+		'kill -STOP $PPID; "$1" pairs 2000000 & env -u LD_PRELOAD sleep 0.2
+		kill -CONT $PPID; wait' sh "$SPAN_LOOP"
+	assert_success
+	assert_line --regexp '^ span data: [0-9,]+ events dropped by the target'
 }
