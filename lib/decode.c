@@ -830,7 +830,10 @@ void decoder_finish(struct decoder *d)
 		d->npend = 0;
 	}
 	while (d->phead) {
-		d->stats.no_exit++;
+		/* only processes that recorded something: a shell that loaded
+		 * the library and left through _exit() lost nothing */
+		if (d->phead->ndefined || d->phead->dropped)
+			d->stats.no_exit++;
 		decode_proc_end(d, d->phead, 0, 0);
 		decode_proc_free(d, d->phead);
 	}
