@@ -7,7 +7,9 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int tap_n, tap_failed;
 
@@ -57,6 +59,22 @@ __attribute__((format(printf, 3, 4))) static inline int is_str(const char *got, 
 		if (!ok(fabs(g_ - w_) <= (eps), __VA_ARGS__))                                    \
 			printf("#   got %.9g, want %.9g\n", g_, w_);                              \
 	} while (0)
+
+/* Finds rel under $SRCDIR or the current directory (the source tree),
+ * writing the full path to out.  Returns 0, or -1 when it is in neither. */
+static inline int tap_find_source(const char *rel, char *out, size_t size)
+{
+	char cwd[2048];
+	const char *bases[2] = {getenv("SRCDIR"), getcwd(cwd, sizeof cwd) ? cwd : NULL};
+	for (int i = 0; i < 2; i++) {
+		if (!bases[i])
+			continue;
+		snprintf(out, size, "%s/%s", bases[i], rel);
+		if (access(out, R_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
 
 static inline int tap_done(void)
 {

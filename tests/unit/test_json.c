@@ -374,17 +374,7 @@ static char man_path[4096];
 
 static int find_man(void)
 {
-	const char *src = getenv("SRCDIR");
-	char cwd[2048];
-	const char *bases[2] = {src, getcwd(cwd, sizeof cwd) ? cwd : NULL};
-	for (int i = 0; i < 2; i++) {
-		if (!bases[i])
-			continue;
-		snprintf(man_path, sizeof man_path, "%s/man/spanstat-json.5", bases[i]);
-		if (access(man_path, R_OK) == 0)
-			return 0;
-	}
-	return -1;
+	return tap_find_source("man/spanstat-json.5", man_path, sizeof man_path);
 }
 
 /* Reads the `.TP` / `\fB<path>\fR (<types>)` entries. */

@@ -131,19 +131,11 @@ static char proto_dir[4096];
 
 static int find_schema(void)
 {
-	const char *src = getenv("SRCDIR");
-	char cwd[2048];
-	const char *bases[2] = {src, getcwd(cwd, sizeof cwd) ? cwd : NULL};
-	for (int i = 0; i < 2; i++) {
-		if (!bases[i])
-			continue;
-		snprintf(proto_dir, sizeof proto_dir, "%s/../shared/perfetto", bases[i]);
-		char path[4200];
-		snprintf(path, sizeof path, "%s/perfetto_trace.proto", proto_dir);
-		if (access(path, R_OK) == 0)
-			return 0;
-	}
-	return -1;
+	char proto[4200];
+	if (tap_find_source("../shared/perfetto/perfetto_trace.proto", proto, sizeof proto) < 0)
+		return -1;
+	snprintf(proto_dir, sizeof proto_dir, "%.*s", (int)(strrchr(proto, '/') - proto), proto);
+	return 0;
 }
 
 /* Decodes the trace in fp with protoc; returns the malloc'd text or NULL. */
