@@ -272,8 +272,13 @@ summary_value() {
 	run "$SPANSTAT" --json=s.json --spans -e task-clock -- "$DIE" segv
 	assert_failure 139
 	assert_equal "$(jq -c '[.exit.signal, .spans.decode.unfinished]' s.json)" "[11,2]"
-	run tree s.json
-	assert_output $'outer\t1\t'"$(jq '.spans.merged.children[0].total_ns' s.json)"$'\t'"$(jq '.spans.merged.children[0].self_ns' s.json)"$'\t1\nouter;inner\t1\t'"$(jq '.spans.merged.children[0].children[] | select(.name == "inner") | .total_ns' s.json)"$'\t'"$(jq '.spans.merged.children[0].children[] | select(.name == "inner") | .self_ns' s.json)"$'\t1\nouter;done\t1\t'"$(jq '.spans.merged.children[0].children[] | select(.name == "done") | .total_ns' s.json)"$'\t'"$(jq '.spans.merged.children[0].children[] | select(.name == "done") | .self_ns' s.json)"$'\t0'
+	# children come sorted by total time, which varies: compare sorted
+	local q='.spans.merged.children[0]' inner done
+	inner=$(jq -r "$q.children[] | select(.name == \"inner\") | \"\\(.total_ns)\t\\(.self_ns)\"" s.json)
+	done=$(jq -r "$q.children[] | select(.name == \"done\") | \"\\(.total_ns)\t\\(.self_ns)\"" s.json)
+	run bash -c "$(declare -f tree); tree s.json | LC_ALL=C sort"
+	assert_output "$(printf 'outer\t1\t%s\t%s\t1\nouter;done\t1\t%s\t0\nouter;inner\t1\t%s\t1' \
+		"$(jq "$q.total_ns" s.json)" "$(jq "$q.self_ns" s.json)" "$done" "$inner")"
 }
 
 @test "numbers are JSON numbers, in the C locale, whatever LC_ALL says" {
