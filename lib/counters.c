@@ -30,30 +30,10 @@
 #include <unistd.h>
 
 #include "counters.h"
+#include "perfev.h"
 
 #define COUNTERS_RF_BASE                                                                   \
 	(PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID)
-
-static int counters_sys_open(struct perf_event_attr *attr, pid_t pid, int group_fd)
-{
-	long fd = syscall(SYS_perf_event_open, attr, pid, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
-
-	return fd < 0 ? -errno : (int)fd;
-}
-
-/* /proc/sys/kernel/perf_event_paranoid, or INT_MIN when it cannot be read. */
-static int counters_paranoid(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
-	int v = INT_MIN;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = INT_MIN;
-		fclose(f);
-	}
-	return v;
-}
 
 static size_t counters_group_size(const struct evlist *evl, int group)
 {
@@ -137,12 +117,12 @@ static int counters_open_one(struct counters *cs, size_t i, pid_t pid, int paran
 	attr.enable_on_exec = lead < 0;
 	c->leader = lead < 0 ? (int)i : lead;
 	c->user_only = false;
-	fd = counters_sys_open(&attr, pid, lead < 0 ? -1 : cs->c[lead].fd);
+	fd = perfev_open(&attr, pid, lead < 0 ? -1 : cs->c[lead].fd);
 	if ((fd == -EACCES || fd == -EPERM) && paranoid > 1 && !attr.exclude_user &&
 	    !attr.exclude_kernel) {
 		attr.exclude_kernel = 1;
 		attr.exclude_hv = 1;
-		int fd2 = counters_sys_open(&attr, pid, lead < 0 ? -1 : cs->c[lead].fd);
+		int fd2 = perfev_open(&attr, pid, lead < 0 ? -1 : cs->c[lead].fd);
 		if (fd2 >= 0) {
 			c->user_only = true;
 			fd = fd2;
@@ -218,7 +198,7 @@ static int counters_open_pass(struct counters *cs, pid_t pid, int paranoid, char
 int counters_open(struct counters *cs, const struct evlist *evl, pid_t pid, char **cause)
 {
 	size_t maxgroup = 1;
-	int paranoid = counters_paranoid(), err;
+	int paranoid = perfev_paranoid(), err;
 
 	memset(cs, 0, sizeof(*cs));
 	cs->evl = evl;

@@ -3,6 +3,7 @@
  * "can the kernel here open it" probe used by listings.
  */
 #include "evtable.h"
+#include "perfev.h"
 
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -225,21 +226,13 @@ struct evtable_probe {
 static struct evtable_probe evtable_probes[128];
 static size_t evtable_nprobes;
 
+/* user space only, so the probe also works under perf_event_paranoid 2 */
 static bool evtable_try_open(uint32_t type, uint64_t config)
 {
-	struct perf_event_attr attr;
-	memset(&attr, 0, sizeof attr);
-	attr.size = sizeof attr;
-	attr.type = type;
-	attr.config = config;
-	attr.disabled = 1;
-	/* user space only, so the probe also works under perf_event_paranoid 2 */
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd = perfev_open_self(type, config);
 	if (fd < 0)
 		return false;
-	close((int)fd);
+	close(fd);
 	return true;
 }
 

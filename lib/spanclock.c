@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "spanclock.h"
+#include "perfev.h"
 
 #include <linux/perf_event.h>
 #include <stdint.h>
@@ -53,15 +54,7 @@ static void span_clock_pair(uint64_t *tsc, uint64_t *mono)
 /* The kernel's TSC-to-ns factors, from a perf_event mmap page. */
 static bool span_clock_kernel(uint32_t *mult, uint32_t *shift)
 {
-	struct perf_event_attr a;
-	memset(&a, 0, sizeof a);
-	a.size = sizeof a;
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_DUMMY;
-	a.disabled = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd = perfev_open_self(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
 	if (fd < 0)
 		return false;
 	long page = sysconf(_SC_PAGESIZE);

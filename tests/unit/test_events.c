@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "events.h"
+#include "perfev.h"
 #include "evtable.h"
 #include "pfm.h"
 #include "tap.h"
@@ -338,17 +339,9 @@ static int collect(void *arg, const struct event_info *info)
 
 static bool can_open(uint32_t type, uint64_t config)
 {
-	struct perf_event_attr attr;
-	memset(&attr, 0, sizeof attr);
-	attr.size = sizeof attr;
-	attr.type = type;
-	attr.config = config;
-	attr.disabled = 1;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	int fd = perfev_open_self(type, config);
 	if (fd >= 0)
-		close((int)fd);
+		close(fd);
 	return fd >= 0;
 }
 

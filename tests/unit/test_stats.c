@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "counters.h"
+#include "perfev.h"
 #include "stats.h"
 #include "tap.h"
 
@@ -265,19 +266,6 @@ static void test_group(void)
 	ok(cs.c == NULL, "close releases");
 }
 
-static int paranoid(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	int v = INT_MIN;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = INT_MIN;
-		fclose(f);
-	}
-	return v;
-}
-
 /* As nobody: task-clock falls back to user space; task-clock:k is refused
  * with a perf_event_paranoid explanation.  Results come back as a byte. */
 static void test_paranoid(void)
@@ -287,7 +275,7 @@ static void test_paranoid(void)
 	char res[512] = "";
 	ssize_t n;
 
-	if (geteuid() != 0 || paranoid() != 2) {
+	if (geteuid() != 0 || perfev_paranoid() != 2) {
 		ok(1, "# SKIP needs root (to become nobody) and perf_event_paranoid 2");
 		return;
 	}
