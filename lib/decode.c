@@ -418,16 +418,8 @@ static void decode_events(struct decoder *d, struct dthread *t, const uint8_t *w
 			d->stats.spans++;
 			decode_emit(d, &ev);
 			break;
-		case WIRE_OP_INSTANT:
-			ev.kind = SPAN_INSTANT;
-			ev.ts = ns;
-			ev.name = name;
-			ev.flags = 0;
-			ev.depth = depth;
-			decode_emit(d, &ev);
-			break;
-		default:
-			ev.kind = SPAN_COUNTER;
+		default: /* INSTANT, or COUNTER (its value was read above) */
+			ev.kind = op == WIRE_OP_INSTANT ? SPAN_INSTANT : SPAN_COUNTER;
 			ev.ts = ns;
 			ev.name = name;
 			ev.flags = 0;
