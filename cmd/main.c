@@ -162,12 +162,14 @@ static void check(struct cli *c, int nargs)
 	if (c->folded_threads && !c->path[OUT_FOLDED])
 		die("--folded-threads needs --folded FILE");
 	const char *stdout_user = NULL;
-	static const char *const optname[OUT_MAX] = {"--output", "--folded", "--json", "--perfetto"};
+	static const char *const optname[OUT_MAX] = {"--output", "--folded", "--json",
+						     "--perfetto"};
 	for (int k = 0; k < OUT_MAX; k++) {
 		if (!c->path[k] || strcmp(c->path[k], "-") != 0)
 			continue;
 		if (stdout_user)
-			die("%s and %s cannot both write to standard output", stdout_user, optname[k]);
+			die("%s and %s cannot both write to standard output", stdout_user,
+			    optname[k]);
 		stdout_user = optname[k];
 	}
 	for (int a = 0; a < OUT_MAX; a++)
@@ -217,7 +219,8 @@ static void open_outputs(struct cli *c)
 	for (int k = 0; k < OUT_MAX; k++) {
 		if (!c->path[k])
 			continue;
-		if (outfile_open(&c->out[k], c->path[k], k == OUT_SUMMARY && c->append, &cause) < 0) {
+		if (outfile_open(&c->out[k], c->path[k], k == OUT_SUMMARY && c->append, &cause) <
+		    0) {
 			abort_outputs(c);
 			die("%s", cause ? cause : "cannot open an output file");
 		}

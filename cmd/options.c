@@ -25,7 +25,8 @@ const struct opt_def options_table[] = {
 	 "write spans as folded stacks (self time in ns) to FILE, - for stdout"},
 	{OPT_FOLDED_THREADS, 0, "folded-threads", NULL,
 	 "root each folded stack in its process and thread"},
-	{OPT_JSON, 0, "json", "FILE", "write the results as one JSON document to FILE, - for stdout"},
+	{OPT_JSON, 0, "json", "FILE",
+	 "write the results as one JSON document to FILE, - for stdout"},
 	{OPT_PERFETTO, 0, "perfetto", "FILE",
 	 "write a Perfetto trace to FILE: spans as slices, counters and -I samples as counter "
 	 "tracks"},
@@ -89,7 +90,8 @@ int options_getopt(char **shortopts, void **longopts)
 	*p++ = ':'; /* report a missing argument as ':' */
 	for (size_t i = 0; i < n; i++) {
 		const struct opt_def *o = &options_table[i];
-		lo[i] = (struct option){o->name, o->arg ? required_argument : no_argument, NULL, o->id};
+		lo[i] = (struct option){o->name, o->arg ? required_argument : no_argument, NULL,
+					o->id};
 		if (o->shortopt) {
 			*p++ = o->shortopt;
 			if (o->arg)

@@ -25,9 +25,9 @@ enum opt_id {
 
 struct opt_def {
 	int id;
-	char shortopt;      /* 0: long only */
-	const char *name;   /* long name */
-	const char *arg;    /* argument's name, NULL: takes none */
+	char shortopt;	  /* 0: long only */
+	const char *name; /* long name */
+	const char *arg;  /* argument's name, NULL: takes none */
 	const char *help;
 };
 

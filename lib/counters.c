@@ -32,7 +32,7 @@
 #include "counters.h"
 #include "perfev.h"
 
-#define COUNTERS_RF_BASE                                                                   \
+#define COUNTERS_RF_BASE \
 	(PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID)
 
 static size_t counters_group_size(const struct evlist *evl, int group)
@@ -79,16 +79,19 @@ static char *counters_eacces_cause(const struct event *ev, int err, int paranoid
 			     "cannot open event '%s': %s (perf_event_paranoid is %s: %s)\n"
 			     "hint: the target may belong to another user, or a security module "
 			     "refused it; root or CAP_PERFMON can count it",
-			     ev->name, strerror(err), value, counters_paranoid_meaning(paranoid)) < 0)
+			     ev->name, strerror(err), value,
+			     counters_paranoid_meaning(paranoid)) < 0)
 			msg = NULL;
 		return msg;
 	}
-	if (asprintf(&msg,
-		     "no permission to count '%s' (/proc/sys/kernel/perf_event_paranoid is %s: %s)\n"
-		     "hint: run as root or with CAP_PERFMON, or allow it for everyone with "
-		     "'sysctl -w kernel.perf_event_paranoid=%d'%s",
-		     ev->name, value, counters_paranoid_meaning(paranoid), want,
-		     want == 2 ? " (user space; 1 adds the kernel)" : " (user and kernel space)") < 0)
+	if (asprintf(
+		    &msg,
+		    "no permission to count '%s' (/proc/sys/kernel/perf_event_paranoid is %s: %s)\n"
+		    "hint: run as root or with CAP_PERFMON, or allow it for everyone with "
+		    "'sysctl -w kernel.perf_event_paranoid=%d'%s",
+		    ev->name, value, counters_paranoid_meaning(paranoid), want,
+		    want == 2 ? " (user space; 1 adds the kernel)" : " (user and kernel space)") <
+	    0)
 		msg = NULL;
 	return msg;
 }
@@ -189,7 +192,8 @@ static int counters_open_pass(struct counters *cs, pid_t pid, int paranoid, char
 	}
 	if (nopen == 0 && refused >= 0) {
 		if (cause)
-			*cause = counters_eacces_cause(&evl->ev[refused], cs->c[refused].err, paranoid);
+			*cause = counters_eacces_cause(&evl->ev[refused], cs->c[refused].err,
+						       paranoid);
 		return -cs->c[refused].err;
 	}
 	return 0;

@@ -19,20 +19,20 @@ enum count_state {
 
 struct count {
 	enum count_state state;
-	uint64_t raw;     /* as read */
+	uint64_t raw;	  /* as read */
 	uint64_t enabled; /* ns */
 	uint64_t running; /* ns */
-	double value;     /* raw scaled by enabled/running, times event scale */
-	int err;          /* errno of the failed open (NOT_SUPPORTED) */
-	bool user_only;   /* kernel excluded by the perf_event_paranoid fallback */
+	double value;	  /* raw scaled by enabled/running, times event scale */
+	int err;	  /* errno of the failed open (NOT_SUPPORTED) */
+	bool user_only;	  /* kernel excluded by the perf_event_paranoid fallback */
 };
 
 struct counter {
-	int fd;  /* -1 when not open */
+	int fd;	 /* -1 when not open */
 	int err; /* open's errno */
 	uint64_t id;
 	uint64_t prev_raw, prev_enabled, prev_running; /* for interval deltas */
-	int leader;     /* index of the event whose fd leads this one's group */
+	int leader;	/* index of the event whose fd leads this one's group */
 	bool user_only; /* opened with exclude_kernel/hv after EACCES/EPERM */
 };
 

@@ -54,9 +54,9 @@
 #include "symbols.h"
 #include "wire.h"
 
-#define DECODE_MAX_PROCS 4096      /* live processes */
-#define DECODE_MAX_THREADS 65536   /* live threads */
-#define DECODE_MAX_DEPTH 4096      /* open spans per thread */
+#define DECODE_MAX_PROCS 4096	    /* live processes */
+#define DECODE_MAX_THREADS 65536    /* live threads */
+#define DECODE_MAX_DEPTH 4096	    /* open spans per thread */
 #define DECODE_MAX_NAMES (1u << 20) /* name ids defined over live processes */
 #define DECODE_MAX_STRINGS (1u << 20)
 #define DECODE_MAX_STRBYTES (64u << 20)
@@ -75,7 +75,7 @@ struct dthread {
 	struct dproc *proc;
 	struct dstack *stk;
 	uint32_t depth, cap;
-	uint32_t over; /* begins beyond DECODE_MAX_DEPTH still open */
+	uint32_t over;	   /* begins beyond DECODE_MAX_DEPTH still open */
 	uint32_t next_seq; /* seq of the next events record expected */
 	uint32_t dropped;  /* the thread's dropped words as last reported */
 	uint64_t last_ts;
@@ -139,7 +139,8 @@ static inline uint64_t decode_tid_key(uint32_t pid, uint32_t tid)
 static inline uint64_t decode_ns(const struct dproc *p, uint64_t ts)
 {
 	if (ts >= p->tsc0)
-		return p->mono0 + (uint64_t)(((unsigned __int128)(ts - p->tsc0) * p->mult) >> p->shift);
+		return p->mono0 +
+		       (uint64_t)(((unsigned __int128)(ts - p->tsc0) * p->mult) >> p->shift);
 	uint64_t back = (uint64_t)(((unsigned __int128)(p->tsc0 - ts) * p->mult) >> p->shift);
 	return back < p->mono0 ? p->mono0 - back : 0;
 }
@@ -228,8 +229,8 @@ static void decode_define(struct decoder *d, struct dproc *p, uint32_t id, uint3
 
 static void decode_close(struct decoder *d, struct dthread *t, uint64_t ns, uint32_t keep)
 {
-	struct span_event ev = {.kind = SPAN_END, .pid = t->pid, .tid = t->tid,
-				.flags = SPAN_F_UNFINISHED};
+	struct span_event ev = {
+		.kind = SPAN_END, .pid = t->pid, .tid = t->tid, .flags = SPAN_F_UNFINISHED};
 	while (t->depth > keep) {
 		const struct dstack *e = &t->stk[--t->depth];
 		ev.ts = ns > e->begin ? ns : e->begin;
@@ -273,7 +274,8 @@ static struct dthread *decode_thread_new(struct decoder *d, struct dproc *p, uin
 		t->cap = 16;
 		t->stk = malloc(t->cap * sizeof *t->stk);
 	}
-	if (!t || !t->stk || u64map_put(&d->threads, decode_tid_key(p->pid, tid), (uintptr_t)t) < 0) {
+	if (!t || !t->stk ||
+	    u64map_put(&d->threads, decode_tid_key(p->pid, tid), (uintptr_t)t) < 0) {
 		if (t)
 			free(t->stk);
 		free(t);
@@ -289,8 +291,8 @@ static struct dthread *decode_thread_new(struct decoder *d, struct dproc *p, uin
 		p->threads->prev = t;
 	p->threads = t;
 	d->nthread++;
-	struct span_event ev = {.kind = SPAN_THREAD, .pid = p->pid, .tid = tid, .ts = ns,
-				.name = name};
+	struct span_event ev = {
+		.kind = SPAN_THREAD, .pid = p->pid, .tid = tid, .ts = ns, .name = name};
 	decode_emit(d, &ev);
 	return t;
 }
@@ -312,8 +314,11 @@ static void decode_proc_end(struct decoder *d, struct dproc *p, uint64_t ts, uin
 			end = t->last_ts;
 		decode_thread_free(d, t);
 	}
-	struct span_event ev = {.kind = SPAN_PROCESS_END, .pid = p->pid, .ts = end,
-				.name = p->name, .value = signal};
+	struct span_event ev = {.kind = SPAN_PROCESS_END,
+				.pid = p->pid,
+				.ts = end,
+				.name = p->name,
+				.value = signal};
 	decode_emit(d, &ev);
 	free(p->map);
 	p->map = NULL;
@@ -523,8 +528,11 @@ static bool decode_hello(struct decoder *d, const struct wire_hdr *h, const uint
 	}
 	p->name = decode_intern(d, (const char *)pl + sizeof hello, hello.name_len, false);
 	p->last_ts = decode_ns(p, hello.ts);
-	struct span_event ev = {.kind = SPAN_PROCESS, .pid = p->pid, .ts = p->last_ts,
-				.name = p->name, .value = hello.ppid};
+	struct span_event ev = {.kind = SPAN_PROCESS,
+				.pid = p->pid,
+				.ts = p->last_ts,
+				.name = p->name,
+				.value = hello.ppid};
 	decode_emit(d, &ev);
 	return true;
 }
@@ -577,13 +585,13 @@ static bool decode_thread_name(struct decoder *d, const struct wire_hdr *h, cons
 		return false;
 	uint32_t name = decode_intern(d, (const char *)pl + 8, n, false);
 	struct dthread *t = (struct dthread *)(uintptr_t)u64map_get(&d->threads,
-								  decode_tid_key(h->pid, h->tid));
+								    decode_tid_key(h->pid, h->tid));
 	if (!t) {
 		decode_thread_new(d, p, h->tid, p->last_ts, name);
 		return true;
 	}
-	struct span_event ev = {.kind = SPAN_THREAD, .pid = h->pid, .tid = h->tid,
-				.ts = t->last_ts, .name = name};
+	struct span_event ev = {
+		.kind = SPAN_THREAD, .pid = h->pid, .tid = h->tid, .ts = t->last_ts, .name = name};
 	decode_emit(d, &ev);
 	return true;
 }
@@ -605,8 +613,8 @@ static void decode_record(struct decoder *d, const struct wire_hdr *h, const uin
 			if (!t) {
 				if (!(p = decode_proc(d, h->pid)))
 					break;
-				t = decode_thread_new(d, p, h->tid,
-						      decode_ns(p, decode_load64(pl)), 0);
+				t = decode_thread_new(d, p, h->tid, decode_ns(p, decode_load64(pl)),
+						      0);
 				if (!t) {
 					ok = true; /* refused by a limit, counted */
 					break;

@@ -31,19 +31,19 @@ struct span_clock {
 };
 
 struct decode_stats {
-	uint64_t records;      /* valid records */
-	uint64_t events;       /* event words decoded */
-	uint64_t spans;        /* begin/end pairs emitted */
-	uint64_t dropped;      /* event words the target reported dropped */
-	uint64_t lost_records; /* events records missing from a thread's sequence */
-	uint64_t no_exit;      /* processes whose EXIT record never arrived */
-	uint64_t bad_bytes;    /* bytes skipped while resynchronising */
-	uint64_t bad_records;  /* records with a valid header but bad contents */
-	uint64_t bad_ids;      /* events naming an undefined id */
-	uint64_t unmatched;    /* ends without a matching begin */
-	uint64_t unfinished;   /* begins closed by spanstat at exit */
-	uint64_t over_limit;   /* events and definitions refused by the decoder's
-				* own limits (DECODE_MAX_*) or out of memory */
+	uint64_t records;	/* valid records */
+	uint64_t events;	/* event words decoded */
+	uint64_t spans;		/* begin/end pairs emitted */
+	uint64_t dropped;	/* event words the target reported dropped */
+	uint64_t lost_records;	/* events records missing from a thread's sequence */
+	uint64_t no_exit;	/* processes whose EXIT record never arrived */
+	uint64_t bad_bytes;	/* bytes skipped while resynchronising */
+	uint64_t bad_records;	/* records with a valid header but bad contents */
+	uint64_t bad_ids;	/* events naming an undefined id */
+	uint64_t unmatched;	/* ends without a matching begin */
+	uint64_t unfinished;	/* begins closed by spanstat at exit */
+	uint64_t over_limit;	/* events and definitions refused by the decoder's
+				 * own limits (DECODE_MAX_*) or out of memory */
 	uint64_t clock_unknown; /* TSC processes seen without a valid span_clock:
 				 * their ticks are taken as ns from the HELLO */
 };

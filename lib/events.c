@@ -67,8 +67,8 @@ static bool events_all_modchars(const char *s)
 /* Apply modifiers to attr, on top of what it already excludes (so group
  * modifiers combine with a member's own).  With levels false, u/k/h are
  * skipped (libpfm4 already encoded them).  subject names the text in errors. */
-static int events_apply_mods(struct perf_event_attr *attr, const char *mods, bool levels, const char *subject,
-			     char **cause)
+static int events_apply_mods(struct perf_event_attr *attr, const char *mods, bool levels,
+			     const char *subject, char **cause)
 {
 	bool exclude = attr->exclude_user || attr->exclude_kernel || attr->exclude_hv;
 	bool exclude_gh = attr->exclude_guest || attr->exclude_host;
@@ -107,7 +107,8 @@ static int events_apply_mods(struct perf_event_attr *attr, const char *mods, boo
 			break;
 		case 'p':
 			if (++precise > 3)
-				return cause_set(cause, -EINVAL, "too many 'p' modifiers in '%s'", subject);
+				return cause_set(cause, -EINVAL, "too many 'p' modifiers in '%s'",
+						 subject);
 			break;
 		case 'D':
 			attr->pinned = 1;
@@ -116,7 +117,8 @@ static int events_apply_mods(struct perf_event_attr *attr, const char *mods, boo
 			attr->exclusive = 1;
 			break;
 		default:
-			return cause_set(cause, -EINVAL, "unknown modifier '%c' in '%s'", *m, subject);
+			return cause_set(cause, -EINVAL, "unknown modifier '%c' in '%s'", *m,
+					 subject);
 		}
 	}
 	attr->precise_ip = precise;
@@ -127,7 +129,10 @@ static unsigned events_levels(const char *mods)
 {
 	unsigned levels = 0;
 	for (const char *m = mods; *m; m++)
-		levels |= *m == 'u' ? PFM_LEVEL_USER : *m == 'k' ? PFM_LEVEL_KERNEL : *m == 'h' ? PFM_LEVEL_HV : 0;
+		levels |= *m == 'u'   ? PFM_LEVEL_USER
+			  : *m == 'k' ? PFM_LEVEL_KERNEL
+			  : *m == 'h' ? PFM_LEVEL_HV
+				      : 0;
 	return levels;
 }
 
@@ -262,8 +267,8 @@ static int events_unknown(const char *name, char **cause)
 	size_t used = 0;
 	for (int i = 0; i < s.n && used < sizeof hint; i++) {
 		const char *sep = i == 0 ? " (did you mean " : i == s.n - 1 ? " or " : ", ";
-		used += (size_t)snprintf(hint + used, sizeof hint - used, "%s'%s'%s", sep, s.names[i],
-					 i == s.n - 1 ? "?)" : "");
+		used += (size_t)snprintf(hint + used, sizeof hint - used, "%s'%s'%s", sep,
+					 s.names[i], i == s.n - 1 ? "?)" : "");
 	}
 	for (int i = 0; i < s.n; i++)
 		free(s.names[i]);
@@ -274,7 +279,8 @@ static int events_unknown(const char *name, char **cause)
 
 static bool events_raw(const char *s, uint64_t *config)
 {
-	if (s[0] != 'r' || !s[1] || strspn(s + 1, "0123456789abcdefABCDEF") != strlen(s + 1) || strlen(s + 1) > 16)
+	if (s[0] != 'r' || !s[1] || strspn(s + 1, "0123456789abcdefABCDEF") != strlen(s + 1) ||
+	    strlen(s + 1) > 16)
 		return false;
 	*config = strtoull(s + 1, NULL, 16);
 	return true;
@@ -283,7 +289,8 @@ static bool events_raw(const char *s, uint64_t *config)
 static void events_unit(struct event *ev)
 {
 	bool clock = ev->attr.type == PERF_TYPE_SOFTWARE &&
-		     (ev->attr.config == PERF_COUNT_SW_TASK_CLOCK || ev->attr.config == PERF_COUNT_SW_CPU_CLOCK);
+		     (ev->attr.config == PERF_COUNT_SW_TASK_CLOCK ||
+		      ev->attr.config == PERF_COUNT_SW_CPU_CLOCK);
 	ev->unit = clock ? "msec" : "";
 	ev->scale = clock ? 1e-6 : 1.0;
 }
@@ -369,8 +376,8 @@ static int events_add(struct evlist *evl, const char *term, int group, bool lead
 
 /* Apply a group's modifiers to its members and show them in their names,
  * as perf does ({cycles,instructions}:u shows cycles:u, instructions:u). */
-static int events_group_mods(struct evlist *evl, size_t first, const char *mods, const char *subject,
-			     char **cause)
+static int events_group_mods(struct evlist *evl, size_t first, const char *mods,
+			     const char *subject, char **cause)
 {
 	for (size_t i = first; i < evl->n; i++) {
 		struct event *ev = &evl->ev[i];
@@ -430,7 +437,8 @@ static int events_parse_list(struct evlist *evl, const char *spec, bool dry, cha
 			p++;
 		if (spec[p] == '{') {
 			if (in_group)
-				return cause_set(cause, -EINVAL, "nested '{' in event list '%s'", spec);
+				return cause_set(cause, -EINVAL, "nested '{' in event list '%s'",
+						 spec);
 			in_group = true;
 			group = next_group++;
 			members = 0;
@@ -451,13 +459,16 @@ static int events_parse_list(struct evlist *evl, const char *spec, bool dry, cha
 		else if (!*term)
 			err = cause_set(cause, -EINVAL, "empty event name in '%s'", spec);
 		else if (spec[p] == '{')
-			err = cause_set(cause, -EINVAL, "unexpected '{' after '%s' in event list '%s'", term, spec);
+			err = cause_set(cause, -EINVAL,
+					"unexpected '{' after '%s' in event list '%s'", term, spec);
 		else if (spec[p] == '}' && !in_group)
 			err = cause_set(cause, -EINVAL, "unbalanced '}' in event list '%s'", spec);
 		else if (in_group)
-			err = dry ? (members++, 0) : events_add(evl, term, group, members++ == 0, cause);
+			err = dry ? (members++, 0)
+				  : events_add(evl, term, group, members++ == 0, cause);
 		else
-			err = dry ? (next_group++, 0) : events_add(evl, term, next_group++, true, cause);
+			err = dry ? (next_group++, 0)
+				  : events_add(evl, term, next_group++, true, cause);
 		free(term);
 		if (err)
 			return err;
@@ -474,9 +485,11 @@ static int events_parse_list(struct evlist *evl, const char *spec, bool dry, cha
 				if (!mods || !subject)
 					err = -ENOMEM;
 				else if (!*mods)
-					err = cause_set(cause, -EINVAL, "empty modifier in '%s'", subject);
+					err = cause_set(cause, -EINVAL, "empty modifier in '%s'",
+							subject);
 				else if (dry)
-					err = events_apply_mods(&scratch, mods, true, subject, cause);
+					err = events_apply_mods(&scratch, mods, true, subject,
+								cause);
 				else
 					err = events_group_mods(evl, first, mods, subject, cause);
 				free(mods);
@@ -487,14 +500,17 @@ static int events_parse_list(struct evlist *evl, const char *spec, bool dry, cha
 			while (spec[p] == ' ' || spec[p] == '\t')
 				p++;
 			if (spec[p] == '}')
-				return cause_set(cause, -EINVAL, "unbalanced '}' in event list '%s'", spec);
+				return cause_set(cause, -EINVAL,
+						 "unbalanced '}' in event list '%s'", spec);
 			if (spec[p] && spec[p] != ',')
-				return cause_set(cause, -EINVAL, "unexpected '%c' after '}' in event list '%s'", spec[p],
-						   spec);
+				return cause_set(cause, -EINVAL,
+						 "unexpected '%c' after '}' in event list '%s'",
+						 spec[p], spec);
 		}
 		if (!spec[p]) {
 			if (in_group)
-				return cause_set(cause, -EINVAL, "unbalanced '{' in event list '%s'", spec);
+				return cause_set(cause, -EINVAL,
+						 "unbalanced '{' in event list '%s'", spec);
 			if (!dry)
 				evl->ngroups = next_group;
 			return 0;
@@ -518,7 +534,8 @@ int evlist_parse(struct evlist *evl, const char *spec, char **cause)
 			free(evl->ev[i].name);
 		evl->n = n0;
 		if (cause && !*cause)
-			cause_set(cause, -EINVAL, "cannot parse event list '%s': %s", spec, strerror(-err));
+			cause_set(cause, -EINVAL, "cannot parse event list '%s': %s", spec,
+				  strerror(-err));
 	}
 	return err;
 }
@@ -575,7 +592,8 @@ int events_list(const char *pattern, event_list_fn fn, void *arg, char **cause)
 	if (r)
 		return r;
 	if (events_match("rNNNN", pattern)) {
-		struct event_info raw = {"rNNNN", "raw event: the hex config the CPU's manual gives", "raw",
+		struct event_info raw = {"rNNNN",
+					 "raw event: the hex config the CPU's manual gives", "raw",
 					 pfm_kernel_core_pmu()};
 		r = fn(arg, &raw);
 		if (r)

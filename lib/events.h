@@ -12,12 +12,12 @@
 #include <stddef.h>
 
 struct event {
-	char *name;                  /* as written by the user, e.g. "cycles:u" */
+	char *name;		     /* as written by the user, e.g. "cycles:u" */
 	struct perf_event_attr attr; /* size set; disabled/inherit left to counters.c */
-	int group;                   /* events of one {...} share it; a bare name has its own */
-	bool leader;                 /* first event of its group */
-	const char *unit;            /* "msec" for task-clock/cpu-clock, else "" */
-	double scale;                /* value shown = count * scale (1e-6 for ns clocks) */
+	int group;		     /* events of one {...} share it; a bare name has its own */
+	bool leader;		     /* first event of its group */
+	const char *unit;	     /* "msec" for task-clock/cpu-clock, else "" */
+	double scale;		     /* value shown = count * scale (1e-6 for ns clocks) */
 };
 
 struct evlist {
@@ -38,7 +38,7 @@ struct event_info {
 	const char *name;
 	const char *desc;
 	const char *kind; /* "hardware", "software", "cache", "raw", or a PMU name */
-	bool usable;      /* the kernel here has the PMU (sysfs) */
+	bool usable;	  /* the kernel here has the PMU (sysfs) */
 };
 typedef int (*event_list_fn)(void *arg, const struct event_info *info);
 /* Calls fn for every known event whose name contains pattern (NULL: all). */

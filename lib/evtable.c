@@ -22,17 +22,24 @@ static const struct evtable_sym evtable_hw[] = {
 	{"cpu-cycles", PERF_COUNT_HW_CPU_CYCLES, "CPU cycles"},
 	{"cycles", PERF_COUNT_HW_CPU_CYCLES, "CPU cycles (same as cpu-cycles)"},
 	{"instructions", PERF_COUNT_HW_INSTRUCTIONS, "instructions retired"},
-	{"cache-references", PERF_COUNT_HW_CACHE_REFERENCES, "cache accesses (usually last-level cache)"},
+	{"cache-references", PERF_COUNT_HW_CACHE_REFERENCES,
+	 "cache accesses (usually last-level cache)"},
 	{"cache-misses", PERF_COUNT_HW_CACHE_MISSES, "cache misses (usually last-level cache)"},
 	{"branch-instructions", PERF_COUNT_HW_BRANCH_INSTRUCTIONS, "branch instructions retired"},
-	{"branches", PERF_COUNT_HW_BRANCH_INSTRUCTIONS, "branch instructions retired (same as branch-instructions)"},
+	{"branches", PERF_COUNT_HW_BRANCH_INSTRUCTIONS,
+	 "branch instructions retired (same as branch-instructions)"},
 	{"branch-misses", PERF_COUNT_HW_BRANCH_MISSES, "mispredicted branches"},
 	{"bus-cycles", PERF_COUNT_HW_BUS_CYCLES, "bus cycles"},
-	{"stalled-cycles-frontend", PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, "cycles the front end issued nothing"},
-	{"idle-cycles-frontend", PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, "cycles the front end issued nothing (same as stalled-cycles-frontend)"},
-	{"stalled-cycles-backend", PERF_COUNT_HW_STALLED_CYCLES_BACKEND, "cycles the back end retired nothing"},
-	{"idle-cycles-backend", PERF_COUNT_HW_STALLED_CYCLES_BACKEND, "cycles the back end retired nothing (same as stalled-cycles-backend)"},
-	{"ref-cycles", PERF_COUNT_HW_REF_CPU_CYCLES, "reference cycles, unaffected by frequency scaling"},
+	{"stalled-cycles-frontend", PERF_COUNT_HW_STALLED_CYCLES_FRONTEND,
+	 "cycles the front end issued nothing"},
+	{"idle-cycles-frontend", PERF_COUNT_HW_STALLED_CYCLES_FRONTEND,
+	 "cycles the front end issued nothing (same as stalled-cycles-frontend)"},
+	{"stalled-cycles-backend", PERF_COUNT_HW_STALLED_CYCLES_BACKEND,
+	 "cycles the back end retired nothing"},
+	{"idle-cycles-backend", PERF_COUNT_HW_STALLED_CYCLES_BACKEND,
+	 "cycles the back end retired nothing (same as stalled-cycles-backend)"},
+	{"ref-cycles", PERF_COUNT_HW_REF_CPU_CYCLES,
+	 "reference cycles, unaffected by frequency scaling"},
 };
 
 static const struct evtable_sym evtable_sw[] = {
@@ -43,14 +50,17 @@ static const struct evtable_sym evtable_sw[] = {
 	{"context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES, "context switches"},
 	{"cs", PERF_COUNT_SW_CONTEXT_SWITCHES, "context switches (same as context-switches)"},
 	{"cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS, "moves of the task to another CPU"},
-	{"migrations", PERF_COUNT_SW_CPU_MIGRATIONS, "moves of the task to another CPU (same as cpu-migrations)"},
+	{"migrations", PERF_COUNT_SW_CPU_MIGRATIONS,
+	 "moves of the task to another CPU (same as cpu-migrations)"},
 	{"minor-faults", PERF_COUNT_SW_PAGE_FAULTS_MIN, "page faults served without I/O"},
 	{"major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ, "page faults that needed I/O"},
-	{"alignment-faults", PERF_COUNT_SW_ALIGNMENT_FAULTS, "unaligned accesses fixed up by the kernel"},
+	{"alignment-faults", PERF_COUNT_SW_ALIGNMENT_FAULTS,
+	 "unaligned accesses fixed up by the kernel"},
 	{"emulation-faults", PERF_COUNT_SW_EMULATION_FAULTS, "instructions emulated by the kernel"},
 	{"dummy", PERF_COUNT_SW_DUMMY, "placeholder that counts nothing"},
 	{"bpf-output", PERF_COUNT_SW_BPF_OUTPUT, "output channel for BPF programs"},
-	{"cgroup-switches", PERF_COUNT_SW_CGROUP_SWITCHES, "switches between tasks of different cgroups"},
+	{"cgroup-switches", PERF_COUNT_SW_CGROUP_SWITCHES,
+	 "switches between tasks of different cgroups"},
 };
 
 #define EVTABLE_N(a) (sizeof(a) / sizeof((a)[0]))
@@ -68,13 +78,17 @@ struct evtable_cache {
 #define EVTABLE_OPS_LOAD_PREFETCH 5u
 
 static const struct evtable_cache evtable_caches[] = {
-	[PERF_COUNT_HW_CACHE_L1D] = {{"L1-dcache", "l1-d", "l1d", "L1-data"}, "L1 data cache", EVTABLE_OPS_ALL},
+	[PERF_COUNT_HW_CACHE_L1D] = {{"L1-dcache", "l1-d", "l1d", "L1-data"},
+				     "L1 data cache",
+				     EVTABLE_OPS_ALL},
 	[PERF_COUNT_HW_CACHE_L1I] = {{"L1-icache", "l1-i", "l1i", "L1-instruction"},
 				     "L1 instruction cache",
 				     EVTABLE_OPS_LOAD_PREFETCH},
 	[PERF_COUNT_HW_CACHE_LL] = {{"LLC", "L2"}, "last-level cache", EVTABLE_OPS_ALL},
 	[PERF_COUNT_HW_CACHE_DTLB] = {{"dTLB", "d-tlb", "Data-TLB"}, "data TLB", EVTABLE_OPS_ALL},
-	[PERF_COUNT_HW_CACHE_ITLB] = {{"iTLB", "i-tlb", "Instruction-TLB"}, "instruction TLB", EVTABLE_OPS_LOAD},
+	[PERF_COUNT_HW_CACHE_ITLB] = {{"iTLB", "i-tlb", "Instruction-TLB"},
+				      "instruction TLB",
+				      EVTABLE_OPS_LOAD},
 	[PERF_COUNT_HW_CACHE_BPU] = {{"branch", "branches", "bpu", "btb", "bpc"},
 				     "branch prediction unit",
 				     EVTABLE_OPS_LOAD},
@@ -85,7 +99,8 @@ static const struct evtable_cache evtable_caches[] = {
 static const char *const evtable_ops[][6] = {
 	[PERF_COUNT_HW_CACHE_OP_READ] = {"load", "loads", "read"},
 	[PERF_COUNT_HW_CACHE_OP_WRITE] = {"store", "stores", "write"},
-	[PERF_COUNT_HW_CACHE_OP_PREFETCH] = {"prefetch", "prefetches", "speculative-read", "speculative-load"},
+	[PERF_COUNT_HW_CACHE_OP_PREFETCH] = {"prefetch", "prefetches", "speculative-read",
+					     "speculative-load"},
 };
 
 static const char *const evtable_results[][6] = {
@@ -113,8 +128,9 @@ static size_t evtable_word(const char *s, const char *word)
 static bool evtable_cache_tail(const char *s, int op, int result, uint64_t cache, uint64_t *config)
 {
 	if (*s == '\0') {
-		*config = evtable_cache_config((unsigned)cache, op < 0 ? PERF_COUNT_HW_CACHE_OP_READ : (unsigned)op,
-					       result < 0 ? PERF_COUNT_HW_CACHE_RESULT_ACCESS : (unsigned)result);
+		*config = evtable_cache_config(
+			(unsigned)cache, op < 0 ? PERF_COUNT_HW_CACHE_OP_READ : (unsigned)op,
+			result < 0 ? PERF_COUNT_HW_CACHE_RESULT_ACCESS : (unsigned)result);
 		return true;
 	}
 	if (*s != '-')
@@ -146,7 +162,8 @@ static bool evtable_cache_lookup(const char *name, uint64_t *config)
 	return false;
 }
 
-static const struct evtable_sym *evtable_find(const struct evtable_sym *t, size_t n, const char *name,
+static const struct evtable_sym *evtable_find(const struct evtable_sym *t, size_t n,
+					      const char *name,
 					      int (*cmp)(const char *, const char *))
 {
 	for (size_t i = 0; i < n; i++)
@@ -159,7 +176,8 @@ bool evtable_lookup(const char *name, uint32_t *type, uint64_t *config)
 {
 	int (*cmps[])(const char *, const char *) = {strcmp, strcasecmp};
 	for (size_t k = 0; k < 2; k++) {
-		const struct evtable_sym *s = evtable_find(evtable_hw, EVTABLE_N(evtable_hw), name, cmps[k]);
+		const struct evtable_sym *s =
+			evtable_find(evtable_hw, EVTABLE_N(evtable_hw), name, cmps[k]);
 		if (s) {
 			*type = PERF_TYPE_HARDWARE;
 			*config = s->config;
@@ -193,9 +211,11 @@ static int evtable_each_sym(const struct evtable_sym *t, size_t n, const char *k
 
 int evtable_foreach(int (*fn)(void *arg, const struct evtable_entry *e), void *arg)
 {
-	int r = evtable_each_sym(evtable_hw, EVTABLE_N(evtable_hw), "hardware", PERF_TYPE_HARDWARE, fn, arg);
+	int r = evtable_each_sym(evtable_hw, EVTABLE_N(evtable_hw), "hardware", PERF_TYPE_HARDWARE,
+				 fn, arg);
 	if (!r)
-		r = evtable_each_sym(evtable_sw, EVTABLE_N(evtable_sw), "software", PERF_TYPE_SOFTWARE, fn, arg);
+		r = evtable_each_sym(evtable_sw, EVTABLE_N(evtable_sw), "software",
+				     PERF_TYPE_SOFTWARE, fn, arg);
 	for (unsigned c = 0; !r && c < EVTABLE_N(evtable_caches); c++)
 		for (unsigned op = 0; !r && op < EVTABLE_N(evtable_ops); op++) {
 			if (!(evtable_caches[c].ops & 1u << op))
@@ -208,7 +228,8 @@ int evtable_foreach(int (*fn)(void *arg, const struct evtable_entry *e), void *a
 				if (miss)
 					strcat(name, "-misses");
 				snprintf(desc, sizeof desc, "%s %s%s", evtable_caches[c].desc,
-					 miss ? evtable_ops[op][0] : evtable_ops[op][1], miss ? " misses" : "");
+					 miss ? evtable_ops[op][0] : evtable_ops[op][1],
+					 miss ? " misses" : "");
 				struct evtable_entry e = {name, desc, "cache", PERF_TYPE_HW_CACHE,
 							  evtable_cache_config(c, op, res)};
 				r = fn(arg, &e);

@@ -16,7 +16,7 @@ struct evtable_entry {
 	const char *name; /* canonical spelling, e.g. "L1-dcache-load-misses" */
 	const char *desc;
 	const char *kind; /* "hardware", "software" or "cache" */
-	uint32_t type;    /* PERF_TYPE_HARDWARE, _SOFTWARE or _HW_CACHE */
+	uint32_t type;	  /* PERF_TYPE_HARDWARE, _SOFTWARE or _HW_CACHE */
 	uint64_t config;
 };
 

@@ -281,7 +281,8 @@ static cJSON *json_tree(const struct span_tree *t, const struct strtab *names, b
 		cJSON_AddNumberToObject(o, "pid", t->pid);
 		cJSON_AddNumberToObject(o, "tid", t->tid);
 		json_str_or_null(o, "thread_name",
-				 names && t->thread_name ? strtab_get(names, t->thread_name) : NULL);
+				 names && t->thread_name ? strtab_get(names, t->thread_name)
+							 : NULL);
 		json_str_or_null(o, "process_name",
 				 names && t->process_name ? strtab_get(names, t->process_name)
 							  : NULL);
@@ -415,9 +416,9 @@ static cJSON *json_build(const struct json *j, const struct run_head *h, const s
 		cJSON_AddItemToArray(runs, o);
 		cJSON_AddNumberToObject(o, "run", k);
 		if (rr->counts)
-			cJSON_AddItemToObject(o, "events",
-					      json_events(evl, rr->counts,
-							  (double)rr->ru.elapsed_ns, NULL, 1));
+			cJSON_AddItemToObject(
+				o, "events",
+				json_events(evl, rr->counts, (double)rr->ru.elapsed_ns, NULL, 1));
 		else
 			cJSON_AddArrayToObject(o, "events");
 		cJSON_AddItemToObject(o, "rusage", json_rusage(&rr->ru));
@@ -480,8 +481,7 @@ static int json_finish(struct writer *w, const struct report *r)
 		return -ENOMEM;
 	size_t len = strlen(text);
 	int rc = 0;
-	if (fwrite(text, 1, len, w->fp) != len || fputc('\n', w->fp) == EOF ||
-	    fflush(w->fp) != 0)
+	if (fwrite(text, 1, len, w->fp) != len || fputc('\n', w->fp) == EOF || fflush(w->fp) != 0)
 		rc = errno ? -errno : -EIO;
 	cJSON_free(text);
 	return rc;

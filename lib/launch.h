@@ -8,8 +8,8 @@
 
 struct launch {
 	pid_t pid;
-	int go_fd;  /* write end: one byte releases the child */
-	int err_fd; /* read end: the child's errno if exec fails, EOF on success */
+	int go_fd;   /* write end: one byte releases the child */
+	int err_fd;  /* read end: the child's errno if exec fails, EOF on success */
 	int keep_fd; /* fd the child keeps across exec (-1 none) */
 };
 

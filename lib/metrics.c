@@ -38,26 +38,26 @@ static const struct {
 	enum metric_kind miss, total;
 	const char *unit;
 } metrics_ratios[] = {
-	{ MK_BRANCH_MISSES, MK_BRANCHES, "of all branches" },
-	{ MK_CACHE_MISSES, MK_CACHE_REFS, "of all cache refs" },
-	{ MK_L1D_MISSES, MK_L1D_LOADS, "of all L1-dcache accesses" },
-	{ MK_L1I_MISSES, MK_L1I_LOADS, "of all L1-icache accesses" },
-	{ MK_LLC_MISSES, MK_LLC_LOADS, "of all LL-cache accesses" },
-	{ MK_DTLB_MISSES, MK_DTLB_LOADS, "of all dTLB cache accesses" },
-	{ MK_ITLB_MISSES, MK_ITLB_LOADS, "of all iTLB cache accesses" },
-	{ MK_STALLED_FE, MK_CYCLES, "frontend cycles idle" },
-	{ MK_STALLED_BE, MK_CYCLES, "backend cycles idle" },
+	{MK_BRANCH_MISSES, MK_BRANCHES, "of all branches"},
+	{MK_CACHE_MISSES, MK_CACHE_REFS, "of all cache refs"},
+	{MK_L1D_MISSES, MK_L1D_LOADS, "of all L1-dcache accesses"},
+	{MK_L1I_MISSES, MK_L1I_LOADS, "of all L1-icache accesses"},
+	{MK_LLC_MISSES, MK_LLC_LOADS, "of all LL-cache accesses"},
+	{MK_DTLB_MISSES, MK_DTLB_LOADS, "of all dTLB cache accesses"},
+	{MK_ITLB_MISSES, MK_ITLB_LOADS, "of all iTLB cache accesses"},
+	{MK_STALLED_FE, MK_CYCLES, "frontend cycles idle"},
+	{MK_STALLED_BE, MK_CYCLES, "backend cycles idle"},
 };
 
 static enum metric_kind metrics_cache_kind(uint64_t config)
 {
 	unsigned id = config & 0xff, op = (config >> 8) & 0xff, res = (config >> 16) & 0xff;
 	static const enum metric_kind kinds[][2] = {
-		[PERF_COUNT_HW_CACHE_L1D] = { MK_L1D_LOADS, MK_L1D_MISSES },
-		[PERF_COUNT_HW_CACHE_L1I] = { MK_L1I_LOADS, MK_L1I_MISSES },
-		[PERF_COUNT_HW_CACHE_LL] = { MK_LLC_LOADS, MK_LLC_MISSES },
-		[PERF_COUNT_HW_CACHE_DTLB] = { MK_DTLB_LOADS, MK_DTLB_MISSES },
-		[PERF_COUNT_HW_CACHE_ITLB] = { MK_ITLB_LOADS, MK_ITLB_MISSES },
+		[PERF_COUNT_HW_CACHE_L1D] = {MK_L1D_LOADS, MK_L1D_MISSES},
+		[PERF_COUNT_HW_CACHE_L1I] = {MK_L1I_LOADS, MK_L1I_MISSES},
+		[PERF_COUNT_HW_CACHE_LL] = {MK_LLC_LOADS, MK_LLC_MISSES},
+		[PERF_COUNT_HW_CACHE_DTLB] = {MK_DTLB_LOADS, MK_DTLB_MISSES},
+		[PERF_COUNT_HW_CACHE_ITLB] = {MK_ITLB_LOADS, MK_ITLB_MISSES},
 	};
 
 	if (op != PERF_COUNT_HW_CACHE_OP_READ || id >= sizeof(kinds) / sizeof(kinds[0]) ||
@@ -146,7 +146,7 @@ static double metrics_div(double a, double b)
 /* Events per second of the clock's time, with perf's K/M/G steps. */
 static void metrics_rate(struct metric *m, double count, double clock_ns)
 {
-	static const char prefix[] = { 'K', 'M', 'G' };
+	static const char prefix[] = {'K', 'M', 'G'};
 	double v = metrics_div(1e9 * count, clock_ns);
 	char unit[8] = "/sec";
 
@@ -184,12 +184,14 @@ void metrics_compute(const struct evlist *evl, const struct count *c, double ela
 		case MK_INSTRUCTIONS:
 			j = metrics_find(evl, c, kind, MK_CYCLES, ev);
 			if (j >= 0)
-				metrics_set(&out[i], metrics_div(v, metrics_unscaled(&evl->ev[j], &c[j])),
+				metrics_set(&out[i],
+					    metrics_div(v, metrics_unscaled(&evl->ev[j], &c[j])),
 					    "ipc", "insn per cycle", false, 2);
 			continue;
 		case MK_CYCLES:
 			if (clk >= 0)
-				metrics_set(&out[i], metrics_div(v, clock_ns), "ghz", "GHz", false, 3);
+				metrics_set(&out[i], metrics_div(v, clock_ns), "ghz", "GHz", false,
+					    3);
 			continue;
 		default:
 			break;
@@ -200,7 +202,8 @@ void metrics_compute(const struct evlist *evl, const struct count *c, double ela
 			j = metrics_find(evl, c, kind, metrics_ratios[r].total, ev);
 			if (j >= 0) {
 				metrics_set(&out[i],
-					    100.0 * metrics_div(v, metrics_unscaled(&evl->ev[j], &c[j])),
+					    100.0 * metrics_div(v, metrics_unscaled(&evl->ev[j],
+										    &c[j])),
 					    kind[i] == MK_STALLED_FE || kind[i] == MK_STALLED_BE
 						    ? "stalled_ratio"
 						    : "miss_ratio",

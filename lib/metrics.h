@@ -13,10 +13,10 @@
 struct metric {
 	bool valid;
 	double value;
-	char unit[32]; /* "CPUs utilized", "insn per cycle", "K/sec", "of all branches" ... */
+	char unit[32];	/* "CPUs utilized", "insn per cycle", "K/sec", "of all branches" ... */
 	const char *id; /* machine name: "cpus_utilized", "ipc", "rate_per_sec", "miss_ratio" ... */
-	bool percent;   /* value is a percentage (perf prints "%7.2f%%") */
-	int decimals;   /* 3 ("%8.3f") or 2 ("%7.2f ", insn per cycle) */
+	bool percent;	/* value is a percentage (perf prints "%7.2f%%") */
+	int decimals;	/* 3 ("%8.3f") or 2 ("%7.2f ", insn per cycle) */
 };
 
 /* out[i] for every event of evl; elapsed_ns is the run's (or interval's) wall time. */

@@ -59,8 +59,8 @@ static const char *pfm_load(void)
 	void *h = dlopen(PFM_SONAME, RTLD_NOW | RTLD_LOCAL);
 	if (!h)
 		return dlerror();
-#define PFM_SYM(field, sym)                                                                   \
-	if (!(*(void **)&pfm_lib.field = dlsym(h, sym)))                                       \
+#define PFM_SYM(field, sym)                              \
+	if (!(*(void **)&pfm_lib.field = dlsym(h, sym))) \
 		return dlerror();
 	PFM_SYM(initialize, "pfm_initialize")
 	PFM_SYM(strerror, "pfm_strerror")
@@ -82,9 +82,11 @@ int pfm_setup(char **cause)
 		pfm_status = load_error ? PFM_ERR_NOINIT : pfm_initialize();
 	}
 	if (load_error)
-		return cause_set(cause, -EIO, "cannot load libpfm4 (%s): %s", PFM_SONAME, load_error);
+		return cause_set(cause, -EIO, "cannot load libpfm4 (%s): %s", PFM_SONAME,
+				 load_error);
 	if (pfm_status != PFM_SUCCESS)
-		return cause_set(cause, -EIO, "cannot initialise libpfm4: %s", pfm_strerror(pfm_status));
+		return cause_set(cause, -EIO, "cannot initialise libpfm4: %s",
+				 pfm_strerror(pfm_status));
 	return 0;
 }
 
@@ -116,7 +118,8 @@ int pfm_encode(const char *name, unsigned levels, struct perf_event_attr *attr, 
 		return err;
 	int plm = PFM_PLM0 | PFM_PLM3;
 	if (levels)
-		plm = (levels & PFM_LEVEL_USER ? PFM_PLM3 : 0) | (levels & PFM_LEVEL_KERNEL ? PFM_PLM0 : 0) |
+		plm = (levels & PFM_LEVEL_USER ? PFM_PLM3 : 0) |
+		      (levels & PFM_LEVEL_KERNEL ? PFM_PLM0 : 0) |
 		      (levels & PFM_LEVEL_HV ? PFM_PLMH : 0);
 	int r = pfm_try(name, plm, attr);
 	if (r == PFM_ERR_NOTFOUND && strchr(name, '.')) {
@@ -290,8 +293,8 @@ struct pfm_lister {
 	size_t cap;
 };
 
-static int pfm_emit(struct pfm_lister *l, const char *pmu, const char *ev, const char *umask, const char *desc,
-		    bool usable)
+static int pfm_emit(struct pfm_lister *l, const char *pmu, const char *ev, const char *umask,
+		    const char *desc, bool usable)
 {
 	size_t need = strlen(pmu) + strlen(ev) + (umask ? strlen(umask) + 1 : 0) + 3;
 	if (need > l->cap) {
@@ -336,10 +339,12 @@ static int pfm_list_pmu(struct pfm_lister *l, const pfm_pmu_info_t *pi)
 			pfm_event_attr_info_t ai;
 			memset(&ai, 0, sizeof ai);
 			ai.size = sizeof ai;
-			if (pfm_get_event_attr_info(i, a, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS ||
+			if (pfm_get_event_attr_info(i, a, PFM_OS_PERF_EVENT_EXT, &ai) !=
+				    PFM_SUCCESS ||
 			    ai.type != PFM_ATTR_UMASK)
 				continue;
-			r = pfm_emit(l, pi->name, ei.name, ai.name, ai.desc ? ai.desc : ei.desc, usable);
+			r = pfm_emit(l, pi->name, ei.name, ai.name, ai.desc ? ai.desc : ei.desc,
+				     usable);
 			if (r)
 				return r;
 		}

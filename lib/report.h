@@ -31,42 +31,42 @@ struct run_result {
 /* Mean and spread of one quantity over the runs. */
 struct stat_summary {
 	double mean, stddev; /* sample stddev of the mean's inputs */
-	double rel;          /* 100 * stddev_of_mean / mean, as perf's "+-" */
+	double rel;	     /* 100 * stddev_of_mean / mean, as perf's "+-" */
 };
 
 struct run_head {
 	int argc;
 	char *const *argv;
 	const struct evlist *evl;
-	struct timespec start;       /* CLOCK_REALTIME when the first run started */
-	uint64_t start_mono;         /* CLOCK_MONOTONIC ns, same instant */
-	unsigned runs;               /* -r */
-	unsigned interval_ms;        /* -I, 0 when off */
-	bool spans;                  /* span collection on */
+	struct timespec start;	      /* CLOCK_REALTIME when the first run started */
+	uint64_t start_mono;	      /* CLOCK_MONOTONIC ns, same instant */
+	unsigned runs;		      /* -r */
+	unsigned interval_ms;	      /* -I, 0 when off */
+	bool spans;		      /* span collection on */
 	const struct strtab *strings; /* span names (decoder's), NULL without spans */
 };
 
 struct interval_sample {
-	unsigned run;          /* 0-based */
-	uint64_t t_ns;         /* since the run's start */
-	uint64_t mono_ns;      /* CLOCK_MONOTONIC of the sample */
-	uint64_t length_ns;    /* this interval's wall length */
+	unsigned run;		    /* 0-based */
+	uint64_t t_ns;		    /* since the run's start */
+	uint64_t mono_ns;	    /* CLOCK_MONOTONIC of the sample */
+	uint64_t length_ns;	    /* this interval's wall length */
 	const struct count *counts; /* deltas over the interval, evl->n */
 };
 
 struct report {
 	const struct run_head *head;
-	unsigned nruns;              /* runs actually completed */
-	const struct run_result *run; /* nruns */
-	const struct count *count;   /* evl->n: the mean over runs, as a count */
+	unsigned nruns;			 /* runs actually completed */
+	const struct run_result *run;	 /* nruns */
+	const struct count *count;	 /* evl->n: the mean over runs, as a count */
 	const struct stat_summary *stat; /* evl->n */
-	struct rusage_info ru;       /* mean over runs */
-	struct stat_summary elapsed; /* over runs, seconds */
-	int exit_code;               /* spanstat's own exit status */
+	struct rusage_info ru;		 /* mean over runs */
+	struct stat_summary elapsed;	 /* over runs, seconds */
+	int exit_code;			 /* spanstat's own exit status */
 	/* spans: NULL/0 without collection */
 	const struct spantree *spans;
 	const struct decode_stats *dstats;
-	uint64_t span_wall_ns;       /* wall time the spans' shares refer to */
+	uint64_t span_wall_ns; /* wall time the spans' shares refer to */
 };
 
 #endif

@@ -34,7 +34,7 @@
 #define SESSION_READ_BUF (1u << 20)
 #define SESSION_DRAIN_MAX (256u << 20) /* bytes read after exit, at most */
 #define SESSION_STREAMING (64u << 10)  /* a read this big: spans are streaming */
-#define SESSION_DOZE_NS 300000         /* then doze this long between reads */
+#define SESSION_DOZE_NS 300000	       /* then doze this long between reads */
 
 extern char **environ;
 
@@ -43,7 +43,7 @@ struct session {
 	struct run_head head;
 	struct run_result *run;
 	unsigned nruns;
-	int sfd;        /* signalfd */
+	int sfd; /* signalfd */
 	sigset_t oldmask;
 	/* spans */
 	int pipe_r, pipe_w;
@@ -51,10 +51,10 @@ struct session {
 	struct decoder *dec;
 	struct spantree tree;
 	bool have_tree;
-	char **envp;   /* the target's environment when collecting */
-	char **owned;  /* the entries of envp we allocated */
+	char **envp;  /* the target's environment when collecting */
+	char **owned; /* the entries of envp we allocated */
 	size_t nowned;
-	int exec_errno;   /* the command could not be executed */
+	int exec_errno;	  /* the command could not be executed */
 	bool interrupted; /* a signal was forwarded: no further runs */
 };
 
@@ -177,8 +177,8 @@ static int session_spans_read(struct session *s, size_t limit, size_t *got)
 	return 0;
 }
 
-static int session_interval(struct session *s, struct counters *cs, unsigned run,
-			    uint64_t start, uint64_t *last)
+static int session_interval(struct session *s, struct counters *cs, unsigned run, uint64_t start,
+			    uint64_t *last)
 {
 	const struct evlist *evl = s->o->evl;
 	struct count *c = calloc(evl->n ? evl->n : 1, sizeof *c);
@@ -394,9 +394,14 @@ static int session_report(struct session *s, struct report *rep, struct count **
 		ic += (double)ri->nivcsw;
 	}
 	double k = s->nruns;
-	rep->ru = (struct rusage_info){(uint64_t)llround(e / k), (uint64_t)llround(u / k),
-				       (uint64_t)llround(sy / k), lround(rss / k), lround(mi / k),
-				       lround(ma / k), lround(vc / k), lround(ic / k)};
+	rep->ru = (struct rusage_info){(uint64_t)llround(e / k),
+				       (uint64_t)llround(u / k),
+				       (uint64_t)llround(sy / k),
+				       lround(rss / k),
+				       lround(mi / k),
+				       lround(ma / k),
+				       lround(vc / k),
+				       lround(ic / k)};
 	rep->elapsed = stats_summary(&el);
 	rep->head = &s->head;
 	rep->nruns = s->nruns;
@@ -445,8 +450,12 @@ int session_run(const struct session_opts *o, int *exit_code, char **cause)
 	s.sfd = s.pipe_r = s.pipe_w = -1;
 	*exit_code = SESSION_EXIT_ERROR;
 	*cause = NULL;
-	s.head = (struct run_head){.argc = o->argc, .argv = o->argv, .evl = o->evl,
-				   .runs = o->runs, .interval_ms = o->interval_ms, .spans = o->spans};
+	s.head = (struct run_head){.argc = o->argc,
+				   .argv = o->argv,
+				   .evl = o->evl,
+				   .runs = o->runs,
+				   .interval_ms = o->interval_ms,
+				   .spans = o->spans};
 	s.run = calloc(o->runs, sizeof *s.run);
 	if (!s.run)
 		return session_fail(cause, ENOMEM, "cannot run '%s'", o->argv[0]);

@@ -12,21 +12,21 @@
 
 struct session_opts {
 	int argc;
-	char *const *argv;       /* the command */
+	char *const *argv; /* the command */
 	const struct evlist *evl;
-	unsigned runs;           /* >= 1 */
-	unsigned interval_ms;    /* 0: off */
-	bool spans;              /* collect spans from the target */
-	const char *preload;     /* libspanstat.so to LD_PRELOAD when collecting */
+	unsigned runs;	      /* >= 1 */
+	unsigned interval_ms; /* 0: off */
+	bool spans;	      /* collect spans from the target */
+	const char *preload;  /* libspanstat.so to LD_PRELOAD when collecting */
 	struct writer *const *writers;
 	size_t nwriters;
 };
 
 enum {
-	SESSION_EXIT_ERROR = 125,     /* spanstat's own failure */
+	SESSION_EXIT_ERROR = 125, /* spanstat's own failure */
 	SESSION_EXIT_CANNOT_RUN = 126,
 	SESSION_EXIT_NOT_FOUND = 127,
-	SESSION_EXIT_SIGNAL = 128,    /* + the signal that killed the target */
+	SESSION_EXIT_SIGNAL = 128, /* + the signal that killed the target */
 };
 
 /* Runs the session.  Returns 0 when the command ran and every writer got its

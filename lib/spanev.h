@@ -9,12 +9,12 @@
 #include <stdint.h>
 
 enum span_kind {
-	SPAN_PROCESS,     /* a process started recording: pid, ppid (value), name */
-	SPAN_THREAD,      /* a thread seen first, or renamed: name is its name or 0 */
+	SPAN_PROCESS, /* a process started recording: pid, ppid (value), name */
+	SPAN_THREAD,  /* a thread seen first, or renamed: name is its name or 0 */
 	SPAN_BEGIN,
 	SPAN_END,
 	SPAN_INSTANT,
-	SPAN_COUNTER,     /* value */
+	SPAN_COUNTER,	  /* value */
 	SPAN_PROCESS_END, /* the process ended (or the stream did) */
 };
 
@@ -23,12 +23,12 @@ enum span_kind {
 struct span_event {
 	enum span_kind kind;
 	uint32_t pid, tid;
-	uint64_t ts;       /* CLOCK_MONOTONIC ns */
-	uint32_t name;     /* string id in the decoder's strtab (0: none) */
+	uint64_t ts;   /* CLOCK_MONOTONIC ns */
+	uint32_t name; /* string id in the decoder's strtab (0: none) */
 	uint32_t flags;
-	uint32_t depth;    /* BEGIN/END: nesting depth, 0 outermost */
+	uint32_t depth;	   /* BEGIN/END: nesting depth, 0 outermost */
 	uint64_t begin_ts; /* END: its begin's ts */
-	int64_t value;     /* COUNTER: value; PROCESS: ppid */
+	int64_t value;	   /* COUNTER: value; PROCESS: ppid */
 };
 
 struct span_sink {

@@ -78,8 +78,7 @@ static int span_tree_rehash(struct span_tree *t)
 
 /* The child of parent named name, created if needed (if *budget allows);
  * SPANTREE_UNTRACKED when it cannot be. */
-static uint32_t span_tree_child(struct span_tree *t, uint32_t parent, uint32_t name,
-				size_t *budget)
+static uint32_t span_tree_child(struct span_tree *t, uint32_t parent, uint32_t name, size_t *budget)
 {
 	struct span_node *pn = &t->node[parent];
 	uint32_t hot = pn->hot;

@@ -10,15 +10,15 @@
 #include "spanev.h"
 
 struct span_node {
-	uint32_t name;      /* strtab id; the root has 0 */
-	uint32_t parent;    /* index in the tree's nodes; root: itself (0) */
+	uint32_t name;			    /* strtab id; the root has 0 */
+	uint32_t parent;		    /* index in the tree's nodes; root: itself (0) */
 	uint32_t first_child, next_sibling; /* 0: none */
-	uint64_t count;     /* finished spans at this path */
+	uint64_t count;			    /* finished spans at this path */
 	uint64_t total_ns;
-	uint64_t child_ns;  /* total of direct children: self = total - child */
+	uint64_t child_ns;   /* total of direct children: self = total - child */
 	uint64_t unfinished; /* of count, closed by spanstat */
-	uint32_t hot;       /* private: the child found last (lookup cache) */
-	uint32_t succ;      /* private: the sibling found after this one last */
+	uint32_t hot;	     /* private: the child found last (lookup cache) */
+	uint32_t succ;	     /* private: the sibling found after this one last */
 };
 
 struct span_tree {
@@ -31,8 +31,10 @@ struct span_tree {
 	uint64_t first_ts, last_ts;  /* extent of this thread's events (0: none) */
 	uint64_t instants, counters; /* this thread's */
 	/* private: child lookup and the open stack */
-	uint32_t *hash; uint32_t nhash;
-	uint32_t *stack; uint32_t depth, stack_cap;
+	uint32_t *hash;
+	uint32_t nhash;
+	uint32_t *stack;
+	uint32_t depth, stack_cap;
 };
 
 struct spantree {
@@ -43,11 +45,12 @@ struct spantree {
 	uint64_t untracked; /* spans not aggregated: SPANTREE_MAX_NODES reached
 			     * (or out of memory); their time stays in the
 			     * parent's self time */
-	size_t nodes;       /* over all threads */
+	size_t nodes;	    /* over all threads */
 	/* private */
 	struct span_tree *last;
 	void *index;
-	uint32_t *proc_name; size_t nproc_name; /* by pid slot */
+	uint32_t *proc_name;
+	size_t nproc_name; /* by pid slot */
 };
 
 /* Nodes over all per-thread trees (a merged tree never has more). */

@@ -25,7 +25,7 @@ double stats_stddev(const struct stats *s)
 
 struct stat_summary stats_summary(const struct stats *s)
 {
-	struct stat_summary sum = { .mean = s->mean, .stddev = stats_stddev(s), .rel = 0 };
+	struct stat_summary sum = {.mean = s->mean, .stddev = stats_stddev(s), .rel = 0};
 
 	/* perf: rel_stddev_stats(stddev_stats(), avg), where stddev_stats is
 	 * sqrt(variance / n), the standard error of the mean. */

@@ -14,7 +14,7 @@ static inline void stats_init(struct stats *s)
 	s->n = s->mean = s->m2 = 0;
 }
 void stats_add(struct stats *s, double x);
-double stats_stddev(const struct stats *s);      /* sample stddev, 0 for n < 2 */
+double stats_stddev(const struct stats *s); /* sample stddev, 0 for n < 2 */
 struct stat_summary stats_summary(const struct stats *s);
 
 #endif

@@ -7,10 +7,10 @@
 #include <stdint.h>
 
 struct strtab {
-	char **str;      /* str[id], NUL-terminated */
+	char **str; /* str[id], NUL-terminated */
 	uint32_t *len;
 	uint32_t n, cap; /* ids 1..n-1 in use; str[0] = "" */
-	uint32_t *slot;  /* open-addressing hash of ids */
+	uint32_t *slot;	 /* open-addressing hash of ids */
 	uint32_t nslot;
 };
 

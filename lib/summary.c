@@ -16,10 +16,10 @@
 #include "strtab.h"
 #include "writer.h"
 
-#define SUMMARY_NAME_WIDTH 32   /* event name column, as perf */
+#define SUMMARY_NAME_WIDTH 32	/* event name column, as perf */
 #define SUMMARY_METRIC_WIDTH 34 /* "# " + value + ' ' + unit column */
 #define SUMMARY_HEADER_EVERY 25 /* interval lines between headers, as perf */
-#define SUMMARY_SPAN_ROWS 40    /* rows per span table; the rest is counted */
+#define SUMMARY_SPAN_ROWS 40	/* rows per span table; the rest is counted */
 
 struct summary_state {
 	unsigned intervals;
@@ -43,8 +43,8 @@ static int summary_unit_width(const struct evlist *evl)
 }
 
 /* Appends to line[*pos], never past size. */
-__attribute__((format(printf, 4, 5))) static void summary_cat(char *line, size_t size,
-							       size_t *pos, const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static void summary_cat(char *line, size_t size, size_t *pos,
+							      const char *fmt, ...)
 {
 	char buf[1024];
 	va_list ap;
@@ -60,15 +60,13 @@ __attribute__((format(printf, 4, 5))) static void summary_cat(char *line, size_t
 }
 
 /* One event's line: [prefix] value unit name [# metric] [( +- rel% )] [(run%)]. */
-static void summary_event_line(FILE *fp, const char *prefix, int unit_width,
-			       const struct event *ev, const struct count *c,
-			       const struct metric *m, double rel)
+static void summary_event_line(FILE *fp, const char *prefix, int unit_width, const struct event *ev,
+			       const struct count *c, const struct metric *m, double rel)
 {
 	char line[2048], val[96], name[512], mval[64];
 	size_t pos = 0;
 	bool ok = c->state == COUNT_OK;
-	bool running = c->state != COUNT_NOT_SUPPORTED && c->enabled > 0 &&
-		       c->running < c->enabled;
+	bool running = c->state != COUNT_NOT_SUPPORTED && c->enabled > 0 && c->running < c->enabled;
 	bool noise = ok && rel != 0;
 
 	fmt_count_value(val, sizeof(val), ev, c, 1);
@@ -191,7 +189,8 @@ static void summary_times(FILE *fp, const struct report *r)
 		double sd = r->elapsed.stddev / sqrt((double)r->nruns);
 		int p = summary_precision(sd);
 
-		fmt_fprintf_c(fp, " %17.*f +- %.*f seconds time elapsed", p, r->elapsed.mean, p, sd);
+		fmt_fprintf_c(fp, " %17.*f +- %.*f seconds time elapsed", p, r->elapsed.mean, p,
+			      sd);
 		if (r->elapsed.rel != 0)
 			fmt_fprintf_c(fp, "  ( +-%6.2f%% )", r->elapsed.rel);
 		fputc('\n', fp);
@@ -323,7 +322,8 @@ static int summary_span_tables(FILE *fp, const struct report *r, const struct sp
 
 		if (nd->count == 0)
 			continue;
-		rows[nrows++] = (struct summary_row){ i, nd->count, nd->total_ns, span_node_self(nd) };
+		rows[nrows++] =
+			(struct summary_row){i, nd->count, nd->total_ns, span_node_self(nd)};
 		byname[name].key = name;
 		byname[name].count += nd->count;
 		byname[name].self += span_node_self(nd);
@@ -366,19 +366,22 @@ static void summary_span_problems(FILE *fp, const struct decode_stats *d, uint64
 		uint64_t n;
 		const char *one, *many;
 	} item[] = {
-		{ d->dropped, "event dropped by the target", "events dropped by the target" },
-		{ d->lost_records, "record lost by the target", "records lost by the target" },
-		{ d->bad_bytes, "bad byte skipped", "bad bytes skipped" },
-		{ d->bad_records, "bad record", "bad records" },
-		{ d->bad_ids, "event with an unknown name", "events with unknown names" },
-		{ d->unmatched, "unmatched end", "unmatched ends" },
-		{ d->unfinished, "unfinished span closed at exit", "unfinished spans closed at exit" },
-		{ untracked, "span beyond the aggregation limit", "spans beyond the aggregation limit" },
-		{ d->over_limit, "event beyond the decoder's limits", "events beyond the decoder's limits" },
-		{ d->clock_unknown, "process with an uncalibrated clock",
-		  "processes with an uncalibrated clock" },
-		{ d->no_exit, "process whose end was not seen (killed, _exit or records lost)",
-		  "processes whose end was not seen (killed, _exit or records lost)" },
+		{d->dropped, "event dropped by the target", "events dropped by the target"},
+		{d->lost_records, "record lost by the target", "records lost by the target"},
+		{d->bad_bytes, "bad byte skipped", "bad bytes skipped"},
+		{d->bad_records, "bad record", "bad records"},
+		{d->bad_ids, "event with an unknown name", "events with unknown names"},
+		{d->unmatched, "unmatched end", "unmatched ends"},
+		{d->unfinished, "unfinished span closed at exit",
+		 "unfinished spans closed at exit"},
+		{untracked, "span beyond the aggregation limit",
+		 "spans beyond the aggregation limit"},
+		{d->over_limit, "event beyond the decoder's limits",
+		 "events beyond the decoder's limits"},
+		{d->clock_unknown, "process with an uncalibrated clock",
+		 "processes with an uncalibrated clock"},
+		{d->no_exit, "process whose end was not seen (killed, _exit or records lost)",
+		 "processes whose end was not seen (killed, _exit or records lost)"},
 	};
 	bool any = false;
 

@@ -24,7 +24,7 @@ struct symbols_sym {
 
 struct symbols_obj {
 	char *path;
-	bool exec;          /* ET_EXEC: absolute addresses */
+	bool exec;	    /* ET_EXEC: absolute addresses */
 	uint64_t link_base; /* ET_DYN: link address of the mapped ELF header */
 	struct symbols_sym *sym;
 	size_t nsym;

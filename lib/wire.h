@@ -52,16 +52,16 @@
 
 #define WIRE_VERSION 1u
 #define WIRE_MAGIC (0x004e5053u | (WIRE_VERSION << 24)) /* "SPN\1" */
-#define WIRE_MAX_RECORD 4096u  /* == PIPE_BUF on Linux */
+#define WIRE_MAX_RECORD 4096u				/* == PIPE_BUF on Linux */
 #define WIRE_HDR_SIZE 16u
 
 enum wire_type {
 	WIRE_EVENTS = 1,      /* u64 base ts, u32 seq, u32 dropped, event words */
-	WIRE_HELLO = 2,       /* struct wire_hello + process name bytes */
-	WIRE_NAME = 3,        /* struct wire_name + bytes */
+	WIRE_HELLO = 2,	      /* struct wire_hello + process name bytes */
+	WIRE_NAME = 3,	      /* struct wire_name + bytes */
 	WIRE_THREAD_NAME = 4, /* u32 len, u32 0, name bytes (tid names the thread) */
 	WIRE_THREAD_EXIT = 5, /* u64 ts: the thread ended (open spans close) */
-	WIRE_EXIT = 6,        /* struct wire_exit: the process ends */
+	WIRE_EXIT = 6,	      /* struct wire_exit: the process ends */
 	WIRE_DROPPED = 7,     /* u64 count of event words this thread dropped (not
 			       * written by the library any more: WIRE_EVENTS and
 			       * WIRE_EXIT carry drops; readers still count it) */
@@ -83,7 +83,7 @@ enum wire_op {
 
 enum wire_clock {
 	WIRE_CLOCK_MONOTONIC = 0, /* timestamps are CLOCK_MONOTONIC ns */
-	WIRE_CLOCK_TSC = 1,       /* timestamps are raw invariant TSC ticks */
+	WIRE_CLOCK_TSC = 1,	  /* timestamps are raw invariant TSC ticks */
 };
 
 struct wire_hdr {
@@ -98,8 +98,8 @@ struct wire_hdr {
 /* WIRE_HELLO: a process starts recording (library load, fork child, exec). */
 struct wire_hello {
 	uint32_t version; /* WIRE_VERSION */
-	uint32_t clock;   /* enum wire_clock */
-	uint64_t ts;      /* a timestamp in the process's clock ... */
+	uint32_t clock;	  /* enum wire_clock */
+	uint64_t ts;	  /* a timestamp in the process's clock ... */
 	uint64_t mono_ns; /* ... and CLOCK_MONOTONIC read right after it */
 	uint32_t ppid;
 	uint32_t name_len; /* followed by the process name (argv[0] or exe) */
@@ -113,10 +113,10 @@ enum wire_name_kind {
 /* WIRE_NAME: defines name id `id` for the writing process. */
 struct wire_name {
 	uint32_t id;
-	uint16_t kind;    /* enum wire_name_kind */
-	uint16_t len;     /* bytes that follow, padded to 8 */
-	uint64_t addr;    /* WIRE_NAME_CODE: the function's address */
-	uint64_t base;    /* WIRE_NAME_CODE: load base of its object */
+	uint16_t kind; /* enum wire_name_kind */
+	uint16_t len;  /* bytes that follow, padded to 8 */
+	uint64_t addr; /* WIRE_NAME_CODE: the function's address */
+	uint64_t base; /* WIRE_NAME_CODE: load base of its object */
 };
 
 /* WIRE_EXIT: the process is ending; open spans are closed at `ts`.  A

@@ -13,9 +13,9 @@
 #include "spanev.h"
 
 struct writer_opts {
-	const char *csv_sep;  /* -x */
-	bool spans_table;     /* --spans: summary prints the span table */
-	bool folded_threads;  /* --folded-threads: thread/process root frames */
+	const char *csv_sep; /* -x */
+	bool spans_table;    /* --spans: summary prints the span table */
+	bool folded_threads; /* --folded-threads: thread/process root frames */
 };
 
 struct writer;
@@ -35,8 +35,8 @@ struct writer {
 	FILE *fp;
 	struct writer_opts opts;
 	const struct run_head *head; /* set before start */
-	void *priv;                  /* the format's own state */
-	int err;                     /* first error seen by a void callback */
+	void *priv;		     /* the format's own state */
+	int err;		     /* first error seen by a void callback */
 };
 
 extern const struct writer_ops summary_writer_ops;

@@ -54,7 +54,8 @@ static inline size_t enc_hello(void *p, size_t cap, uint32_t pid, uint32_t ppid,
 {
 	if (name_len > WIRE_MAX_RECORD - WIRE_HDR_SIZE - sizeof(struct wire_hello))
 		name_len = WIRE_MAX_RECORD - WIRE_HDR_SIZE - sizeof(struct wire_hello);
-	struct wire_hello h = {WIRE_VERSION, (uint32_t)clock, ts, mono_ns, ppid, (uint32_t)name_len};
+	struct wire_hello h = {WIRE_VERSION, (uint32_t)clock,	ts, mono_ns,
+			       ppid,	     (uint32_t)name_len};
 	return enc_with_bytes(p, cap, WIRE_HELLO, pid, 0, &h, sizeof h, name, name_len);
 }
 

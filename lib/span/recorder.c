@@ -60,15 +60,15 @@
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
-#define REC_WORDS (WIRE_MAX_RECORD / 8u)      /* a whole record, header included */
-#define REC_FIRST ENC_EVENTS_FIRST_WORD       /* first event word */
-#define REC_CACHE 256u                        /* per-thread name cache entries */
-#define REC_TABLE_SIZE (1u << 18)             /* global intern table slots */
-#define REC_PROBES 128u                       /* probes before "table full" */
-#define REC_CODE_TAG (UINT64_C(1) << 63)      /* key of a code address, not a string */
-#define REC_WAIT_MS 100                       /* longest wait on a full pipe per write */
-#define REC_EXIT_WAIT_MS 1000                 /* longest wait for the final records, in all */
-#define REC_STAT_EVERY 64u                    /* writes between full identity checks */
+#define REC_WORDS (WIRE_MAX_RECORD / 8u) /* a whole record, header included */
+#define REC_FIRST ENC_EVENTS_FIRST_WORD	 /* first event word */
+#define REC_CACHE 256u			 /* per-thread name cache entries */
+#define REC_TABLE_SIZE (1u << 18)	 /* global intern table slots */
+#define REC_PROBES 128u			 /* probes before "table full" */
+#define REC_CODE_TAG (UINT64_C(1) << 63) /* key of a code address, not a string */
+#define REC_WAIT_MS 100			 /* longest wait on a full pipe per write */
+#define REC_EXIT_WAIT_MS 1000		 /* longest wait for the final records, in all */
+#define REC_STAT_EVERY 64u		 /* writes between full identity checks */
 #define REC_FL_MASK (O_ACCMODE | O_NONBLOCK | O_APPEND | O_NOATIME)
 #define REC_OP(op) ((uint64_t)(op) << WIRE_OP_SHIFT)
 
@@ -82,19 +82,19 @@ struct rec_centry {
 /* A thread's recording state.  Buffers are mmap'd once, kept on a global
  * list forever and reused by later threads once their thread has ended. */
 struct rec_thread {
-	uint64_t *pos;       /* next free event word in rec */
-	uint64_t last;       /* timestamp of the previous event (or the base) */
-	uint64_t base;       /* base timestamp of the record in progress */
-	uint64_t dropped;    /* event words this thread dropped, in all */
-	uint64_t reported;   /* `dropped` as of the last record that got through */
+	uint64_t *pos;	   /* next free event word in rec */
+	uint64_t last;	   /* timestamp of the previous event (or the base) */
+	uint64_t base;	   /* base timestamp of the record in progress */
+	uint64_t dropped;  /* event words this thread dropped, in all */
+	uint64_t reported; /* `dropped` as of the last record that got through */
 	uint32_t pid, tid;
-	uint32_t seq;        /* sequence number of the next events record */
-	atomic_int busy;     /* slow path / flush in progress: a try-lock, never waited on */
-	atomic_int live;     /* owned by a running thread */
+	uint32_t seq;	 /* sequence number of the next events record */
+	atomic_int busy; /* slow path / flush in progress: a try-lock, never waited on */
+	atomic_int live; /* owned by a running thread */
 	struct rec_thread *next;
 	struct rec_centry cache[REC_CACHE];
-	uint64_t rec[REC_WORDS];          /* the events record in progress */
-	char scratch[WIRE_MAX_RECORD];    /* other records of this thread */
+	uint64_t rec[REC_WORDS];       /* the events record in progress */
+	char scratch[WIRE_MAX_RECORD]; /* other records of this thread */
 };
 
 /* Global intern table: key 0 is empty; id 0 means claimed, not yet defined. */
@@ -104,24 +104,24 @@ struct rec_slot {
 	uint32_t pad;
 };
 
-static int rec_on;        /* the hot-path gate: connected and recording */
+static int rec_on; /* the hot-path gate: connected and recording */
 /* Mirror of rec_on for the inline check in spanstat.h (not API). */
 __attribute__((visibility("default"))) int spanstat_on_;
-static int rec_fl;        /* F_GETFL & REC_FL_MASK of our write end */
-static int rec_tsc;       /* timestamps are TSC ticks, else CLOCK_MONOTONIC ns */
-static atomic_int rec_fd = -1;  /* private write end */
+static int rec_fl;		/* F_GETFL & REC_FL_MASK of our write end */
+static int rec_tsc;		/* timestamps are TSC ticks, else CLOCK_MONOTONIC ns */
+static atomic_int rec_fd = -1;	/* private write end */
 static atomic_int rec_rfd = -1; /* private read end, never read */
 static dev_t rec_dev;
 static ino_t rec_ino;
 static char rec_pipe_path[256]; /* SPANSTAT_PIPE, to reconnect */
-static char rec_exe[PATH_MAX];  /* /proc/self/exe at connect */
+static char rec_exe[PATH_MAX];	/* /proc/self/exe at connect */
 static uintptr_t rec_main_base; /* dladdr base of the main program */
 static uint32_t rec_pid;
-static atomic_int rec_nowait;   /* a write timed out: no waiting until one succeeds */
+static atomic_int rec_nowait; /* a write timed out: no waiting until one succeeds */
 static atomic_int rec_exiting;
 static _Atomic uint64_t rec_exit_deadline; /* rec_finish: wait for room until then */
-static _Atomic uint64_t rec_dropped;       /* event words every thread dropped */
-static int rec_connected;       /* the constructor installed handlers and the key */
+static _Atomic uint64_t rec_dropped;	   /* event words every thread dropped */
+static int rec_connected;		   /* the constructor installed handlers and the key */
 static atomic_uint rec_next_id = 1;
 static struct rec_slot *rec_table;
 static _Atomic(struct rec_thread *) rec_threads;
@@ -131,8 +131,8 @@ static __thread struct rec_thread *rec_self __attribute__((tls_model("initial-ex
 static __thread int rec_self_done __attribute__((tls_model("initial-exec")));
 static __thread unsigned rec_writes __attribute__((tls_model("initial-exec")));
 
-static const int rec_fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
-				SIGINT,  SIGTERM, SIGHUP, SIGQUIT};
+static const int rec_fatal[] = {SIGSEGV, SIGBUS,  SIGFPE, SIGILL, SIGABRT,
+				SIGINT,	 SIGTERM, SIGHUP, SIGQUIT};
 
 static REC_NOI uint64_t rec_mono(void)
 {
@@ -295,8 +295,8 @@ static REC_NOI int rec_write(const void *buf, size_t len)
 		if (errno == EAGAIN) {
 			/* the process is ending: the final records are worth a
 			 * longer wait, bounded for the whole exit */
-			uint64_t final = atomic_load_explicit(&rec_exit_deadline,
-							      memory_order_relaxed);
+			uint64_t final =
+				atomic_load_explicit(&rec_exit_deadline, memory_order_relaxed);
 			if (!final && atomic_load_explicit(&rec_nowait, memory_order_relaxed))
 				return -1;
 			uint64_t now = rec_mono();
@@ -397,7 +397,7 @@ static REC_NOI const char *rec_code_object(uint64_t addr, uint64_t *base, char *
 	if ((uintptr_t)info.dli_fbase == rec_main_base || !f[0])
 		return rec_exe[0] ? rec_exe : f;
 	if (f[0] == '/' || cap < PATH_MAX)
-		return f; /* absolute as the loader found it */
+		return f;		   /* absolute as the loader found it */
 	return realpath(f, buf) ? buf : f; /* dlopen()ed by a relative path */
 }
 
@@ -531,7 +531,7 @@ static REC_NOI void rec_thread_end(void *arg)
 
 /* Everything the hot path does not handle.  `now` was read on entry. */
 static REC_NOI __attribute__((noinline)) void rec_event_slow(uint64_t key, uint64_t op,
-							    uint64_t now, int has_val, int64_t val)
+							     uint64_t now, int has_val, int64_t val)
 {
 	if (!key || key == REC_CODE_TAG)
 		return; /* NULL name */
@@ -667,8 +667,8 @@ static REC_NOI void rec_finish(int sig)
 	}
 	char buf[64];
 	struct wire_exit e = {ts, (uint32_t)sig, rec_sat32(atomic_load(&rec_dropped))};
-	size_t len = enc_simple(buf, sizeof buf, WIRE_EXIT, rec_pid, self ? self->tid : 0, &e,
-				sizeof e);
+	size_t len =
+		enc_simple(buf, sizeof buf, WIRE_EXIT, rec_pid, self ? self->tid : 0, &e, sizeof e);
 	if (len)
 		rec_write(buf, len);
 }
@@ -814,20 +814,20 @@ REC_API int fexecve(int fd, char *const argv[], char *const envp[])
 }
 
 /* execl, execlp, execle: collect the variadic list, then the v forms. */
-#define REC_VA_ARGV(arg0, ap, argv, envp_out)                                                      \
-	do {                                                                                       \
-		size_t n_ = 1;                                                                     \
-		va_start(ap, arg0);                                                                \
-		while (va_arg(ap, char *))                                                         \
-			n_++;                                                                      \
-		va_end(ap);                                                                        \
-		argv = __builtin_alloca((n_ + 1) * sizeof *argv);                                  \
-		argv[0] = (char *)arg0;                                                            \
-		va_start(ap, arg0);                                                                \
-		for (size_t i_ = 1; i_ <= n_; i_++)                                                \
-			argv[i_] = va_arg(ap, char *);                                             \
-		envp_out;                                                                          \
-		va_end(ap);                                                                        \
+#define REC_VA_ARGV(arg0, ap, argv, envp_out)                     \
+	do {                                                      \
+		size_t n_ = 1;                                    \
+		va_start(ap, arg0);                               \
+		while (va_arg(ap, char *))                        \
+			n_++;                                     \
+		va_end(ap);                                       \
+		argv = __builtin_alloca((n_ + 1) * sizeof *argv); \
+		argv[0] = (char *)arg0;                           \
+		va_start(ap, arg0);                               \
+		for (size_t i_ = 1; i_ <= n_; i_++)               \
+			argv[i_] = va_arg(ap, char *);            \
+		envp_out;                                         \
+		va_end(ap);                                       \
 	} while (0)
 
 REC_API int execl(const char *path, const char *arg, ...)

@@ -120,9 +120,9 @@ static inline SPANSTAT_NOINSTR_ void spanstat_scope_end_(const char *const *name
  * block is left, by any path (return, break, goto, C++ exception).  A
  * declaration: use it where a declaration may appear.  gcc and clang, C and
  * C++ (it relies on the cleanup attribute). */
-#define SPANSTAT_SCOPE(name)                                                                       \
-	const char *SPANSTAT_CAT_(spanstat_scope_, __COUNTER__)                                    \
-		__attribute__((cleanup(spanstat_scope_end_), unused)) =                            \
+#define SPANSTAT_SCOPE(name)                                            \
+	const char *SPANSTAT_CAT_(spanstat_scope_, __COUNTER__)         \
+		__attribute__((cleanup(spanstat_scope_end_), unused)) = \
 			spanstat_scope_begin_(name)
 
 #ifdef __cplusplus

@@ -152,7 +152,8 @@ static void build(struct chunk *c)
 			memcpy(&h, t[k].out + off[k], sizeof h);
 			if (c->nrec == c->caprec) {
 				c->caprec = c->caprec ? 2 * c->caprec : 1024;
-				c->base_off = xrealloc(c->base_off, c->caprec * sizeof *c->base_off);
+				c->base_off =
+					xrealloc(c->base_off, c->caprec * sizeof *c->base_off);
 				c->base0 = xrealloc(c->base0, c->caprec * sizeof *c->base0);
 			}
 			c->base_off[c->nrec] = c->len + WIRE_HDR_SIZE;
@@ -200,16 +201,19 @@ int main(int argc, char **argv)
 
 	/* the preamble: hello and name definitions */
 	uint8_t pre[WIRE_MAX_RECORD * (NAMES + 1)];
-	size_t np = enc_hello(pre, sizeof pre, PID, 1, WIRE_CLOCK_TSC, 1000000, 2000000000,
-			      "bench", 5);
+	size_t np =
+		enc_hello(pre, sizeof pre, PID, 1, WIRE_CLOCK_TSC, 1000000, 2000000000, "bench", 5);
 	for (uint32_t i = 1; i <= NAMES; i++) {
 		char nm[32];
 		int n = snprintf(nm, sizeof nm, "function_%02u", i);
 		np += enc_name(pre + np, sizeof pre - np, PID, 0, i, WIRE_NAME_STRING, 0, 0, nm,
 			       (size_t)n);
 	}
-	struct span_clock clk = {.tsc0 = 0, .mono0 = 1000000000, .mult = 1717986918u,
-				 .shift = 32, .valid = 1}; /* 2.5 GHz */
+	struct span_clock clk = {.tsc0 = 0,
+				 .mono0 = 1000000000,
+				 .mult = 1717986918u,
+				 .shift = 32,
+				 .valid = 1}; /* 2.5 GHz */
 
 	double *rate = calloc((size_t)runs, sizeof *rate);
 	uint64_t spans = 0;

@@ -118,7 +118,7 @@ static NOI double cost_calls(long n, void (*fn)(long))
 
 struct drv_proc {
 	uint32_t pid;
-	uint8_t *defined; /* bitmap over ids */
+	uint8_t *defined;   /* bitmap over ids */
 	uint32_t depth[64]; /* per tid slot: open spans (rough nesting check) */
 	uint32_t tids[64];
 };
@@ -334,8 +334,9 @@ static NOI int cost_drive(int argc, char **argv)
 		" unmatched %" PRIu64 " leftover %zu\n",
 		d->bytes, d->records, d->events, d->begins, d->ends, d->dropped, d->bad,
 		d->undefined, d->unmatched, d->have);
-	fprintf(stderr, "drive: types events %" PRIu64 " hello %" PRIu64 " name %" PRIu64
-		" tname %" PRIu64 " texit %" PRIu64 " exit %" PRIu64 " dropped %" PRIu64 "\n",
+	fprintf(stderr,
+		"drive: types events %" PRIu64 " hello %" PRIu64 " name %" PRIu64 " tname %" PRIu64
+		" texit %" PRIu64 " exit %" PRIu64 " dropped %" PRIu64 "\n",
 		d->bytype[1], d->bytype[2], d->bytype[3], d->bytype[4], d->bytype[5], d->bytype[6],
 		d->bytype[7]);
 	if (WIFSIGNALED(status))

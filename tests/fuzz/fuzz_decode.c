@@ -77,8 +77,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cut[2] = n;
 	const uint8_t *p = data + 3;
 
-	struct span_clock clk = {.tsc0 = 1000, .mono0 = 1000000, .mult = 3u << 29, .shift = 31,
-				 .valid = 1};
+	struct span_clock clk = {
+		.tsc0 = 1000, .mono0 = 1000000, .mult = 3u << 29, .shift = 31, .valid = 1};
 	struct decoder *d = decoder_new(flags & 4 ? &clk : NULL);
 	struct spantree st;
 	struct fuzz_check *check = calloc(1, sizeof *check);

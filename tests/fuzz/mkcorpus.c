@@ -25,8 +25,8 @@ static void name(uint32_t pid, uint32_t id, const char *s)
 	PUT(enc_name(AT, ROOM, pid, 0, id, WIRE_NAME_STRING, 0, 0, s, strlen(s)));
 }
 
-static void events_seq(uint32_t pid, uint32_t tid, uint64_t base, uint32_t seq,
-		       uint32_t dropped, size_t n, const uint64_t *w)
+static void events_seq(uint32_t pid, uint32_t tid, uint64_t base, uint32_t seq, uint32_t dropped,
+		       size_t n, const uint64_t *w)
 {
 	uint64_t rec[WIRE_MAX_RECORD / 8];
 	memcpy(rec + ENC_EVENTS_FIRST_WORD, w, n * 8);
@@ -54,10 +54,10 @@ static void events(uint32_t pid, uint32_t tid, uint64_t base, size_t n, const ui
 	}
 	events_seq(pid, tid, base, i < 16 ? seqs[i].seq++ : 0, 0, n, w);
 }
-#define EVENTS(pid, tid, base, ...)                                                                \
-	do {                                                                                       \
-		const uint64_t w_[] = {__VA_ARGS__};                                               \
-		events(pid, tid, base, sizeof w_ / 8, w_);                                        \
+#define EVENTS(pid, tid, base, ...)                        \
+	do {                                               \
+		const uint64_t w_[] = {__VA_ARGS__};       \
+		events(pid, tid, base, sizeof w_ / 8, w_); \
 	} while (0)
 #define B(id, dt) wire_event(WIRE_OP_BEGIN, id, dt)
 #define E(id, dt) wire_event(WIRE_OP_END, id, dt)
@@ -157,8 +157,8 @@ int main(int argc, char **argv)
 	EVENTS(10, 10, 5000, B(1, 0), B(4, 1), B(2, 1));
 	const uint64_t after[] = {E(2, 0), E(4, 1), B(4, 1), E(4, 1), E(1, 1)};
 	events_seq(10, 10, 6000, 5, 100, 5, after); /* records 2..4 lost */
-	events_seq(10, 10, 6100, 6, 130, 0, after);  /* only news: more drops */
-	events_seq(10, 10, 6200, 0, 0, 2, after);    /* starts over */
+	events_seq(10, 10, 6100, 6, 130, 0, after); /* only news: more drops */
+	events_seq(10, 10, 6200, 0, 0, 2, after);   /* starts over */
 	struct wire_exit lost = {7000, 0, 500};
 	PUT(enc_simple(AT, ROOM, WIRE_EXIT, 10, 0, &lost, sizeof lost));
 	hello(30, 10, WIRE_CLOCK_MONOTONIC, "noexit"); /* never exits */

@@ -34,30 +34,31 @@ __attribute__((format(printf, 2, 3))) static inline int ok(int cond, const char 
 	return r;
 }
 
-#define is_int(got, want, ...)                                                                   \
-	do {                                                                                     \
-		long long g_ = (long long)(got), w_ = (long long)(want);                         \
-		if (!ok(g_ == w_, __VA_ARGS__))                                                  \
-			printf("#   got %lld, want %lld\n", g_, w_);                              \
+#define is_int(got, want, ...)                                           \
+	do {                                                             \
+		long long g_ = (long long)(got), w_ = (long long)(want); \
+		if (!ok(g_ == w_, __VA_ARGS__))                          \
+			printf("#   got %lld, want %lld\n", g_, w_);     \
 	} while (0)
 
 __attribute__((format(printf, 3, 4))) static inline int is_str(const char *got, const char *want,
-								 const char *fmt, ...)
+							       const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	int r = tap_vok(got && want && strcmp(got, want) == 0, fmt, ap);
 	va_end(ap);
 	if (!r)
-		printf("#   got  '%s'\n#   want '%s'\n", got ? got : "(null)", want ? want : "(null)");
+		printf("#   got  '%s'\n#   want '%s'\n", got ? got : "(null)",
+		       want ? want : "(null)");
 	return r;
 }
 
-#define is_dbl(got, want, eps, ...)                                                              \
-	do {                                                                                     \
-		double g_ = (got), w_ = (want);                                                  \
-		if (!ok(fabs(g_ - w_) <= (eps), __VA_ARGS__))                                    \
-			printf("#   got %.9g, want %.9g\n", g_, w_);                              \
+#define is_dbl(got, want, eps, ...)                                  \
+	do {                                                         \
+		double g_ = (got), w_ = (want);                      \
+		if (!ok(fabs(g_ - w_) <= (eps), __VA_ARGS__))        \
+			printf("#   got %.9g, want %.9g\n", g_, w_); \
 	} while (0)
 
 /* Finds rel under $SRCDIR or the current directory (the source tree),

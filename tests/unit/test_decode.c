@@ -40,8 +40,8 @@ static void s_raw(struct stream *s, const void *p, size_t n)
 	s->len += n;
 }
 
-static void s_hello(struct stream *s, uint32_t pid, uint32_t ppid, enum wire_clock clk,
-		    uint64_t ts, uint64_t mono, const char *name)
+static void s_hello(struct stream *s, uint32_t pid, uint32_t ppid, enum wire_clock clk, uint64_t ts,
+		    uint64_t mono, const char *name)
 {
 	s_room(s, WIRE_MAX_RECORD);
 	s->len += enc_hello(s->buf + s->len, WIRE_MAX_RECORD, pid, ppid, clk, ts, mono, name,
@@ -59,8 +59,8 @@ static void s_code(struct stream *s, uint32_t pid, uint32_t id, uint64_t addr, u
 		   const char *path)
 {
 	s_room(s, WIRE_MAX_RECORD);
-	s->len += enc_name(s->buf + s->len, WIRE_MAX_RECORD, pid, 0, id, WIRE_NAME_CODE, addr,
-			   base, path, strlen(path));
+	s->len += enc_name(s->buf + s->len, WIRE_MAX_RECORD, pid, 0, id, WIRE_NAME_CODE, addr, base,
+			   path, strlen(path));
 }
 
 static void s_thread_name(struct stream *s, uint32_t pid, uint32_t tid, const char *name)
@@ -98,8 +98,8 @@ static void s_dropped(struct stream *s, uint32_t pid, uint32_t tid, uint64_t n)
 #define C(id, dt) wire_event(WIRE_OP_COUNTER, id, dt)
 
 /* An events record with an explicit sequence number and dropped count. */
-static void s_events_seq(struct stream *s, uint32_t pid, uint32_t tid, uint64_t base,
-			 uint32_t seq, uint32_t dropped, size_t n, const uint64_t *w)
+static void s_events_seq(struct stream *s, uint32_t pid, uint32_t tid, uint64_t base, uint32_t seq,
+			 uint32_t dropped, size_t n, const uint64_t *w)
 {
 	uint64_t rec[WIRE_MAX_RECORD / 8];
 	memcpy(rec + ENC_EVENTS_FIRST_WORD, w, n * 8);
@@ -128,10 +128,10 @@ static void s_events(struct stream *s, uint32_t pid, uint32_t tid, uint64_t base
 {
 	s_events_seq(s, pid, tid, base, s_next_seq(s, pid, tid), 0, n, w);
 }
-#define EVENTS(s, pid, tid, base, ...)                                                             \
-	do {                                                                                       \
-		const uint64_t w_[] = {__VA_ARGS__};                                               \
-		s_events(s, pid, tid, base, sizeof w_ / 8, w_);                                   \
+#define EVENTS(s, pid, tid, base, ...)                          \
+	do {                                                    \
+		const uint64_t w_[] = {__VA_ARGS__};            \
+		s_events(s, pid, tid, base, sizeof w_ / 8, w_); \
 	} while (0)
 
 /* ---- a sink that records events as text and checks balance ------------ */
@@ -220,8 +220,8 @@ static void rec_event(void *arg, const struct span_event *ev)
 			   (unsigned long long)ev->ts);
 		break;
 	case SPAN_COUNTER:
-		rec_printf(r, "C %u/%u %s=%lld @%llu\n", ev->pid, ev->tid, nm,
-			   (long long)ev->value, (unsigned long long)ev->ts);
+		rec_printf(r, "C %u/%u %s=%lld @%llu\n", ev->pid, ev->tid, nm, (long long)ev->value,
+			   (unsigned long long)ev->ts);
 		break;
 	case SPAN_PROCESS_END:
 		rec_printf(r, "X %u sig=%lld @%llu\n", ev->pid, (long long)ev->value,
@@ -292,32 +292,31 @@ static void build_reference(struct stream *s)
 	EVENTS(s, 100, 100, 4000, B(3, 0));
 }
 
-static const char reference_out[] =
-	"P 100 ppid=1 app @1000\n"
-	"T 100/100  @2000\n"
-	"B 100/100 d0 main @2000\n"
-	"B 100/100 d1 work @2010\n"
-	"B 100/100 d2 inner @2015\n"
-	"E 100/100 d2 inner @2015-2035\n"
-	"I 100/100 tick @2036\n"
-	"T 100/101 worker @2036\n" /* the process's last ts */
-	"B 100/101 d0 work @2100\n"
-	"C 100/101 queue depth=-7 @2104\n"
-	"E 100/101 d0 work @2100-2154\n"
-	"E 100/100 d1 work @2010-2040\n"
-	"B 100/100 d1 work @2050\n"
-	"E 100/100 d1 work @2050-2060\n"
-	"E 100/100 d0 main @2000-2065\n"
-	"P 200 ppid=100 child @3000\n"
-	"T 200/200  @3100\n"
-	"B 200/200 d0 cwork @3100\n"
-	"B 200/200 d1 cwork @3110\n"
-	"E 200/200 d1 cwork @3110-3500 U\n"
-	"E 200/200 d0 cwork @3100-3500 U\n"
-	"X 200 sig=9 @3500\n"
-	"B 100/100 d0 inner @4000\n"
-	"E 100/100 d0 inner @4000-4000 U\n"
-	"X 100 sig=0 @4000\n";
+static const char reference_out[] = "P 100 ppid=1 app @1000\n"
+				    "T 100/100  @2000\n"
+				    "B 100/100 d0 main @2000\n"
+				    "B 100/100 d1 work @2010\n"
+				    "B 100/100 d2 inner @2015\n"
+				    "E 100/100 d2 inner @2015-2035\n"
+				    "I 100/100 tick @2036\n"
+				    "T 100/101 worker @2036\n" /* the process's last ts */
+				    "B 100/101 d0 work @2100\n"
+				    "C 100/101 queue depth=-7 @2104\n"
+				    "E 100/101 d0 work @2100-2154\n"
+				    "E 100/100 d1 work @2010-2040\n"
+				    "B 100/100 d1 work @2050\n"
+				    "E 100/100 d1 work @2050-2060\n"
+				    "E 100/100 d0 main @2000-2065\n"
+				    "P 200 ppid=100 child @3000\n"
+				    "T 200/200  @3100\n"
+				    "B 200/200 d0 cwork @3100\n"
+				    "B 200/200 d1 cwork @3110\n"
+				    "E 200/200 d1 cwork @3110-3500 U\n"
+				    "E 200/200 d0 cwork @3100-3500 U\n"
+				    "X 200 sig=9 @3500\n"
+				    "B 100/100 d0 inner @4000\n"
+				    "E 100/100 d0 inner @4000-4000 U\n"
+				    "X 100 sig=0 @4000\n";
 
 static void test_round_trip(void)
 {
@@ -463,9 +462,9 @@ static void test_bad_input(void)
 	/* bad fields inside records with good headers */
 	s.len = 0, s.nseq = 0;
 	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "t");
-	s_name(&s, 5, 0, "zero");                          /* id 0 */
-	s_name(&s, 5, WIRE_ID_MAX + 1, "big");              /* id too big */
-	s_name(&s, 6, 1, "nohello");                        /* unknown pid */
+	s_name(&s, 5, 0, "zero");			       /* id 0 */
+	s_name(&s, 5, WIRE_ID_MAX + 1, "big");		       /* id too big */
+	s_name(&s, 6, 1, "nohello");			       /* unknown pid */
 	s_hello(&s, 0, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "p0"); /* pid 0 */
 	{
 		/* a name whose length runs past the record */
@@ -603,8 +602,8 @@ static void test_clock(void)
 	struct stream s = {0};
 	/* ns = mono0 + ((tsc - tsc0) * mult) >> shift; x1.5 with a product that
 	 * needs 128 bits */
-	struct span_clock clk = {.tsc0 = 1000, .mono0 = 5000000000u, .mult = 3u << 30,
-				 .shift = 31, .valid = 1};
+	struct span_clock clk = {
+		.tsc0 = 1000, .mono0 = 5000000000u, .mult = 3u << 30, .shift = 31, .valid = 1};
 	s_hello(&s, 5, 1, WIRE_CLOCK_TSC, 1000, 0, "t");
 	s_name(&s, 5, 1, "a");
 	EVENTS(&s, 5, 5, 3000, B(1, 0), E(1, 1000));
@@ -708,7 +707,8 @@ static void test_random(void)
 			s_hello(&s, p, 1, round % 2 ? WIRE_CLOCK_TSC : WIRE_CLOCK_MONOTONIC, 10, 10,
 				"p");
 			for (uint32_t id = 1; id <= 5; id++)
-				s_name(&s, p, id, (const char *[]){"a", "b", "c", "d", "e"}[id - 1]);
+				s_name(&s, p, id,
+				       (const char *[]){"a", "b", "c", "d", "e"}[id - 1]);
 		}
 		for (int k = 0; k < 200; k++) {
 			uint64_t w[64];
@@ -723,8 +723,8 @@ static void test_random(void)
 				w[j] = wire_event((enum wire_op)(x % 4), (uint32_t)(x >> 8) % 7,
 						  (x >> 20) % 1000);
 			}
-			s_events(&s, 1 + (uint32_t)(x >> 40) % 3, 1 + (uint32_t)(x >> 44) % 4, x >> 50,
-				 n, w);
+			s_events(&s, 1 + (uint32_t)(x >> 40) % 3, 1 + (uint32_t)(x >> 44) % 4,
+				 x >> 50, n, w);
 		}
 		for (int k = 0; k < 100; k++) { /* corrupt bytes */
 			x ^= x << 13;
@@ -773,7 +773,8 @@ static void test_symbols(void)
 	struct rec *r = run(&s, NULL, NULL, 0, &st);
 	ok(strstr(r->text, "I 5/5 test_decode_static_target @100\n") != NULL,
 	   "code name: static function in the PIE");
-	ok(strstr(r->text, "I 5/5 elf_version @101\n") != NULL, "code name: shared library function");
+	ok(strstr(r->text, "I 5/5 elf_version @101\n") != NULL,
+	   "code name: shared library function");
 	ok(strstr(r->text, "I 5/5 0x10@libnothing.so @102\n") != NULL,
 	   "code name: fallback offset@object");
 	ok(strstr(r->text, "I 5/5 0x10@zero @103\n") != NULL, "code name: devices not read");

@@ -17,8 +17,8 @@
 #include "pfm.h"
 #include "tap.h"
 
-#define CACHE(c, op, res)                                                                                    \
-	((uint64_t)PERF_COUNT_HW_CACHE_##c | (uint64_t)PERF_COUNT_HW_CACHE_OP_##op << 8 |                    \
+#define CACHE(c, op, res)                                                                 \
+	((uint64_t)PERF_COUNT_HW_CACHE_##c | (uint64_t)PERF_COUNT_HW_CACHE_OP_##op << 8 | \
 	 (uint64_t)PERF_COUNT_HW_CACHE_RESULT_##res << 16)
 
 /* Parse spec alone; expect one event of (type, config). */
@@ -28,7 +28,8 @@ static void one(const char *spec, uint32_t type, uint64_t config)
 	char *cause = NULL;
 	evlist_init(&evl);
 	int r = evlist_parse(&evl, spec, &cause);
-	if (!ok(r == 0 && evl.n == 1 && evl.ev[0].attr.type == type && evl.ev[0].attr.config == config &&
+	if (!ok(r == 0 && evl.n == 1 && evl.ev[0].attr.type == type &&
+			evl.ev[0].attr.config == config &&
 			evl.ev[0].attr.size == sizeof(struct perf_event_attr),
 		"'%s' is type %u config %#llx", spec, type, (unsigned long long)config)) {
 		printf("#   r=%d cause=%s", r, cause ? cause : "-");
@@ -50,8 +51,10 @@ static void bad(const char *spec, const char *msg, bool prefix)
 	evlist_init(&evl);
 	evlist_parse(&evl, "task-clock", NULL);
 	int r = evlist_parse(&evl, spec, &cause);
-	bool same = cause && (prefix ? strncmp(cause, msg, strlen(msg)) == 0 : strcmp(cause, msg) == 0);
-	if (!ok(r == -EINVAL && same && evl.n == 1 && evl.ngroups == 1, "'%s' fails: %s", spec, msg))
+	bool same =
+		cause && (prefix ? strncmp(cause, msg, strlen(msg)) == 0 : strcmp(cause, msg) == 0);
+	if (!ok(r == -EINVAL && same && evl.n == 1 && evl.ngroups == 1, "'%s' fails: %s", spec,
+		msg))
 		printf("#   r=%d n=%zu cause=%s\n", r, evl.n, cause ? cause : "(null)");
 	free(cause);
 	evlist_release(&evl);
@@ -66,7 +69,8 @@ static void test_lazy_and_syntax(void)
 	is_int(r, 0, "built-in names parse");
 	is_int(evl.n, 4, "four events");
 	is_int(evl.ngroups, 3, "three groups");
-	ok(evl.ev[0].group == 0 && evl.ev[1].group == 1 && evl.ev[2].group == 2 && evl.ev[3].group == 2,
+	ok(evl.ev[0].group == 0 && evl.ev[1].group == 1 && evl.ev[2].group == 2 &&
+		   evl.ev[3].group == 2,
 	   "bare names get their own group, {...} members share one");
 	ok(evl.ev[0].leader && evl.ev[1].leader && evl.ev[2].leader && !evl.ev[3].leader,
 	   "first of each group leads");
@@ -78,7 +82,8 @@ static void test_lazy_and_syntax(void)
 	/* syntax errors are found before any name is resolved */
 	bad("{cycles,instructions", "unbalanced '{' in event list '{cycles,instructions'", false);
 	bad("cycles}", "unbalanced '}' in event list 'cycles}'", false);
-	bad("{cycles},instructions}", "unbalanced '}' in event list '{cycles},instructions}'", false);
+	bad("{cycles},instructions}", "unbalanced '}' in event list '{cycles},instructions}'",
+	    false);
 	bad("{cycles,{instructions}}", "nested '{' in event list '{cycles,{instructions}}'", false);
 	bad("", "empty event list", false);
 	bad(",", "empty event list", false);
@@ -96,7 +101,8 @@ static void test_lazy_and_syntax(void)
 
 	evlist_init(&evl);
 	ok(evlist_parse(&evl, "CYCLES,Task-Clock,LLC-LOADS", NULL) == 0 && evl.n == 3 &&
-		   evl.ev[0].attr.type == PERF_TYPE_HARDWARE && evl.ev[1].attr.config == PERF_COUNT_SW_TASK_CLOCK &&
+		   evl.ev[0].attr.type == PERF_TYPE_HARDWARE &&
+		   evl.ev[1].attr.config == PERF_COUNT_SW_TASK_CLOCK &&
 		   evl.ev[2].attr.config == CACHE(LL, READ, ACCESS),
 	   "built-in names also match ignoring case");
 	evlist_release(&evl);
@@ -104,7 +110,8 @@ static void test_lazy_and_syntax(void)
 	is_int(evlist_add_defaults(&evl, NULL), 0, "defaults parse");
 	evlist_release(&evl);
 
-	ok(!pfm_initialised(), "libpfm4 not initialised by built-in names, syntax errors or defaults");
+	ok(!pfm_initialised(),
+	   "libpfm4 not initialised by built-in names, syntax errors or defaults");
 }
 
 static void test_builtin(void)
@@ -112,22 +119,23 @@ static void test_builtin(void)
 	static const struct {
 		const char *name;
 		uint64_t config;
-	} hw[] = {
-		{"cycles", PERF_COUNT_HW_CPU_CYCLES},
-		{"cpu-cycles", PERF_COUNT_HW_CPU_CYCLES},
-		{"instructions", PERF_COUNT_HW_INSTRUCTIONS},
-		{"cache-references", PERF_COUNT_HW_CACHE_REFERENCES},
-		{"cache-misses", PERF_COUNT_HW_CACHE_MISSES},
-		{"branches", PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
-		{"branch-instructions", PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
-		{"branch-misses", PERF_COUNT_HW_BRANCH_MISSES},
-		{"bus-cycles", PERF_COUNT_HW_BUS_CYCLES},
-		{"stalled-cycles-frontend", PERF_COUNT_HW_STALLED_CYCLES_FRONTEND},
-		{"idle-cycles-frontend", PERF_COUNT_HW_STALLED_CYCLES_FRONTEND},
-		{"stalled-cycles-backend", PERF_COUNT_HW_STALLED_CYCLES_BACKEND},
-		{"idle-cycles-backend", PERF_COUNT_HW_STALLED_CYCLES_BACKEND},
-		{"ref-cycles", PERF_COUNT_HW_REF_CPU_CYCLES},
-	},
+	} hw[] =
+		{
+			{"cycles", PERF_COUNT_HW_CPU_CYCLES},
+			{"cpu-cycles", PERF_COUNT_HW_CPU_CYCLES},
+			{"instructions", PERF_COUNT_HW_INSTRUCTIONS},
+			{"cache-references", PERF_COUNT_HW_CACHE_REFERENCES},
+			{"cache-misses", PERF_COUNT_HW_CACHE_MISSES},
+			{"branches", PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
+			{"branch-instructions", PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
+			{"branch-misses", PERF_COUNT_HW_BRANCH_MISSES},
+			{"bus-cycles", PERF_COUNT_HW_BUS_CYCLES},
+			{"stalled-cycles-frontend", PERF_COUNT_HW_STALLED_CYCLES_FRONTEND},
+			{"idle-cycles-frontend", PERF_COUNT_HW_STALLED_CYCLES_FRONTEND},
+			{"stalled-cycles-backend", PERF_COUNT_HW_STALLED_CYCLES_BACKEND},
+			{"idle-cycles-backend", PERF_COUNT_HW_STALLED_CYCLES_BACKEND},
+			{"ref-cycles", PERF_COUNT_HW_REF_CPU_CYCLES},
+		},
 	  sw[] = {
 		  {"cpu-clock", PERF_COUNT_SW_CPU_CLOCK},
 		  {"task-clock", PERF_COUNT_SW_TASK_CLOCK},
@@ -175,7 +183,8 @@ static void test_builtin(void)
 
 	uint32_t type;
 	uint64_t config;
-	ok(!evtable_lookup("L1-dcache-load-misses-misses", &type, &config), "two results are not a cache name");
+	ok(!evtable_lookup("L1-dcache-load-misses-misses", &type, &config),
+	   "two results are not a cache name");
 	ok(!evtable_lookup("L1-dcache-loadss", &type, &config), "cache words must end at a dash");
 
 	struct evlist evl;
@@ -184,13 +193,15 @@ static void test_builtin(void)
 	ok(evl.n == 3 && strcmp(evl.ev[0].unit, "msec") == 0 && evl.ev[0].scale == 1e-6 &&
 		   strcmp(evl.ev[1].unit, "msec") == 0 && evl.ev[1].scale == 1e-6,
 	   "task-clock and cpu-clock show msec at 1e-6");
-	ok(evl.n == 3 && strcmp(evl.ev[2].unit, "") == 0 && evl.ev[2].scale == 1.0, "other events: no unit, 1.0");
+	ok(evl.n == 3 && strcmp(evl.ev[2].unit, "") == 0 && evl.ev[2].scale == 1.0,
+	   "other events: no unit, 1.0");
 	evlist_release(&evl);
 	ok(!pfm_initialised(), "still no libpfm4 after every built-in name");
 }
 
-#define EXCL(e, u, k, h)                                                                                     \
-	((e).attr.exclude_user == (u) && (e).attr.exclude_kernel == (k) && (e).attr.exclude_hv == (h))
+#define EXCL(e, u, k, h)                                                   \
+	((e).attr.exclude_user == (u) && (e).attr.exclude_kernel == (k) && \
+	 (e).attr.exclude_hv == (h))
 
 static void test_modifiers(void)
 {
@@ -203,43 +214,51 @@ static void test_modifiers(void)
 	ok(evl.n == 6 && EXCL(evl.ev[2], 1, 0, 1), ":k counts only kernel");
 	ok(evl.n == 6 && EXCL(evl.ev[3], 1, 1, 0), ":h counts only hypervisor");
 	ok(evl.n == 6 && EXCL(evl.ev[4], 0, 0, 1), ":uk counts user and kernel");
-	ok(evl.n == 6 && EXCL(evl.ev[5], 0, 1, 1) && evl.ev[5].attr.type == PERF_TYPE_RAW, "raw with :u");
+	ok(evl.n == 6 && EXCL(evl.ev[5], 0, 1, 1) && evl.ev[5].attr.type == PERF_TYPE_RAW,
+	   "raw with :u");
 	is_str(evl.n == 6 ? evl.ev[1].name : NULL, "cycles:u", "name keeps its modifier");
 	evlist_release(&evl);
 
 	evlist_init(&evl);
 	r = evlist_parse(&evl, "cycles:H,cycles:G,cycles:ppp,cycles:D,cycles:e,cycles:I", NULL);
 	is_int(r, 0, "G H p D e I parse");
-	ok(evl.n == 6 && evl.ev[0].attr.exclude_guest && !evl.ev[0].attr.exclude_host, ":H counts the host only");
-	ok(evl.n == 6 && !evl.ev[1].attr.exclude_guest && evl.ev[1].attr.exclude_host, ":G counts guests only");
+	ok(evl.n == 6 && evl.ev[0].attr.exclude_guest && !evl.ev[0].attr.exclude_host,
+	   ":H counts the host only");
+	ok(evl.n == 6 && !evl.ev[1].attr.exclude_guest && evl.ev[1].attr.exclude_host,
+	   ":G counts guests only");
 	ok(evl.n == 6 && evl.ev[2].attr.precise_ip == 3, ":ppp sets precise_ip 3");
-	ok(evl.n == 6 && evl.ev[3].attr.pinned && evl.ev[4].attr.exclusive && evl.ev[5].attr.exclude_idle,
+	ok(evl.n == 6 && evl.ev[3].attr.pinned && evl.ev[4].attr.exclusive &&
+		   evl.ev[5].attr.exclude_idle,
 	   ":D pinned, :e exclusive, :I exclude_idle");
 	evlist_release(&evl);
 
 	evlist_init(&evl);
 	r = evlist_parse(&evl, "{cycles,instructions:k}:u,branches", NULL);
 	is_int(r, 0, "group modifiers parse");
-	ok(evl.n == 3 && evl.ev[0].group == 0 && evl.ev[1].group == 0 && evl.ev[2].group == 1 && evl.ngroups == 2,
+	ok(evl.n == 3 && evl.ev[0].group == 0 && evl.ev[1].group == 0 && evl.ev[2].group == 1 &&
+		   evl.ngroups == 2,
 	   "group membership");
 	ok(evl.n == 3 && EXCL(evl.ev[0], 0, 1, 1), "group :u applies to a bare member");
 	ok(evl.n == 3 && EXCL(evl.ev[1], 0, 0, 1), "group :u adds to a member's own :k");
 	ok(evl.n == 3 && EXCL(evl.ev[2], 0, 0, 0), "the event after the group is untouched");
 	is_str(evl.n == 3 ? evl.ev[0].name : NULL, "cycles:u", "member shows the group modifier");
-	is_str(evl.n == 3 ? evl.ev[1].name : NULL, "instructions:ku", "member merges both modifiers");
+	is_str(evl.n == 3 ? evl.ev[1].name : NULL, "instructions:ku",
+	       "member merges both modifiers");
 
 	/* a second -e appends, with fresh groups */
 	r = evlist_parse(&evl, " { page-faults , cs } ", NULL);
-	ok(r == 0 && evl.n == 5 && evl.ngroups == 3 && evl.ev[3].group == 2 && evl.ev[4].group == 2 &&
-		   evl.ev[3].leader && !evl.ev[4].leader && strcmp(evl.ev[3].name, "page-faults") == 0,
+	ok(r == 0 && evl.n == 5 && evl.ngroups == 3 && evl.ev[3].group == 2 &&
+		   evl.ev[4].group == 2 && evl.ev[3].leader && !evl.ev[4].leader &&
+		   strcmp(evl.ev[3].name, "page-faults") == 0,
 	   "a second list appends a new group; blanks are trimmed");
 	evlist_release(&evl);
 }
 
 static void test_defaults(void)
 {
-	static const char *want[] = {"task-clock",   "context-switches", "cpu-migrations", "page-faults",
-				     "cycles",       "instructions",     "branches",       "branch-misses"};
+	static const char *want[] = {"task-clock",  "context-switches", "cpu-migrations",
+				     "page-faults", "cycles",		"instructions",
+				     "branches",    "branch-misses"};
 	struct evlist evl;
 	evlist_init(&evl);
 	is_int(evlist_add_defaults(&evl, NULL), 0, "defaults");
@@ -247,7 +266,8 @@ static void test_defaults(void)
 	is_int(evl.ngroups, 8, "each in its own group");
 	bool names = evl.n == 8;
 	for (size_t i = 0; names && i < 8; i++)
-		names = strcmp(evl.ev[i].name, want[i]) == 0 && evl.ev[i].leader && evl.ev[i].group == (int)i;
+		names = strcmp(evl.ev[i].name, want[i]) == 0 && evl.ev[i].leader &&
+			evl.ev[i].group == (int)i;
 	ok(names, "perf stat's default names, in order, each leading its group");
 	evlist_release(&evl);
 }
@@ -257,13 +277,16 @@ static void test_unknown(void)
 	bad("cyclez", "unknown event 'cyclez' (did you mean 'cycles'", true);
 	ok(pfm_initialised(), "an unknown name consults libpfm4");
 	bad("instrutcions", "unknown event 'instrutcions' (did you mean 'instructions'", true);
-	bad("task-clock,pagefaults", "unknown event 'pagefaults' (did you mean 'page-faults'", true);
+	bad("task-clock,pagefaults", "unknown event 'pagefaults' (did you mean 'page-faults'",
+	    true);
 	bad("{cycles,nosuchevent}:u", "unknown event 'nosuchevent'", true);
 	bad("zzzzzzzzzzzz", "unknown event 'zzzzzzzzzzzz'", false);
 	bad("perf::PERF_COUNT_SW_CPU_CLOKC",
-	    "unknown event 'perf::PERF_COUNT_SW_CPU_CLOKC' (did you mean 'perf::PERF_COUNT_SW_CPU_CLOCK'", true);
-	bad("perf::PERF_COUNT_HW_CACHE_L1D:NOSUCHUMASK", "invalid event 'perf::PERF_COUNT_HW_CACHE_L1D:NOSUCHUMASK': ",
+	    "unknown event 'perf::PERF_COUNT_SW_CPU_CLOKC' (did you mean "
+	    "'perf::PERF_COUNT_SW_CPU_CLOCK'",
 	    true);
+	bad("perf::PERF_COUNT_HW_CACHE_L1D:NOSUCHUMASK",
+	    "invalid event 'perf::PERF_COUNT_HW_CACHE_L1D:NOSUCHUMASK': ", true);
 }
 
 static void test_pfm(void)
@@ -271,35 +294,45 @@ static void test_pfm(void)
 	struct evlist evl;
 	char *cause = NULL;
 	evlist_init(&evl);
-	int r = evlist_parse(&evl,
-			     "perf::PERF_COUNT_SW_CPU_CLOCK,perf::PERF_COUNT_SW_CPU_CLOCK:u,"
-			     "{perf::PERF_COUNT_SW_PAGE_FAULTS:k,perf::perf_count_hw_cache_l1d.read.miss:u},"
-			     "perf::PERF_COUNT_HW_CACHE_L1D:WRITE:ACCESS",
-			     &cause);
+	int r = evlist_parse(
+		&evl,
+		"perf::PERF_COUNT_SW_CPU_CLOCK,perf::PERF_COUNT_SW_CPU_CLOCK:u,"
+		"{perf::PERF_COUNT_SW_PAGE_FAULTS:k,perf::perf_count_hw_cache_l1d.read.miss:u},"
+		"perf::PERF_COUNT_HW_CACHE_L1D:WRITE:ACCESS",
+		&cause);
 	if (!ok(r == 0 && evl.n == 5, "libpfm4 names parse"))
 		printf("#   r=%d cause=%s\n", r, cause ? cause : "-");
 	free(cause);
 	if (evl.n == 5) {
 		struct event *e = evl.ev;
-		ok(e[0].attr.type == PERF_TYPE_SOFTWARE && e[0].attr.config == PERF_COUNT_SW_CPU_CLOCK &&
+		ok(e[0].attr.type == PERF_TYPE_SOFTWARE &&
+			   e[0].attr.config == PERF_COUNT_SW_CPU_CLOCK &&
 			   e[0].attr.size == sizeof e[0].attr,
 		   "perf::PERF_COUNT_SW_CPU_CLOCK is the software cpu clock, size set");
 		ok(strcmp(e[0].unit, "msec") == 0 && e[0].scale == 1e-6, "and shows msec");
-		ok(!e[0].attr.exclude_user && !e[0].attr.exclude_kernel, "libpfm4's default counts user and kernel");
-		ok(!e[1].attr.exclude_user && e[1].attr.exclude_kernel, "perf-style :u reaches libpfm4");
-		ok(e[2].attr.exclude_user && !e[2].attr.exclude_kernel && e[2].attr.config == PERF_COUNT_SW_PAGE_FAULTS,
+		ok(!e[0].attr.exclude_user && !e[0].attr.exclude_kernel,
+		   "libpfm4's default counts user and kernel");
+		ok(!e[1].attr.exclude_user && e[1].attr.exclude_kernel,
+		   "perf-style :u reaches libpfm4");
+		ok(e[2].attr.exclude_user && !e[2].attr.exclude_kernel &&
+			   e[2].attr.config == PERF_COUNT_SW_PAGE_FAULTS,
 		   "perf-style :k reaches libpfm4");
-		ok(e[3].attr.type == PERF_TYPE_HW_CACHE && e[3].attr.config == CACHE(L1D, READ, MISS) &&
-			   e[3].attr.exclude_kernel && !e[3].attr.exclude_user,
+		ok(e[3].attr.type == PERF_TYPE_HW_CACHE &&
+			   e[3].attr.config == CACHE(L1D, READ, MISS) && e[3].attr.exclude_kernel &&
+			   !e[3].attr.exclude_user,
 		   "event.umask.umask:u spelling resolves through libpfm4");
-		ok(e[2].group == e[3].group && e[2].leader && !e[3].leader, "libpfm4 names group like any other");
-		ok(e[4].attr.type == PERF_TYPE_HW_CACHE && e[4].attr.config == CACHE(L1D, WRITE, ACCESS),
+		ok(e[2].group == e[3].group && e[2].leader && !e[3].leader,
+		   "libpfm4 names group like any other");
+		ok(e[4].attr.type == PERF_TYPE_HW_CACHE &&
+			   e[4].attr.config == CACHE(L1D, WRITE, ACCESS),
 		   "libpfm4's own unit masks after ':'");
 	}
 	evlist_release(&evl);
 
 	evlist_init(&evl);
-	r = evlist_parse(&evl, "{perf::PERF_COUNT_SW_CPU_CLOCK,cycles}:u,perf::PERF_COUNT_SW_CPU_CLOCK:G", NULL);
+	r = evlist_parse(&evl,
+			 "{perf::PERF_COUNT_SW_CPU_CLOCK,cycles}:u,perf::PERF_COUNT_SW_CPU_CLOCK:G",
+			 NULL);
 	ok(r == 0 && evl.n == 3 && EXCL(evl.ev[0], 0, 1, 1) && EXCL(evl.ev[1], 0, 1, 1),
 	   "a group's :u means user only for libpfm4 members too");
 	ok(r == 0 && evl.n == 3 && !evl.ev[2].attr.exclude_guest && evl.ev[2].attr.exclude_host,
@@ -356,11 +389,13 @@ static void test_list(void)
 	struct collect c = {.pattern = "PAGE-faults", .find = "page-faults"};
 	r = events_list("PAGE-faults", collect, &c, &cause);
 	is_int(r, 0, "listing with a pattern");
-	ok(c.n > 0 && c.n < all.n && c.bad_match == 0, "every listed name contains the pattern, ignoring case");
+	ok(c.n > 0 && c.n < all.n && c.bad_match == 0,
+	   "every listed name contains the pattern, ignoring case");
 	ok(c.nfound == 1 && strcmp(c.found.kind, "software") == 0 && c.found.usable,
 	   "page-faults is a usable software event");
 
-	c = (struct collect){.pattern = "SW_PAGE_FAULTS", .find = "perf::PERF_COUNT_SW_PAGE_FAULTS"};
+	c = (struct collect){.pattern = "SW_PAGE_FAULTS",
+			     .find = "perf::PERF_COUNT_SW_PAGE_FAULTS"};
 	events_list(c.pattern, collect, &c, NULL);
 	ok(c.nfound == 1 && strcmp(c.found.kind, "perf") == 0 && c.found.usable,
 	   "libpfm4's perf PMU is listed, its software events usable");
@@ -381,16 +416,19 @@ static void test_list(void)
 	events_list(c.pattern, collect, &c, NULL);
 	ok(c.nfound == 1 && strcmp(c.found.kind, "cache") == 0, "cache names are listed");
 
-	c = (struct collect){.pattern = "HW_CACHE_L1D:READ", .find = "perf::PERF_COUNT_HW_CACHE_L1D:READ"};
+	c = (struct collect){.pattern = "HW_CACHE_L1D:READ",
+			     .find = "perf::PERF_COUNT_HW_CACHE_L1D:READ"};
 	events_list(c.pattern, collect, &c, NULL);
 	ok(c.nfound == 1, "unit masks are listed as pmu::event:umask");
 
 	c = (struct collect){.pattern = "no-such-event-anywhere"};
-	is_int(events_list(c.pattern, collect, &c, NULL), 0, "a pattern matching nothing is no error");
+	is_int(events_list(c.pattern, collect, &c, NULL), 0,
+	       "a pattern matching nothing is no error");
 	is_int(c.n, 0, "and lists nothing");
 
 	c = (struct collect){.stop_after = 3};
-	is_int(events_list(NULL, collect, &c, NULL), 42, "a callback's non-zero stops the listing and is returned");
+	is_int(events_list(NULL, collect, &c, NULL), 42,
+	       "a callback's non-zero stops the listing and is returned");
 	is_int(c.n, 3, "after that call");
 	free(cause);
 }

@@ -18,8 +18,8 @@ static uint32_t n_main, n_work, n_semi, n_pct, n_ctl, n_utf, n_proc, n_thr;
 static void span(struct spantree *st, uint32_t pid, uint32_t tid, uint32_t depth, uint32_t name,
 		 uint64_t b, uint64_t e, int open_only)
 {
-	struct span_event ev = {.kind = SPAN_BEGIN, .pid = pid, .tid = tid, .ts = b,
-				.name = name, .depth = depth};
+	struct span_event ev = {
+		.kind = SPAN_BEGIN, .pid = pid, .tid = tid, .ts = b, .name = name, .depth = depth};
 	if (open_only != 2)
 		spantree_event(st, &ev);
 	if (open_only == 1)

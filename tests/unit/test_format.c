@@ -27,22 +27,22 @@ static void test_grouping(void)
 		int dec;
 		const char *want;
 	} t[] = {
-		{ 0, 0, "0" },
-		{ 7, 0, "7" },
-		{ 999, 0, "999" },
-		{ 1000, 0, "1,000" },
-		{ 1234567, 0, "1,234,567" },
-		{ 100000, 0, "100,000" },
-		{ -1, 0, "-1" },
-		{ -999, 0, "-999" },
-		{ -1000, 0, "-1,000" },
-		{ -1234567, 0, "-1,234,567" },
-		{ 1234.5, 2, "1,234.50" },
-		{ 999.999, 2, "1,000.00" },
-		{ -0.001, 2, "0.00" },
-		{ 0.54, 2, "0.54" },
-		{ 1e15, 0, "1,000,000,000,000,000" },
-		{ 12345678901234.56, 2, "12,345,678,901,234.56" },
+		{0, 0, "0"},
+		{7, 0, "7"},
+		{999, 0, "999"},
+		{1000, 0, "1,000"},
+		{1234567, 0, "1,234,567"},
+		{100000, 0, "100,000"},
+		{-1, 0, "-1"},
+		{-999, 0, "-999"},
+		{-1000, 0, "-1,000"},
+		{-1234567, 0, "-1,234,567"},
+		{1234.5, 2, "1,234.50"},
+		{999.999, 2, "1,000.00"},
+		{-0.001, 2, "0.00"},
+		{0.54, 2, "0.54"},
+		{1e15, 0, "1,000,000,000,000,000"},
+		{12345678901234.56, 2, "12,345,678,901,234.56"},
 	};
 	char buf[64];
 
@@ -64,9 +64,9 @@ static void test_duration(void)
 		uint64_t ns;
 		const char *want;
 	} t[] = {
-		{ 0, "0 ns" },	       { 950, "950 ns" },	  { 1000, "1.00 us" },
-		{ 12345, "12.35 us" }, { 999994, "999.99 us" },	  { 999995, "1.00 ms" },
-		{ 1200000, "1.20 ms" }, { 999994999, "999.99 ms" }, { 2345000000, "2.345 s" },
+		{0, "0 ns"},	      {950, "950 ns"},		{1000, "1.00 us"},
+		{12345, "12.35 us"},  {999994, "999.99 us"},	{999995, "1.00 ms"},
+		{1200000, "1.20 ms"}, {999994999, "999.99 ms"}, {2345000000, "2.345 s"},
 	};
 	char buf[32];
 
@@ -152,9 +152,9 @@ static void test_metrics(void)
 			    PERF_COUNT_HW_CACHE_RESULT_ACCESS)),
 	};
 	enum { N = sizeof(ev) / sizeof(ev[0]) };
-	static const double raw[N] = { 2e9, 5000, 1234567, 6e9, 9e9, 1e9, 2.5e7, 4e6, 1e6,
-				       3e9, 3e7, 1.5e9, 1e5, 0, 10, 100 };
-	struct evlist evl = { ev, N, N };
+	static const double raw[N] = {2e9, 5000, 1234567, 6e9,	 9e9, 1e9, 2.5e7, 4e6,
+				      1e6, 3e9,	 3e7,	  1.5e9, 1e5, 0,   10,	  100};
+	struct evlist evl = {ev, N, N};
 	struct count c[N];
 	struct metric m[N];
 
@@ -203,7 +203,7 @@ static void test_metrics(void)
 	is_dbl(m[6].value, 2.5, 1e-12, "ratios need no clock");
 
 	char buf[32];
-	struct metric pm = { .valid = true, .value = 0.5603, .decimals = 3 };
+	struct metric pm = {.valid = true, .value = 0.5603, .decimals = 3};
 	fmt_metric_value(buf, sizeof(buf), &pm, 1);
 	is_str(buf, "   0.560", "metric padded as %%8.3f");
 	fmt_metric_value(buf, sizeof(buf), &pm, 0);
@@ -290,7 +290,7 @@ static void fixture_init(struct fixture *f)
 	f->ev[1] = ev_make("page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS);
 	f->ev[2] = ev_make("cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
 	f->ev[3] = ev_make("context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES);
-	f->evl = (struct evlist){ f->ev, 4, 4 };
+	f->evl = (struct evlist){f->ev, 4, 4};
 	f->c[0] = cnt_ok(&f->ev[0], 1087051);
 	f->c[1] = cnt_ok(&f->ev[1], 50);
 	f->c[2] = cnt_state(COUNT_NOT_SUPPORTED);
@@ -299,14 +299,19 @@ static void fixture_init(struct fixture *f)
 	f->c[0].running = f->c[0].enabled = f->c[1].running = f->c[1].enabled = 1087051;
 	f->c[3].running = f->c[3].enabled = 1087051;
 	f->argv[0] = "true";
-	f->h = (struct run_head){ .argc = 1, .argv = f->argv, .evl = &f->evl, .runs = 1 };
+	f->h = (struct run_head){.argc = 1, .argv = f->argv, .evl = &f->evl, .runs = 1};
 	f->r.head = &f->h;
 	f->r.nruns = 1;
 	f->r.count = f->c;
 	f->r.stat = f->st;
-	f->r.ru = (struct rusage_info){ .elapsed_ns = 1939995, .utime_ns = 1817000,
-					.stime_ns = 0, .maxrss_kb = 3584, .minflt = 49,
-					.majflt = 0, .nvcsw = 1, .nivcsw = 2 };
+	f->r.ru = (struct rusage_info){.elapsed_ns = 1939995,
+				       .utime_ns = 1817000,
+				       .stime_ns = 0,
+				       .maxrss_kb = 3584,
+				       .minflt = 49,
+				       .majflt = 0,
+				       .nvcsw = 1,
+				       .nivcsw = 2};
 }
 
 static void test_summary(void)
@@ -354,7 +359,8 @@ static void test_summary(void)
 	       "                    (50.00%)",
 	       "multiplexed: scaled value grouped, running percentage");
 	is_str(line_with(out_text(&o), "cycles"),
-	       "     <not counted>      cycles                                                      "
+	       "     <not counted>      cycles                                                     "
+	       " "
 	       "         (0.00%)",
 	       "enabled but never running: not counted (0.00%%)");
 	is_str(line_with(out_text(&o), "context-switches"),
@@ -375,7 +381,7 @@ static void test_summary_runs(void)
 	f.r.nruns = 3;
 	f.st[0].rel = 9.8;
 	f.st[1].rel = 0.68;
-	f.r.elapsed = (struct stat_summary){ .mean = 0.0010760, .stddev = 0.0000568 * sqrt(3) };
+	f.r.elapsed = (struct stat_summary){.mean = 0.0010760, .stddev = 0.0000568 * sqrt(3)};
 	f.r.elapsed.rel = 100 * 0.0000568 / 0.0010760;
 	out_open(&o, &summary_writer_ops, &f.h);
 	o.w.ops->finish(&o.w, &f.r);
@@ -411,7 +417,7 @@ static void test_summary_interval(void)
 	f.h.interval_ms = 100;
 	f.c[0] = cnt_ok(&f.ev[0], 818970);
 	f.c[1] = cnt_ok(&f.ev[1], 75);
-	s = (struct interval_sample){ .t_ns = 100255981, .length_ns = 100255981, .counts = f.c };
+	s = (struct interval_sample){.t_ns = 100255981, .length_ns = 100255981, .counts = f.c};
 	out_open(&o, &summary_writer_ops, &f.h);
 	o.w.ops->start(&o.w, &f.h);
 	is_int(o.w.ops->interval(&o.w, &s), 0, "interval");
@@ -419,14 +425,20 @@ static void test_summary_interval(void)
 	o.w.ops->interval(&o.w, &s);
 	is_str(out_text(&o),
 	       "#           time             counts unit events\n"
-	       "     0.100255981               0.82 msec task-clock                       #    0.008 CPUs utilized\n"
-	       "     0.100255981                 75      page-faults                      #   91.578 K/sec\n"
+	       "     0.100255981               0.82 msec task-clock                       #    "
+	       "0.008 CPUs utilized\n"
+	       "     0.100255981                 75      page-faults                      #   "
+	       "91.578 K/sec\n"
 	       "     0.100255981    <not supported>      cycles\n"
-	       "     0.100255981                  0      context-switches                 #    0.000 /sec\n"
-	       "     1.200608656               0.82 msec task-clock                       #    0.008 CPUs utilized\n"
-	       "     1.200608656                 75      page-faults                      #   91.578 K/sec\n"
+	       "     0.100255981                  0      context-switches                 #    "
+	       "0.000 /sec\n"
+	       "     1.200608656               0.82 msec task-clock                       #    "
+	       "0.008 CPUs utilized\n"
+	       "     1.200608656                 75      page-faults                      #   "
+	       "91.578 K/sec\n"
 	       "     1.200608656    <not supported>      cycles\n"
-	       "     1.200608656                  0      context-switches                 #    0.000 /sec\n",
+	       "     1.200608656                  0      context-switches                 #    "
+	       "0.000 /sec\n",
 	       "interval lines as perf -I, one header");
 	for (int i = 0; i < 30; i++)
 		o.w.ops->interval(&o.w, &s);
@@ -492,7 +504,8 @@ static void test_csv(void)
 	out_open(&o, &csv_writer_ops, &f.h);
 	o.w.opts.csv_sep = "::";
 	o.w.ops->finish(&o.w, &f.r);
-	is_str(line_with(out_text(&o), "ird"), "98::::\"we::ird\"\"name\"::500::50.00::182.853::K/sec",
+	is_str(line_with(out_text(&o), "ird"),
+	       "98::::\"we::ird\"\"name\"::500::50.00::182.853::K/sec",
 	       "multi-character separator, RFC 4180 quoting of names");
 	out_close(&o);
 
@@ -502,7 +515,7 @@ static void test_csv(void)
 	f.c[0] = cnt_ok(&f.ev[0], 828015);
 	f.c[0].running = f.c[0].enabled = 828015;
 	f.c[1] = cnt_state(COUNT_NOT_COUNTED);
-	struct interval_sample s = { .t_ns = 100251503, .length_ns = 100251503, .counts = f.c };
+	struct interval_sample s = {.t_ns = 100251503, .length_ns = 100251503, .counts = f.c};
 	out_open(&o, &csv_writer_ops, &f.h);
 	o.w.opts.csv_sep = ";";
 	is_int(o.w.ops->interval(&o.w, &s), 0, "csv interval");
@@ -521,14 +534,18 @@ static void test_csv(void)
 static void span(struct spantree *st, uint32_t tid, uint32_t name, uint32_t depth, uint64_t b,
 		 uint64_t e, int *phase)
 {
-	struct span_event ev = { .kind = *phase ? SPAN_END : SPAN_BEGIN, .pid = 1, .tid = tid,
-				 .ts = *phase ? e : b, .name = name, .depth = depth,
-				 .begin_ts = b };
+	struct span_event ev = {.kind = *phase ? SPAN_END : SPAN_BEGIN,
+				.pid = 1,
+				.tid = tid,
+				.ts = *phase ? e : b,
+				.name = name,
+				.depth = depth,
+				.begin_ts = b};
 	spantree_event(st, &ev);
 }
 
-#define BEGIN(tid, name, depth, b) span(&st, tid, name, depth, b, 0, &(int){ 0 })
-#define END(tid, name, depth, b, e) span(&st, tid, name, depth, b, e, &(int){ 1 })
+#define BEGIN(tid, name, depth, b) span(&st, tid, name, depth, b, 0, &(int){0})
+#define END(tid, name, depth, b, e) span(&st, tid, name, depth, b, e, &(int){1})
 
 static void test_spans(void)
 {
@@ -568,7 +585,7 @@ static void test_spans(void)
 	f.h.spans = true;
 	f.r.spans = &st;
 	f.r.span_wall_ns = 100000000;
-	struct decode_stats ds = { .dropped = 3, .bad_bytes = 1234, .unfinished = 1 };
+	struct decode_stats ds = {.dropped = 3, .bad_bytes = 1234, .unfinished = 1};
 	f.r.dstats = &ds;
 	out_open(&o, &summary_writer_ops, &f.h);
 	o.w.opts.spans_table = true;
@@ -631,8 +648,8 @@ static void test_locale(void)
 		ok(1, "# SKIP no temporary directory");
 		return;
 	}
-	snprintf(cmd, sizeof(cmd),
-		 "localedef -i de_DE -f UTF-8 %s/de_DE.UTF-8 >/dev/null 2>&1", dir);
+	snprintf(cmd, sizeof(cmd), "localedef -i de_DE -f UTF-8 %s/de_DE.UTF-8 >/dev/null 2>&1",
+		 dir);
 	if (system(cmd) != 0 || setenv("LOCPATH", dir, 1) < 0 ||
 	    !setlocale(LC_ALL, "de_DE.UTF-8")) {
 		ok(1, "# SKIP cannot build a de_DE locale here");
@@ -652,8 +669,8 @@ static void test_locale(void)
 		out_close(&o);
 		out_open(&o, &summary_writer_ops, &f.h);
 		o.w.ops->finish(&o.w, &f.r);
-		is_str(line_with(out_text(&o), "elapsed"), "       0.001939995 seconds time elapsed",
-		       "summary numbers stay C-locale");
+		is_str(line_with(out_text(&o), "elapsed"),
+		       "       0.001939995 seconds time elapsed", "summary numbers stay C-locale");
 		out_close(&o);
 		setlocale(LC_ALL, "C");
 	}

@@ -121,20 +121,26 @@ static void span(struct fixture *f, enum span_kind kind, uint32_t tid, uint64_t 
 static void fixture_init(struct fixture *f, bool spans)
 {
 	memset(f, 0, sizeof *f);
-	f->ev[0] = (struct event){.name = (char *)"task-clock", .unit = "msec", .scale = 1e-6,
-				  .group = 0, .leader = true};
+	f->ev[0] = (struct event){.name = (char *)"task-clock",
+				  .unit = "msec",
+				  .scale = 1e-6,
+				  .group = 0,
+				  .leader = true};
 	f->ev[0].attr.type = PERF_TYPE_SOFTWARE;
 	f->ev[0].attr.config = PERF_COUNT_SW_TASK_CLOCK;
-	f->ev[1] = (struct event){.name = (char *)"cycles", .unit = "", .scale = 1, .group = 1,
-				  .leader = true};
+	f->ev[1] = (struct event){
+		.name = (char *)"cycles", .unit = "", .scale = 1, .group = 1, .leader = true};
 	f->ev[1].attr.type = PERF_TYPE_HARDWARE;
 	f->ev[1].attr.config = PERF_COUNT_HW_CPU_CYCLES;
-	f->ev[2] = (struct event){.name = (char *)"page-faults", .unit = "", .scale = 1,
-				  .group = 2, .leader = true};
+	f->ev[2] = (struct event){
+		.name = (char *)"page-faults", .unit = "", .scale = 1, .group = 2, .leader = true};
 	f->ev[2].attr.type = PERF_TYPE_SOFTWARE;
 	f->ev[2].attr.config = PERF_COUNT_SW_PAGE_FAULTS;
-	f->ev[3] = (struct event){.name = (char *)"context-switches", .unit = "", .scale = 1,
-				  .group = 3, .leader = true};
+	f->ev[3] = (struct event){.name = (char *)"context-switches",
+				  .unit = "",
+				  .scale = 1,
+				  .group = 3,
+				  .leader = true};
 	f->ev[3].attr.type = PERF_TYPE_SOFTWARE;
 	f->ev[3].attr.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
 	f->evl = (struct evlist){.ev = f->ev, .n = NEV, .ngroups = NEV};
@@ -142,28 +148,39 @@ static void fixture_init(struct fixture *f, bool spans)
 	f->argv[0] = (char *)"./app";
 	f->argv[1] = (char *)"--size=3";
 	f->argv[2] = (char *)"quote\"d arg";
-	f->head = (struct run_head){.argc = 3, .argv = f->argv, .evl = &f->evl, .runs = 2,
-				    .interval_ms = 100, .spans = spans};
+	f->head = (struct run_head){.argc = 3,
+				    .argv = f->argv,
+				    .evl = &f->evl,
+				    .runs = 2,
+				    .interval_ms = 100,
+				    .spans = spans};
 	f->head.start.tv_sec = 1714564800; /* 2024-05-01T12:00:00Z */
 	f->head.start.tv_nsec = 123456789;
 	f->head.start_mono = 5000000000ull;
 
 	for (int k = 0; k < 2; k++) {
 		/* task-clock: 200 ms and 220 ms of CPU; multiplexed in run 1 */
-		f->runs[k][0] = (struct count){.state = COUNT_OK, .raw = 200000000ull + k * 20000000ull,
-					       .enabled = 400000000, .running = 400000000,
+		f->runs[k][0] = (struct count){.state = COUNT_OK,
+					       .raw = 200000000ull + k * 20000000ull,
+					       .enabled = 400000000,
+					       .running = 400000000,
 					       .value = 200.0 + k * 20};
 		f->runs[k][1] = (struct count){.state = COUNT_NOT_SUPPORTED, .err = ENOENT};
 		f->runs[k][2] = (struct count){.state = COUNT_OK,
 					       .raw = 5000000000ull + (uint64_t)k * 2,
-					       .enabled = 400000000, .running = 300000000,
+					       .enabled = 400000000,
+					       .running = 300000000,
 					       .value = 5000000000.0 + k * 2};
 		f->runs[k][3] = (struct count){.state = COUNT_NOT_COUNTED, .enabled = 400000000};
 		f->run[k].counts = f->runs[k];
 		f->run[k].ru = (struct rusage_info){.elapsed_ns = 400000000ull + k * 100000000ull,
-						    .utime_ns = 150000000, .stime_ns = 50000000,
-						    .maxrss_kb = 65536, .minflt = 16400, .majflt = 1,
-						    .nvcsw = 10, .nivcsw = 3};
+						    .utime_ns = 150000000,
+						    .stime_ns = 50000000,
+						    .maxrss_kb = 65536,
+						    .minflt = 16400,
+						    .majflt = 1,
+						    .nvcsw = 10,
+						    .nivcsw = 3};
 	}
 	f->run[0].wstatus = 0;
 	f->run[0].exit_code = 0;
@@ -175,8 +192,12 @@ static void fixture_init(struct fixture *f, bool spans)
 	f->mean[2].value = 5000000001.0;
 	f->stat[0] = (struct stat_summary){.mean = 210, .stddev = 14.142135623730951, .rel = 4.76};
 	f->stat[2] = (struct stat_summary){.mean = 5000000001.0, .stddev = 1.4142, .rel = 0.00002};
-	f->rep = (struct report){.head = &f->head, .nruns = 2, .run = f->run, .count = f->mean,
-				 .stat = f->stat, .exit_code = 128 + SIGKILL};
+	f->rep = (struct report){.head = &f->head,
+				 .nruns = 2,
+				 .run = f->run,
+				 .count = f->mean,
+				 .stat = f->stat,
+				 .exit_code = 128 + SIGKILL};
 	f->rep.ru = f->run[0].ru;
 	f->rep.ru.elapsed_ns = 450000000;
 	f->rep.elapsed = (struct stat_summary){.mean = 0.45, .stddev = 0.0707, .rel = 11.1};
@@ -203,8 +224,12 @@ static void fixture_init(struct fixture *f, bool spans)
 	span(f, SPAN_THREAD, 101, 5000, "worker", 0);
 	span(f, SPAN_BEGIN, 101, 6000, "parse", 0);
 	span(f, SPAN_END, 101, 7000, "parse", SPAN_F_UNFINISHED);
-	f->ds = (struct decode_stats){.records = 7, .events = 18, .spans = 8, .dropped = 2,
-				      .bad_bytes = 5, .unfinished = 1};
+	f->ds = (struct decode_stats){.records = 7,
+				      .events = 18,
+				      .spans = 8,
+				      .dropped = 2,
+				      .bad_bytes = 5,
+				      .unfinished = 1};
 	f->rep.spans = &f->tree;
 	f->rep.dstats = &f->ds;
 	f->rep.span_wall_ns = 900000000;
@@ -233,8 +258,10 @@ static char *write_json(struct fixture *f, char *path, size_t cap)
 		c[0].value = 100.0 + i;
 		c[2].raw = (uint64_t)i * 10;
 		c[2].value = i * 10.0;
-		struct interval_sample s = {.run = 0, .t_ns = (uint64_t)(i + 1) * 100000000,
-					    .length_ns = 100000000, .counts = c};
+		struct interval_sample s = {.run = 0,
+					    .t_ns = (uint64_t)(i + 1) * 100000000,
+					    .length_ns = 100000000,
+					    .counts = c};
 		w.ops->interval(&w, &s);
 	}
 	int rc = w.ops->finish(&w, &f->rep);
@@ -278,10 +305,12 @@ static void test_values(void)
 	is_str(str(doc, "events.0.unit"), "msec", "task-clock unit msec");
 	is_int(num(doc, "events.0.raw"), 210000000, "task-clock raw count");
 	is_dbl(num(doc, "events.0.running_pct"), 100, 1e-9, "task-clock ran 100%%");
-	is_str(str(doc, "events.0.metrics.0.name"), "cpus_utilized", "task-clock has CPUs utilized");
+	is_str(str(doc, "events.0.metrics.0.name"), "cpus_utilized",
+	       "task-clock has CPUs utilized");
 	is_dbl(num(doc, "events.0.metrics.0.value"), 210e6 / 450e6, 1e-9,
 	       "CPUs utilized = task-clock / elapsed");
-	is_str(str(doc, "events.0.metrics.0.unit"), "CPUs utilized", "metric unit as perf words it");
+	is_str(str(doc, "events.0.metrics.0.unit"), "CPUs utilized",
+	       "metric unit as perf words it");
 	is_dbl(num(doc, "events.0.stddev"), 14.142135623730951, 1e-9, "stddev over the runs");
 	is_dbl(num(doc, "events.0.rel_stddev_pct"), 4.76, 1e-9, "rel_stddev_pct over the runs");
 	ok(cJSON_IsNull(get(doc, "events.1.value")), "unsupported cycles has a null value");

@@ -32,9 +32,14 @@ static size_t dec_varint(const uint8_t *p, size_t n, uint64_t *v)
 
 static void test_pbenc(void)
 {
-	static const uint64_t vals[] = {0, 1, 127, 128, 16383, 16384, 2097151, 2097152,
-					268435455, 268435456, UINT32_MAX, (1ull << 35) - 1,
-					1ull << 35, (1ull << 63) - 1, 1ull << 63, UINT64_MAX};
+	static const uint64_t vals[] = {0,	    1,
+					127,	    128,
+					16383,	    16384,
+					2097151,    2097152,
+					268435455,  268435456,
+					UINT32_MAX, (1ull << 35) - 1,
+					1ull << 35, (1ull << 63) - 1,
+					1ull << 63, UINT64_MAX};
 	static const size_t sizes[] = {1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 5, 6, 9, 10, 10};
 	int good = 1;
 	for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
@@ -74,8 +79,8 @@ static void test_pbenc(void)
 	pbenc_varint(&e, 1, 300);
 	pbenc_close(&e, inner);
 	pbenc_close(&e, outer);
-	static const uint8_t want3[] = {0x1a, 0x88, 0x80, 0x80, 0x00, 0x22, 0x83, 0x80,
-					0x80, 0x00, 0x08, 0xac, 0x02};
+	static const uint8_t want3[] = {0x1a, 0x88, 0x80, 0x80, 0x00, 0x22, 0x83,
+					0x80, 0x80, 0x00, 0x08, 0xac, 0x02};
 	ok(e.len == sizeof want3 && memcmp(e.buf, want3, sizeof want3) == 0,
 	   "nested messages get 4-byte padded varint lengths");
 	uint64_t v;
@@ -413,10 +418,18 @@ static void unquote(const char *s, char *out, size_t cap)
 			continue;
 		}
 		switch (*s) {
-		case 'n': out[n++] = '\n'; break;
-		case 't': out[n++] = '\t'; break;
-		case 'r': out[n++] = '\r'; break;
-		default: out[n++] = *s; break;
+		case 'n':
+			out[n++] = '\n';
+			break;
+		case 't':
+			out[n++] = '\t';
+			break;
+		case 'r':
+			out[n++] = '\r';
+			break;
+		default:
+			out[n++] = *s;
+			break;
 		}
 		if (*s)
 			s++;
@@ -465,7 +478,8 @@ static int replay_text(struct replay *rp, const char *text)
 		}
 		if (strcmp(buf, "}") == 0) {
 			depth--;
-			if (depth == 2 && strcmp(path[1], "interned_data") == 0 && k->ninterned < 256) {
+			if (depth == 2 && strcmp(path[1], "interned_data") == 0 &&
+			    k->ninterned < 256) {
 				k->iids[k->ninterned] = k->en_iid;
 				scopy(k->inames[k->ninterned++], k->en_name);
 			}
@@ -495,7 +509,7 @@ static int replay_text(struct replay *rp, const char *text)
 				k->clock_id = u;
 		} else if (depth == 2 && !strcmp(sect, "track_event")) {
 			if (!strcmp(key, "type"))
-				k->te_type = !strcmp(val, "TYPE_SLICE_BEGIN")	? 1
+				k->te_type = !strcmp(val, "TYPE_SLICE_BEGIN") ? 1
 					     : !strcmp(val, "TYPE_SLICE_END") ? 2
 					     : !strcmp(val, "TYPE_INSTANT")   ? 3
 					     : !strcmp(val, "TYPE_COUNTER")   ? 4
@@ -507,7 +521,8 @@ static int replay_text(struct replay *rp, const char *text)
 			else if (!strcmp(key, "name"))
 				unquote(val, k->te_name, 64), k->te_has_name = true;
 			else if (!strcmp(key, "counter_value"))
-				k->te_counter = (double)strtoll(val, NULL, 10), k->te_has_counter = true;
+				k->te_counter = (double)strtoll(val, NULL, 10),
+				k->te_has_counter = true;
 			else if (!strcmp(key, "double_counter_value"))
 				k->te_counter = strtod(val, NULL), k->te_has_counter = true;
 		} else if (depth == 3 && !strcmp(sub, "debug_annotations")) {
@@ -602,8 +617,8 @@ static int feed_thread(struct feed *f, uint32_t pid, uint32_t tid)
 static void feed(struct feed *f, enum span_kind kind, uint32_t pid, uint32_t tid, uint64_t ts,
 		 const char *name, int64_t value, uint32_t flags)
 {
-	struct span_event ev = {.kind = kind, .pid = pid, .tid = tid, .ts = ts, .flags = flags,
-				.value = value};
+	struct span_event ev = {
+		.kind = kind, .pid = pid, .tid = tid, .ts = ts, .flags = flags, .value = value};
 	ev.name = name ? feed_name(f, name) : 0;
 	int t = kind == SPAN_PROCESS ? -1 : feed_thread(f, pid, tid);
 	struct rec r = {.pid = pid, .tid = tid, .ts = ts};
@@ -663,15 +678,15 @@ static int recs_same(const struct recs *got, const struct recs *want)
 		const struct rec *g = &got->r[i], *w = &want->r[i];
 		if (g->kind != w->kind || g->pid != w->pid || g->tid != w->tid ||
 		    strcmp(g->name, w->name) != 0 || g->ts != w->ts ||
-		    (g->kind == REC_SLICE &&
-		     (g->depth != w->depth || g->end != w->end || g->unfinished != w->unfinished)) ||
+		    (g->kind == REC_SLICE && (g->depth != w->depth || g->end != w->end ||
+					      g->unfinished != w->unfinished)) ||
 		    (g->kind == REC_COUNTER && g->value != w->value)) {
 			printf("#   record %zu: got %c %u/%u '%s' d%u %" PRIu64 "-%" PRIu64
 			       " u%d v%g\n#   want %c %u/%u '%s' d%u %" PRIu64 "-%" PRIu64
 			       " u%d v%g\n",
 			       i, g->kind, g->pid, g->tid, g->name, g->depth, g->ts, g->end,
-			       g->unfinished, g->value, w->kind, w->pid, w->tid, w->name,
-			       w->depth, w->ts, w->end, w->unfinished, w->value);
+			       g->unfinished, g->value, w->kind, w->pid, w->tid, w->name, w->depth,
+			       w->ts, w->end, w->unfinished, w->value);
 			return 0;
 		}
 	}
@@ -759,7 +774,8 @@ static void test_handmade(void)
 
 	const struct track *t100 = find_thread(&rp, 100), *t101 = find_thread(&rp, 101);
 	const struct track *t200 = find_thread(&rp, 200), *t301 = find_thread(&rp, 301);
-	ok(t100 && t100->pid == 100 && !strcmp(t100->name, "main"), "thread 100 is 'main' in pid 100");
+	ok(t100 && t100->pid == 100 && !strcmp(t100->name, "main"),
+	   "thread 100 is 'main' in pid 100");
 	ok(t101 && t101->pid == 100 && !strcmp(t101->name, "worker-2"),
 	   "thread 101 is in pid 100 and its rename is the last descriptor");
 	ok(t200 && t200->pid == 200, "an unannounced thread gets a track in its process");
@@ -799,9 +815,11 @@ static void test_intervals(void)
 			{.state = COUNT_NOT_SUPPORTED, .err = ENOENT},
 			{.state = COUNT_OK, .raw = (uint64_t)(10 * i), .value = 10.0 * i},
 		};
-		struct interval_sample s = {.run = 0, .t_ns = (uint64_t)(i + 1) * 100000000,
+		struct interval_sample s = {.run = 0,
+					    .t_ns = (uint64_t)(i + 1) * 100000000,
 					    .mono_ns = 1000 + (uint64_t)(i + 1) * 100000000,
-					    .length_ns = 100000000, .counts = c};
+					    .length_ns = 100000000,
+					    .counts = c};
 		f.w.ops->interval(&f.w, &s);
 	}
 	is_int(f.w.ops->finish(&f.w, NULL), 0, "finish after intervals");
@@ -850,9 +868,10 @@ static uint64_t rng(void)
  * share one trace file and one protoc run), with threads interleaved. */
 static void test_roundtrip(void)
 {
-	static const char *names[] = {"a", "b", "main", "parse", "x y", "semi;colon",
-				      "quote\"d", "back\\slash", "caf\xc3\xa9", "tab\there",
-				      "nl\nx", "long_name_long_name_long_name_long"};
+	static const char *names[] = {
+		"a",	       "b",	     "main",	 "parse",
+		"x y",	       "semi;colon", "quote\"d", "back\\slash",
+		"caf\xc3\xa9", "tab\there",  "nl\nx",	 "long_name_long_name_long_name_long"};
 	const int batches = 10, streams = 30;
 	int good = 0, decoded = 0;
 	size_t slices = 0;
@@ -866,7 +885,8 @@ static void test_roundtrip(void)
 			for (int p = 0; p < nproc; p++) {
 				uint32_t pid = base + (uint32_t)p * 5;
 				if (rng() % 4)
-					feed(&f, SPAN_PROCESS, pid, pid, ts++, names[rng() % 12], 1, 0);
+					feed(&f, SPAN_PROCESS, pid, pid, ts++, names[rng() % 12], 1,
+					     0);
 			}
 			int ops = (int)(rng() % 60);
 			for (int i = 0; i < ops; i++) {
@@ -880,7 +900,8 @@ static void test_roundtrip(void)
 				else if (op < 8 && f.th[t].depth)
 					feed(&f, SPAN_END, pid, tid, ts, NULL, 0, 0);
 				else if (op == 8)
-					feed(&f, SPAN_INSTANT, pid, tid, ts, names[rng() % 12], 0, 0);
+					feed(&f, SPAN_INSTANT, pid, tid, ts, names[rng() % 12], 0,
+					     0);
 				else
 					feed(&f, SPAN_COUNTER, pid, tid, ts, names[rng() % 3],
 					     (int64_t)(rng() % 2000) - 1000, 0);
@@ -897,7 +918,8 @@ static void test_roundtrip(void)
 		if (text) {
 			decoded++;
 			struct replay rp = {0};
-			if (replay_text(&rp, text) == 0 && rp.errors == 0 && recs_same(&rp.out, &f.want))
+			if (replay_text(&rp, text) == 0 && rp.errors == 0 &&
+			    recs_same(&rp.out, &f.want))
 				good++;
 			else if (rp.errors)
 				printf("#   batch %d: %s\n", b, rp.first_error);
@@ -926,8 +948,8 @@ static void test_write_error(void)
 	w.ops->start(&w, &head);
 	uint32_t id = strtab_intern(&st, "x", 1);
 	for (int i = 0; i < 10000; i++) {
-		struct span_event b = {.kind = SPAN_BEGIN, .pid = 1, .tid = 1, .ts = (uint64_t)i,
-				       .name = id};
+		struct span_event b = {
+			.kind = SPAN_BEGIN, .pid = 1, .tid = 1, .ts = (uint64_t)i, .name = id};
 		struct span_event e = b;
 		e.kind = SPAN_END;
 		w.ops->span(&w, &b);
@@ -947,9 +969,10 @@ int main(void)
 	int have_schema = find_schema() == 0;
 	int have_protoc = system("protoc --version >/dev/null 2>&1") == 0;
 	if (!have_schema || !have_protoc) {
-		const char *why = !have_schema ? "../shared/perfetto/perfetto_trace.proto not found "
-						 "(set SRCDIR)"
-					       : "protoc not installed (protobuf-compiler)";
+		const char *why = !have_schema
+					  ? "../shared/perfetto/perfetto_trace.proto not found "
+					    "(set SRCDIR)"
+					  : "protoc not installed (protobuf-compiler)";
 		const char *req = getenv("SPANSTAT_REQUIRE_SHARED");
 		if (req && !strcmp(req, "1"))
 			ok(0, "protoc decoding required but %s", why);

@@ -51,8 +51,8 @@ static const struct span_node *node_at(const struct span_tree *t, const uint32_t
 	return &t->node[i];
 }
 
-static void check(const struct span_tree *t, const uint32_t *path, const char *what,
-		  uint64_t count, uint64_t total, uint64_t self, uint64_t unfinished)
+static void check(const struct span_tree *t, const uint32_t *path, const char *what, uint64_t count,
+		  uint64_t total, uint64_t self, uint64_t unfinished)
 {
 	const struct span_node *n = node_at(t, path);
 	ok(n != NULL, "%s: path exists", what);

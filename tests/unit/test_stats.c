@@ -24,7 +24,7 @@
 
 static void test_welford(void)
 {
-	static const double x[] = { 10.5, 11.25, 9.75, 10.0, 12.5, 1e3, 3.0, 7.125 };
+	static const double x[] = {10.5, 11.25, 9.75, 10.0, 12.5, 1e3, 3.0, 7.125};
 	size_t n = sizeof(x) / sizeof(x[0]);
 	double sum = 0, ss = 0, mean, sd;
 	struct stats s;
@@ -59,7 +59,7 @@ static void test_rel(void)
 	/* perf: rel = 100 * stddev_stats / avg with stddev_stats = sqrt(var / n):
 	 * for 2, 4, 4, 4, 5, 5, 7, 9: mean 5, var (n-1) = 32/7,
 	 * sqrt(32/7/8) = 0.7559289, rel = 15.118579% */
-	static const double x[] = { 2, 4, 4, 4, 5, 5, 7, 9 };
+	static const double x[] = {2, 4, 4, 4, 5, 5, 7, 9};
 	struct stats s;
 	struct stat_summary sum;
 
@@ -162,13 +162,14 @@ static void test_counting(void)
 	struct event ev[] = {
 		test_ev("task-clock", 0, true, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 1e-6,
 			"msec"),
-		test_ev("page-faults", 1, true, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 1, ""),
+		test_ev("page-faults", 1, true, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 1,
+			""),
 		test_ev("cycles", 2, true, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1, ""),
 		test_ev("context-switches", 3, true, PERF_TYPE_SOFTWARE,
 			PERF_COUNT_SW_CONTEXT_SWITCHES, 1, ""),
 	};
-	struct evlist evl = { ev, 4, 4 };
-	char *tru[] = { "/bin/true", NULL };
+	struct evlist evl = {ev, 4, 4};
+	char *tru[] = {"/bin/true", NULL};
 	struct count c[4];
 	char *cause = NULL;
 	int err = count_child(&evl, tru, c, &cause);
@@ -178,7 +179,8 @@ static void test_counting(void)
 	if (err)
 		return;
 	is_int(c[0].state, COUNT_OK, "task-clock counted");
-	ok(c[0].raw > 0 && c[0].value > 0, "task-clock > 0 (%llu ns)", (unsigned long long)c[0].raw);
+	ok(c[0].raw > 0 && c[0].value > 0, "task-clock > 0 (%llu ns)",
+	   (unsigned long long)c[0].raw);
 	is_dbl(c[0].value, (double)c[0].raw * 1e-6 * (double)c[0].enabled / (double)c[0].running,
 	       1e-9, "task-clock value is ns scaled to msec");
 	ok(c[0].running > 0 && c[0].running <= c[0].enabled, "running <= enabled");
@@ -199,7 +201,7 @@ static void test_enable_on_exec(void)
 		test_ev("task-clock", 0, true, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 1e-6,
 			"msec"),
 	};
-	struct evlist evl = { ev, 1, 1 };
+	struct evlist evl = {ev, 1, 1};
 	struct count c[1];
 	int err = count_child(&evl, NULL, c, NULL);
 
@@ -211,11 +213,12 @@ static void test_enable_on_exec(void)
 static void test_inherit(void)
 {
 	struct event ev[] = {
-		test_ev("page-faults", 0, true, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 1, ""),
+		test_ev("page-faults", 0, true, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 1,
+			""),
 	};
-	struct evlist evl = { ev, 1, 1 };
-	char *one[] = { "/bin/sh", "-c", ":", NULL };
-	char *three[] = { "/bin/sh", "-c", "/bin/true; /bin/true; /bin/true; :", NULL };
+	struct evlist evl = {ev, 1, 1};
+	char *one[] = {"/bin/sh", "-c", ":", NULL};
+	char *three[] = {"/bin/sh", "-c", "/bin/true; /bin/true; /bin/true; :", NULL};
 	struct count a[1], b[1];
 
 	is_int(count_child(&evl, one, a, NULL), 0, "sh alone counted");
@@ -235,8 +238,8 @@ static void test_group(void)
 		test_ev("page-faults", 0, false, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 1,
 			""),
 	};
-	struct evlist evl = { ev, 3, 1 };
-	char *tru[] = { "/bin/true", NULL };
+	struct evlist evl = {ev, 3, 1};
+	char *tru[] = {"/bin/true", NULL};
 	struct counters cs;
 	struct child ch;
 	struct count c[3], d[3];
@@ -283,12 +286,12 @@ static void test_paranoid(void)
 		return;
 	pid = fork();
 	if (pid == 0) {
-		struct event u[] = { test_ev("task-clock", 0, true, PERF_TYPE_SOFTWARE,
-					     PERF_COUNT_SW_TASK_CLOCK, 1e-6, "msec") };
-		struct event k[] = { test_ev("task-clock:k", 0, true, PERF_TYPE_SOFTWARE,
-					     PERF_COUNT_SW_TASK_CLOCK, 1e-6, "msec") };
-		struct evlist evu = { u, 1, 1 }, evk = { k, 1, 1 };
-		char *tru[] = { "/bin/true", NULL }, *cause = NULL, out[512];
+		struct event u[] = {test_ev("task-clock", 0, true, PERF_TYPE_SOFTWARE,
+					    PERF_COUNT_SW_TASK_CLOCK, 1e-6, "msec")};
+		struct event k[] = {test_ev("task-clock:k", 0, true, PERF_TYPE_SOFTWARE,
+					    PERF_COUNT_SW_TASK_CLOCK, 1e-6, "msec")};
+		struct evlist evu = {u, 1, 1}, evk = {k, 1, 1};
+		char *tru[] = {"/bin/true", NULL}, *cause = NULL, out[512];
 		struct count c[2];
 		int e1, e2;
 
@@ -331,10 +334,11 @@ static void test_paranoid(void)
 static void test_runs(void)
 {
 	struct event ev[] = {
-		test_ev("page-faults", 0, true, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 1, ""),
+		test_ev("page-faults", 0, true, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 1,
+			""),
 	};
-	struct evlist evl = { ev, 1, 1 };
-	char *tru[] = { "/bin/true", NULL };
+	struct evlist evl = {ev, 1, 1};
+	char *tru[] = {"/bin/true", NULL};
 	struct stats s;
 	struct count c[1];
 
