@@ -505,19 +505,24 @@ int session_run(const struct session_opts *o, int *exit_code, char **cause)
 	struct stat_summary *st = NULL;
 	memset(&rep, 0, sizeof rep);
 	r = session_report(&s, &rep, &cnt, &st);
+	/* Every writer gets the report even when another failed: one bad
+	 * output never costs the others, nor the target's status. */
+	const struct writer *failed = NULL;
 	for (size_t i = 0; r == 0 && i < o->nwriters; i++) {
 		struct writer *w = o->writers[i];
-		if (w->err)
-			r = w->err;
-		else
-			r = w->ops->finish(w, &rep);
+		if (!w->err)
+			w->err = w->ops->finish(w, &rep);
+		if (w->err < 0 && !failed) {
+			failed = w;
+			session_fail(cause, -w->err, "cannot write the %s output", w->ops->name);
+		}
 	}
 	free(cnt);
 	free(st);
 	if (r < 0)
 		r = session_fail(cause, -r, "cannot write %s", "the results");
 	else
-		*exit_code = rep.exit_code;
+		*exit_code = rep.exit_code || !failed ? rep.exit_code : SESSION_EXIT_ERROR;
 out:
 	session_release(&s);
 	return r;

@@ -29,9 +29,11 @@ enum {
 	SESSION_EXIT_SIGNAL = 128, /* + the signal that killed the target */
 };
 
-/* Runs the session.  Returns 0 when the command ran and every writer got its
+/* Runs the session.  Returns 0 when the command ran and the writers got its
  * report (*exit_code: the target's status, 128+N for signal N); otherwise
- * -errno with *exit_code 125, 126 or 127 and a message in *cause. */
+ * -errno with *exit_code 125, 126 or 127 and a message in *cause.  A writer
+ * that failed to write the report has its err set, and *cause names the
+ * first such failure (then *exit_code is 125 if the target's was 0). */
 int session_run(const struct session_opts *o, int *exit_code, char **cause);
 
 #endif
