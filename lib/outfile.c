@@ -319,13 +319,20 @@ static int outfile_commit_append(struct outfile *of)
 
 /* A file with other hard links: rename would split them, so the new
  * contents are copied into the existing file.  Not atomic: a reader may see
- * it short, and a failure halfway leaves it cut. */
+ * it short, and a failure halfway leaves it cut; signals are held meanwhile
+ * so that none cuts it. */
 static int outfile_copy_into(struct outfile *of, int from)
 {
 	char buf[65536];
+	sigset_t all, old;
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
 	int to = openat(of->dirfd, of->name, O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC);
-	if (to < 0)
-		return -errno;
+	if (to < 0) {
+		int e = errno;
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return -e;
+	}
 	int r = 0;
 	for (off_t off = 0;;) {
 		ssize_t n = pread(from, buf, sizeof buf, off);
@@ -341,6 +348,7 @@ static int outfile_copy_into(struct outfile *of, int from)
 	}
 	if (close(to) < 0 && r == 0)
 		r = -errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	return r;
 }
 
