@@ -207,12 +207,14 @@ int outfile_open(struct outfile *of, const char *path, int flags, char **cause)
 		return outfile_fail(cause, ENOENT, path);
 	if (!(of->path = strdup(path)))
 		return outfile_fail(cause, ENOMEM, path);
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+	struct stat given;
+	bool found = stat(path, &given) == 0;
+	if (found && S_ISDIR(given.st_mode)) {
 		r = outfile_fail(cause, EISDIR, path);
 		goto fail;
 	}
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		if ((r = outfile_open_special(of, &st, flags, cause)) < 0)
+	if (found && !S_ISREG(given.st_mode)) {
+		if ((r = outfile_open_special(of, &given, flags, cause)) < 0)
 			goto fail;
 		return 0;
 	}
@@ -221,6 +223,14 @@ int outfile_open(struct outfile *of, const char *path, int flags, char **cause)
 		goto fail;
 	}
 	bool exists = fstatat(of->dirfd, of->name, &st, 0) == 0;
+	/* A file reached through a name that readlink cannot give back (a
+	 * deleted file open in another process, through /proc): write it
+	 * through the path as given, as the hard-link case does. */
+	if (found && (!exists || st.st_dev != given.st_dev || st.st_ino != given.st_ino)) {
+		of->copy = true;
+		st = given;
+		exists = true;
+	}
 	if (!exists && errno != ENOENT) {
 		r = outfile_fail(cause, errno, path);
 		goto fail;
@@ -233,8 +243,8 @@ int outfile_open(struct outfile *of, const char *path, int flags, char **cause)
 		outfile_set_id(of, &st, true);
 		/* As a shell's > would: a file we may not open for writing is
 		 * not ours to replace, whatever the directory allows. */
-		fd = openat(of->dirfd, of->name,
-			    O_WRONLY | O_NOCTTY | O_CLOEXEC | (append ? O_APPEND : 0));
+		int wr = O_WRONLY | O_NOCTTY | O_CLOEXEC | (append ? O_APPEND : 0);
+		fd = of->copy ? open(path, wr) : openat(of->dirfd, of->name, wr);
 		if (fd < 0) {
 			r = outfile_fail(cause, errno, path);
 			goto fail;
@@ -327,7 +337,8 @@ static int outfile_copy_into(struct outfile *of, int from)
 	sigset_t all, old;
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
-	int to = openat(of->dirfd, of->name, O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC);
+	int to = of->copy ? open(of->path, O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC)
+			  : openat(of->dirfd, of->name, O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC);
 	if (to < 0) {
 		int e = errno;
 		sigprocmask(SIG_SETMASK, &old, NULL);
@@ -391,10 +402,12 @@ static int outfile_commit_replace(struct outfile *of)
 
 	if (fflush(of->fp) != 0 || ferror(of->fp))
 		r = -(errno ? errno : EIO);
-	bool exists = fstatat(of->dirfd, of->name, &cur, 0) == 0 && S_ISREG(cur.st_mode);
+	bool exists =
+		(of->copy ? stat(of->path, &cur) : fstatat(of->dirfd, of->name, &cur, 0)) == 0 &&
+		S_ISREG(cur.st_mode);
 	if (r < 0)
 		;
-	else if (exists && cur.st_nlink > 1)
+	else if (of->copy || (exists && cur.st_nlink > 1))
 		r = outfile_copy_into(of, fd);
 	else if (exists && (r = outfile_keep_mode(fd, &cur)) < 0)
 		;

@@ -35,6 +35,7 @@ struct outfile {
 	char *name; /* the final file's name in dirfd */
 	int fd;	    /* append: the existing file opened O_APPEND, or -1 */
 	char *tmp;  /* a named temporary file in dirfd, or NULL */
+	bool copy;  /* commit rewrites path in place (no name to rename over) */
 	char *buf;  /* append: the output, collected in memory */
 	size_t len;
 	/* What the output is, to tell two outputs naming one file: the file's

@@ -196,6 +196,22 @@ same_file() {
 	assert_output ""
 }
 
+@test "/dev/stdout and /proc/self/fd/N write to the file behind the descriptor" {
+	"$SPANSTAT" --json /dev/stdout -e task-clock -- true > out.json
+	jq -e '.command == ["true"]' out.json >/dev/null
+	# a deleted file has no name to rename over: it is written in place
+	local fd
+	exec {fd}<>gone
+	rm gone
+	run "$SPANSTAT" -o "/proc/self/fd/$fd" -e task-clock -- true
+	assert_success
+	run cat "/proc/self/fd/$fd"
+	exec {fd}>&-
+	assert_output --partial "task-clock"
+	run ls -A
+	assert_output out.json
+}
+
 @test "an output that is COMMAND's own executable fails before the target starts" {
 	cp "$(type -P true)" prog
 	ln -s prog proglink
