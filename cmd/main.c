@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "events.h"
 #include "launch.h"
@@ -24,6 +25,8 @@
 enum { EXIT_SPANSTAT = SESSION_EXIT_ERROR };
 
 enum out_kind { OUT_SUMMARY, OUT_FOLDED, OUT_JSON, OUT_PERFETTO, OUT_MAX };
+static const char *const optname[OUT_MAX] = {"--output", "--folded", "--json", "--perfetto"};
+
 static const char *const optname[OUT_MAX] = {"--output", "--folded", "--json", "--perfetto"};
 
 struct cli {
@@ -249,12 +252,6 @@ static void check(struct cli *c, int nargs)
 			die("cannot write %s to standard output: %s", optname[k],
 			    stdout_why(EBADF));
 	}
-	for (int a = 0; a < OUT_MAX; a++)
-		for (int b = a + 1; b < OUT_MAX; b++)
-			if (c->path[a] && c->path[b] && strcmp(c->path[a], "-") != 0 &&
-			    strcmp(c->path[a], c->path[b]) == 0)
-				die("%s and %s name the same file '%s'", optname[a], optname[b],
-				    c->path[a]);
 	if (nargs == 0)
 		die("missing COMMAND (see 'spanstat --help')");
 }
@@ -286,8 +283,33 @@ static void abort_outputs(struct cli *c)
 		outfile_abort(&c->out[k]);
 }
 
-/* Creates every output now, so a bad path fails before the target starts. */
-static void open_outputs(struct cli *c)
+/* Refuses outputs that would destroy what they should not: two naming one
+ * file in any spelling, or one naming the command's own executable. */
+static void check_outputs(struct cli *c, const char *command)
+{
+	for (int a = 0; a < OUT_MAX; a++)
+		for (int b = a + 1; b < OUT_MAX; b++) {
+			if (!c->path[a] || !c->path[b] || !outfile_same(&c->out[a], &c->out[b]))
+				continue;
+			abort_outputs(c);
+			if (strcmp(c->path[a], c->path[b]) == 0)
+				die("%s and %s name the same file '%s'", optname[a], optname[b],
+				    c->path[a]);
+			die("%s '%s' and %s '%s' name the same file", optname[a], c->path[a],
+			    optname[b], c->path[b]);
+		}
+	struct stat st;
+	if (launch_which(command, &st) < 0)
+		return;
+	for (int k = 0; k < OUT_MAX; k++)
+		if (c->path[k] && outfile_is(&c->out[k], st.st_dev, st.st_ino)) {
+			abort_outputs(c);
+			die("cannot write '%s': it is the executable of '%s'", c->path[k], command);
+		}
+}
+
+/* Opens every output now, so a bad path fails before the target starts. */
+static void open_outputs(struct cli *c, const char *command)
 {
 	static const struct writer_ops *const ops[OUT_MAX] = {
 		NULL, &folded_writer_ops, &json_writer_ops, &perfetto_writer_ops};
@@ -296,12 +318,13 @@ static void open_outputs(struct cli *c)
 	for (int k = 0; k < OUT_MAX; k++) {
 		if (!c->path[k])
 			continue;
-		if (outfile_open(&c->out[k], c->path[k], k == OUT_SUMMARY && c->append, &cause) <
-		    0) {
+		int flags = k == OUT_SUMMARY && c->append ? OUTFILE_APPEND : 0;
+		if (outfile_open(&c->out[k], c->path[k], flags, &cause) < 0) {
 			abort_outputs(c);
 			die("%s", cause ? cause : "cannot open an output file");
 		}
 	}
+	check_outputs(c, command);
 	FILE *sfp = c->path[OUT_SUMMARY] ? c->out[OUT_SUMMARY].fp : stderr;
 	add_writer(c, OUT_SUMMARY, c->sep ? &csv_writer_ops : &summary_writer_ops, sfp);
 	for (int k = OUT_FOLDED; k < OUT_MAX; k++)
@@ -333,7 +356,7 @@ int main(int argc, char **argv)
 	char *preload = NULL;
 	if (spans && !(preload = launch_preload_path()))
 		die("cannot find the span library libspanstat.so.0 (is spanstat installed?)");
-	open_outputs(&c);
+	open_outputs(&c, argv[optind]);
 
 	struct session_opts so = {
 		.argc = argc - optind,

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <limits.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -117,6 +118,31 @@ void launch_abort(struct launch *l)
 			;
 	}
 	l->pid = -1;
+}
+
+int launch_which(const char *file, struct stat *st)
+{
+	if (!*file)
+		return -ENOENT;
+	if (strchr(file, '/'))
+		return stat(file, st) < 0 ? -errno : 0;
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/bin:/usr/bin"; /* glibc's default, as execvp uses */
+	for (const char *p = path;; p++) {
+		const char *end = strchrnul(p, ':');
+		char *full = NULL;
+		/* an empty entry is the current directory */
+		if (asprintf(&full, "%.*s%s%s", (int)(end - p), p, end == p ? "" : "/", file) < 0)
+			return -ENOMEM;
+		int found = access(full, X_OK) == 0 && stat(full, st) == 0 && S_ISREG(st->st_mode);
+		free(full);
+		if (found)
+			return 0;
+		if (!*end)
+			return -ENOENT;
+		p = end;
+	}
 }
 
 #define LAUNCH_SPANLIB "libspanstat.so.0"
