@@ -27,8 +27,6 @@ enum { EXIT_SPANSTAT = SESSION_EXIT_ERROR };
 enum out_kind { OUT_SUMMARY, OUT_FOLDED, OUT_JSON, OUT_PERFETTO, OUT_MAX };
 static const char *const optname[OUT_MAX] = {"--output", "--folded", "--json", "--perfetto"};
 
-static const char *const optname[OUT_MAX] = {"--output", "--folded", "--json", "--perfetto"};
-
 struct cli {
 	struct evlist evl;
 	unsigned runs, interval_ms;
