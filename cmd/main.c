@@ -238,6 +238,10 @@ static void check(struct cli *c, int nargs)
 		die("--append needs --output FILE");
 	if (c->folded_threads && !c->path[OUT_FOLDED])
 		die("--folded-threads needs --folded FILE");
+	for (int k = 0; k < OUT_MAX; k++)
+		if (c->path[k] && !*c->path[k])
+			die("invalid %s '': expected a file name, or - for standard output",
+			    optname[k]);
 	const char *stdout_user = NULL;
 	for (int k = 0; k < OUT_MAX; k++) {
 		if (!c->path[k] || strcmp(c->path[k], "-") != 0)
