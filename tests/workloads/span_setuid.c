@@ -4,7 +4,7 @@
  *
  * Names its thread "setuid-main", records "outer" 1x containing "inner" 3x
  * and a counter "items", then prints one line on stdout:
- *   euid=<n> on=<spanstat_on_> sigterm=<dfl|handler> fds=<list>
+ *   secure=<AT_SECURE> euid=<n> egid=<n> on=<spanstat_on_> sigterm=<dfl|handler> fds=<list>
  * where <list> is every open descriptor, in order, comma-separated, each
  * followed by "c" when it is close-on-exec.  Exits 0. */
 #include <dirent.h>
@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include <spanstat.h>
@@ -49,7 +50,8 @@ int main(void)
 	if (d)
 		closedir(d);
 	qsort(fds, (size_t)n, sizeof *fds, cmp_int);
-	printf("euid=%d on=%d sigterm=%s fds=", (int)geteuid(), spanstat_on_,
+	printf("secure=%lu euid=%d egid=%d on=%d sigterm=%s fds=", getauxval(AT_SECURE),
+	       (int)geteuid(), (int)getegid(), spanstat_on_,
 	       sa.sa_handler == SIG_DFL ? "dfl" : "handler");
 	for (int i = 0; i < n; i++)
 		printf("%s%d%s", i ? "," : "", fds[i],
