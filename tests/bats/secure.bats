@@ -5,7 +5,8 @@
 # made, sends nothing and runs as without spanstat, while the same program
 # without privileges sends its spans through the same arrangement.  Through
 # the installed spanstat: a process that drops the variables before an exec
-# holds no descriptor of the span pipe, one that keeps them still gets it.
+# holds no descriptor of the span pipe, one that keeps them still gets it,
+# and children started by posix_spawn or vfork + execv still record.
 
 load helpers
 bats_require_minimum_version 1.5.0
@@ -232,4 +233,15 @@ UNSET='unset SPANSTAT_FD SPANSTAT_PIPE SPANSTAT_PIPE_ID SPANSTAT_CLOCK'
 	assert_success
 	assert_equal "$(grep -c ' on=1 ' <<<"$output")" 2
 	assert_line --regexp '^ +6 .* outer;inner$'
+}
+
+@test "children started by posix_spawn and by vfork + execv record" {
+	# posix_spawn's exec is not wrapped: that child holds no descriptor of the
+	# pipe and reconnects through SPANSTAT_PIPE; the vfork child's is wrapped
+	SPAN_SPAWN=$(build_workload span_spawn $(span_link_flags))
+	run "$SPANSTAT" --spans -- "$SPAN_SPAWN"
+	assert_success
+	assert_line --regexp '^ +1 .* parent$'
+	assert_line --regexp '^ +2 .* spawned$'
+	assert_line --regexp '^ +4 .* spawned;spawn-step$'
 }
