@@ -24,6 +24,7 @@
 # log shows it.  Every wait is bounded; none measures time.
 import fcntl
 import json
+import select
 import os
 import signal
 import subprocess
@@ -134,9 +135,10 @@ def run(sig):
     )
     if master is not None:
         os.close(slave)
-    reader = None
+    reader = -1
     if MODE == "ownpipe":
-        reader = open(fifo, "rb")  # spanstat opens the other end
+        # opened without waiting for spanstat, which opens the other end
+        reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
     if MODE != "pre":
         wait_for(lambda: os.path.exists(ready), "the target to be ready")
     tpid = int(open(ready).read().split()[0]) if os.path.exists(ready) else 0
@@ -152,8 +154,9 @@ def run(sig):
         wait_for(lambda: gone(tpid), "spanstat to reap the target")
         os.kill(p.pid, sig)
     elif MODE == "ownpipe":
-        reader.readline()  # an interval line: they are being written
-        reader.close()
+        # interval lines come: they are being written
+        wait_for(lambda: select.select([reader], [], [], 0.1)[0], "spanstat's -I output")
+        os.close(reader)
         before = syscw(p.pid)
         # the next write fails with EPIPE and queues spanstat's own SIGPIPE
         wait_for(lambda: syscw(p.pid) > before, "spanstat to write again")
