@@ -15,7 +15,8 @@
 # spanstat gets the terminal's signal),
 # nohup (SIG ignored when spanstat starts, then sent to its pid), pre (SIG
 # pending when spanstat starts), post (SIG sent once the target is reaped,
-# while spanstat is still writing), ownpipe (spanstat's -I output is a
+# while spanstat is still writing), between (SIG sent between the two runs
+# of -r 2, while spanstat writes the first one's last -I line), ownpipe (spanstat's -I output is a
 # pipe nobody reads; no SIG is sent).
 #
 # Unless the signal is SIGRTMAX itself, the target ends when a barrier,
@@ -116,6 +117,9 @@ def run(sig):
     elif MODE == "post":
         stop, how = 0, "7"
         args += ["--json", os.path.join(d, "out.json")]
+    elif MODE == "between":
+        stop, how = 0, "0"
+        args += ["-r", "2", "-I", "60000"]
     elif MODE == "group":
         kw["start_new_session"] = True
     elif MODE == "ownpipe":
@@ -126,7 +130,7 @@ def run(sig):
         master, slave = os.openpty()
         kw.update(stdin=slave, stdout=slave, start_new_session=True)
     cmd = args + ["--", SIGCOUNT, log, ready, str(stop), how]
-    if MODE == "post":
+    if MODE in ("post", "between"):
         cmd.append("fill")
     if MODE == "ttyalone":
         cmd.append("setpgid")
@@ -148,9 +152,9 @@ def run(sig):
         os.killpg(p.pid, sig)
     elif master is not None:
         os.write(master, {signal.SIGINT: b"\x03", signal.SIGQUIT: b"\x1c"}[sig])
-    elif MODE == "post":
-        # spanstat has reaped the target and blocks writing the summary to
-        # the pipe the target filled
+    elif MODE in ("post", "between"):
+        # spanstat has reaped the target and blocks writing the summary (or
+        # the last -I line) to the pipe the target filled
         wait_for(lambda: gone(tpid), "spanstat to reap the target")
         os.kill(p.pid, sig)
     elif MODE == "ownpipe":
@@ -180,6 +184,9 @@ def run(sig):
     if MODE == "pre":
         sys.stderr.write(err)
     got = ",".join(str(x) for x in log_of(log)) or "-"
+    if MODE == "between":
+        # the second run never started: its target would have been ready
+        summary = summary and int(open(ready).read().split()[0]) == tpid
     print(sig, p.returncode, got, int(summary), int(gone(tpid) if tpid else True))
     sys.stdout.flush()
 

@@ -151,6 +151,19 @@ print(open("ready").read().split("\n")[1])' "$SPANSTAT" "$SIGCOUNT"
 	done <<<"$output"
 }
 
+@test "a signal between two runs of -r ends the runs with 128+N and the summary" {
+	run drive between TERM USR2 RTMIN
+	assert_success
+	assert_equal "${#lines[@]}" 3
+	local sig code log summary gone
+	while read -r sig code log summary gone; do
+		echo "signal $sig: exit $code, summary of the first run only $summary"
+		assert_equal "$code" $((128 + sig))
+		assert_equal "$summary" 1
+		assert_equal "$gone" 1
+	done <<<"$output"
+}
+
 @test "spanstat's own SIGPIPE from a broken output is not relayed" {
 	local rtmax
 	rtmax=$(kill -l RTMAX)
