@@ -11,6 +11,7 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,7 +227,10 @@ static bool session_signals(struct session *s, pid_t pid, int *wstatus, struct r
 		 * target included; relay only what was sent with kill() and the
 		 * like.  A kill() to the process group cannot be told from one
 		 * to spanstat alone: the target gets that one twice. */
-		if (si.ssi_code != SI_KERNEL)
+		if (si.ssi_code == SI_QUEUE) /* keep sigqueue()'s value */
+			sigqueue(pid, (int)si.ssi_signo,
+				 (union sigval){.sival_ptr = (void *)(uintptr_t)si.ssi_ptr});
+		else if (si.ssi_code != SI_KERNEL)
 			kill(pid, (int)si.ssi_signo);
 		s->interrupted = true;
 	}

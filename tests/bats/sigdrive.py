@@ -8,7 +8,8 @@
 # printed, GONE 1 when the target's pid no longer exists after spanstat.
 #
 # usage: python3 sigdrive.py SPANSTAT SIGCOUNT MODE SIG...
-# MODE: pid (kill spanstat's pid), die (the same, and the target dies of
+# MODE: pid (kill spanstat's pid), queue (sigqueue() to spanstat's pid, with
+# the value 1234, which the target must get too), die (the same, and the target dies of
 # SIG, with no barrier), group (kill its process group), tty (type
 # the character SIG names on the terminal spanstat runs in: INT or QUIT),
 # ttyalone (the same, with the target in a process group of its own, so only
@@ -23,6 +24,7 @@
 # SIGRTMAX sent to spanstat's pid, reaches it: a second copy of SIG relayed
 # before the barrier is delivered before it (lower signals go first), so the
 # log shows it.  Every wait is bounded; none measures time.
+import ctypes
 import fcntl
 import json
 import select
@@ -79,7 +81,7 @@ def fresh(ignore=(), pending=None, tty=False):
 def log_of(path):
     try:
         with open(path) as f:
-            return [int(x) for x in f.read().split()]
+            return [int(x) if x.isdigit() else x for x in f.read().split()]
     except FileNotFoundError:
         return []
 
@@ -148,6 +150,10 @@ def run(sig):
     tpid = int(open(ready).read().split()[0]) if os.path.exists(ready) else 0
     if MODE in ("pid", "die", "nohup"):
         os.kill(p.pid, sig)
+    elif MODE == "queue":
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.sigqueue(p.pid, sig, ctypes.c_void_p(1234)) != 0:
+            sys.exit("sigdrive: sigqueue: " + os.strerror(ctypes.get_errno()))
     elif MODE == "group":
         os.killpg(p.pid, sig)
     elif master is not None:
@@ -164,11 +170,12 @@ def run(sig):
         before = syscw(p.pid)
         # the next write fails with EPIPE and queues spanstat's own SIGPIPE
         wait_for(lambda: syscw(p.pid) > before, "spanstat to write again")
-    if MODE in ("pid", "group", "tty") and sig != stop:
+    if MODE in ("pid", "queue", "group", "tty") and sig != stop:
         # a group's second copy is merged with the first when it comes
         # before that one is handled, except for real-time signals
         want = 2 if MODE == "group" and sig >= signal.SIGRTMIN else 1
-        wait_for(lambda: log_of(log).count(sig) >= want, "the target to get the signal")
+        mark = "%d:1234" % sig if MODE == "queue" else sig
+        wait_for(lambda: log_of(log).count(mark) >= want, "the target to get the signal")
     if MODE != "pre" and MODE != "post" and stop == BARRIER:
         os.kill(p.pid, BARRIER)
     err = p.communicate(timeout=30)[1].decode(errors="replace")

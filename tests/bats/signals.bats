@@ -53,6 +53,15 @@ check_lines() {
 	check_lines $((128 + rtmax)) "@,$rtmax"
 }
 
+@test "a signal sent with sigqueue() reaches the target with its value" {
+	local rtmax
+	rtmax=$(kill -l RTMAX)
+	run drive queue USR1 TERM RTMIN
+	assert_success
+	assert_equal "${#lines[@]}" 3
+	check_lines $((128 + rtmax)) "@:1234,$rtmax"
+}
+
 @test "a target that dies of the relayed signal gives 128+N and the summary" {
 	for sig in USR1 USR2 ALRM PIPE TERM INT HUP QUIT RTMIN RTMAX; do
 		run drive die "$sig"

@@ -1,5 +1,6 @@
 /* sigcount.c: a target that records every signal it receives, one line with
- * the signal's number per arrival, so tests can count them.
+ * the signal's number per arrival (with ":VALUE" when sigqueue() sent it),
+ * so tests can count them.
  *
  *   sigcount LOG READY STOP HOW [fill] [setpgid]
  *
@@ -28,10 +29,14 @@ static int logfd = -1;
 static volatile sig_atomic_t stopped;
 static int stopsig;
 
-static void on_signal(int s)
+/* One line: the signal's number, and ":VALUE" when sigqueue() sent it. */
+static void on_signal(int s, siginfo_t *si, void *uc)
 {
-	char b[16];
-	int n = snprintf(b, sizeof b, "%d\n", s);
+	char b[32];
+	int n = si->si_code == SI_QUEUE
+			? snprintf(b, sizeof b, "%d:%d\n", s, si->si_value.sival_int)
+			: snprintf(b, sizeof b, "%d\n", s);
+	(void)uc;
 	if (write(logfd, b, (size_t)n) != n)
 		_exit(4);
 	if (s == stopsig)
@@ -81,7 +86,8 @@ int main(int argc, char **argv)
 				continue;
 		}
 		memset(&sa, 0, sizeof sa);
-		sa.sa_handler = on_signal;
+		sa.sa_sigaction = on_signal;
+		sa.sa_flags = SA_SIGINFO;
 		sigfillset(&sa.sa_mask);
 		sigaction(s, &sa, NULL);
 		sigaddset(&all, s);
