@@ -20,6 +20,7 @@
 #include "options.h"
 #include "outfile.h"
 #include "session.h"
+#include "sigrelay.h"
 #include "writer.h"
 
 enum { EXIT_SPANSTAT = SESSION_EXIT_ERROR };
@@ -343,12 +344,20 @@ int main(int argc, char **argv)
 	c.runs = 1;
 	evlist_init(&c.evl);
 	std_sanitize();
-	signal(SIGPIPE, SIG_IGN); /* a closed stdout is an error we report */
+	/* From here until every output is committed, a terminating signal waits
+	 * in a queue: the session relays it to the target, or it ends spanstat
+	 * as 128+N once the results are whole.  SIGPIPE among them: a closed
+	 * stdout is an error we report. */
+	struct sigrelay sr;
+	if (sigrelay_block(&sr) < 0)
+		die("cannot block signals: %s", strerror(errno));
 	parse(&c, argc, argv);
 	if (c.list) {
 		if (argc - optind > 1)
 			die("--list takes at most one PATTERN");
-		return do_list(optind < argc ? argv[optind] : NULL);
+		int r = do_list(optind < argc ? argv[optind] : NULL);
+		int sig = sigrelay_take(&sr);
+		return sig ? SESSION_EXIT_SIGNAL + sig : r;
 	}
 	check(&c, argc - optind);
 	if (c.evl.n == 0 && evlist_add_defaults(&c.evl, &cause) < 0)
@@ -406,6 +415,9 @@ int main(int argc, char **argv)
 	release_writers(&c);
 	if (!c.path[OUT_SUMMARY] && fflush(stderr) != 0)
 		code = code ? code : EXIT_SPANSTAT;
+	/* A signal that came after the last run's target was reaped found
+	 * nothing left to stop: it is taken, and the target's status stays. */
+	sigrelay_take(&sr);
 	free(preload);
 	free(cause);
 	evlist_release(&c.evl);

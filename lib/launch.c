@@ -21,11 +21,6 @@ static void launch_child(char *const argv[], char *const envp[], int go, int err
 	char c;
 	ssize_t n;
 
-	/* Undo what spanstat blocked for itself: the target starts clean. */
-	sigset_t none;
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	signal(SIGPIPE, SIG_DFL);
 	if (keep >= 0)
 		fcntl(keep, F_SETFD, 0);
 	do
@@ -33,6 +28,12 @@ static void launch_child(char *const argv[], char *const envp[], int go, int err
 	while (n < 0 && errno == EINTR);
 	if (n != 1)
 		_exit(125); /* spanstat went away before releasing us */
+	/* Undo what spanstat blocked for itself: the target starts clean.  A
+	 * signal that reached the held child (a terminal's, to the whole group)
+	 * waited until now: it acts on the target as it starts. */
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	execvpe(argv[0], argv, envp);
 	int e = errno;
 	if (write(err, &e, sizeof e) != (ssize_t)sizeof e)

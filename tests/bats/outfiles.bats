@@ -355,7 +355,7 @@ same_file() {
 @test "no temporary file outlives spanstat when a relayed signal ends it" {
 	ulimit -c 0
 	local sig
-	for sig in INT TERM HUP QUIT; do
+	for sig in INT TERM HUP QUIT USR1 USR2 ALRM PIPE VTALRM XCPU; do
 		mkdir "$sig"
 		(
 			cd "$sig"
