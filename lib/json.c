@@ -240,7 +240,7 @@ static int json_cmp_total(const void *a, const void *b)
 }
 
 /* node i's children as an array of objects, recursively. */
-static cJSON *json_children(const struct span_tree *t, uint32_t i, const struct strtab *names)
+static cJSON *json_children(const struct span_tree *t, uint32_t i, const struct run_head *h)
 {
 	cJSON *arr = cJSON_CreateArray();
 	if (!arr)
@@ -263,19 +263,21 @@ static cJSON *json_children(const struct span_tree *t, uint32_t i, const struct 
 		const struct span_node *sn = &t->node[kids[k].node];
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddItemToArray(arr, o);
-		cJSON_AddStringToObject(o, "name", names ? strtab_get(names, sn->name) : "");
+		cJSON_AddStringToObject(o, "name",
+					h ? span_names_text(h->names, h->strings, sn->name) : "");
 		json_u64(o, "count", sn->count);
 		json_u64(o, "total_ns", sn->total_ns);
 		json_u64(o, "self_ns", span_node_self(sn));
 		json_u64(o, "unfinished", sn->unfinished);
-		cJSON_AddItemToObject(o, "children", json_children(t, kids[k].node, names));
+		cJSON_AddItemToObject(o, "children", json_children(t, kids[k].node, h));
 	}
 	free(kids);
 	return arr;
 }
 
-static cJSON *json_tree(const struct span_tree *t, const struct strtab *names, bool thread)
+static cJSON *json_tree(const struct span_tree *t, const struct run_head *h, bool thread)
 {
+	const struct strtab *names = h ? h->strings : NULL;
 	cJSON *o = cJSON_CreateObject();
 	if (thread) {
 		cJSON_AddNumberToObject(o, "pid", t->pid);
@@ -295,15 +297,14 @@ static cJSON *json_tree(const struct span_tree *t, const struct strtab *names, b
 	}
 	json_u64(o, "total_ns", total);
 	json_u64(o, "count", count);
-	cJSON_AddItemToObject(o, "children",
-			      t->n ? json_children(t, 0, names) : cJSON_CreateArray());
+	cJSON_AddItemToObject(o, "children", t->n ? json_children(t, 0, h) : cJSON_CreateArray());
 	return o;
 }
 
 /* The span section; the same shape, empty, when spans were not collected. */
 static cJSON *json_spans(const struct report *r)
 {
-	const struct strtab *names = r->head ? r->head->strings : NULL;
+	const struct run_head *names = r->head;
 	const struct spantree *st = r->spans;
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddBoolToObject(o, "collected", st != NULL);

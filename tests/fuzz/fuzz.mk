@@ -16,8 +16,8 @@ FUZZ_CFLAGS = -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -I$(srcdir)/lib -I$(srcdir)/lib/span
 FUZZ_SRCS = $(srcdir)/tests/fuzz/fuzz_decode.c $(srcdir)/lib/decode.c \
 	$(srcdir)/lib/strtab.c $(srcdir)/lib/u64map.c $(srcdir)/lib/symbols.c $(srcdir)/lib/spantree.c \
-	$(srcdir)/lib/folded.c
-FUZZ_LIBS = -ldw -lelf
+	$(srcdir)/lib/folded.c $(srcdir)/lib/srcloc.c $(srcdir)/lib/demangle.c $(srcdir)/lib/spannames.c
+FUZZ_LIBS = -ldw -lelf -liberty
 
 .PHONY: fuzz corpus
 fuzz: $(FUZZ_DIR)/fuzz_decode
