@@ -15,10 +15,13 @@
  *
  * Frames are names as the span names view shows them (spannames.h:
  * demangled function names).  Escaping, so that the grammar always holds (a
- * frame never contains ';', a space or a control character, and is never
- * empty): the bytes ';' ' ' '%', 0x00-0x1f and 0x7f are written as '%' and
- * two upper-case hex digits (percent-encoding, reversible); every other
- * byte, UTF-8 included, is written as is.  An empty name is written as "%00".
+ * frame never contains ';' or a control character, and is never empty): the
+ * bytes ';' '%', 0x00-0x1f and 0x7f are written as '%' and two upper-case hex
+ * digits (percent-encoding, reversible); every other byte, spaces and UTF-8
+ * included, is written as is.  Spaces stay readable ("(anonymous
+ * namespace)::f", "operator delete"): flamegraph.pl, inferno and speedscope
+ * split each line at its LAST space, so only VALUE follows it.  An empty
+ * name is written as "%00".
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -82,7 +85,7 @@ static int folded_frame(struct folded_out *o, const char *name)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)name[i];
-		if (c == ';' || c == ' ' || c == '%' || c < 0x20 || c == 0x7f) {
+		if (c == ';' || c == '%' || c < 0x20 || c == 0x7f) {
 			o->buf[o->len++] = '%';
 			o->buf[o->len++] = hex[c >> 4];
 			o->buf[o->len++] = hex[c & 15];
