@@ -555,9 +555,9 @@ static void decode_view(struct decoder *d, uint32_t gid, const char *fn, const c
 		text = decode_intern(d, shown, strlen(shown), true);
 		free(shown);
 	}
-	const char *where;
+	char where[1024];
 	unsigned line = 0;
-	if (symbols_where(d->sym, path, wn->addr, wn->base, &where, &line) == 0)
+	if (symbols_where(d->sym, path, wn->addr, wn->base, where, sizeof where, &line) == 0)
 		file = decode_intern(d, where, strlen(where), false);
 	if (span_names_set(&d->names, gid, text ? text : gid, file, file ? line : 0) < 0)
 		decode_refuse(d, true);

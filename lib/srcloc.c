@@ -103,7 +103,7 @@ static bool srcloc_cu(Dwarf *dw, uint64_t vaddr, Dwarf_Die *cu)
 	return false;
 }
 
-int srcloc_find(struct srcloc *sl, uint64_t vaddr, const char **file, unsigned *line)
+int srcloc_find(struct srcloc *sl, uint64_t vaddr, char *buf, size_t cap, unsigned *line)
 {
 	Dwarf_Die cu, *scope = NULL;
 	if (!sl || !srcloc_cu(sl->dw, vaddr, &cu))
@@ -126,9 +126,16 @@ int srcloc_find(struct srcloc *sl, uint64_t vaddr, const char **file, unsigned *
 		if (!f || dwarf_lineno(row, &ln) != 0)
 			return -ENOENT;
 	}
-	if (ln <= 0)
+	if (ln <= 0 || !cap)
 		return -ENOENT;
-	*file = f;
+	/* a relative name is relative to the unit's compilation directory */
+	Dwarf_Attribute at;
+	const char *dir =
+		f[0] == '/' ? NULL : dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &at));
+	if (dir && dir[0] == '/')
+		snprintf(buf, cap, "%s/%s", dir, f);
+	else
+		snprintf(buf, cap, "%s", f);
 	*line = (unsigned)ln;
 	return 0;
 }

@@ -8,6 +8,7 @@
 #ifndef SPANSTAT_SRCLOC_H
 #define SPANSTAT_SRCLOC_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct srcloc;
@@ -16,8 +17,9 @@ struct srcloc;
  * (or cannot be read, or out of memory).  No file descriptor stays open. */
 struct srcloc *srcloc_open(const char *path);
 void srcloc_close(struct srcloc *sl);
-/* The location of the function containing vaddr: *file (owned by sl, valid
- * until srcloc_close) and *line.  0, or -ENOENT when unknown. */
-int srcloc_find(struct srcloc *sl, uint64_t vaddr, const char **file, unsigned *line);
+/* The location of the function containing vaddr: its file into buf (an
+ * absolute path when the compile unit's directory is known; cut to cap) and
+ * *line.  0, or -ENOENT when unknown. */
+int srcloc_find(struct srcloc *sl, uint64_t vaddr, char *buf, size_t cap, unsigned *line);
 
 #endif

@@ -273,8 +273,8 @@ size_t symbols_name(struct symbols *s, const char *path, uint64_t addr, uint64_t
 	return (size_t)n < cap ? (size_t)n : cap ? cap - 1 : 0;
 }
 
-int symbols_where(struct symbols *s, const char *path, uint64_t addr, uint64_t base,
-		  const char **file, unsigned *line)
+int symbols_where(struct symbols *s, const char *path, uint64_t addr, uint64_t base, char *buf,
+		  size_t cap, unsigned *line)
 {
 	struct symbols_obj *o = s && path && *path ? symbols_obj_get(s, path) : NULL;
 	if (!o || !o->nsym)
@@ -287,5 +287,5 @@ int symbols_where(struct symbols *s, const char *path, uint64_t addr, uint64_t b
 		return -ENOENT;
 	uint64_t vaddr = symbols_vaddr(o, addr, base);
 	const struct symbols_sym *sy = symbols_find(o, vaddr);
-	return srcloc_find(o->dw, sy ? sy->value : vaddr, file, line);
+	return srcloc_find(o->dw, sy ? sy->value : vaddr, buf, cap, line);
 }

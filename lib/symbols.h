@@ -31,9 +31,9 @@ void symbols_free(struct symbols *s);
 size_t symbols_name(struct symbols *s, const char *path, uint64_t addr, uint64_t base, char *buf,
 		    size_t cap);
 /* The source location of the function containing addr in the object at
- * path (see srcloc.h): *file is owned by s and valid until symbols_free.
- * 0, or -ENOENT without a symbol or debug information for it. */
-int symbols_where(struct symbols *s, const char *path, uint64_t addr, uint64_t base,
-		  const char **file, unsigned *line);
+ * path (see srcloc.h): its file into buf (cut to cap) and *line.  0, or
+ * -ENOENT without a symbol or debug information for it. */
+int symbols_where(struct symbols *s, const char *path, uint64_t addr, uint64_t base, char *buf,
+		  size_t cap, unsigned *line);
 
 #endif
