@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "demangle.h"
 #include "events.h"
@@ -19,11 +21,13 @@
 #include "options.h"
 #include "outfile.h"
 #include "session.h"
+#include "sigrelay.h"
 #include "writer.h"
 
 enum { EXIT_SPANSTAT = SESSION_EXIT_ERROR };
 
 enum out_kind { OUT_SUMMARY, OUT_FOLDED, OUT_JSON, OUT_PERFETTO, OUT_MAX };
+static const char *const optname[OUT_MAX] = {"--output", "--folded", "--json", "--perfetto"};
 
 struct cli {
 	struct evlist evl;
@@ -38,25 +42,98 @@ struct cli {
 	size_t nw;
 };
 
+/* Standard streams that were closed when spanstat started: each now holds a
+ * close-on-exec /dev/null, so nothing of ours lands on fd 0-2 while the
+ * target still starts with them closed. */
+static bool std_closed[3];
+
+/* One error line, "spanstat: MSG": control bytes in MSG (which may echo the
+ * user's arguments) are escaped so the message stays one line. */
+static void errline(const char *msg)
+{
+	fputs("spanstat: ", stderr);
+	for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
+		if (*p == '\n')
+			fputs("\\n", stderr);
+		else if (*p == '\t')
+			fputs("\\t", stderr);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(stderr, "\\x%02x", *p);
+		else
+			fputc(*p, stderr);
+	}
+	fputc('\n', stderr);
+	fflush(stderr);
+}
+
+static void verrline(const char *fmt, va_list ap)
+{
+	char *msg = NULL;
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	errline(msg ? msg : "out of memory");
+	free(msg);
+}
+
+/* An error line for a failure that does not end spanstat. */
+__attribute__((format(printf, 1, 2))) static void die_soft(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	verrline(fmt, ap);
+	va_end(ap);
+}
+
 __attribute__((format(printf, 1, 2), noreturn)) static void die(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("spanstat: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	verrline(fmt, ap);
 	va_end(ap);
 	exit(EXIT_SPANSTAT);
 }
 
-/* A whole number in [min, max], or die naming the option. */
+/* Why writing to standard output failed, in words. */
+static const char *stdout_why(int err)
+{
+	if (std_closed[1] || err == EBADF)
+		return "standard output is closed";
+	return strerror(err);
+}
+
+/* Flushes what went to standard output (--help, -V, --list) or dies. */
+static void stdout_done(const char *what)
+{
+	if (std_closed[1])
+		die("cannot write %s: %s", what, stdout_why(EBADF));
+	if (fflush(stdout) != 0 || ferror(stdout))
+		die("cannot write %s: %s", what, stdout_why(errno ? errno : EIO));
+}
+
+/* Gives every closed standard stream a placeholder (see std_closed). */
+static void std_sanitize(void)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		int n = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (n != fd) { /* cannot happen: fd is the lowest free number */
+			if (n >= 0)
+				close(n);
+			continue;
+		}
+		std_closed[fd] = true;
+	}
+}
+
+/* A whole number in [min, max], digits only, or die naming the option. */
 static unsigned parse_count(const char *opt, const char *s, unsigned min, unsigned max,
 			    const char *why)
 {
 	char *end;
 	errno = 0;
 	unsigned long v = strtoul(s, &end, 10);
-	if (!*s || *end || errno || s[0] == '-' || v < min || v > max)
+	if (!*s || s[strspn(s, "0123456789")] || *end || errno || v < min || v > max)
 		die("invalid %s '%s': %s", opt, s, why);
 	return (unsigned)v;
 }
@@ -74,8 +151,7 @@ static int do_list(const char *pattern)
 	char *cause = NULL;
 	if (events_list(pattern, list_one, stdout, &cause) < 0)
 		die("cannot list events: %s", cause ? cause : "unknown error");
-	if (fflush(stdout) != 0)
-		die("cannot write the event list: %s", strerror(errno));
+	stdout_done("the event list");
 	return 0;
 }
 
@@ -145,10 +221,12 @@ static void parse(struct cli *c, int argc, char **argv)
 			break;
 		case OPT_HELP:
 			options_help(stdout);
-			exit(fflush(stdout) ? EXIT_SPANSTAT : 0);
+			stdout_done("the help");
+			exit(0);
 		case OPT_VERSION:
 			printf("spanstat %s\n", PACKAGE_VERSION);
-			exit(fflush(stdout) ? EXIT_SPANSTAT : 0);
+			stdout_done("the version");
+			exit(0);
 		case ':':
 			die("option '%s' needs an argument", argv[optind - 1]);
 		default:
@@ -171,9 +249,11 @@ static void check(struct cli *c, int nargs)
 		die("--append needs --output FILE");
 	if (c->folded_threads && !c->path[OUT_FOLDED])
 		die("--folded-threads needs --folded FILE");
+	for (int k = 0; k < OUT_MAX; k++)
+		if (c->path[k] && !*c->path[k])
+			die("invalid %s '': expected a file name, or - for standard output",
+			    optname[k]);
 	const char *stdout_user = NULL;
-	static const char *const optname[OUT_MAX] = {"--output", "--folded", "--json",
-						     "--perfetto"};
 	for (int k = 0; k < OUT_MAX; k++) {
 		if (!c->path[k] || strcmp(c->path[k], "-") != 0)
 			continue;
@@ -181,13 +261,10 @@ static void check(struct cli *c, int nargs)
 			die("%s and %s cannot both write to standard output", stdout_user,
 			    optname[k]);
 		stdout_user = optname[k];
+		if (std_closed[1])
+			die("cannot write %s to standard output: %s", optname[k],
+			    stdout_why(EBADF));
 	}
-	for (int a = 0; a < OUT_MAX; a++)
-		for (int b = a + 1; b < OUT_MAX; b++)
-			if (c->path[a] && c->path[b] && strcmp(c->path[a], "-") != 0 &&
-			    strcmp(c->path[a], c->path[b]) == 0)
-				die("%s and %s name the same file '%s'", optname[a], optname[b],
-				    c->path[a]);
 	if (nargs == 0)
 		die("missing COMMAND (see 'spanstat --help')");
 }
@@ -220,8 +297,33 @@ static void abort_outputs(struct cli *c)
 		outfile_abort(&c->out[k]);
 }
 
-/* Creates every output now, so a bad path fails before the target starts. */
-static void open_outputs(struct cli *c)
+/* Refuses outputs that would destroy what they should not: two naming one
+ * file in any spelling, or one naming the command's own executable. */
+static void check_outputs(struct cli *c, const char *command)
+{
+	for (int a = 0; a < OUT_MAX; a++)
+		for (int b = a + 1; b < OUT_MAX; b++) {
+			if (!c->path[a] || !c->path[b] || !outfile_same(&c->out[a], &c->out[b]))
+				continue;
+			abort_outputs(c);
+			if (strcmp(c->path[a], c->path[b]) == 0)
+				die("%s and %s name the same file '%s'", optname[a], optname[b],
+				    c->path[a]);
+			die("%s '%s' and %s '%s' name the same file", optname[a], c->path[a],
+			    optname[b], c->path[b]);
+		}
+	struct stat st;
+	if (launch_which(command, &st) < 0)
+		return;
+	for (int k = 0; k < OUT_MAX; k++)
+		if (c->path[k] && outfile_is(&c->out[k], st.st_dev, st.st_ino)) {
+			abort_outputs(c);
+			die("cannot write '%s': it is the executable of '%s'", c->path[k], command);
+		}
+}
+
+/* Opens every output now, so a bad path fails before the target starts. */
+static void open_outputs(struct cli *c, const char *command)
 {
 	static const struct writer_ops *const ops[OUT_MAX] = {
 		NULL, &folded_writer_ops, &json_writer_ops, &perfetto_writer_ops};
@@ -230,12 +332,13 @@ static void open_outputs(struct cli *c)
 	for (int k = 0; k < OUT_MAX; k++) {
 		if (!c->path[k])
 			continue;
-		if (outfile_open(&c->out[k], c->path[k], k == OUT_SUMMARY && c->append, &cause) <
-		    0) {
+		int flags = k == OUT_SUMMARY && c->append ? OUTFILE_APPEND : 0;
+		if (outfile_open(&c->out[k], c->path[k], flags, &cause) < 0) {
 			abort_outputs(c);
 			die("%s", cause ? cause : "cannot open an output file");
 		}
 	}
+	check_outputs(c, command);
 	FILE *sfp = c->path[OUT_SUMMARY] ? c->out[OUT_SUMMARY].fp : stderr;
 	add_writer(c, OUT_SUMMARY, c->sep ? &csv_writer_ops : &summary_writer_ops, sfp);
 	for (int k = OUT_FOLDED; k < OUT_MAX; k++)
@@ -251,12 +354,21 @@ int main(int argc, char **argv)
 	memset(&c, 0, sizeof c);
 	c.runs = 1;
 	evlist_init(&c.evl);
-	signal(SIGPIPE, SIG_IGN); /* a closed stdout is an error we report */
+	std_sanitize();
+	/* From here until every output is committed, a terminating signal waits
+	 * in a queue: the session relays it to the target, or it ends spanstat
+	 * as 128+N once the results are whole.  SIGPIPE among them: a closed
+	 * stdout is an error we report. */
+	struct sigrelay sr;
+	if (sigrelay_block(&sr) < 0)
+		die("cannot block signals: %s", strerror(errno));
 	parse(&c, argc, argv);
 	if (c.list) {
 		if (argc - optind > 1)
 			die("--list takes at most one PATTERN");
-		return do_list(optind < argc ? argv[optind] : NULL);
+		int r = do_list(optind < argc ? argv[optind] : NULL);
+		int sig = sigrelay_take(&sr);
+		return sig ? SESSION_EXIT_SIGNAL + sig : r;
 	}
 	check(&c, argc - optind);
 	if (c.evl.n == 0 && evlist_add_defaults(&c.evl, &cause) < 0)
@@ -266,7 +378,7 @@ int main(int argc, char **argv)
 	char *preload = NULL;
 	if (spans && !(preload = launch_preload_path()))
 		die("cannot find the span library libspanstat.so.0 (is spanstat installed?)");
-	open_outputs(&c);
+	open_outputs(&c, argv[optind]);
 
 	struct session_opts so = {
 		.argc = argc - optind,
@@ -283,25 +395,41 @@ int main(int argc, char **argv)
 	int code;
 	if (session_run(&so, &code, &cause) < 0) {
 		abort_outputs(&c);
-		fprintf(stderr, "spanstat: %s\n", cause ? cause : "failed");
+		errline(cause ? cause : "failed");
 		free(cause);
 		free(preload);
 		evlist_release(&c.evl);
 		return code;
 	}
+	/* Each output stands alone: a failed one is reported and removed, the
+	 * others are kept, and the target's status outranks ours. */
 	for (int k = 0; k < OUT_MAX; k++) {
 		char *why = NULL;
-		if (outfile_commit(&c.out[k], &why) < 0) {
-			fprintf(stderr, "spanstat: %s\n", why ? why : "cannot write output");
+		if (c.w[k].ops && c.w[k].err < 0) {
+			int e = -c.w[k].err;
+			if (k == OUT_SUMMARY && !c.path[k])
+				die_soft("cannot write the summary to standard error: %s",
+					 strerror(e));
+			else if (!c.path[k] || strcmp(c.path[k], "-") == 0)
+				die_soft("cannot write %s to standard output: %s", optname[k],
+					 stdout_why(e));
+			else
+				die_soft("cannot write %s '%s': %s", optname[k], c.path[k],
+					 strerror(e));
+			outfile_abort(&c.out[k]);
+			code = code ? code : EXIT_SPANSTAT;
+		} else if (outfile_commit(&c.out[k], &why) < 0) {
+			errline(why ? why : "cannot write output");
 			free(why);
-			abort_outputs(&c);
-			/* the target's failure outranks ours */
 			code = code ? code : EXIT_SPANSTAT;
 		}
 	}
 	release_writers(&c);
 	if (!c.path[OUT_SUMMARY] && fflush(stderr) != 0)
 		code = code ? code : EXIT_SPANSTAT;
+	/* A signal that came after the last run's target was reaped found
+	 * nothing left to stop: it is taken, and the target's status stays. */
+	sigrelay_take(&sr);
 	free(preload);
 	free(cause);
 	evlist_release(&c.evl);

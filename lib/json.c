@@ -23,13 +23,14 @@
 #include <time.h>
 
 #include "metrics.h"
+#include "utf8esc.h"
 #include "writer.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "0.1.0"
 #endif
 
-#define JSON_SCHEMA_VERSION 1
+#define JSON_SCHEMA_VERSION 2
 
 /* One -I sample, copied: the caller's counts live only for the call. */
 struct json_interval {
@@ -72,11 +73,29 @@ static cJSON *json_num(cJSON *obj, const char *key, double v)
 	return cJSON_AddNumberToObject(obj, key, v);
 }
 
-static cJSON *json_str_or_null(cJSON *obj, const char *key, const char *s)
+/* A string that came from the target or the command line, escaped so the
+ * document is valid UTF-8 (utf8esc.h); NULL on -ENOMEM. */
+static cJSON *json_text_item(const char *s)
+{
+	char *e = utf8esc_dup(s);
+	cJSON *item = e ? cJSON_CreateString(e) : NULL;
+	free(e);
+	return item;
+}
+
+static cJSON *json_text(cJSON *obj, const char *key, const char *s)
+{
+	cJSON *item = json_text_item(s);
+	if (item)
+		cJSON_AddItemToObject(obj, key, item);
+	return item;
+}
+
+static cJSON *json_text_or_null(cJSON *obj, const char *key, const char *s)
 {
 	if (!s || !*s)
 		return cJSON_AddNullToObject(obj, key);
-	return cJSON_AddStringToObject(obj, key, s);
+	return json_text(obj, key, s);
 }
 
 static const char *json_state(enum count_state s)
@@ -195,7 +214,7 @@ static void json_header(cJSON *doc, const struct run_head *h)
 	cJSON_AddStringToObject(doc, "spanstat_version", PACKAGE_VERSION);
 	cJSON *cmd = cJSON_AddArrayToObject(doc, "command");
 	for (int i = 0; cmd && i < h->argc && h->argv && h->argv[i]; i++)
-		cJSON_AddItemToArray(cmd, cJSON_CreateString(h->argv[i]));
+		cJSON_AddItemToArray(cmd, json_text_item(h->argv[i]));
 
 	cJSON *start = cJSON_AddObjectToObject(doc, "start");
 	struct tm tm;
@@ -239,40 +258,78 @@ static int json_cmp_total(const void *a, const void *b)
 	return x->node < y->node ? -1 : x->node > y->node;
 }
 
-/* node i's children as an array of objects, recursively. */
-static cJSON *json_children(const struct span_tree *t, uint32_t i, const struct run_head *h)
+/* One node of a flat list: ids are positions in the list, the parent's id
+ * (null at the top) always smaller than its children's. */
+static cJSON *json_node(const struct span_node *sn, uint32_t id, int64_t parent, uint32_t depth,
+			const struct run_head *h)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return NULL;
+	json_u64(o, "id", id);
+	if (parent < 0)
+		cJSON_AddNullToObject(o, "parent");
+	else
+		json_u64(o, "parent", (uint64_t)parent);
+	json_u64(o, "depth", depth);
+	json_text(o, "name", h ? span_names_text(h->names, h->strings, sn->name) : "");
+	json_u64(o, "count", sn->count);
+	json_u64(o, "total_ns", sn->total_ns);
+	json_u64(o, "self_ns", span_node_self(sn));
+	json_u64(o, "unfinished", sn->unfinished);
+	return o;
+}
+
+/* Every node of t below the root as one flat array, depth-first pre-order,
+ * children by total time (largest first): nesting in the document stays
+ * fixed however deep the spans nest.  NULL on -ENOMEM. */
+static cJSON *json_nodes(const struct span_tree *t, const struct run_head *h)
 {
 	cJSON *arr = cJSON_CreateArray();
-	if (!arr)
-		return NULL;
-	size_t n = 0;
-	for (uint32_t c = t->node[i].first_child; c && c < t->n; c = t->node[c].next_sibling)
-		n++;
-	if (!n)
+	if (!arr || t->n <= 1)
 		return arr;
-	struct json_kid *kids = malloc(n * sizeof *kids);
-	if (!kids) {
-		cJSON_Delete(arr);
-		return NULL;
-	}
-	n = 0;
-	for (uint32_t c = t->node[i].first_child; c && c < t->n; c = t->node[c].next_sibling)
-		kids[n++] = (struct json_kid){t->node[c].total_ns, c};
-	qsort(kids, n, sizeof *kids, json_cmp_total);
-	for (size_t k = 0; k < n; k++) {
-		const struct span_node *sn = &t->node[kids[k].node];
-		cJSON *o = cJSON_CreateObject();
+	uint32_t *id = malloc(t->n * sizeof *id); /* tree index -> list id */
+	uint32_t *depth = malloc(t->n * sizeof *depth);
+	uint32_t *stack = malloc(t->n * sizeof *stack); /* nodes still to emit */
+	struct json_kid *kids = malloc(t->n * sizeof *kids);
+	if (!id || !depth || !stack || !kids)
+		goto nomem;
+	uint32_t sp = 0, next = 0;
+	depth[0] = 0;
+	uint32_t from = 0; /* the node whose children are pushed next */
+	for (;;) {
+		size_t n = 0;
+		for (uint32_t c = t->node[from].first_child; c && c < t->n;
+		     c = t->node[c].next_sibling)
+			kids[n++] = (struct json_kid){t->node[c].total_ns, c};
+		qsort(kids, n, sizeof *kids, json_cmp_total);
+		for (size_t k = n; k-- > 0;) { /* largest on top */
+			stack[sp++] = kids[k].node;
+			depth[kids[k].node] = from ? depth[from] + 1 : 0;
+		}
+		if (!sp)
+			break;
+		from = stack[--sp];
+		const struct span_node *sn = &t->node[from];
+		int64_t parent = sn->parent ? (int64_t)id[sn->parent] : -1;
+		id[from] = next;
+		cJSON *o = json_node(sn, next++, parent, depth[from], h);
+		if (!o)
+			goto nomem;
 		cJSON_AddItemToArray(arr, o);
-		cJSON_AddStringToObject(o, "name",
-					h ? span_names_text(h->names, h->strings, sn->name) : "");
-		json_u64(o, "count", sn->count);
-		json_u64(o, "total_ns", sn->total_ns);
-		json_u64(o, "self_ns", span_node_self(sn));
-		json_u64(o, "unfinished", sn->unfinished);
-		cJSON_AddItemToObject(o, "children", json_children(t, kids[k].node, h));
 	}
+	free(id);
+	free(depth);
+	free(stack);
 	free(kids);
 	return arr;
+nomem:
+	free(id);
+	free(depth);
+	free(stack);
+	free(kids);
+	cJSON_Delete(arr);
+	return NULL;
 }
 
 static cJSON *json_tree(const struct span_tree *t, const struct run_head *h, bool thread)
@@ -282,12 +339,12 @@ static cJSON *json_tree(const struct span_tree *t, const struct run_head *h, boo
 	if (thread) {
 		cJSON_AddNumberToObject(o, "pid", t->pid);
 		cJSON_AddNumberToObject(o, "tid", t->tid);
-		json_str_or_null(o, "thread_name",
-				 names && t->thread_name ? strtab_get(names, t->thread_name)
-							 : NULL);
-		json_str_or_null(o, "process_name",
-				 names && t->process_name ? strtab_get(names, t->process_name)
+		json_text_or_null(o, "thread_name",
+				  names && t->thread_name ? strtab_get(names, t->thread_name)
 							  : NULL);
+		json_text_or_null(o, "process_name",
+				  names && t->process_name ? strtab_get(names, t->process_name)
+							   : NULL);
 	}
 	uint64_t total = 0, count = 0;
 	for (uint32_t c = t->n ? t->node[0].first_child : 0; c && c < t->n;
@@ -297,7 +354,12 @@ static cJSON *json_tree(const struct span_tree *t, const struct run_head *h, boo
 	}
 	json_u64(o, "total_ns", total);
 	json_u64(o, "count", count);
-	cJSON_AddItemToObject(o, "children", t->n ? json_children(t, 0, h) : cJSON_CreateArray());
+	cJSON *nodes = json_nodes(t, h);
+	if (!nodes) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	cJSON_AddItemToObject(o, "nodes", nodes);
 	return o;
 }
 

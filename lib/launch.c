@@ -12,6 +12,7 @@
 #include <string.h>
 #include <limits.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,11 +21,6 @@ static void launch_child(char *const argv[], char *const envp[], int go, int err
 	char c;
 	ssize_t n;
 
-	/* Undo what spanstat blocked for itself: the target starts clean. */
-	sigset_t none;
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	signal(SIGPIPE, SIG_DFL);
 	if (keep >= 0)
 		fcntl(keep, F_SETFD, 0);
 	do
@@ -32,6 +28,12 @@ static void launch_child(char *const argv[], char *const envp[], int go, int err
 	while (n < 0 && errno == EINTR);
 	if (n != 1)
 		_exit(125); /* spanstat went away before releasing us */
+	/* Undo what spanstat blocked for itself: the target starts clean.  A
+	 * signal that reached the held child (a terminal's, to the whole group)
+	 * waited until now: it acts on the target as it starts. */
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	execvpe(argv[0], argv, envp);
 	int e = errno;
 	if (write(err, &e, sizeof e) != (ssize_t)sizeof e)
@@ -117,6 +119,31 @@ void launch_abort(struct launch *l)
 			;
 	}
 	l->pid = -1;
+}
+
+int launch_which(const char *file, struct stat *st)
+{
+	if (!*file)
+		return -ENOENT;
+	if (strchr(file, '/'))
+		return stat(file, st) < 0 ? -errno : 0;
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/bin:/usr/bin"; /* glibc's default, as execvp uses */
+	for (const char *p = path;; p++) {
+		const char *end = strchrnul(p, ':');
+		char *full = NULL;
+		/* an empty entry is the current directory */
+		if (asprintf(&full, "%.*s%s%s", (int)(end - p), p, end == p ? "" : "/", file) < 0)
+			return -ENOMEM;
+		int found = access(full, X_OK) == 0 && stat(full, st) == 0 && S_ISREG(st->st_mode);
+		free(full);
+		if (found)
+			return 0;
+		if (!*end)
+			return -ENOENT;
+		p = end;
+	}
 }
 
 #define LAUNCH_SPANLIB "libspanstat.so.0"

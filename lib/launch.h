@@ -4,6 +4,7 @@
 #ifndef SPANSTAT_LAUNCH_H
 #define SPANSTAT_LAUNCH_H
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 struct launch {
@@ -21,6 +22,10 @@ int launch_start(struct launch *l, char *const argv[], char *const envp[], int k
 int launch_go(struct launch *l);
 /* Kills and reaps a child that was never released. */
 void launch_abort(struct launch *l);
+
+/* Stats the file execvp would run for file (PATH searched when it has no
+ * slash).  Returns 0, or -errno when there is none. */
+int launch_which(const char *file, struct stat *st);
 
 /* Where the span library is: beside this installation of spanstat (so a
  * DESTDIR or relocated install finds its own), else the build tree's, else

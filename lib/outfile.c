@@ -1,6 +1,6 @@
-/* outfile.c: output files that appear only when complete.  Each is written
- * to a hidden temporary file beside its final name (same filesystem, so the
- * rename is atomic) and renamed on commit; aborted runs remove it. */
+/* outfile.c: output files that appear only when complete (see outfile.h):
+ * resolving the final name, the temporary file and how it is put in place,
+ * --append's single write, and telling whether two outputs are one file. */
 #include "config.h"
 
 #include "outfile.h"
@@ -9,139 +9,477 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
-static int outfile_fail(char **cause, int err, const char *what, const char *path)
+enum { OUTFILE_STDOUT, OUTFILE_REPLACE, OUTFILE_APPENDING, OUTFILE_INPLACE };
+
+/* As the kernel's MAXSYMLINKS. */
+enum { OUTFILE_MAX_LINKS = 40 };
+
+static int outfile_fail(char **cause, int err, const char *path)
 {
-	return cause_set(cause, -err, "%s '%s': %s", what, path, strerror(err));
+	return cause_set(cause, -err, "cannot write '%s': %s", path, strerror(err));
 }
 
-/* Copies the current contents of path (if any) into fd, for --append. */
-static int outfile_copy(const char *path, int fd)
+/* Resolves path to an open directory and a final name in it that is not a
+ * symlink: a symlinked final component is followed (the link stays, the
+ * file it points to is the output), the directories are opened as the
+ * kernel resolves them.  Returns 0 or -errno. */
+static int outfile_resolve(const char *path, int *dirfd, char **name)
+{
+	char *cur = strdup(path);
+	int base = AT_FDCWD, e = ENOMEM;
+
+	for (int hops = 0; cur; hops++) {
+		char *slash = strrchr(cur, '/');
+		const char *leaf = slash ? slash + 1 : cur;
+		int nd;
+		if (!slash)
+			nd = openat(base, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		else if (slash == cur)
+			nd = openat(base, "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		else {
+			*slash = 0;
+			nd = openat(base, cur, O_PATH | O_DIRECTORY | O_CLOEXEC);
+			*slash = '/';
+		}
+		e = errno;
+		if (base != AT_FDCWD)
+			close(base);
+		base = nd;
+		if (nd < 0)
+			break;
+		e = EISDIR;
+		if (!*leaf || strcmp(leaf, ".") == 0 || strcmp(leaf, "..") == 0)
+			break;
+		struct stat st;
+		if (fstatat(base, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(st.st_mode)) {
+			e = ENOMEM;
+			if (!(*name = strdup(leaf)))
+				break;
+			free(cur);
+			*dirfd = base;
+			return 0;
+		}
+		e = ELOOP;
+		if (hops == OUTFILE_MAX_LINKS)
+			break;
+		char target[PATH_MAX];
+		ssize_t n = readlinkat(base, leaf, target, sizeof target - 1);
+		e = n < 0 ? errno : ENOENT;
+		if (n <= 0)
+			break;
+		target[n] = 0;
+		free(cur);
+		cur = strdup(target);
+		e = ENOMEM;
+	}
+	free(cur);
+	if (base >= 0)
+		close(base);
+	return -e;
+}
+
+/* A name for a hidden temporary file beside name, different on each call. */
+static char *outfile_tmpname(const char *name)
+{
+	static unsigned seq;
+	struct timespec ts;
+	char *s;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	unsigned long x =
+		(unsigned long)ts.tv_nsec ^ ((unsigned long)getpid() << 20) ^ (++seq * 2654435761u);
+	if (asprintf(&s, ".%.200s.tmp%08lx", name, x & 0xffffffffUL) < 0)
+		return NULL;
+	return s;
+}
+
+/* Gives fd the mode of the file it replaces, and as root its owner. */
+static int outfile_keep_mode(int fd, const struct stat *old)
+{
+	if (geteuid() == 0 && fchown(fd, old->st_uid, old->st_gid) < 0)
+		return -errno;
+	return fchmod(fd, old->st_mode & 07777) < 0 ? -errno : 0;
+}
+
+static void outfile_set_id(struct outfile *of, const struct stat *st, bool exists)
+{
+	struct stat null;
+	of->has_id = true;
+	of->exists = exists;
+	of->dev = st->st_dev;
+	of->ino = st->st_ino;
+	of->null_device = exists && S_ISCHR(st->st_mode) && stat("/dev/null", &null) == 0 &&
+			  S_ISCHR(null.st_mode) && st->st_rdev == null.st_rdev;
+}
+
+static void outfile_free(struct outfile *of)
+{
+	if (of->path && of->fd >= 0) /* a zeroed struct owns no fd */
+		close(of->fd);
+	if (of->path && of->dirfd >= 0)
+		close(of->dirfd);
+	free(of->path);
+	free(of->name);
+	free(of->tmp);
+	free(of->buf);
+	memset(of, 0, sizeof *of);
+	of->fd = of->dirfd = -1;
+}
+
+/* A device, FIFO or socket is written in place: renaming over it would
+ * replace it with a regular file.  A FIFO with no reader fails now rather
+ * than hang before the target starts. */
+static int outfile_open_special(struct outfile *of, const struct stat *st, int flags, char **cause)
+{
+	bool append = flags & OUTFILE_APPEND;
+	int fd = open(of->path,
+		      O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (append ? O_APPEND : 0));
+	if (fd < 0 && errno == ENXIO && S_ISFIFO(st->st_mode))
+		return cause_set(cause, -ENXIO, "cannot write '%s': no process is reading the FIFO",
+				 of->path);
+	if (fd < 0)
+		return outfile_fail(cause, errno, of->path);
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0 ||
+	    !(of->fp = fdopen(fd, append ? "a" : "w"))) {
+		int e = errno;
+		close(fd);
+		return outfile_fail(cause, e, of->path);
+	}
+	of->kind = OUTFILE_INPLACE;
+	outfile_set_id(of, st, true);
+	return 0;
+}
+
+/* The file the output is written to until commit: anonymous (O_TMPFILE)
+ * where the filesystem and /proc allow, else named and hidden.  Returns an
+ * fd open for reading and writing, or -errno. */
+static int outfile_create_temp(struct outfile *of, int flags, mode_t mode)
+{
+	if (!(flags & OUTFILE_NAMED_TEMP) && access("/proc/self/fd", X_OK) == 0) {
+		int fd = openat(of->dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
+		if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+			return fd < 0 ? -errno : fd;
+	}
+	for (int tries = 0; tries < 100; tries++) {
+		char *tmp = outfile_tmpname(of->name);
+		if (!tmp)
+			return -ENOMEM;
+		int fd = openat(of->dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY,
+				mode);
+		if (fd >= 0) {
+			of->tmp = tmp;
+			return fd;
+		}
+		int e = errno;
+		free(tmp);
+		if (e != EEXIST)
+			return -e;
+	}
+	return -EEXIST;
+}
+
+int outfile_open(struct outfile *of, const char *path, int flags, char **cause)
+{
+	bool append = flags & OUTFILE_APPEND;
+	struct stat st;
+	int r, fd;
+
+	memset(of, 0, sizeof *of);
+	of->fd = of->dirfd = -1;
+	if (strcmp(path, "-") == 0) {
+		of->kind = OUTFILE_STDOUT;
+		of->fp = stdout;
+		if (fstat(STDOUT_FILENO, &st) == 0)
+			outfile_set_id(of, &st, true);
+		return 0;
+	}
+	if (!*path)
+		return outfile_fail(cause, ENOENT, path);
+	if (!(of->path = strdup(path)))
+		return outfile_fail(cause, ENOMEM, path);
+	struct stat given;
+	bool found = stat(path, &given) == 0;
+	if (found && S_ISDIR(given.st_mode)) {
+		r = outfile_fail(cause, EISDIR, path);
+		goto fail;
+	}
+	if (found && !S_ISREG(given.st_mode)) {
+		if ((r = outfile_open_special(of, &given, flags, cause)) < 0)
+			goto fail;
+		return 0;
+	}
+	if ((r = outfile_resolve(path, &of->dirfd, &of->name)) < 0) {
+		r = outfile_fail(cause, -r, path);
+		goto fail;
+	}
+	bool exists = fstatat(of->dirfd, of->name, &st, 0) == 0;
+	/* A file reached through a name that readlink cannot give back (a
+	 * deleted file open in another process, through /proc): write it
+	 * through the path as given, as the hard-link case does. */
+	if (found && (!exists || st.st_dev != given.st_dev || st.st_ino != given.st_ino)) {
+		of->copy = true;
+		st = given;
+		exists = true;
+	}
+	if (!exists && errno != ENOENT) {
+		r = outfile_fail(cause, errno, path);
+		goto fail;
+	}
+	if (exists && !S_ISREG(st.st_mode)) {
+		r = outfile_fail(cause, S_ISDIR(st.st_mode) ? EISDIR : EINVAL, path);
+		goto fail;
+	}
+	if (exists) {
+		outfile_set_id(of, &st, true);
+		/* As a shell's > would: a file we may not open for writing is
+		 * not ours to replace, whatever the directory allows. */
+		int wr = O_WRONLY | O_NOCTTY | O_CLOEXEC | (append ? O_APPEND : 0);
+		fd = of->copy ? open(path, wr) : openat(of->dirfd, of->name, wr);
+		if (fd < 0) {
+			r = outfile_fail(cause, errno, path);
+			goto fail;
+		}
+		if (append)
+			of->fd = fd;
+		else
+			close(fd);
+	} else {
+		struct stat dst;
+		if (fstat(of->dirfd, &dst) == 0)
+			outfile_set_id(of, &dst, false);
+	}
+	if (append) {
+		/* A missing log is created at commit: check now that it can be. */
+		if (!exists && faccessat(of->dirfd, ".", W_OK | X_OK, AT_EACCESS) < 0) {
+			r = outfile_fail(cause, errno, path);
+			goto fail;
+		}
+		if (!(of->fp = open_memstream(&of->buf, &of->len))) {
+			r = outfile_fail(cause, errno, path);
+			goto fail;
+		}
+		of->kind = OUTFILE_APPENDING;
+		return 0;
+	}
+	fd = outfile_create_temp(of, flags, exists ? 0600 : 0666);
+	if (fd < 0) {
+		r = outfile_fail(cause, -fd, path);
+		goto fail;
+	}
+	if ((exists && (r = outfile_keep_mode(fd, &st)) < 0) || !(of->fp = fdopen(fd, "w"))) {
+		int e = r < 0 ? -r : errno;
+		close(fd);
+		if (of->tmp)
+			unlinkat(of->dirfd, of->tmp, 0);
+		r = outfile_fail(cause, e, path);
+		goto fail;
+	}
+	of->kind = OUTFILE_REPLACE;
+	return 0;
+fail:
+	outfile_free(of);
+	return r;
+}
+
+/* Writes all of buf to fd. */
+static int outfile_write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t w = write(fd, buf, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		buf += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/* --append: the whole output in one O_APPEND write, so concurrent runs
+ * appending to one log never interleave and the log is never rewritten. */
+static int outfile_commit_append(struct outfile *of)
+{
+	int r = fclose(of->fp) == 0 ? 0 : -errno;
+	of->fp = NULL;
+	if (r < 0)
+		return r;
+	if (of->fd < 0) {
+		of->fd = openat(of->dirfd, of->name,
+				O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY | O_CLOEXEC, 0666);
+		if (of->fd < 0)
+			return -errno;
+	}
+	r = outfile_write_all(of->fd, of->buf, of->len);
+	if (close(of->fd) < 0 && r == 0)
+		r = -errno;
+	of->fd = -1;
+	return r;
+}
+
+/* A file with other hard links: rename would split them, so the new
+ * contents are copied into the existing file.  Not atomic: a reader may see
+ * it short, and a failure halfway leaves it cut; signals are held meanwhile
+ * so that none cuts it. */
+static int outfile_copy_into(struct outfile *of, int from)
 {
 	char buf[65536];
-	int in = open(path, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		return errno == ENOENT ? 0 : -errno;
-	for (;;) {
-		ssize_t n = read(in, buf, sizeof buf);
+	sigset_t all, old;
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	int to = of->copy ? open(of->path, O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC)
+			  : openat(of->dirfd, of->name, O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC);
+	if (to < 0) {
+		int e = errno;
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return -e;
+	}
+	int r = 0;
+	for (off_t off = 0;;) {
+		ssize_t n = pread(from, buf, sizeof buf, off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			int e = n < 0 ? errno : 0;
-			close(in);
-			return -e;
+			r = n < 0 ? -errno : 0;
+			break;
 		}
-		for (ssize_t off = 0; off < n;) {
-			ssize_t w = write(fd, buf + off, (size_t)(n - off));
-			if (w < 0) {
-				int e = errno;
-				close(in);
-				return -e;
-			}
-			off += w;
-		}
+		if ((r = outfile_write_all(to, buf, (size_t)n)) < 0)
+			break;
+		off += n;
 	}
+	if (close(to) < 0 && r == 0)
+		r = -errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return r;
 }
 
-int outfile_open(struct outfile *of, const char *path, bool append, char **cause)
+/* Links the anonymous file fd into place: a hidden name, then rename over
+ * the final name.  Every signal is held meanwhile, so none can leave the
+ * hidden name behind. */
+static int outfile_link(struct outfile *of, int fd)
 {
-	memset(of, 0, sizeof *of);
-	if (strcmp(path, "-") == 0) {
-		of->fp = stdout;
-		return 0;
-	}
-	struct stat st;
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return outfile_fail(cause, EISDIR, "cannot write", path);
-	/* A device, FIFO or socket (/dev/null, a named pipe) is written in
-	 * place: renaming over it would replace it with a regular file. */
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		int fd = open(path, O_WRONLY | O_CLOEXEC | (append ? O_APPEND : 0));
-		if (fd < 0 || !(of->fp = fdopen(fd, append ? "a" : "w"))) {
-			int e = errno;
-			if (fd >= 0)
-				close(fd);
-			return outfile_fail(cause, e, "cannot write", path);
+	char proc[64];
+	sigset_t all, old;
+	int r = -EEXIST;
+
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	for (int tries = 0; tries < 100 && r == -EEXIST; tries++) {
+		char *tmp = outfile_tmpname(of->name);
+		if (!tmp) {
+			r = -ENOMEM;
+			break;
 		}
-		of->path = strdup(path);
-		if (!of->path) {
-			fclose(of->fp);
-			of->fp = NULL;
-			return outfile_fail(cause, ENOMEM, "cannot write", path);
+		r = linkat(AT_FDCWD, proc, of->dirfd, tmp, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
+		if (r == 0 && renameat(of->dirfd, tmp, of->dirfd, of->name) < 0) {
+			r = -errno;
+			unlinkat(of->dirfd, tmp, 0);
+			if (r == -EEXIST)
+				r = -EIO; /* not a name clash: do not retry */
 		}
-		return 0;
+		free(tmp);
 	}
-	const char *slash = strrchr(path, '/');
-	int dirlen = slash ? (int)(slash - path + 1) : 0;
-	if (asprintf(&of->tmp, "%.*s.%s.tmpXXXXXX", dirlen, path, path + dirlen) < 0) {
-		of->tmp = NULL;
-		return outfile_fail(cause, ENOMEM, "cannot write", path);
-	}
-	of->path = strdup(path);
-	int fd = of->path ? mkostemp(of->tmp, O_CLOEXEC) : -1;
-	if (fd < 0) {
-		int e = of->path ? errno : ENOMEM;
-		free(of->tmp);
-		free(of->path);
-		memset(of, 0, sizeof *of);
-		return outfile_fail(cause, e, "cannot write", path);
-	}
-	/* mkostemp makes 0600; give the file the mode a plain open would. */
-	mode_t mask = umask(0);
-	umask(mask);
-	fchmod(fd, (append && stat(path, &st) == 0) ? (st.st_mode & 07777) : (0666 & ~mask));
-	int r = append ? outfile_copy(path, fd) : 0;
-	if (r == 0 && !(of->fp = fdopen(fd, "w")))
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return r;
+}
+
+static int outfile_commit_replace(struct outfile *of)
+{
+	int fd = fileno(of->fp);
+	struct stat cur;
+	int r = 0;
+
+	if (fflush(of->fp) != 0 || ferror(of->fp))
+		r = -(errno ? errno : EIO);
+	bool exists =
+		(of->copy ? stat(of->path, &cur) : fstatat(of->dirfd, of->name, &cur, 0)) == 0 &&
+		S_ISREG(cur.st_mode);
+	if (r < 0)
+		;
+	else if (of->copy || (exists && cur.st_nlink > 1))
+		r = outfile_copy_into(of, fd);
+	else if (exists && (r = outfile_keep_mode(fd, &cur)) < 0)
+		;
+	else if (of->tmp) {
+		if (renameat(of->dirfd, of->tmp, of->dirfd, of->name) < 0)
+			r = -errno;
+		else {
+			free(of->tmp);
+			of->tmp = NULL;
+		}
+	} else
+		r = outfile_link(of, fd);
+	if (of->tmp)
+		unlinkat(of->dirfd, of->tmp, 0);
+	if (fclose(of->fp) != 0 && r == 0)
 		r = -errno;
-	if (r < 0) {
-		close(fd);
-		outfile_abort(of);
-		return outfile_fail(cause, -r, "cannot write", path);
-	}
-	if (append)
-		fseek(of->fp, 0, SEEK_END);
-	return 0;
+	of->fp = NULL;
+	return r;
 }
 
 int outfile_commit(struct outfile *of, char **cause)
 {
 	int r = 0;
+
 	if (!of->fp)
 		return 0;
-	if (!of->path) { /* stdout */
-		if (fflush(of->fp) != 0)
-			r = outfile_fail(cause, errno, "cannot write", "standard output");
+	switch (of->kind) {
+	case OUTFILE_STDOUT:
 		of->fp = NULL;
+		if (fflush(stdout) != 0)
+			r = cause_set(cause, -errno, "cannot write standard output: %s",
+				      strerror(errno));
+		outfile_free(of);
 		return r;
+	case OUTFILE_INPLACE:
+		r = ferror(of->fp) ? -EIO : 0;
+		if (fclose(of->fp) != 0 && r == 0)
+			r = -errno;
+		of->fp = NULL;
+		break;
+	case OUTFILE_APPENDING:
+		r = outfile_commit_append(of);
+		break;
+	default:
+		r = outfile_commit_replace(of);
+		break;
 	}
-	if (ferror(of->fp))
-		r = outfile_fail(cause, EIO, "cannot write", of->path);
-	if (fclose(of->fp) != 0 && r == 0)
-		r = outfile_fail(cause, errno, "cannot write", of->path);
-	of->fp = NULL;
-	if (r == 0 && of->tmp && rename(of->tmp, of->path) < 0)
-		r = outfile_fail(cause, errno, "cannot rename to", of->path);
-	if (r < 0 && of->tmp)
-		unlink(of->tmp);
-	free(of->tmp);
-	free(of->path);
-	of->tmp = of->path = NULL;
+	if (r < 0)
+		outfile_fail(cause, -r, of->path);
+	outfile_free(of);
 	return r;
 }
 
 void outfile_abort(struct outfile *of)
 {
-	if (of->fp && of->path)
+	if (of->fp && of->kind != OUTFILE_STDOUT)
 		fclose(of->fp);
 	of->fp = NULL;
-	if (of->tmp)
-		unlink(of->tmp);
-	free(of->tmp);
-	free(of->path);
-	of->tmp = of->path = NULL;
+	if (of->path && of->tmp && of->dirfd >= 0)
+		unlinkat(of->dirfd, of->tmp, 0);
+	outfile_free(of);
+}
+
+bool outfile_same(const struct outfile *a, const struct outfile *b)
+{
+	if (!a->has_id || !b->has_id || a->exists != b->exists || a->null_device ||
+	    b->null_device || a->dev != b->dev || a->ino != b->ino)
+		return false;
+	return a->exists || (a->name && b->name && strcmp(a->name, b->name) == 0);
+}
+
+bool outfile_is(const struct outfile *of, dev_t dev, ino_t ino)
+{
+	return of->has_id && of->exists && of->dev == dev && of->ino == ino;
 }

@@ -1,6 +1,6 @@
 /* session.c: the run loop.  For each run: fork the target held before exec,
  * open its counters, release it, then wait in one poll loop for the span
- * pipe, the -I timer, forwarded signals and the target's exit; then read the
+ * pipe, the -I timer, relayed signals and the target's exit; then read the
  * counts and rusage.  Afterwards it builds the report the writers print. */
 #include "config.h"
 
@@ -11,6 +11,7 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 #include "counters.h"
 #include "decode.h"
 #include "launch.h"
+#include "sigrelay.h"
 #include "spanclock.h"
 #include "spanenv.h"
 #include "spantree.h"
@@ -44,7 +46,7 @@ struct session {
 	struct run_result *run;
 	unsigned nruns;
 	int sfd; /* signalfd */
-	sigset_t oldmask;
+	struct sigrelay sr;
 	/* spans */
 	int pipe_r, pipe_w;
 	char *buf;
@@ -55,7 +57,8 @@ struct session {
 	char **owned; /* the entries of envp we allocated */
 	size_t nowned;
 	int exec_errno;	  /* the command could not be executed */
-	bool interrupted; /* a signal was forwarded: no further runs */
+	bool interrupted; /* a signal was relayed: no further runs */
+	int signo;	  /* a signal that came while no target ran */
 };
 
 static uint64_t session_now(clockid_t id)
@@ -213,24 +216,39 @@ static void session_rusage(struct rusage_info *ri, const struct rusage *ru, uint
 	ri->nivcsw = ru->ru_nivcsw;
 }
 
-/* Handles pending signals; returns true once the target has been reaped. */
+/* Relays pending signals, then reaps the target if it has exited; returns
+ * true once it has.  Signals are read before the reap, so one that comes
+ * after it stays pending: sigrelay_take() finds it later. */
 static bool session_signals(struct session *s, pid_t pid, int *wstatus, struct rusage *ru)
 {
 	struct signalfd_siginfo si;
-	bool reaped = false;
 	while (read(s->sfd, &si, sizeof si) == (ssize_t)sizeof si) {
-		if (si.ssi_signo == SIGCHLD)
+		if (!sigrelay_foreign((int)si.ssi_signo, si.ssi_code, (pid_t)si.ssi_pid))
 			continue;
 		/* A terminal's signal reaches the whole foreground group, the
-		 * target included; only relay what was sent to us alone. */
-		if (si.ssi_code != SI_KERNEL)
+		 * target included; relay only what was sent with kill() and the
+		 * like.  A kill() to the process group cannot be told from one
+		 * to spanstat alone: the target gets that one twice. */
+		if (si.ssi_code == SI_QUEUE) /* keep sigqueue()'s value */
+			sigqueue(pid, (int)si.ssi_signo,
+				 (union sigval){.sival_ptr = (void *)(uintptr_t)si.ssi_ptr});
+		else if (si.ssi_code != SI_KERNEL)
 			kill(pid, (int)si.ssi_signo);
 		s->interrupted = true;
 	}
-	pid_t w = wait4(pid, wstatus, WNOHANG, ru);
-	if (w == pid)
-		reaped = true;
-	return reaped;
+	return wait4(pid, wstatus, WNOHANG, ru) == pid;
+}
+
+/* The first foreign signal pending while no target runs, or 0; takes them
+ * all. */
+static int session_pending(struct session *s)
+{
+	struct signalfd_siginfo si;
+	int first = 0;
+	while (read(s->sfd, &si, sizeof si) == (ssize_t)sizeof si)
+		if (!first && sigrelay_foreign((int)si.ssi_signo, si.ssi_code, (pid_t)si.ssi_pid))
+			first = (int)si.ssi_signo;
+	return first;
 }
 
 static int session_one(struct session *s, unsigned run, char **cause)
@@ -254,6 +272,14 @@ static int session_one(struct session *s, unsigned run, char **cause)
 		counters_close(&cs);
 		launch_abort(&l);
 		return session_fail(cause, ENOMEM, "cannot run '%s'", o->argv[0]);
+	}
+	/* A signal that came before the target exists ends spanstat instead:
+	 * the held child never runs the command. */
+	s->signo = session_pending(s);
+	if (s->signo) {
+		counters_close(&cs);
+		launch_abort(&l);
+		return 0;
 	}
 	uint64_t start = session_now(CLOCK_MONOTONIC);
 	if (run == 0) {
@@ -423,7 +449,7 @@ static void session_release(struct session *s)
 {
 	if (s->sfd >= 0) {
 		close(s->sfd);
-		sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
+		sigrelay_unblock(&s->sr);
 	}
 	if (s->pipe_r >= 0)
 		close(s->pipe_r);
@@ -445,6 +471,7 @@ int session_run(const struct session_opts *o, int *exit_code, char **cause)
 {
 	struct session s;
 	sigset_t mask;
+	char name[16];
 	int r;
 
 	memset(&s, 0, sizeof s);
@@ -461,21 +488,19 @@ int session_run(const struct session_opts *o, int *exit_code, char **cause)
 	s.run = calloc(o->runs, sizeof *s.run);
 	if (!s.run)
 		return session_fail(cause, ENOMEM, "cannot run '%s'", o->argv[0]);
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGCHLD);
-	/* Relay these to the target, unless they are ignored (nohup): then
-	 * they stay ignored for spanstat and, inherited, for the target. */
-	static const int relayed[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-	for (size_t i = 0; i < sizeof relayed / sizeof *relayed; i++) {
-		struct sigaction sa;
-		if (sigaction(relayed[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
-			sigaddset(&mask, relayed[i]);
+	/* The caller should have blocked them already, before creating any
+	 * output; if it did, the saved mask keeps them blocked afterwards. */
+	r = sigrelay_block(&s.sr);
+	if (r < 0) {
+		r = session_fail(cause, -r, "cannot block %s", "signals");
+		goto out;
 	}
-	sigprocmask(SIG_BLOCK, &mask, &s.oldmask);
+	mask = s.sr.set;
+	sigaddset(&mask, SIGCHLD);
 	s.sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (s.sfd < 0) {
 		r = session_fail(cause, errno, "cannot watch %s", "signals");
-		sigprocmask(SIG_SETMASK, &s.oldmask, NULL);
+		sigrelay_unblock(&s.sr);
 		goto out;
 	}
 	if (o->spans && (r = session_spans_setup(&s, cause)) < 0)
@@ -491,7 +516,7 @@ int session_run(const struct session_opts *o, int *exit_code, char **cause)
 			goto out;
 		}
 	}
-	for (unsigned k = 0; k < o->runs && !s.interrupted; k++) {
+	for (unsigned k = 0; k < o->runs && !s.interrupted && !s.signo; k++) {
 		r = session_one(&s, k, cause);
 		if (r < 0) {
 			if (s.exec_errno)
@@ -500,6 +525,12 @@ int session_run(const struct session_opts *o, int *exit_code, char **cause)
 			goto out;
 		}
 	}
+	if (s.signo && s.nruns == 0) {
+		*exit_code = SESSION_EXIT_SIGNAL + s.signo;
+		r = cause_set(cause, -EINTR, "cannot run '%s': interrupted by SIG%s", o->argv[0],
+			      sigrelay_name(s.signo, name, sizeof name));
+		goto out;
+	}
 	if (s.dec)
 		decoder_finish(s.dec);
 	struct report rep;
@@ -507,19 +538,26 @@ int session_run(const struct session_opts *o, int *exit_code, char **cause)
 	struct stat_summary *st = NULL;
 	memset(&rep, 0, sizeof rep);
 	r = session_report(&s, &rep, &cnt, &st);
+	/* Every writer gets the report even when another failed: one bad
+	 * output never costs the others, nor the target's status. */
+	const struct writer *failed = NULL;
 	for (size_t i = 0; r == 0 && i < o->nwriters; i++) {
 		struct writer *w = o->writers[i];
-		if (w->err)
-			r = w->err;
-		else
-			r = w->ops->finish(w, &rep);
+		if (!w->err)
+			w->err = w->ops->finish(w, &rep);
+		if (w->err < 0 && !failed) {
+			failed = w;
+			session_fail(cause, -w->err, "cannot write the %s output", w->ops->name);
+		}
 	}
 	free(cnt);
 	free(st);
 	if (r < 0)
 		r = session_fail(cause, -r, "cannot write %s", "the results");
 	else
-		*exit_code = rep.exit_code;
+		*exit_code = s.signo			? SESSION_EXIT_SIGNAL + s.signo
+			     : rep.exit_code || !failed ? rep.exit_code
+							: SESSION_EXIT_ERROR;
 out:
 	session_release(&s);
 	return r;

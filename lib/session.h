@@ -31,9 +31,16 @@ enum {
 	SESSION_EXIT_SIGNAL = 128, /* + the signal that killed the target */
 };
 
-/* Runs the session.  Returns 0 when the command ran and every writer got its
- * report (*exit_code: the target's status, 128+N for signal N); otherwise
- * -errno with *exit_code 125, 126 or 127 and a message in *cause. */
+/* Runs the session.  Returns 0 when the command ran and the writers got its
+ * report (*exit_code: the target's status, 128+N for signal N; 128+N also
+ * when signal N came between two runs of -r, which ends the runs); otherwise
+ * -errno with *exit_code 125, 126 or 127 and a message in *cause, or 128+N
+ * when signal N came before the command started (it then never runs).
+ * A writer that failed to write the report has its err set, and *cause names
+ * the first such failure (then *exit_code is 125 if the target's was 0).
+ * Blocks the signals of sigrelay.h while it runs; a caller that blocked them
+ * first keeps them blocked, and takes those left pending with
+ * sigrelay_take(). */
 int session_run(const struct session_opts *o, int *exit_code, char **cause);
 
 #endif

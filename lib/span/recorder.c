@@ -20,8 +20,21 @@
  * it.  That check is one fcntl(F_GETFL) (our description carries the unusual
  * flag set O_NONBLOCK|O_APPEND|O_NOATIME) and, every REC_STAT_EVERY writes of
  * a thread, an fstat() of the pipe's identity: fstat costs twice as much and
- * the flush is a tenth of the per-pair budget. */
+ * the flush is a tenth of the per-pair budget.
+ *
+ * Once connected, the inherited write end is made close-on-exec: an exec'd
+ * image gets a descriptor of the pipe (at the number SPANSTAT_FD names) only
+ * from the exec wrappers, and only when the environment it is given still
+ * names our pipe.  A process that dropped the variables passes nothing on.
+ *
+ * Privileged processes (AT_SECURE: setuid, setgid, file capabilities): the
+ * library stays off entirely.  It reads no variable, opens and writes
+ * nothing, installs no handler, and its exec wrappers only call through, so
+ * that nobody can have such a process send its spans and load addresses to a
+ * pipe of their choosing. */
 #define _GNU_SOURCE
+#include "config.h"
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -71,6 +84,11 @@
 #define REC_STAT_EVERY 64u		 /* writes between full identity checks */
 #define REC_FL_MASK (O_ACCMODE | O_NONBLOCK | O_APPEND | O_NOATIME)
 #define REC_OP(op) ((uint64_t)(op) << WIRE_OP_SHIFT)
+#ifdef HAVE_SECURE_GETENV
+#define rec_getenv secure_getenv /* a second line: rec_connect checked AT_SECURE */
+#else
+#define rec_getenv getenv
+#endif
 
 /* One direct-mapped cache entry: key (name pointer, or code address with
  * REC_CODE_TAG) and its id already shifted into place in an event word. */
@@ -739,22 +757,35 @@ static REC_NOI void rec_atfork_child(void)
 
 /* ---- exec ---------------------------------------------------------------- */
 
-/* The exec family is interposed (when the build exports it) only to send the
- * process's buffered events before the image is replaced; the new image
- * reconnects by itself and spanstat closes spans left open.  If exec fails,
- * recording goes on.  The real functions are looked up at load, so that a
- * vfork()ed child calling them never enters the dynamic linker. */
+/* The exec family is interposed (when the build exports it) to send the
+ * process's buffered events before the image is replaced, and to hand the
+ * new image the pipe's descriptor when its environment still names our pipe
+ * (see the top of this file); the new image reconnects by itself and
+ * spanstat closes spans left open.  If exec fails, what was done to the
+ * descriptors is undone and recording goes on.  The real functions are
+ * looked up at load, so that a vfork()ed child calling them never enters the
+ * dynamic linker.  In a privileged process the wrappers only call through. */
 typedef int (*rec_execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*rec_execv_fn)(const char *, char *const[]);
 typedef int (*rec_fexecve_fn)(int, char *const[], char *const[]);
 static rec_execve_fn rec_real_execve, rec_real_execvpe;
 static rec_execv_fn rec_real_execv, rec_real_execvp;
 static rec_fexecve_fn rec_real_fexecve;
+static int rec_secure; /* AT_SECURE, as rec_exec_lookup found it */
+
+/* What rec_exec_begin did to the descriptor at `fd` for the new image. */
+struct rec_handover {
+	int fd;
+	int how; /* REC_HAND_* */
+};
+
+enum { REC_HAND_NONE, REC_HAND_UNCLOEXEC, REC_HAND_DUP };
 
 static REC_NOI void rec_exec_lookup(void)
 {
 	if (rec_real_execve)
 		return;
+	rec_secure = getauxval(AT_SECURE) != 0;
 	rec_real_execve = (rec_execve_fn)dlsym(RTLD_NEXT, "execve");
 	rec_real_execvpe = (rec_execve_fn)dlsym(RTLD_NEXT, "execvpe");
 	rec_real_execv = (rec_execv_fn)dlsym(RTLD_NEXT, "execv");
@@ -765,9 +796,6 @@ static REC_NOI void rec_exec_lookup(void)
 /* Sends every thread's buffered events (best effort for other threads). */
 static REC_NOI void rec_exec_flush(void)
 {
-	rec_exec_lookup(); /* called before our constructor ran */
-	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED))
-		return;
 	for (struct rec_thread *t = atomic_load(&rec_threads); t; t = t->next) {
 		if (!atomic_load(&t->live) || atomic_exchange(&t->busy, 1))
 			continue;
@@ -775,6 +803,83 @@ static REC_NOI void rec_exec_flush(void)
 			rec_flush(t);
 		atomic_store(&t->busy, 0);
 	}
+}
+
+/* The value of `name` (with its '=') in envp, or NULL. */
+static REC_NOI const char *rec_env_value(char *const envp[], const char *name, size_t len)
+{
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (strncmp(envp[i], name, len) == 0)
+			return envp[i] + len;
+	return NULL;
+}
+
+/* The descriptor number SPANSTAT_FD names in envp, if envp names our pipe
+ * (SPANSTAT_PIPE_ID); else -1. */
+static REC_NOI int rec_env_fd(char *const envp[])
+{
+	const char *id = rec_env_value(envp, SPANSTAT_ENV_PIPE_ID "=", sizeof SPANSTAT_ENV_PIPE_ID);
+	const char *fds = rec_env_value(envp, SPANSTAT_ENV_FD "=", sizeof SPANSTAT_ENV_FD);
+	if (!id || !fds || !*fds)
+		return -1;
+	char *end;
+	unsigned long long dev = strtoull(id, &end, 10), ino;
+	if (*end != ':')
+		return -1;
+	ino = strtoull(end + 1, &end, 10);
+	if (*end || (dev_t)dev != rec_dev || (ino_t)ino != rec_ino)
+		return -1;
+	long v = strtol(fds, &end, 10);
+	return !*end && v >= 0 && v < INT_MAX ? (int)v : -1;
+}
+
+/* Before an exec: flushes, then gives the new image a descriptor of the pipe
+ * at the number its environment names, if that number is free or already
+ * holds a write end of our pipe (a close-on-exec one: ours, inherited). */
+static REC_NOI void rec_exec_begin(char *const envp[], struct rec_handover *h)
+{
+	h->fd = -1;
+	h->how = REC_HAND_NONE;
+	rec_exec_lookup(); /* called before our constructor ran */
+	if (rec_secure || !__atomic_load_n(&rec_on, __ATOMIC_RELAXED))
+		return;
+	rec_exec_flush();
+	int n = rec_env_fd(envp);
+	if (n < 0)
+		return;
+	int fdfl = fcntl(n, F_GETFD);
+	if (fdfl >= 0) {
+		if (!rec_is_pipe(n) || (fcntl(n, F_GETFL) & O_ACCMODE) != O_WRONLY ||
+		    !(fdfl & FD_CLOEXEC) || fcntl(n, F_SETFD, fdfl & ~FD_CLOEXEC) != 0)
+			return;
+		h->fd = n;
+		h->how = REC_HAND_UNCLOEXEC;
+		return;
+	}
+	if (errno != EBADF)
+		return;
+	/* A description of our own, not the one our writes are marked on. */
+	int w = atomic_load(&rec_fd), tmp = rec_reopen_fd(w, O_WRONLY);
+	int d = fcntl(tmp >= 0 ? tmp : w, F_DUPFD, n); /* n if n is (still) free */
+	if (tmp >= 0)
+		close(tmp);
+	if (d == n) {
+		h->fd = n;
+		h->how = REC_HAND_DUP;
+	} else if (d >= 0) {
+		close(d);
+	}
+}
+
+/* The exec failed: undo rec_exec_begin, keeping errno. */
+static REC_NOI void rec_exec_failed(const struct rec_handover *h)
+{
+	int e = errno;
+	if (h->how == REC_HAND_UNCLOEXEC)
+		fcntl(h->fd, F_SETFD, fcntl(h->fd, F_GETFD) | FD_CLOEXEC);
+	else if (h->how == REC_HAND_DUP)
+		close(h->fd);
+	errno = e;
 }
 
 static REC_NOI int rec_no_exec(void)
@@ -785,32 +890,57 @@ static REC_NOI int rec_no_exec(void)
 
 REC_API int execve(const char *path, char *const argv[], char *const envp[])
 {
-	rec_exec_flush();
-	return rec_real_execve ? rec_real_execve(path, argv, envp) : rec_no_exec();
+	struct rec_handover h;
+	rec_exec_begin(envp, &h);
+	if (!rec_real_execve)
+		return rec_no_exec();
+	int r = rec_real_execve(path, argv, envp);
+	rec_exec_failed(&h);
+	return r;
 }
 
 REC_API int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	rec_exec_flush();
-	return rec_real_execvpe ? rec_real_execvpe(file, argv, envp) : rec_no_exec();
+	struct rec_handover h;
+	rec_exec_begin(envp, &h);
+	if (!rec_real_execvpe)
+		return rec_no_exec();
+	int r = rec_real_execvpe(file, argv, envp);
+	rec_exec_failed(&h);
+	return r;
 }
 
 REC_API int execv(const char *path, char *const argv[])
 {
-	rec_exec_flush();
-	return rec_real_execv ? rec_real_execv(path, argv) : rec_no_exec();
+	struct rec_handover h;
+	rec_exec_begin(environ, &h);
+	if (!rec_real_execv)
+		return rec_no_exec();
+	int r = rec_real_execv(path, argv);
+	rec_exec_failed(&h);
+	return r;
 }
 
 REC_API int execvp(const char *file, char *const argv[])
 {
-	rec_exec_flush();
-	return rec_real_execvp ? rec_real_execvp(file, argv) : rec_no_exec();
+	struct rec_handover h;
+	rec_exec_begin(environ, &h);
+	if (!rec_real_execvp)
+		return rec_no_exec();
+	int r = rec_real_execvp(file, argv);
+	rec_exec_failed(&h);
+	return r;
 }
 
 REC_API int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	rec_exec_flush();
-	return rec_real_fexecve ? rec_real_fexecve(fd, argv, envp) : rec_no_exec();
+	struct rec_handover h;
+	rec_exec_begin(envp, &h);
+	if (!rec_real_fexecve)
+		return rec_no_exec();
+	int r = rec_real_fexecve(fd, argv, envp);
+	rec_exec_failed(&h);
+	return r;
 }
 
 /* execl, execlp, execle: collect the variadic list, then the v forms. */
@@ -856,8 +986,12 @@ REC_API int execle(const char *path, const char *arg, ...)
 
 __attribute__((constructor)) static REC_NOI void rec_connect(void)
 {
-	const char *fds = getenv(SPANSTAT_ENV_FD), *id = getenv(SPANSTAT_ENV_PIPE_ID);
-	const char *path = getenv(SPANSTAT_ENV_PIPE), *clk = getenv(SPANSTAT_ENV_CLOCK);
+	if (getauxval(AT_SECURE)) { /* privileged: off entirely (see the top) */
+		rec_exec_lookup();  /* for the wrappers to call through, vfork or not */
+		return;
+	}
+	const char *fds = rec_getenv(SPANSTAT_ENV_FD), *id = rec_getenv(SPANSTAT_ENV_PIPE_ID);
+	const char *path = rec_getenv(SPANSTAT_ENV_PIPE), *clk = rec_getenv(SPANSTAT_ENV_CLOCK);
 	rec_exec_lookup();
 	if (!id || (!fds && !path))
 		return;
@@ -901,6 +1035,13 @@ __attribute__((constructor)) static REC_NOI void rec_connect(void)
 	rec_pid = (uint32_t)getpid();
 	rec_hello();
 	rec_install_signals();
+	/* We hold our own descriptors: the inherited one goes no further than
+	 * an exec whose environment still names the pipe (rec_exec_begin). */
+	if (inherited != fd && rec_is_pipe(inherited)) {
+		int fdfl = fcntl(inherited, F_GETFD);
+		if (fdfl >= 0)
+			fcntl(inherited, F_SETFD, fdfl | FD_CLOEXEC);
+	}
 	rec_connected = 1;
 	rec_set_on(1);
 }

@@ -25,6 +25,10 @@
  * lock while recording.  A forked child records as its own process; an exec'd
  * image reconnects through the environment.
  *
+ * Privileged processes.  In a process started with AT_SECURE (setuid, setgid,
+ * file capabilities) the library stays off: it ignores the environment, and
+ * every call returns at once.
+ *
  * Linking: cc app.c $(pkg-config --cflags --libs spanstat)
  * Programs compiled with -finstrument-functions need no link change: spanstat
  * preloads this library, which provides __cyg_profile_func_enter/exit. */

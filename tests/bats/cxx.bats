@@ -232,3 +232,4 @@ perfetto_names() {
 	run -125 "$SPANSTAT" --demangle
 	assert_output "spanstat: option '--demangle' needs an argument"
 }
+

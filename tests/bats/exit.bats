@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # exit.bats: spanstat's exit status is the target's; 128+N for a signal
-# (with the summary still printed); 126/127 when the command cannot run;
-# signals sent to spanstat reach the target.
+# (with the summary still printed); 126/127 when the command cannot run.
+# Signals sent to spanstat are signals.bats'.
 
 load helpers
 
@@ -42,38 +42,4 @@ setup() {
 	assert_output --regexp "^spanstat: cannot run './data.txt': Permission denied$"
 	run "$SPANSTAT" -e task-clock -- /
 	assert_failure 126
-}
-
-# Starts spanstat on a long sleep in the background, sends SIG to spanstat.
-signal_spanstat() {
-	local sig=$1
-	python3 - "$SPANSTAT" "$sig" <<'PY'
-import os, signal, subprocess, sys, time
-spanstat, sig = sys.argv[1], getattr(signal, "SIG" + sys.argv[2])
-# a fresh process with default dispositions, as a shell would give it
-p = subprocess.Popen([spanstat, "-e", "task-clock", "--", "sleep", "30"],
-                     stderr=subprocess.PIPE, restore_signals=True,
-                     preexec_fn=lambda: [signal.signal(s, signal.SIG_DFL) for s in
-                                         (signal.SIGINT, signal.SIGQUIT, signal.SIGHUP, signal.SIGTERM)])
-time.sleep(0.3)
-t = time.monotonic()
-os.kill(p.pid, sig)
-err = p.communicate(timeout=10)[1].decode()
-print(p.returncode, round(time.monotonic() - t, 1))
-print(err)
-PY
-}
-
-@test "SIGTERM, SIGINT, SIGHUP and SIGQUIT sent to spanstat reach the target" {
-	require_cmd python3
-	for sig in TERM INT HUP QUIT; do
-		run signal_spanstat "$sig"
-		assert_success
-		num=$(kill -l "$sig")
-		read -r code secs <<<"${lines[0]}"
-		echo "SIG$sig: exit $code after ${secs}s"
-		assert_equal "$code" $((128 + num))
-		awk -v s="$secs" 'BEGIN { exit !(s < 5) }'
-		assert_output --partial "task-clock"
-	done
 }

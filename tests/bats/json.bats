@@ -9,8 +9,9 @@ load helpers
 bats_require_minimum_version 1.5.0
 
 setup_file() {
-	export THREADS DIE SPIN
+	export THREADS DIE SPIN DEEP
 	THREADS=$(build_workload span_threads $(span_link_flags))
+	DEEP=$(build_workload span_deep $(span_link_flags))
 	DIE=$(build_workload span_die $(span_link_flags))
 	SPIN=$(build_workload spin)
 }
@@ -33,19 +34,11 @@ schema_fields() {
 }
 
 # schema_check DOC...: one jq pass per document over every documented field,
-# printing "path<TAB>present<TAB>types seen<TAB>values" lines.  A span tree
-# node is documented once: every path under the first .children[] is
-# checked at every depth (recurse(.children[])).  "present" is whether every
-# parent object has the key.
+# printing "path<TAB>present<TAB>types seen<TAB>values" lines.  "present" is
+# whether every parent object has the key.
 schema_check() {
 	local prog
 	prog=$(schema_fields | awk -F'\t' '
-	function deep(s,   i, rest) {
-		i = index(s, ".children[]")
-		if (i == 0) return s
-		rest = substr(s, i + 11)
-		return substr(s, 1, i + 10) " | recurse(.children[])" (rest == "" ? "" : " | " rest)
-	}
 	{
 		path = $1
 		if (!match(path, /\.[a-z_]+(\[\])?$/)) { print "unparsable path " path > "/dev/stderr"; exit 1 }
@@ -53,7 +46,7 @@ schema_check() {
 		sub(/\[\]$/, "", key)
 		if (parent == "") parent = "."
 		printf "%s\"%s\\t\" + ([%s | has(\"%s\")] | all | tostring) + \"\\t\" + ([%s] | map(type) | unique | join(\",\")) + \"\\t\" + ([%s] | length | tostring)\n",
-			(NR > 1 ? ", " : ""), path, deep(parent), key, deep(path), deep(path)
+			(NR > 1 ? ", " : ""), path, parent, key, path, path
 	}') || return 1
 	local doc
 	for doc in "$@"; do
@@ -81,11 +74,14 @@ comma_locale() {
 }
 
 # tree TSV: "path count total_ns self_ns unfinished" for every node of the
-# merged span tree of a document (paths joined with ;).
+# merged span tree of a document (paths joined with ;), rebuilt from the
+# flat node list through the parent ids.
 tree() {
-	jq -r 'def nodes($p): .children[] | (if $p == "" then .name else $p + ";" + .name end) as $q
-		| ([$q, .count, .total_ns, .self_ns, .unfinished] | @tsv), nodes($q);
-		.spans.merged | nodes("")' "$1"
+	jq -r '.spans.merged.nodes as $n
+		| reduce $n[] as $x ({}; .[$x.id | tostring] =
+			(if $x.parent == null then $x.name else .[$x.parent | tostring] + ";" + $x.name end))
+		| . as $path | $n[]
+		| [$path[.id | tostring], .count, .total_ns, .self_ns, .unfinished] | @tsv' "$1"
 }
 
 # summary_value EVENT FILE: the count column of EVENT's line in a summary,
@@ -139,7 +135,7 @@ summary_value() {
 	run "$SPANSTAT" --json=died.json --spans -e task-clock -- "$DIE" abort
 	run jq -rs '[.[] | paths | map(if type == "number" then "[]" else "." + . end) | join("")] | unique[]' full.json died.json
 	assert_success
-	seen=$(sed -e 's/\.\[\]/[]/g' -e 's/\(\.children\[\]\)\(\.children\[\]\)*/.children[]/g' <<<"$output" | sort -u)
+	seen=$(sed -e 's/\.\[\]/[]/g' <<<"$output" | sort -u)
 	run comm -23 <(echo "$seen") <(schema_fields | cut -f1 | sort -u)
 	assert_output ""
 }
@@ -273,9 +269,9 @@ summary_value() {
 	assert_failure 139
 	assert_equal "$(jq -c '[.exit.signal, .spans.decode.unfinished]' s.json)" "[11,2]"
 	# children come sorted by total time, which varies: compare sorted
-	local q='.spans.merged.children[0]' inner done
-	inner=$(jq -r "$q.children[] | select(.name == \"inner\") | \"\\(.total_ns)\t\\(.self_ns)\"" s.json)
-	done=$(jq -r "$q.children[] | select(.name == \"done\") | \"\\(.total_ns)\t\\(.self_ns)\"" s.json)
+	local q='.spans.merged.nodes[0]' inner done
+	inner=$(jq -r ".spans.merged.nodes[] | select(.name == \"inner\") | \"\\(.total_ns)\t\\(.self_ns)\"" s.json)
+	done=$(jq -r ".spans.merged.nodes[] | select(.name == \"done\") | \"\\(.total_ns)\t\\(.self_ns)\"" s.json)
 	run bash -c "$(declare -f tree); tree s.json | LC_ALL=C sort"
 	assert_output "$(printf 'outer\t1\t%s\t%s\t1\nouter;done\t1\t%s\t0\nouter;inner\t1\t%s\t1' \
 		"$(jq "$q.total_ns" s.json)" "$(jq "$q.self_ns" s.json)" "$done" "$inner")"
@@ -387,4 +383,52 @@ term.json"
 	for f in ok.json seven.json term.json; do
 		jq -e .schema_version "$f" >/dev/null
 	done
+}
+
+@test "a 4,000-deep recursion: flat nodes any parser reads, nesting and size bounded" {
+	run "$SPANSTAT" --json=deep.json --spans -e task-clock -- "$DEEP" 4000
+	assert_success
+	run "$SPANSTAT" --json=flat.json --spans -e task-clock -- "$DEEP" 1
+	assert_success
+	# jq 1.6 and Python's json both read it
+	assert_equal "$(jq '.spans.merged.nodes | length' deep.json)" 4001
+	run python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(len(d["spans"]["threads"][0]["nodes"]))' deep.json
+	assert_success
+	assert_output 4001
+	# the tree is all there: "level" at depths 0..3999, "leaf" under the last
+	assert_equal "$(jq -c '[.spans.merged.nodes[] | .depth] | [min, max]' deep.json)" "[0,4000]"
+	assert_equal "$(jq -c '.spans.merged.nodes[-1] | [.name, .depth, .parent]' deep.json)" '["leaf",4000,3999]'
+	assert_equal "$(jq '[.spans.merged.nodes[] | select(.parent != null and .parent != .id - 1)] | length' deep.json)" 0
+	# the document nests no deeper than for a flat run
+	assert_equal "$(jq '[paths | length] | max' deep.json)" "$(jq '[paths | length] | max' flat.json)"
+	# and its size grows with the node count only (a nested document grew
+	# with depth squared): at most 250 bytes a node over the flat run's
+	# size, indentation included, thread trees and the merged one counted
+	local big small nodes
+	big=$(stat -c %s deep.json)
+	small=$(stat -c %s flat.json)
+	nodes=$(jq '[.spans.threads[].nodes, .spans.merged.nodes | length] | add' deep.json)
+	echo "deep $big bytes for $nodes nodes, flat $small bytes"
+	[ "$nodes" -eq 8002 ]
+	[ $(((big - small) / nodes)) -le 250 ]
+}
+
+@test "names and arguments that are not UTF-8 are written as reversible UTF-8" {
+	run "$SPANSTAT" --json=bytes.json --spans -e task-clock -- "$DEEP" bytes $'arg\xff%'
+	assert_success
+	# a strict UTF-8 decoder accepts the whole document
+	run python3 -c 'import sys; open(sys.argv[1], "rb").read().decode("utf-8", "strict")' bytes.json
+	assert_success
+	run jq -r '[.spans.merged.nodes[].name] | sort | .[]' bytes.json
+	assert_output "$(printf '%s\n' 'bad%FF%FE' $'caf\xc3\xa9' 'pct%2541' 'trunc%E2%82')"
+	assert_equal "$(jq -r '.spans.threads[0].thread_name' bytes.json)" "t%80x"
+	assert_equal "$(jq -r '.command[2]' bytes.json)" "arg%FF%25"
+	# undoing %XX gives back the exact bytes
+	run python3 -c '
+import json, sys, urllib.parse
+d = json.load(open(sys.argv[1]))
+names = sorted(urllib.parse.unquote_to_bytes(n["name"]) for n in d["spans"]["merged"]["nodes"])
+print(names == sorted([b"bad\xff\xfe", b"trunc\xe2\x82", b"pct%41", "caf\u00e9".encode()]))
+print(urllib.parse.unquote_to_bytes(d["command"][2]) == b"arg\xff%")' bytes.json
+	assert_output $'True\nTrue'
 }

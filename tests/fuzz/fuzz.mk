@@ -1,9 +1,12 @@
-# fuzz.mk: builds and runs the libFuzzer target for the span decoder
-# (fuzz_decode.c: decoder + spantree + folded writer, with clang's
+# fuzz.mk: builds and runs the libFuzzer target for the span decoder and the
+# writers (fuzz_decode.c: decoder + spantree + folded, JSON and Perfetto
+# writers, with clang's
 # -fsanitize=fuzzer,address,undefined) for FUZZ_SECONDS (default 30) over the
 # committed seed corpus tests/fuzz/corpus/.  New inputs go to a scratch
 # directory in the build tree, never into the source tree; a crash leaves
-# crash-* there and fails the run.
+# crash-* there and fails the run.  Afterwards every seed and up to 300 of
+# the inputs the fuzzer kept are replayed once with their JSON and Perfetto
+# outputs saved, and tests/fuzz/check-outputs reads each with jq and protoc.
 #   make fuzz                                  (from the top-level Makefile)
 #   make -f tests/fuzz/fuzz.mk FUZZ_SECONDS=300
 #   make -f tests/fuzz/fuzz.mk corpus          (regenerate the seeds)
@@ -16,8 +19,11 @@ FUZZ_CFLAGS = -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -I$(srcdir)/lib -I$(srcdir)/lib/span
 FUZZ_SRCS = $(srcdir)/tests/fuzz/fuzz_decode.c $(srcdir)/lib/decode.c \
 	$(srcdir)/lib/strtab.c $(srcdir)/lib/u64map.c $(srcdir)/lib/symbols.c $(srcdir)/lib/spantree.c \
-	$(srcdir)/lib/folded.c $(srcdir)/lib/srcloc.c $(srcdir)/lib/demangle.c $(srcdir)/lib/spannames.c
-FUZZ_LIBS = -ldw -lelf -liberty
+	$(srcdir)/lib/folded.c $(srcdir)/lib/json.c $(srcdir)/lib/perfetto.c $(srcdir)/lib/pbenc.c \
+	$(srcdir)/lib/metrics.c $(srcdir)/lib/utf8esc.c $(srcdir)/lib/srcloc.c $(srcdir)/lib/demangle.c \
+	$(srcdir)/lib/spannames.c
+FUZZ_LIBS = -ldw -lelf -liberty $(shell pkg-config --libs libcjson) -lm
+FUZZ_CFLAGS += -DHAVE_CONFIG_H -I$(builddir) $(shell pkg-config --cflags libcjson)
 
 .PHONY: fuzz corpus
 fuzz: $(FUZZ_DIR)/fuzz_decode
@@ -25,6 +31,12 @@ fuzz: $(FUZZ_DIR)/fuzz_decode
 	cd $(FUZZ_DIR) && ./fuzz_decode -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
 		-rss_limit_mb=1024 -max_len=20000 -print_final_stats=1 \
 		work '$(abspath $(srcdir))/tests/fuzz/corpus'
+	rm -rf $(FUZZ_DIR)/out && mkdir -p $(FUZZ_DIR)/out
+	cd $(FUZZ_DIR) && { ls -d '$(abspath $(srcdir))'/tests/fuzz/corpus/*; \
+		ls -d work/* 2>/dev/null | head -n 300; } | \
+		FUZZ_OUT_DIR=out xargs ./fuzz_decode -runs=1 >replay.log 2>&1 || \
+		{ tail -n 20 replay.log; exit 1; }
+	sh $(srcdir)/tests/fuzz/check-outputs $(FUZZ_DIR)/out '$(abspath $(srcdir))'
 
 $(FUZZ_DIR)/fuzz_decode: $(FUZZ_SRCS) $(wildcard $(srcdir)/lib/*.h)
 	mkdir -p $(FUZZ_DIR)

@@ -1,5 +1,6 @@
 /* fuzz_decode.c: libFuzzer target for the span wire decoder (lib/decode.c)
- * with the aggregation (spantree.c) and the folded writer behind it.
+ * with the aggregation (spantree.c) and the folded, JSON and Perfetto writers
+ * behind it (Perfetto streaming as a sink, as in a real session).
  * Run by tests/fuzz/fuzz.mk (`make fuzz`, FUZZ_SECONDS=30 by default) over
  * the seed corpus in tests/fuzz/corpus/, made by mkcorpus.c from encode.h.
  *
@@ -8,14 +9,24 @@
  * bit 3 folded thread roots; bytes 1 and 2 place the cuts (n * byte / 256).
  * Besides the sanitizers, it checks that what the decoder emits is balanced:
  * every begin at the thread's depth, every end closing the innermost span
- * and never before its begin, and as many ends as begins at the end. */
+ * and never before its begin, and as many ends as begins at the end; that
+ * the JSON parses (cJSON) and is valid UTF-8 throughout; and that the
+ * Perfetto trace is a well-formed sequence of TracePacket fields whose own
+ * fields all have valid wire types and lengths within bounds.
+ *
+ * With FUZZ_OUT_DIR set, each input's JSON and trace are also written there
+ * (N.json, N.pftrace) so that tests/fuzz/check-outputs can hand them to
+ * their real consumers, jq and protoc. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <cJSON.h>
+
 #include "decode.h"
 #include "spantree.h"
+#include "utf8esc.h"
 #include "writer.h"
 
 #define FUZZ_SLOTS 4096
@@ -58,6 +69,83 @@ static void fuzz_event(void *arg, const struct span_event *ev)
 	}
 }
 
+/* A varint at *p (below end); false when it runs past end or 10 bytes. */
+static int fuzz_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	*v = 0;
+	for (int shift = 0; *p < end && shift < 70; shift += 7) {
+		uint8_t b = *(*p)++;
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return 1;
+	}
+	return 0;
+}
+
+/* Walks one level of protobuf fields in [p, end): every tag and length
+ * valid, everything within bounds.  With top, every field must be
+ * Trace.packet (1, length-delimited) and its contents are walked too. */
+static int fuzz_proto(const uint8_t *p, const uint8_t *end, int top)
+{
+	while (p < end) {
+		uint64_t tag, v;
+		if (!fuzz_varint(&p, end, &tag) || (tag >> 3) == 0)
+			return 0;
+		switch (tag & 7) {
+		case 0:
+			if (!fuzz_varint(&p, end, &v))
+				return 0;
+			break;
+		case 1:
+			if (end - p < 8)
+				return 0;
+			p += 8;
+			break;
+		case 2:
+			if (!fuzz_varint(&p, end, &v) || v > (uint64_t)(end - p))
+				return 0;
+			if (top && ((tag >> 3) != 1 || !fuzz_proto(p, p + v, 0)))
+				return 0;
+			p += v;
+			break;
+		case 5:
+			if (end - p < 4)
+				return 0;
+			p += 4;
+			break;
+		default:
+			return 0;
+		}
+		if (top && tag != ((1 << 3) | 2))
+			return 0;
+	}
+	return 1;
+}
+
+static int fuzz_utf8(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		size_t len = utf8esc_seqlen((const unsigned char *)s + i, n - i);
+		if (!len)
+			return 0;
+		i += len;
+	}
+	return 1;
+}
+
+/* Keeps a copy of an output for tests/fuzz/check-outputs. */
+static void fuzz_save(const char *dir, unsigned long n, const char *ext, const char *buf,
+		      size_t len)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%lu.%s", dir, n, ext);
+	FILE *fp = fopen(path, "w");
+	if (fp) {
+		fwrite(buf, 1, len, fp);
+		fclose(fp);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -86,6 +174,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	decoder_add_sink(d, (struct span_sink){spantree_event, &st});
 	decoder_add_sink(d, (struct span_sink){fuzz_event, check});
+	/* the Perfetto writer streams, as a sink of the decoder */
+	static const char *const argv[] = {"target", "arg\xff", NULL};
+	struct run_head h = {.argc = 2,
+			     .argv = (char *const *)argv,
+			     .strings = decoder_strings(d),
+			     .names = decoder_names(d),
+			     .spans = true,
+			     .runs = 1};
+	char *pbuf = NULL, *jbuf = NULL;
+	size_t plen = 0, jlen = 0;
+	FILE *pfp = open_memstream(&pbuf, &plen);
+	if (!pfp)
+		abort();
+	struct writer pw = {.ops = &perfetto_writer_ops, .fp = pfp, .head = &h};
+	if (pw.ops->start(&pw, &h) < 0)
+		abort();
+	decoder_add_sink(d, (struct span_sink){pw.ops->span, &pw});
 	for (int k = 0; k < 3; k++)
 		decoder_feed(d, p + cut[k], cut[k + 1] - cut[k]);
 	decoder_finish(d);
@@ -96,15 +201,45 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (st.thread[i]->depth != 0)
 			abort();
 
+	struct report r = {.head = &h, .spans = &st, .dstats = s, .nruns = 1};
 	FILE *fp = fopen("/dev/null", "w");
 	if (fp) {
-		struct run_head h = {.strings = decoder_strings(d), .spans = true};
-		struct report r = {.head = &h, .spans = &st, .dstats = s};
 		struct writer w = {.ops = &folded_writer_ops, .fp = fp, .head = &h};
 		w.opts.folded_threads = flags & 8;
 		w.ops->finish(&w, &r);
 		fclose(fp);
 	}
+	if (!pw.err && pw.ops->finish(&pw, &r) < 0)
+		abort();
+	pw.ops->release(&pw);
+	fclose(pfp);
+	if (!fuzz_proto((const uint8_t *)pbuf, (const uint8_t *)pbuf + plen, 1))
+		abort(); /* not a well-formed sequence of trace packets */
+
+	FILE *jfp = open_memstream(&jbuf, &jlen);
+	if (!jfp)
+		abort();
+	struct writer jw = {.ops = &json_writer_ops, .fp = jfp, .head = &h};
+	if (jw.ops->finish(&jw, &r) < 0)
+		abort();
+	jw.ops->release(&jw);
+	fclose(jfp);
+	cJSON *doc = cJSON_ParseWithLength(jbuf, jlen);
+	if (!doc || !fuzz_utf8(jbuf, jlen))
+		abort(); /* JSON that a parser rejects, or not UTF-8 */
+	cJSON_Delete(doc);
+
+	static const char *out_dir;
+	static int out_init;
+	static unsigned long out_n;
+	if (!out_init++)
+		out_dir = getenv("FUZZ_OUT_DIR");
+	if (out_dir) {
+		fuzz_save(out_dir, out_n, "json", jbuf, jlen);
+		fuzz_save(out_dir, out_n++, "pftrace", pbuf, plen);
+	}
+	free(pbuf);
+	free(jbuf);
 	spantree_release(&st);
 	decoder_free(d);
 	free(check);

@@ -1,0 +1,394 @@
+#!/usr/bin/env bats
+# outfiles.bats: what every output option (-o, --json, --perfetto, --folded)
+# does to the file system: bad and unwritable paths fail before the target
+# starts, symlinks and hard links are kept, two spellings of one file and
+# COMMAND's own executable are refused, --append appends in place, FIFOs
+# never hang, and no temporary file outlives spanstat.
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+OPTS=(-o --json --folded --perfetto)
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	SCRATCH=
+}
+
+teardown() {
+	cd /
+	[ -z "$SCRATCH" ] || rm -rf "$SCRATCH"
+}
+
+# A target that leaves a mark when it runs.
+MARK=(sh -c ': > "$0"/ran')
+
+needs_root() {
+	[ "$(id -u)" = 0 ] || skip "needs root to create files as another user (CI runs as root)"
+}
+
+as_nobody() {
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
+}
+
+# nobody_dir: cd into a world-writable directory the user nobody can reach
+# (the bats temporary directories are private to root), and set NSPANSTAT
+# to a spanstat nobody can run: a copy of the staged install when the build
+# tree is private too.
+nobody_dir() {
+	SCRATCH=$(mktemp -d /tmp/spanstat-outfiles.XXXXXX)
+	chmod 0755 "$SCRATCH"
+	mkdir -m 0777 "$SCRATCH/w"
+	NSPANSTAT=$SPANSTAT
+	if ! as_nobody test -x "$SPANSTAT"; then
+		[ -n "${STAGE:-}" ] && [ "${SPANSTAT#"$STAGE"}" != "$SPANSTAT" ] ||
+			fail "the user nobody cannot run $SPANSTAT and there is no \$STAGE to copy"
+		cp -a "$STAGE" "$SCRATCH/stage"
+		chmod -R a+rX "$SCRATCH/stage"
+		NSPANSTAT=$SCRATCH/stage${SPANSTAT#"$STAGE"}
+	fi
+	cd "$SCRATCH/w"
+}
+
+@test "an empty path is an error before the target starts" {
+	local opt
+	for opt in "${OPTS[@]}"; do
+		run "$SPANSTAT" "$opt" '' -- "${MARK[@]}" "$PWD"
+		assert_failure 125
+		local name=$opt
+		[ "$opt" = -o ] && name=--output
+		assert_output "spanstat: invalid $name '': expected a file name, or - for standard output"
+		assert_not_exists ran
+	done
+	run ls -A
+	assert_output ""
+}
+
+@test "a read-only file is not replaced, even where the directory would allow it" {
+	needs_root
+	nobody_dir
+	echo keep > mine
+	chown nobody:nogroup mine
+	chmod 0444 mine
+	echo keep > roots
+	chmod 0644 roots
+	local opt f
+	for opt in "${OPTS[@]}"; do
+		for f in mine roots; do
+			run as_nobody "$NSPANSTAT" "$opt" "$f" -- "${MARK[@]}" "$PWD"
+			assert_failure 125
+			assert_output "spanstat: cannot write '$f': Permission denied"
+			assert_not_exists ran
+			assert_equal "$(cat "$f")" keep
+		done
+		run as_nobody "$NSPANSTAT" -o roots --append -- "${MARK[@]}" "$PWD"
+		assert_failure 125
+		assert_output "spanstat: cannot write 'roots': Permission denied"
+	done
+	run ls -A
+	assert_output $'mine\nroots'
+}
+
+@test "a shell's > and spanstat agree on the same read-only file" {
+	needs_root
+	nobody_dir
+	echo keep > roots
+	run as_nobody sh -c 'echo x > roots'
+	assert_failure
+	run as_nobody "$NSPANSTAT" -o roots -e task-clock -- true
+	assert_failure 125
+	assert_output "spanstat: cannot write 'roots': Permission denied"
+	# a file nobody may write is no error (whether nobody may count events
+	# depends on perf_event_paranoid)
+	as_nobody touch its
+	as_nobody sh -c 'echo x > its'
+	run as_nobody "$NSPANSTAT" -o its -e task-clock -- true
+	refute_output --partial "cannot write"
+}
+
+@test "replacing a file keeps its mode, owner and group" {
+	needs_root
+	local opt
+	for opt in "${OPTS[@]}"; do
+		echo old > out
+		chown nobody:nogroup out
+		chmod 0640 out
+		run "$SPANSTAT" "$opt" out -e task-clock -- true
+		assert_success
+		assert_equal "$(stat -c '%a %U %G' out)" "640 nobody nogroup"
+		[ "$(cat out)" != old ] || fail "$opt did not replace out"
+	done
+}
+
+@test "a symlinked output stays a link and the file it points to gets the output" {
+	mkdir real
+	local opt
+	for opt in "${OPTS[@]}"; do
+		echo old > real/target
+		rm -f link
+		ln -s real/target link
+		run "$SPANSTAT" "$opt" link -e task-clock -- true
+		assert_success
+		assert_link_exists link
+		assert_equal "$(readlink link)" real/target
+		# (--folded of a run without spans is empty)
+		[ "$(cat real/target)" != old ] || fail "$opt: target not written"
+		run ls -A real
+		assert_output target
+	done
+	# a dangling link: the file it names is created
+	ln -s real/new dangling
+	run "$SPANSTAT" -o dangling -e task-clock -- true
+	assert_success
+	assert_link_exists dangling
+	grep -q task-clock real/new
+}
+
+@test "a hard-linked output keeps its links and every name sees the output" {
+	local opt ino
+	for opt in "${OPTS[@]}"; do
+		rm -f out other
+		echo old > out
+		ln out other
+		ino=$(stat -c %i out)
+		run "$SPANSTAT" "$opt" out -e task-clock -- true
+		assert_success
+		assert_equal "$(stat -c '%i %h' out)" "$ino 2"
+		assert_equal "$(stat -c %i other)" "$ino"
+		[ "$(cat other)" != old ] || fail "$opt: the other name still has the old contents"
+	done
+	run ls -A
+	assert_output $'other\nout'
+}
+
+# same_file OPT1 PATH1 OPT2 PATH2: spanstat refuses, naming both options in
+# the order of --help (-o, --folded, --json, --perfetto), before the target starts, and leaves the directory as it was.
+same_file() {
+	local before
+	before=$(ls -A; cat x 2>/dev/null || :)
+	run "$SPANSTAT" "$1" "$2" "$3" "$4" -- "${MARK[@]}" "$PWD"
+	assert_failure 125
+	assert_equal "${#lines[@]}" 1
+	local o1=${1/#-o/--output} o2=${3/#-o/--output}
+	if [ "$2" = "$4" ]; then
+		assert_output "spanstat: $o1 and $o2 name the same file '$2'"
+	else
+		assert_output "spanstat: $o1 '$2' and $o2 '$4' name the same file"
+	fi
+	assert_not_exists ran
+	assert_equal "$(ls -A; cat x 2>/dev/null || :)" "$before"
+}
+
+@test "two outputs naming one file in any spelling fail before the target starts" {
+	mkdir d
+	local pass
+	for pass in missing existing; do
+		same_file -o x --json x
+		same_file -o ./x --json x
+		same_file --folded "$PWD//x" --json x
+		same_file --folded d/../x --perfetto x
+		same_file -o x --perfetto "$PWD/d/../x"
+	done
+	echo old > x
+	ln -s x sl
+	same_file -o sl --json x
+	ln x hard
+	same_file --json x --perfetto hard
+	same_file --folded sl --json hard
+}
+
+@test "- and /dev/stdout are one file; the null device may be named twice" {
+	run "$SPANSTAT" --json - --folded /dev/stdout -- "${MARK[@]}" "$PWD"
+	assert_failure 125
+	assert_output "spanstat: --folded '/dev/stdout' and --json '-' name the same file"
+	assert_not_exists ran
+	run "$SPANSTAT" --json - --folded - -- true
+	assert_failure 125
+	assert_output "spanstat: --folded and --json cannot both write to standard output"
+	run "$SPANSTAT" -o /dev/null --json /dev/null --folded /dev/null -e task-clock -- true
+	assert_success
+	assert_output ""
+}
+
+@test "/dev/stdout and /proc/self/fd/N write to the file behind the descriptor" {
+	"$SPANSTAT" --json /dev/stdout -e task-clock -- true > out.json
+	jq -e '.command == ["true"]' out.json >/dev/null
+	# a deleted file has no name to rename over: it is written in place
+	local fd
+	exec {fd}<>gone
+	rm gone
+	run "$SPANSTAT" -o "/proc/self/fd/$fd" -e task-clock -- true
+	assert_success
+	run cat "/proc/self/fd/$fd"
+	exec {fd}>&-
+	assert_output --partial "task-clock"
+	run ls -A
+	assert_output out.json
+}
+
+@test "an output that is COMMAND's own executable fails before the target starts" {
+	cp "$(type -P true)" prog
+	ln -s prog proglink
+	cp prog saved
+	local opt
+	for opt in "${OPTS[@]}"; do
+		run "$SPANSTAT" "$opt" prog -- ./prog
+		assert_failure 125
+		assert_output "spanstat: cannot write 'prog': it is the executable of './prog'"
+		run env PATH="$PWD:$PATH" "$SPANSTAT" "$opt" proglink -- prog
+		assert_failure 125
+		assert_output "spanstat: cannot write 'proglink': it is the executable of 'prog'"
+		cmp prog saved
+	done
+	# a different program of the same name elsewhere on PATH is not it
+	mkdir bin
+	cp prog bin/prog
+	run env PATH="$PWD/bin:$PATH" "$SPANSTAT" -o prog -e task-clock -- prog
+	assert_success
+	grep -q task-clock prog
+}
+
+@test "--append: concurrent runs appending to one log all appear, whole" {
+	local i pids=()
+	for i in $(seq 20); do
+		"$SPANSTAT" -o log --append -e task-clock,page-faults -- true &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do
+		wait "$i"
+	done
+	assert_equal "$(grep -c "Performance counter stats for 'true'" log)" 20
+	assert_equal "$(grep -c ' task-clock ' log)" 20
+	assert_equal "$(grep -c ' page-faults ' log)" 20
+	assert_equal "$(grep -c 'seconds time elapsed' log)" 20
+	# each summary whole: its lines in order, never another's in between
+	run awk '/Performance counter stats/ { if (state) bad = 1; state = 1 }
+		state == 1 && / task-clock / { state = 2 }
+		state == 2 && / page-faults / { state = 3 }
+		state == 3 && /seconds time elapsed/ { state = 0; n++ }
+		END { print (bad ? "interleaved" : n) }' log
+	assert_output 20
+	run ls -A
+	assert_output log
+}
+
+@test "--append through a symlink keeps the link, and a failed run appends nothing" {
+	mkdir logs
+	echo first > logs/run.log
+	ln -s logs/run.log log
+	run "$SPANSTAT" -o log --append -e task-clock -- true
+	assert_success
+	assert_link_exists log
+	assert_equal "$(head -n1 logs/run.log)" first
+	grep -q task-clock logs/run.log
+	cp logs/run.log before
+	run -127 "$SPANSTAT" -o log --append -e task-clock -- ./no-such-command
+	assert_failure 127
+	cmp before logs/run.log
+	run -127 "$SPANSTAT" -o new.log --append -e task-clock -- ./no-such-command
+	assert_failure 127
+	assert_not_exists new.log
+	run ls -A logs
+	assert_output run.log
+}
+
+@test "--append to a 2 GB sparse log writes at its end and does not rewrite it" {
+	truncate -s 2G big.log
+	local ino size
+	ino=$(stat -c %i big.log)
+	size=$(stat -c %s big.log)
+	run "$SPANSTAT" -o big.log --append -e task-clock -- true
+	assert_success
+	assert_equal "$(stat -c %i big.log)" "$ino"
+	[ "$(stat -c %s big.log)" -gt "$size" ] || fail "nothing appended"
+	# still sparse: a rewrite would allocate 2 GB
+	[ "$(du -k big.log | cut -f1)" -lt 1024 ] || fail "big.log was rewritten: $(du -k big.log)"
+	tail -c 2000 big.log | grep -q task-clock
+	run ls -A
+	assert_output big.log
+}
+
+@test "a FIFO with no reader fails at once with 125, before the target starts" {
+	mkfifo fifo
+	local opt
+	for opt in "${OPTS[@]}"; do
+		run timeout 60 "$SPANSTAT" "$opt" fifo -- "${MARK[@]}" "$PWD"
+		assert_failure 125
+		assert_output "spanstat: cannot write 'fifo': no process is reading the FIFO"
+		assert_not_exists ran
+	done
+	[ -p fifo ] || fail "fifo is no longer a FIFO"
+}
+
+@test "a FIFO with a reader gets the output" {
+	mkfifo fifo
+	local fd
+	# read-write keeps a reader open without blocking
+	exec {fd}<>fifo
+	run "$SPANSTAT" -o fifo -e task-clock -- true
+	assert_success
+	run dd iflag=nonblock bs=65536 count=1 status=none <&"$fd"
+	exec {fd}>&-
+	assert_output --partial "Performance counter stats for 'true'"
+	assert_output --partial "task-clock"
+	[ -p fifo ] || fail "fifo is no longer a FIFO"
+}
+
+@test "renaming the output's directory under spanstat leaves no temporary file" {
+	mkdir d
+	run "$SPANSTAT" -o d/out.txt --json d/out.json -e task-clock -- mv d e
+	assert_success
+	assert_not_exists d
+	run ls -A e
+	assert_output $'out.json\nout.txt'
+	grep -q task-clock e/out.txt
+	mkdir d
+	echo first > d/log
+	run "$SPANSTAT" -o d/log --append -e task-clock -- mv d f
+	assert_success
+	assert_not_exists d
+	run ls -A f
+	assert_output log
+	grep -q task-clock f/log
+}
+
+@test "no temporary file outlives spanstat when a relayed signal ends it" {
+	ulimit -c 0
+	local sig
+	for sig in INT TERM HUP QUIT USR1 USR2 ALRM PIPE VTALRM XCPU; do
+		mkdir "$sig"
+		(
+			cd "$sig"
+			run "$SPANSTAT" -o out.txt --json out.json --perfetto out.pftrace \
+				--folded out.folded -e task-clock -- sh -c "kill -$sig \$PPID; sleep 5"
+			run ls -A
+			assert_output $'out.folded\nout.json\nout.pftrace\nout.txt'
+			grep -q task-clock out.txt
+		)
+	done
+}
+
+@test "the outputs are anonymous while the target runs, so SIGKILL leaves nothing" {
+	# the target lists its directory: an O_TMPFILE output has no name there;
+	# where this file system lacks O_TMPFILE, try tmpfs
+	local d
+	for d in "$BATS_TEST_TMPDIR" /dev/shm; do
+		[ -d "$d" ] || continue
+		SCRATCH=$(mktemp -d "$d/spanstat-kill.XXXXXX") # removed by teardown
+		cd "$SCRATCH"
+		run "$SPANSTAT" -o out.txt --json out.json -e task-clock -- ls -A
+		assert_success
+		[ -n "$output" ] || break
+		echo "# no O_TMPFILE in $d: $output" >&3
+		cd / && rm -rf "$SCRATCH"
+	done
+	if [ -n "$output" ]; then
+		skip_or_fail "no O_TMPFILE here: spanstat named its temporary files"
+	fi
+	rm -f out.txt out.json
+	run "$SPANSTAT" -o out.txt --json out.json --perfetto out.pftrace --folded out.folded \
+		-e task-clock -- sh -c 'kill -KILL $PPID; sleep 1'
+	assert_failure 137
+	run ls -A
+	assert_output ""
+}
