@@ -273,6 +273,16 @@ static cJSON *json_node(const struct span_node *sn, uint32_t id, int64_t parent,
 		json_u64(o, "parent", (uint64_t)parent);
 	json_u64(o, "depth", depth);
 	json_text(o, "name", h ? span_names_text(h->names, h->strings, sn->name) : "");
+	/* where the function is defined, from its debug information */
+	uint32_t line = 0;
+	const char *file = h ? span_names_where(h->names, sn->name, &line) : NULL;
+	if (file) {
+		json_text(o, "file", file);
+		json_u64(o, "line", line);
+	} else {
+		cJSON_AddNullToObject(o, "file");
+		cJSON_AddNullToObject(o, "line");
+	}
 	json_u64(o, "count", sn->count);
 	json_u64(o, "total_ns", sn->total_ns);
 	json_u64(o, "self_ns", span_node_self(sn));

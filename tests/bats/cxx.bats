@@ -233,3 +233,28 @@ perfetto_names() {
 	assert_output "spanstat: option '--demangle' needs an argument"
 }
 
+@test "JSON nodes carry file and line with debug information, null without" {
+	require_cmd jq
+	local depth_line area_line
+	depth_line=$(grep -n 'int depth(int n)' "$WORKLOADS/span_cxx.cc" | cut -d: -f1)
+	area_line=$(grep -n 'int Shape::area() const$' "$WORKLOADS/span_cxxlib.cc" | cut -d: -f1)
+	run -0 "$SPANSTAT" -e task-clock --demangle=full --json=g.json --folded=/dev/null -- "$CXX_G"
+	# every node of every tree has both keys
+	run -0 jq '[.spans.threads[].nodes[], .spans.merged.nodes[] | has("file") and has("line")] | all' g.json
+	assert_output true
+	run -0 jq -r '[.spans.merged.nodes[] | select(.name == "app::Parser::depth(int)")
+		| "\(.file) \(.line)"] | unique[]' g.json
+	assert_output "$WORKLOADS/span_cxx.cc $depth_line"
+	run -0 jq -r '.spans.merged.nodes[] | select(.name == "lib::Shape::area() const") | "\(.file) \(.line)"' g.json
+	assert_output "$WORKLOADS/span_cxxlib.cc $area_line"
+	# the program's own span has no location; every function here has one
+	run -0 jq -r '[.spans.merged.nodes[] | select(.file == null) | .name] | unique | join(",")' g.json
+	assert_output '_ZN4user4textEv'
+	run -0 jq '[.spans.merged.nodes[] | select(.file != null) | .line | numbers | select(. > 0)] | length > 20' g.json
+	assert_output true
+	# without -g: no node has a location, and the names are the same
+	run -0 "$SPANSTAT" -e task-clock --demangle=full --json=nog.json --folded=/dev/null -- "$CXX_NOG"
+	run -0 jq '[.spans.merged.nodes[] | select(.file != null or .line != null)] | length' nog.json
+	assert_output 0
+	assert_equal "$(json_names nog.json)" "$(expected full)"
+}
