@@ -103,6 +103,16 @@ static bool srcloc_cu(Dwarf *dw, uint64_t vaddr, Dwarf_Die *cu)
 	return false;
 }
 
+/* Whether die's decl_file is index 0: in DWARF 5 the unit's primary source
+ * file (clang writes it), which older libdw (0.188) refuses as "no file". */
+static bool srcloc_file0(Dwarf_Die *die)
+{
+	Dwarf_Attribute at;
+	Dwarf_Word idx;
+	return dwarf_attr_integrate(die, DW_AT_decl_file, &at) && dwarf_formudata(&at, &idx) == 0 &&
+	       idx == 0;
+}
+
 int srcloc_find(struct srcloc *sl, uint64_t vaddr, char *buf, size_t cap, unsigned *line)
 {
 	Dwarf_Die cu, *scope = NULL;
@@ -115,6 +125,8 @@ int srcloc_find(struct srcloc *sl, uint64_t vaddr, char *buf, size_t cap, unsign
 		if (dwarf_tag(&scope[i]) != DW_TAG_subprogram)
 			continue;
 		f = dwarf_decl_file(&scope[i]);
+		if (!f && srcloc_file0(&scope[i]))
+			f = dwarf_diename(&cu);
 		if (!f || dwarf_decl_line(&scope[i], &ln) != 0)
 			f = NULL;
 		break;
