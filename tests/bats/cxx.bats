@@ -41,6 +41,7 @@ setup_file() {
 setup() {
 	cd "$BATS_TEST_TMPDIR"
 	[ -n "$CXX_G" ] || skip_or_fail "the C++ workloads were not built (g++ missing?)"
+	require_cmd c++filt # the reference for --demangle=full (binutils)
 }
 
 # The symbols span_cxx records (CXX_G), as --demangle=no shows them, each
@@ -76,7 +77,6 @@ expected() {
 	no) cut -f1 <<<"$SIMPLE" ;;
 	simple) cut -f2 <<<"$SIMPLE" ;;
 	full)
-		require_cmd c++filt
 		cut -f1 <<<"$SIMPLE" | while IFS= read -r sym; do
 			if [ "$sym" = _ZN4user4textEv ]; then echo "$sym"; else c++filt -- "$sym"; fi
 		done
@@ -107,9 +107,9 @@ json_names() {
 		LC_ALL=C sort -u
 }
 
+# perfetto_names TRACE: the interned event names of TRACE, decoded by protoc
+# (the caller checks for the schema and protoc: a skip cannot leave $(...)).
 perfetto_names() {
-	[ -f "$PROTO_DIR/perfetto_trace.proto" ] || skip_or_fail "no Perfetto schema in $PROTO_DIR"
-	require_cmd protoc
 	protoc --proto_path="$PROTO_DIR" --decode=perfetto.protos.Trace perfetto_trace.proto \
 		<"$1" >"$1.txt" || return 1
 	awk '/event_names \{/ { in_en = 1 } in_en && /^ *name: / {
@@ -163,6 +163,8 @@ perfetto_names() {
 }
 
 @test "--demangle=simple|full|no in Perfetto's interned names" {
+	[ -f "$PROTO_DIR/perfetto_trace.proto" ] || skip_or_fail "no Perfetto schema in $PROTO_DIR"
+	require_cmd protoc
 	for mode in simple full no; do
 		run -0 "$SPANSTAT" -e task-clock --demangle="$mode" --perfetto="$mode.pftrace" -- "$CXX_G"
 		assert_equal "$(perfetto_names "$mode.pftrace")" "$(expected "$mode")"
@@ -170,7 +172,6 @@ perfetto_names() {
 }
 
 @test "std::vector<std::string> from libstdc++'s headers: simple and c++filt's full" {
-	require_cmd c++filt
 	run -0 "$SPANSTAT" -e task-clock --demangle=no --folded=no.folded -- "$CXX_STD"
 	run -0 "$SPANSTAT" -e task-clock --folded=simple.folded -- "$CXX_STD"
 	run -0 "$SPANSTAT" -e task-clock --demangle=full --folded=full.folded -- "$CXX_STD"
