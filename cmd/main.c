@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "demangle.h"
 #include "events.h"
 #include "launch.h"
 #include "options.h"
@@ -33,7 +34,8 @@ struct cli {
 	unsigned runs, interval_ms;
 	const char *sep;
 	const char *path[OUT_MAX]; /* OUT_SUMMARY: -o FILE or NULL for stderr */
-	bool append, spans_table, folded_threads, list;
+	bool append, spans_table, spans_location, folded_threads, list;
+	enum demangle_mode demangle;
 	struct outfile out[OUT_MAX];
 	struct writer w[OUT_MAX];
 	struct writer *wv[OUT_MAX];
@@ -193,6 +195,14 @@ static void parse(struct cli *c, int argc, char **argv)
 			break;
 		case OPT_SPANS:
 			c->spans_table = true;
+			if (optarg && strcmp(optarg, "location") != 0)
+				die("invalid --spans '%s': expected --spans or --spans=location",
+				    optarg);
+			c->spans_location = optarg != NULL;
+			break;
+		case OPT_DEMANGLE:
+			if (demangle_mode_parse(optarg, &c->demangle) < 0)
+				die("invalid --demangle '%s': expected simple, full or no", optarg);
 			break;
 		case OPT_FOLDED:
 			c->path[OUT_FOLDED] = optarg;
@@ -267,6 +277,7 @@ static void add_writer(struct cli *c, enum out_kind k, const struct writer_ops *
 	w->fp = fp;
 	w->opts.csv_sep = c->sep;
 	w->opts.spans_table = c->spans_table;
+	w->opts.spans_location = c->spans_location;
 	w->opts.folded_threads = c->folded_threads;
 	c->wv[c->nw++] = w;
 }
@@ -377,6 +388,7 @@ int main(int argc, char **argv)
 		.interval_ms = c.interval_ms,
 		.spans = spans,
 		.preload = preload,
+		.demangle = c.demangle,
 		.writers = c.wv,
 		.nwriters = c.nw,
 	};

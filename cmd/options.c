@@ -12,28 +12,38 @@
 const struct opt_def options_table[] = {
 	{OPT_EVENT, 'e', "event", "LIST",
 	 "events to count, in perf's syntax: a,b  {a,b} (a group)  name:u/k/h  rNNNN  "
-	 "pmu::event; repeatable (default: perf stat's set)"},
-	{OPT_REPEAT, 'r', "repeat", "N", "run COMMAND N times; print means and ( +- x% ) spread"},
+	 "pmu::event; repeatable (default: perf stat's set)",
+	 0},
+	{OPT_REPEAT, 'r', "repeat", "N", "run COMMAND N times; print means and ( +- x% ) spread",
+	 0},
 	{OPT_INTERVAL, 'I', "interval-print", "MS",
-	 "print counts every MS milliseconds while COMMAND runs (at least 10)"},
+	 "print counts every MS milliseconds while COMMAND runs (at least 10)", 0},
 	{OPT_SEPARATOR, 'x', "field-separator", "SEP",
-	 "print counts as CSV with separator SEP, in perf's column order"},
-	{OPT_OUTPUT, 'o', "output", "FILE", "write the summary to FILE instead of stderr"},
-	{OPT_APPEND, 0, "append", NULL, "append to the --output FILE instead of replacing it"},
-	{OPT_SPANS, 0, "spans", NULL, "collect spans; print the span table after the summary"},
+	 "print counts as CSV with separator SEP, in perf's column order", 0},
+	{OPT_OUTPUT, 'o', "output", "FILE", "write the summary to FILE instead of stderr", 0},
+	{OPT_APPEND, 0, "append", NULL, "append to the --output FILE instead of replacing it", 0},
+	{OPT_SPANS, 0, "spans", "location",
+	 "collect spans; print the span table after the summary (=location: with each "
+	 "function's file:line from its debug information)",
+	 1},
 	{OPT_FOLDED, 0, "folded", "FILE",
-	 "write spans as folded stacks (self time in ns) to FILE, - for stdout"},
+	 "write spans as folded stacks (self time in ns) to FILE, - for stdout", 0},
 	{OPT_FOLDED_THREADS, 0, "folded-threads", NULL,
-	 "root each folded stack in its process and thread"},
+	 "root each folded stack in its process and thread", 0},
 	{OPT_JSON, 0, "json", "FILE",
-	 "write the results as one JSON document to FILE, - for stdout"},
+	 "write the results as one JSON document to FILE, - for stdout", 0},
 	{OPT_PERFETTO, 0, "perfetto", "FILE",
 	 "write a Perfetto trace to FILE: spans as slices, counters and -I samples as counter "
-	 "tracks"},
-	{OPT_LIST, 0, "list", NULL, "list the events usable here (optionally matching PATTERN)"},
-	{OPT_HELP, 'h', "help", NULL, "show this help"},
-	{OPT_VERSION, 'V', "version", NULL, "show spanstat's version"},
-	{0, 0, NULL, NULL, NULL},
+	 "tracks",
+	 0},
+	{OPT_DEMANGLE, 0, "demangle", "MODE",
+	 "how C++ function names show: simple (scopes and name), full (as c++filt prints "
+	 "them) or no (the symbol); default simple",
+	 0},
+	{OPT_LIST, 0, "list", NULL, "list the events usable here (optionally matching PATTERN)", 0},
+	{OPT_HELP, 'h', "help", NULL, "show this help", 0},
+	{OPT_VERSION, 'V', "version", NULL, "show spanstat's version", 0},
+	{0, 0, NULL, NULL, NULL, 0},
 };
 
 void options_help(FILE *fp)
@@ -48,9 +58,10 @@ void options_help(FILE *fp)
 	      fp);
 	for (const struct opt_def *o = options_table; o->name; o++) {
 		char left[64];
-		int n = snprintf(left, sizeof left, "%c%c%s --%s%s%s", o->shortopt ? '-' : ' ',
+		int n = snprintf(left, sizeof left, "%c%c%s --%s%s%s%s%s", o->shortopt ? '-' : ' ',
 				 o->shortopt ? o->shortopt : ' ', o->shortopt ? "," : " ", o->name,
-				 o->arg ? "=" : "", o->arg ? o->arg : "");
+				 o->arg && o->arg_optional ? "[" : "", o->arg ? "=" : "",
+				 o->arg ? o->arg : "", o->arg && o->arg_optional ? "]" : "");
 		fprintf(fp, "  %s%*s", left, n < OPTIONS_HELP_COL ? OPTIONS_HELP_COL - n : 1, "");
 		/* wrap the text at 80 columns, continuing under itself */
 		const char *t = o->help;
@@ -91,11 +102,15 @@ int options_getopt(char **shortopts, void **longopts)
 	*p++ = ':'; /* report a missing argument as ':' */
 	for (size_t i = 0; i < n; i++) {
 		const struct opt_def *o = &options_table[i];
-		lo[i] = (struct option){o->name, o->arg ? required_argument : no_argument, NULL,
-					o->id};
+		int has = !o->arg	    ? no_argument
+			  : o->arg_optional ? optional_argument
+					    : required_argument;
+		lo[i] = (struct option){o->name, has, NULL, o->id};
 		if (o->shortopt) {
 			*p++ = o->shortopt;
 			if (o->arg)
+				*p++ = ':';
+			if (o->arg && o->arg_optional)
 				*p++ = ':';
 		}
 	}

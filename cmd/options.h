@@ -21,6 +21,7 @@ enum opt_id {
 	OPT_FOLDED_THREADS,
 	OPT_JSON,
 	OPT_PERFETTO,
+	OPT_DEMANGLE,
 };
 
 struct opt_def {
@@ -29,6 +30,7 @@ struct opt_def {
 	const char *name; /* long name */
 	const char *arg;  /* argument's name, NULL: takes none */
 	const char *help;
+	int arg_optional; /* arg may be left out: --name[=ARG] */
 };
 
 extern const struct opt_def options_table[];

@@ -20,7 +20,7 @@ function __spanstat_no_command
             case --list
                 return 1
             case '--*=*'
-            case --event --repeat --interval-print --field-separator --output --folded --json --perfetto
+            case --event --repeat --interval-print --field-separator --output --folded --json --perfetto --demangle
                 set skip 1
             case -e -r -I -x -o
                 set skip 1
@@ -43,7 +43,7 @@ function __spanstat_events
 end
 
 complete -c spanstat -f -n __spanstat_no_command -a '(__fish_complete_command)'
-complete -c spanstat -f -n 'not __spanstat_no_command; and not __fish_seen_argument -l list' -a '(__fish_complete_subcommand -e -r -I -x -o --event --repeat --interval-print --field-separator --output --folded --json --perfetto)'
+complete -c spanstat -f -n 'not __spanstat_no_command; and not __fish_seen_argument -l list' -a '(__fish_complete_subcommand -e -r -I -x -o --event --repeat --interval-print --field-separator --output --folded --json --perfetto --demangle)'
 complete -c spanstat -f -n '__fish_seen_argument -l list' -a '(__spanstat_events)'
 
 complete -c spanstat -n __spanstat_no_command -s e -l event -x -a '(__spanstat_events)' -d 'Events to count, in perf syntax'
@@ -53,6 +53,7 @@ complete -c spanstat -n __spanstat_no_command -s x -l field-separator -x -d 'Pri
 complete -c spanstat -n __spanstat_no_command -s o -l output -r -F -d 'Write the summary to FILE instead of stderr'
 complete -c spanstat -n __spanstat_no_command -l append -d 'Append to the --output FILE'
 complete -c spanstat -n __spanstat_no_command -l spans -d 'Collect spans; print the span table'
+complete -c spanstat -n __spanstat_no_command -l demangle -x -a 'simple full no' -d 'How C++ function names show'
 complete -c spanstat -n __spanstat_no_command -l folded -r -F -d 'Write spans as folded stacks to FILE'
 complete -c spanstat -n __spanstat_no_command -l folded-threads -d 'Root folded stacks in process and thread'
 complete -c spanstat -n __spanstat_no_command -l json -r -F -d 'Write the results as JSON to FILE'

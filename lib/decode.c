@@ -43,6 +43,10 @@
  *
  * Records from a pid without a HELLO, and events with tid 0, are bad_records.
  * Names are cut at their first NUL; an empty name is valid (a span named "").
+ * A code name (WIRE_NAME_CODE) is symbolised, and the first time a symbol is
+ * seen its shown text (demangled per decoder_set_demangle) and source
+ * location are computed once into the name view (spannames.h); events only
+ * ever carry the raw name's id.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -50,6 +54,7 @@
 #include <string.h>
 
 #include "decode.h"
+#include "demangle.h"
 #include "u64map.h"
 #include "symbols.h"
 #include "wire.h"
@@ -104,6 +109,8 @@ struct decoder {
 	int nsink;
 	struct decode_stats stats;
 	struct strtab strings;
+	struct span_names names; /* how code names show (spannames.h) */
+	enum demangle_mode demangle;
 	size_t strbytes;
 	struct symbols *sym;
 	struct u64map procs, threads;
@@ -537,6 +544,25 @@ static bool decode_hello(struct decoder *d, const struct wire_hdr *h, const uint
 	return true;
 }
 
+/* Once per function name: what it shows as (--demangle) and where it is
+ * defined, for the writers (spannames.h). */
+static void decode_view(struct decoder *d, uint32_t gid, const char *fn, const char *path,
+			const struct wire_name *wn)
+{
+	uint32_t text = gid, file = 0;
+	char *shown = demangle_symbol(fn, d->demangle);
+	if (shown) {
+		text = decode_intern(d, shown, strlen(shown), true);
+		free(shown);
+	}
+	char where[1024];
+	unsigned line = 0;
+	if (symbols_where(d->sym, path, wn->addr, wn->base, where, sizeof where, &line) == 0)
+		file = decode_intern(d, where, strlen(where), false);
+	if (span_names_set(&d->names, gid, text ? text : gid, file, file ? line : 0) < 0)
+		decode_refuse(d, true);
+}
+
 static bool decode_namedef(struct decoder *d, const struct wire_hdr *h, const uint8_t *pl,
 			   size_t paylen)
 {
@@ -564,6 +590,8 @@ static bool decode_namedef(struct decoder *d, const struct wire_hdr *h, const ui
 			d->sym = symbols_new();
 		size_t len = symbols_name(d->sym, path, wn.addr, wn.base, fn, sizeof fn);
 		gid = decode_intern(d, fn, len, true);
+		if (gid && !span_names_known(&d->names, gid))
+			decode_view(d, gid, fn, path, &wn);
 	} else {
 		gid = decode_intern(d, bytes, n, true);
 	}
@@ -752,6 +780,7 @@ struct decoder *decoder_new(const struct span_clock *clock)
 		free(d);
 		return NULL;
 	}
+	span_names_init(&d->names, &d->strings);
 	if (clock && clock->valid && clock->mult) {
 		d->clock = *clock;
 		if (d->clock.shift > 63)
@@ -775,6 +804,7 @@ void decoder_free(struct decoder *d)
 	u64map_release(&d->procs);
 	u64map_release(&d->threads);
 	symbols_free(d->sym);
+	span_names_release(&d->names);
 	strtab_release(&d->strings);
 	free(d);
 }
@@ -847,4 +877,14 @@ const struct decode_stats *decoder_stats(const struct decoder *d)
 const struct strtab *decoder_strings(const struct decoder *d)
 {
 	return &d->strings;
+}
+
+const struct span_names *decoder_names(const struct decoder *d)
+{
+	return &d->names;
+}
+
+void decoder_set_demangle(struct decoder *d, enum demangle_mode mode)
+{
+	d->demangle = mode;
 }

@@ -20,7 +20,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "demangle.h"
 #include "spanev.h"
+#include "spannames.h"
 #include "strtab.h"
 
 /* TSC to CLOCK_MONOTONIC: ns = mono0 + ((tsc - tsc0) * mult) >> shift. */
@@ -62,5 +64,10 @@ int decoder_feed(struct decoder *d, const void *buf, size_t len);
 void decoder_finish(struct decoder *d);
 const struct decode_stats *decoder_stats(const struct decoder *d);
 const struct strtab *decoder_strings(const struct decoder *d);
+/* How names show (demangled function names, their source locations). */
+const struct span_names *decoder_names(const struct decoder *d);
+/* How function names are demangled (default DEMANGLE_SIMPLE); set it before
+ * the first feed. */
+void decoder_set_demangle(struct decoder *d, enum demangle_mode mode);
 
 #endif

@@ -13,17 +13,22 @@
  * `THREADNAME-PID/TID` (the thread name defaults to the process name; a
  * missing process name is "process").
  *
- * Escaping, so that the grammar always holds (a frame never contains ';', a
- * space or a control character, and is never empty): the bytes ';' ' ' '%',
- * 0x00-0x1f and 0x7f are written as '%' and two upper-case hex digits
- * (percent-encoding, reversible); every other byte, UTF-8 included, is
- * written as is.  An empty name is written as "%00".
+ * Frames are names as the span names view shows them (spannames.h:
+ * demangled function names).  Escaping, so that the grammar always holds (a
+ * frame never contains ';' or a control character, and is never empty): the
+ * bytes ';' '%', 0x00-0x1f and 0x7f are written as '%' and two upper-case hex
+ * digits (percent-encoding, reversible); every other byte, spaces and UTF-8
+ * included, is written as is.  Spaces stay readable ("(anonymous
+ * namespace)::f", "operator delete"): flamegraph.pl, inferno and speedscope
+ * split each line at its LAST space, so only VALUE follows it.  An empty
+ * name is written as "%00".
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "spannames.h"
 #include "spantree.h"
 #include "strtab.h"
 #include "writer.h"
@@ -41,6 +46,7 @@ struct folded_out {
 	struct folded_line *line;
 	size_t nline, capline;
 	const struct strtab *strings;
+	const struct span_names *names;
 };
 
 static int folded_reserve(struct folded_out *o, size_t more)
@@ -79,7 +85,7 @@ static int folded_frame(struct folded_out *o, const char *name)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)name[i];
-		if (c == ';' || c == ' ' || c == '%' || c < 0x20 || c == 0x7f) {
+		if (c == ';' || c == '%' || c < 0x20 || c == 0x7f) {
 			o->buf[o->len++] = '%';
 			o->buf[o->len++] = hex[c >> 4];
 			o->buf[o->len++] = hex[c & 15];
@@ -93,7 +99,7 @@ static int folded_frame(struct folded_out *o, const char *name)
 
 static const char *folded_name(const struct folded_out *o, uint32_t id)
 {
-	return o->strings ? strtab_get(o->strings, id) : "";
+	return span_names_text(o->names, o->strings, id);
 }
 
 static int folded_add_line(struct folded_out *o, uint64_t self)
@@ -194,6 +200,7 @@ static int folded_finish(struct writer *w, const struct report *r)
 	struct folded_out o = {0};
 	const struct run_head *h = r->head ? r->head : w->head;
 	o.strings = h ? h->strings : NULL;
+	o.names = h ? h->names : NULL;
 	int err = 0;
 	if (w->opts.folded_threads) {
 		for (size_t k = 0; k < st->nthread && !err; k++) {

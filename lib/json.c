@@ -261,7 +261,7 @@ static int json_cmp_total(const void *a, const void *b)
 /* One node of a flat list: ids are positions in the list, the parent's id
  * (null at the top) always smaller than its children's. */
 static cJSON *json_node(const struct span_node *sn, uint32_t id, int64_t parent, uint32_t depth,
-			const struct strtab *names)
+			const struct run_head *h)
 {
 	cJSON *o = cJSON_CreateObject();
 	if (!o)
@@ -272,7 +272,17 @@ static cJSON *json_node(const struct span_node *sn, uint32_t id, int64_t parent,
 	else
 		json_u64(o, "parent", (uint64_t)parent);
 	json_u64(o, "depth", depth);
-	json_text(o, "name", names ? strtab_get(names, sn->name) : "");
+	json_text(o, "name", h ? span_names_text(h->names, h->strings, sn->name) : "");
+	/* where the function is defined, from its debug information */
+	uint32_t line = 0;
+	const char *file = h ? span_names_where(h->names, sn->name, &line) : NULL;
+	if (file) {
+		json_text(o, "file", file);
+		json_u64(o, "line", line);
+	} else {
+		cJSON_AddNullToObject(o, "file");
+		cJSON_AddNullToObject(o, "line");
+	}
 	json_u64(o, "count", sn->count);
 	json_u64(o, "total_ns", sn->total_ns);
 	json_u64(o, "self_ns", span_node_self(sn));
@@ -283,7 +293,7 @@ static cJSON *json_node(const struct span_node *sn, uint32_t id, int64_t parent,
 /* Every node of t below the root as one flat array, depth-first pre-order,
  * children by total time (largest first): nesting in the document stays
  * fixed however deep the spans nest.  NULL on -ENOMEM. */
-static cJSON *json_nodes(const struct span_tree *t, const struct strtab *names)
+static cJSON *json_nodes(const struct span_tree *t, const struct run_head *h)
 {
 	cJSON *arr = cJSON_CreateArray();
 	if (!arr || t->n <= 1)
@@ -313,7 +323,7 @@ static cJSON *json_nodes(const struct span_tree *t, const struct strtab *names)
 		const struct span_node *sn = &t->node[from];
 		int64_t parent = sn->parent ? (int64_t)id[sn->parent] : -1;
 		id[from] = next;
-		cJSON *o = json_node(sn, next++, parent, depth[from], names);
+		cJSON *o = json_node(sn, next++, parent, depth[from], h);
 		if (!o)
 			goto nomem;
 		cJSON_AddItemToArray(arr, o);
@@ -332,8 +342,9 @@ nomem:
 	return NULL;
 }
 
-static cJSON *json_tree(const struct span_tree *t, const struct strtab *names, bool thread)
+static cJSON *json_tree(const struct span_tree *t, const struct run_head *h, bool thread)
 {
+	const struct strtab *names = h ? h->strings : NULL;
 	cJSON *o = cJSON_CreateObject();
 	if (thread) {
 		cJSON_AddNumberToObject(o, "pid", t->pid);
@@ -353,7 +364,7 @@ static cJSON *json_tree(const struct span_tree *t, const struct strtab *names, b
 	}
 	json_u64(o, "total_ns", total);
 	json_u64(o, "count", count);
-	cJSON *nodes = json_nodes(t, names);
+	cJSON *nodes = json_nodes(t, h);
 	if (!nodes) {
 		cJSON_Delete(o);
 		return NULL;
@@ -365,7 +376,7 @@ static cJSON *json_tree(const struct span_tree *t, const struct strtab *names, b
 /* The span section; the same shape, empty, when spans were not collected. */
 static cJSON *json_spans(const struct report *r)
 {
-	const struct strtab *names = r->head ? r->head->strings : NULL;
+	const struct run_head *names = r->head;
 	const struct spantree *st = r->spans;
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddBoolToObject(o, "collected", st != NULL);

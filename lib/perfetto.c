@@ -84,7 +84,8 @@ enum { UNIT_COUNT = 2 };
 struct perfetto {
 	struct pbenc enc;
 	const struct strtab *strings;
-	uint8_t *interned; /* bit per strtab id */
+	const struct span_names *names; /* how span names show */
+	uint8_t *interned;		/* bit per strtab id */
 	size_t interned_bits;
 	/* track uuids are small sequential numbers so they encode in 1-3 bytes */
 	uint64_t next_uuid;
@@ -124,8 +125,10 @@ static struct perfetto *pf_state(struct writer *w)
 			w->err = -ENOMEM;
 		return NULL;
 	}
-	if (w->head)
+	if (w->head) {
 		p->strings = w->head->strings;
+		p->names = w->head->names;
+	}
 	w->priv = p;
 	return p;
 }
@@ -316,11 +319,13 @@ static void pf_slice(struct writer *w, struct perfetto *p, const struct span_eve
 	struct pbenc *e = &p->enc;
 	uint64_t track = pf_thread_track(w, p, ev);
 	int named = type != TYPE_SLICE_END;
-	int use_iid = named && ev->name && p->strings;
-	int define = use_iid && pf_intern(w, p, ev->name);
+	/* interned by the text shown: the view's id for a function name */
+	uint32_t name = span_names_shown(p->names, ev->name);
+	int use_iid = named && name && p->strings;
+	int define = use_iid && pf_intern(w, p, name);
 
 	if (!define && !(ev->flags & SPAN_F_UNFINISHED) && (use_iid || !named)) {
-		pf_fast_event(w, p, ev->ts, type, track, use_iid ? ev->name : 0);
+		pf_fast_event(w, p, ev->ts, type, track, use_iid ? name : 0);
 		return;
 	}
 
@@ -328,8 +333,8 @@ static void pf_slice(struct writer *w, struct perfetto *p, const struct span_eve
 	if (define) {
 		size_t id = pbenc_open(e, PKT_INTERNED_DATA);
 		size_t en = pbenc_open(e, ID_EVENT_NAMES);
-		pbenc_varint(e, EN_IID, ev->name);
-		pbenc_string(e, EN_NAME, pf_str(p, ev->name));
+		pbenc_varint(e, EN_IID, name);
+		pbenc_string(e, EN_NAME, pf_str(p, name));
 		pbenc_close_min(e, en);
 		pbenc_close_min(e, id);
 	}
@@ -337,7 +342,7 @@ static void pf_slice(struct writer *w, struct perfetto *p, const struct span_eve
 	pbenc_varint(e, TE_TYPE, (uint64_t)type);
 	pbenc_varint(e, TE_TRACK_UUID, track);
 	if (use_iid) {
-		pbenc_varint(e, TE_NAME_IID, ev->name);
+		pbenc_varint(e, TE_NAME_IID, name);
 	} else if (named) {
 		char buf[32];
 		snprintf(buf, sizeof buf, "span %" PRIu32, ev->name);
@@ -494,8 +499,10 @@ static int perfetto_start(struct writer *w, const struct run_head *h)
 	struct perfetto *p = pf_state(w);
 	if (!p)
 		return w->err;
-	if (h)
+	if (h) {
 		p->strings = h->strings;
+		p->names = h->names;
+	}
 	if (p->started)
 		return 0;
 	p->started = 1;

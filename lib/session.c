@@ -155,7 +155,9 @@ static int session_spans_setup(struct session *s, char **cause)
 		if (w->ops->span)
 			decoder_add_sink(s->dec, (struct span_sink){w->ops->span, w});
 	}
+	decoder_set_demangle(s->dec, s->o->demangle);
 	s->head.strings = decoder_strings(s->dec);
+	s->head.names = decoder_names(s->dec);
 	int r = session_env(s, tsc);
 	if (r < 0)
 		return session_fail(cause, -r, "cannot collect %s", "spans");

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "demangle.h"
 #include "events.h"
 #include "writer.h"
 
@@ -14,10 +15,11 @@ struct session_opts {
 	int argc;
 	char *const *argv; /* the command */
 	const struct evlist *evl;
-	unsigned runs;	      /* >= 1 */
-	unsigned interval_ms; /* 0: off */
-	bool spans;	      /* collect spans from the target */
-	const char *preload;  /* libspanstat.so to LD_PRELOAD when collecting */
+	unsigned runs;		     /* >= 1 */
+	unsigned interval_ms;	     /* 0: off */
+	bool spans;		     /* collect spans from the target */
+	const char *preload;	     /* libspanstat.so to LD_PRELOAD when collecting */
+	enum demangle_mode demangle; /* how function names show */
 	struct writer *const *writers;
 	size_t nwriters;
 };

@@ -2,10 +2,13 @@
  * one line per event with its derived metric, spread over runs and running
  * percentage, then elapsed, user and sys seconds, plus rusage perf does not
  * show (max RSS, faults, context switches); -I interval lines; and with
- * --spans the span table by stack path and by name.  Writes only w->fp. */
+ * --spans the span table by stack path and by name (function names as the
+ * name view shows them, with --spans=location a file:line column).  Writes
+ * only w->fp. */
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +23,7 @@
 #define SUMMARY_METRIC_WIDTH 34 /* "# " + value + ' ' + unit column */
 #define SUMMARY_HEADER_EVERY 25 /* interval lines between headers, as perf */
 #define SUMMARY_SPAN_ROWS 40	/* rows per span table; the rest is counted */
+#define SUMMARY_WHERE_WIDTH 28	/* the location column, file:line */
 
 struct summary_state {
 	unsigned intervals;
@@ -229,9 +233,9 @@ static int summary_row_cmp(const void *pa, const void *pb)
 
 /* A span name as a table shows it: control characters as \xNN, so one
  * span stays one row whatever bytes the target sent. */
-static void summary_name(FILE *fp, const struct strtab *t, uint32_t id)
+static void summary_name(FILE *fp, const struct run_head *h, uint32_t id)
 {
-	const unsigned char *s = (const unsigned char *)(t ? strtab_get(t, id) : "");
+	const unsigned char *s = (const unsigned char *)span_names_text(h->names, h->strings, id);
 
 	if (!*s)
 		fputs("\"\"", fp);
@@ -244,8 +248,7 @@ static void summary_name(FILE *fp, const struct strtab *t, uint32_t id)
 }
 
 /* The stack path of node i as "a;b;c". */
-static void summary_path(FILE *fp, const struct span_tree *t, const struct strtab *names,
-			 uint32_t i)
+static void summary_path(FILE *fp, const struct span_tree *t, const struct run_head *h, uint32_t i)
 {
 	uint32_t depth = 0, chain_small[64], *chain = chain_small;
 
@@ -254,7 +257,7 @@ static void summary_path(FILE *fp, const struct span_tree *t, const struct strta
 	if (depth > 64) {
 		chain = malloc(depth * sizeof(*chain));
 		if (!chain) {
-			summary_name(fp, names, t->node[i].name);
+			summary_name(fp, h, t->node[i].name);
 			return;
 		}
 	}
@@ -262,12 +265,28 @@ static void summary_path(FILE *fp, const struct span_tree *t, const struct strta
 	for (uint32_t k = i; k != 0 && depth < t->n; k = t->node[k].parent)
 		chain[depth++] = k;
 	while (depth-- > 0) {
-		summary_name(fp, names, t->node[chain[depth]].name);
+		summary_name(fp, h, t->node[chain[depth]].name);
 		if (depth)
 			fputc(';', fp);
 	}
 	if (chain != chain_small)
 		free(chain);
+}
+
+/* The location column (--spans=location): basename:line of name id's
+ * definition, "-" when unknown. */
+static void summary_where(FILE *fp, const struct run_head *h, uint32_t id)
+{
+	char buf[SUMMARY_WHERE_WIDTH + 1];
+	uint32_t line;
+	const char *file = span_names_where(h->names, id, &line);
+	if (file) {
+		const char *slash = strrchr(file, '/');
+		snprintf(buf, sizeof buf, "%s:%" PRIu32, slash ? slash + 1 : file, line);
+	} else {
+		snprintf(buf, sizeof buf, "-");
+	}
+	fprintf(fp, "%-*s  ", SUMMARY_WHERE_WIDTH, buf);
 }
 
 static void summary_row_cells(FILE *fp, const struct summary_row *row, uint64_t wall_ns)
@@ -303,7 +322,8 @@ static bool summary_nested_in_self(const struct span_tree *t, uint32_t i)
 	return false;
 }
 
-static int summary_span_tables(FILE *fp, const struct report *r, const struct span_tree *t)
+static int summary_span_tables(FILE *fp, const struct report *r, const struct span_tree *t,
+			       bool where)
 {
 	const struct strtab *names = r->head->strings;
 	uint32_t nnames = names ? names->n : 0;
@@ -337,19 +357,29 @@ static int summary_span_tables(FILE *fp, const struct report *r, const struct sp
 	qsort(rows, nrows, sizeof(*rows), summary_row_cmp);
 	qsort(byname, nby, sizeof(*byname), summary_row_cmp);
 
-	fprintf(fp, " Spans by stack path:\n\n %11s %12s %12s %12s %7s  %s\n", "count", "total",
-		"self", "mean", "wall", "path");
+	fprintf(fp, " Spans by stack path:\n\n %11s %12s %12s %12s %7s  ", "count", "total", "self",
+		"mean", "wall");
+	if (where)
+		fprintf(fp, "%-*s  ", SUMMARY_WHERE_WIDTH, "location");
+	fputs("path\n", fp);
 	for (size_t i = 0; i < nrows && i < SUMMARY_SPAN_ROWS; i++) {
 		summary_row_cells(fp, &rows[i], r->span_wall_ns);
-		summary_path(fp, t, names, rows[i].key);
+		if (where)
+			summary_where(fp, r->head, t->node[rows[i].key].name);
+		summary_path(fp, t, r->head, rows[i].key);
 		fputc('\n', fp);
 	}
 	summary_more(fp, nrows, "paths");
-	fprintf(fp, "\n Spans by name:\n\n %11s %12s %12s %12s %7s  %s\n", "count", "total", "self",
-		"mean", "wall", "name");
+	fprintf(fp, "\n Spans by name:\n\n %11s %12s %12s %12s %7s  ", "count", "total", "self",
+		"mean", "wall");
+	if (where)
+		fprintf(fp, "%-*s  ", SUMMARY_WHERE_WIDTH, "location");
+	fputs("name\n", fp);
 	for (size_t i = 0; i < nby && i < SUMMARY_SPAN_ROWS; i++) {
 		summary_row_cells(fp, &byname[i], r->span_wall_ns);
-		summary_name(fp, names, byname[i].key);
+		if (where)
+			summary_where(fp, r->head, byname[i].key);
+		summary_name(fp, r->head, byname[i].key);
 		fputc('\n', fp);
 	}
 	summary_more(fp, nby, "names");
@@ -399,7 +429,7 @@ static void summary_span_problems(FILE *fp, const struct decode_stats *d, uint64
 		fputs("\n\n", fp);
 }
 
-static int summary_spans(FILE *fp, const struct report *r)
+static int summary_spans(FILE *fp, const struct report *r, bool where)
 {
 	struct span_tree merged;
 	int err = 0;
@@ -414,7 +444,7 @@ static int summary_spans(FILE *fp, const struct report *r)
 			any = merged.node[i].count > 0;
 	}
 	if (any)
-		err = summary_span_tables(fp, r, &merged);
+		err = summary_span_tables(fp, r, &merged, where);
 	else
 		fputs(" no spans collected\n\n", fp);
 	if (r->spans)
@@ -434,7 +464,7 @@ static int summary_finish(struct writer *w, const struct report *r)
 		return err;
 	summary_times(w->fp, r);
 	if (w->opts.spans_table) {
-		err = summary_spans(w->fp, r);
+		err = summary_spans(w->fp, r, w->opts.spans_location);
 		if (err < 0)
 			return err;
 	}

@@ -2,7 +2,8 @@
  * read once with libelf: its function symbols (.symtab, else .dynsym) are
  * copied into a sorted array with a string pool, and the ELF file is closed
  * again, so nothing stays mapped.  Objects that cannot be read are cached as
- * empty so they are not retried for every name. */
+ * empty so they are not retried for every name.  Source locations come from
+ * the object's debug information (srcloc.c), opened on the first request. */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -14,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "srcloc.h"
 #include "symbols.h"
 
 struct symbols_sym {
@@ -29,6 +31,8 @@ struct symbols_obj {
 	struct symbols_sym *sym;
 	size_t nsym;
 	char *pool;
+	struct srcloc *dw; /* debug information, NULL: none */
+	bool dw_tried;
 };
 
 struct symbols {
@@ -51,6 +55,7 @@ static void symbols_obj_release(struct symbols_obj *o)
 	free(o->path);
 	free(o->sym);
 	free(o->pool);
+	srcloc_close(o->dw);
 }
 
 void symbols_free(struct symbols *s)
@@ -217,7 +222,7 @@ static struct symbols_obj *symbols_obj_get(struct symbols *s, const char *path)
 	return o;
 }
 
-static const char *symbols_find(const struct symbols_obj *o, uint64_t vaddr)
+static const struct symbols_sym *symbols_find(const struct symbols_obj *o, uint64_t vaddr)
 {
 	size_t lo = 0, hi = o->nsym;
 	while (lo < hi) { /* first symbol with value > vaddr */
@@ -237,7 +242,12 @@ static const char *symbols_find(const struct symbols_obj *o, uint64_t vaddr)
 	const struct symbols_sym *sy = &o->sym[i];
 	if (sy->size && vaddr - sy->value >= sy->size)
 		return NULL;
-	return o->pool + sy->name;
+	return sy;
+}
+
+static uint64_t symbols_vaddr(const struct symbols_obj *o, uint64_t addr, uint64_t base)
+{
+	return o->exec ? addr : o->link_base + (addr - base);
 }
 
 size_t symbols_name(struct symbols *s, const char *path, uint64_t addr, uint64_t base, char *buf,
@@ -246,8 +256,8 @@ size_t symbols_name(struct symbols *s, const char *path, uint64_t addr, uint64_t
 	const char *name = NULL;
 	struct symbols_obj *o = s && path && *path ? symbols_obj_get(s, path) : NULL;
 	if (o && o->nsym) {
-		uint64_t vaddr = o->exec ? addr : o->link_base + (addr - base);
-		name = symbols_find(o, vaddr);
+		const struct symbols_sym *sy = symbols_find(o, symbols_vaddr(o, addr, base));
+		name = sy ? o->pool + sy->name : NULL;
 	}
 	int n;
 	if (name) {
@@ -261,4 +271,21 @@ size_t symbols_name(struct symbols *s, const char *path, uint64_t addr, uint64_t
 	if (n < 0)
 		n = 0;
 	return (size_t)n < cap ? (size_t)n : cap ? cap - 1 : 0;
+}
+
+int symbols_where(struct symbols *s, const char *path, uint64_t addr, uint64_t base, char *buf,
+		  size_t cap, unsigned *line)
+{
+	struct symbols_obj *o = s && path && *path ? symbols_obj_get(s, path) : NULL;
+	if (!o || !o->nsym)
+		return -ENOENT;
+	if (!o->dw_tried) {
+		o->dw_tried = true;
+		o->dw = srcloc_open(o->path);
+	}
+	if (!o->dw)
+		return -ENOENT;
+	uint64_t vaddr = symbols_vaddr(o, addr, base);
+	const struct symbols_sym *sy = symbols_find(o, vaddr);
+	return srcloc_find(o->dw, sy ? sy->value : vaddr, buf, cap, line);
 }

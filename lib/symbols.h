@@ -9,7 +9,8 @@
  * executables (ET_EXEC) symbol values are absolute and addr is used as is;
  * for PIE and shared objects (ET_DYN) the link-time address is
  * (addr - base) + the object's lowest PT_LOAD address (p_vaddr - p_offset,
- * page aligned), which covers prelinked objects too. */
+ * page aligned), which covers prelinked objects too.  Source locations of
+ * those functions come from the object's debug information (srcloc.h). */
 #ifndef SPANSTAT_SYMBOLS_H
 #define SPANSTAT_SYMBOLS_H
 
@@ -29,5 +30,10 @@ void symbols_free(struct symbols *s);
  * Only regular files are opened (never blocking on FIFOs or devices). */
 size_t symbols_name(struct symbols *s, const char *path, uint64_t addr, uint64_t base, char *buf,
 		    size_t cap);
+/* The source location of the function containing addr in the object at
+ * path (see srcloc.h): its file into buf (cut to cap) and *line.  0, or
+ * -ENOENT without a symbol or debug information for it. */
+int symbols_where(struct symbols *s, const char *path, uint64_t addr, uint64_t base, char *buf,
+		  size_t cap, unsigned *line);
 
 #endif

@@ -15,6 +15,7 @@
 struct writer_opts {
 	const char *csv_sep; /* -x */
 	bool spans_table;    /* --spans: summary prints the span table */
+	bool spans_location; /* --spans=location: with a location column */
 	bool folded_threads; /* --folded-threads: thread/process root frames */
 };
 

@@ -48,3 +48,21 @@ build_workload() {
 span_link_flags() {
 	printf '%s\n' "-L$SPANSTAT_LIBDIR -Wl,-rpath,$SPANSTAT_LIBDIR -lspanstat"
 }
+
+# build_cxx_workload OUT SRC [FLAGS...]: compiles tests/workloads/SRC.cc with
+# g++ -O1 -finstrument-functions and FLAGS into $BATS_FILE_TMPDIR/OUT, once
+# per suite (OUT names the variant), and prints the path.  g++ is required
+# (skip, or fail under CI, without it).
+build_cxx_workload() {
+	local out="$BATS_FILE_TMPDIR/$1" src=$2
+	shift 2
+	command -v "${CXX:-g++}" >/dev/null 2>&1 || { skip_or_fail "${CXX:-g++} not installed"; return 1; }
+	if [ ! -e "$out" ]; then
+		local inc=()
+		[ -n "${SPANSTAT_INCLUDEDIR:-}" ] && inc=(-I"$SPANSTAT_INCLUDEDIR")
+		mkdir -p "$(dirname "$out")"
+		env -u CXXFLAGS -u LDFLAGS "${CXX:-g++}" -O1 -finstrument-functions "${inc[@]}" \
+			"$WORKLOADS/$src.cc" -o "$out" "$@" >&2 || return 1
+	fi
+	printf '%s\n' "$out"
+}

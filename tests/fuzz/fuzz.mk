@@ -20,8 +20,9 @@ FUZZ_CFLAGS = -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 FUZZ_SRCS = $(srcdir)/tests/fuzz/fuzz_decode.c $(srcdir)/lib/decode.c \
 	$(srcdir)/lib/strtab.c $(srcdir)/lib/u64map.c $(srcdir)/lib/symbols.c $(srcdir)/lib/spantree.c \
 	$(srcdir)/lib/folded.c $(srcdir)/lib/json.c $(srcdir)/lib/perfetto.c $(srcdir)/lib/pbenc.c \
-	$(srcdir)/lib/metrics.c $(srcdir)/lib/utf8esc.c
-FUZZ_LIBS = -ldw -lelf $(shell pkg-config --libs libcjson) -lm
+	$(srcdir)/lib/metrics.c $(srcdir)/lib/utf8esc.c $(srcdir)/lib/srcloc.c $(srcdir)/lib/demangle.c \
+	$(srcdir)/lib/spannames.c
+FUZZ_LIBS = -ldw -lelf -liberty $(shell pkg-config --libs libcjson) -lm
 FUZZ_CFLAGS += -DHAVE_CONFIG_H -I$(builddir) $(shell pkg-config --cflags libcjson)
 
 .PHONY: fuzz corpus

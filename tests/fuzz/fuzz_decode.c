@@ -179,6 +179,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct run_head h = {.argc = 2,
 			     .argv = (char *const *)argv,
 			     .strings = decoder_strings(d),
+			     .names = decoder_names(d),
 			     .spans = true,
 			     .runs = 1};
 	char *pbuf = NULL, *jbuf = NULL;

@@ -784,6 +784,62 @@ static void test_symbols(void)
 	free(s.buf);
 }
 
+/* A C function under a C++ symbol (unit::probe(int)), for the name view;
+ * DWARF places it at its declaration or its definition, the next two lines. */
+enum { PROBE_LINE = __LINE__ + 1 };
+void test_decode_probe(int v) __asm__("_ZN4unit5probeEi");
+void __attribute__((noinline, used)) test_decode_probe(int v)
+{
+	__asm__ volatile("" : : "r"(v));
+}
+
+/* The name view (spannames.h) a decoder builds for code names in each
+ * --demangle mode: shown text, source location from this test's own debug
+ * information, and user names left as they are even when they look
+ * mangled. */
+static void test_names_view(void)
+{
+	static const char *const want[] = {"unit::probe", "unit::probe(int)", "_ZN4unit5probeEi"};
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	Dl_info di;
+	ok(dladdr((void *)test_decode_static_target, &di) != 0, "view: dladdr");
+	for (int mode = DEMANGLE_SIMPLE; mode <= DEMANGLE_NO; mode++) {
+		struct stream s = {0};
+		s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "t");
+		s_code(&s, 5, 1, (uintptr_t)test_decode_probe, (uintptr_t)di.dli_fbase, exe);
+		s_name(&s, 5, 2, "_ZN4user4textEv");
+		s_code(&s, 5, 3, 0x1234 + 0x10, 0x1234, "/nonexistent/libnothing.so");
+		struct decoder *d = decoder_new(NULL);
+		decoder_set_demangle(d, (enum demangle_mode)mode);
+		decoder_feed(d, s.buf, s.len);
+		const struct strtab *t = decoder_strings(d);
+		const struct span_names *v = decoder_names(d);
+		uint32_t probe = strtab_lookup(t, "_ZN4unit5probeEi", 16);
+		uint32_t user = strtab_lookup(t, "_ZN4user4textEv", 15);
+		uint32_t none = strtab_lookup(t, "0x10@libnothing.so", 18);
+		ok(probe && user && none, "view %d: raw names interned", mode);
+		is_str(span_names_text(v, t, probe), want[mode], "view %d: code name shown", mode);
+		is_str(span_names_text(v, t, user), "_ZN4user4textEv",
+		       "view %d: a user's name is never demangled", mode);
+		is_str(span_names_text(v, t, none), "0x10@libnothing.so",
+		       "view %d: a fallback name as it is", mode);
+		uint32_t line = 0;
+		const char *file = span_names_where(v, probe, &line);
+		ok(file && file[0] == '/' && strlen(file) >= 25 &&
+			   !strcmp(file + strlen(file) - 25, "/tests/unit/test_decode.c"),
+		   "view %d: absolute file from the debug information (%s)", mode,
+		   file ? file : "null");
+		ok(line == PROBE_LINE || line == PROBE_LINE + 1, "view %d: line %u", mode, line);
+		ok(!span_names_where(v, none, &line) && line == 0,
+		   "view %d: no location without debug information", mode);
+		ok(!span_names_where(v, user, &line), "view %d: no location for a user name", mode);
+		decoder_free(d);
+		free(s.buf);
+	}
+}
+
 /* Lost records and drops: seq gaps, the dropped count, EXIT's total, a
  * process without EXIT, and the open stack closed when the stream lost. */
 static void test_lost(void)
@@ -905,6 +961,7 @@ int main(void)
 	test_limits();
 	test_random();
 	test_symbols();
+	test_names_view();
 	test_lost();
 	test_empty_name();
 	return tap_done();

@@ -45,8 +45,9 @@ static char *write_folded(const struct spantree *st, int threads, int *rc)
 	return out;
 }
 
-/* The grammar: frames of bytes other than ';', ' ' and control characters,
- * joined by ';', one space, a decimal VALUE > 0, newline. */
+/* The grammar, as flame graph tools read it: each line split at its LAST
+ * space into the stack and a decimal VALUE > 0; the stack is frames of bytes
+ * other than ';' and control characters (spaces allowed), joined by ';'. */
 static int grammar_ok(const char *text, int *nlines)
 {
 	*nlines = 0;
@@ -54,7 +55,7 @@ static int grammar_ok(const char *text, int *nlines)
 		const char *nl = strchr(p, '\n');
 		if (!nl)
 			return 0;
-		const char *sp = memchr(p, ' ', (size_t)(nl - p));
+		const char *sp = memrchr(p, ' ', (size_t)(nl - p));
 		if (!sp || sp == p)
 			return 0;
 		int frame_len = 0;
@@ -86,7 +87,7 @@ static int sorted(const char *text)
 	const char *prev = NULL;
 	size_t prevlen = 0;
 	for (const char *p = text; *p;) {
-		const char *sp = strchr(p, ' ');
+		const char *sp = memrchr(p, ' ', (size_t)(strchr(p, '\n') - p));
 		size_t l = (size_t)(sp - p);
 		if (prev) {
 			int c = memcmp(prev, p, l < prevlen ? l : prevlen);
@@ -149,8 +150,8 @@ static void test_merged(void)
 	is_str(out,
 	       "main 610\n"
 	       "main;100%25 100\n"
-	       "main;do%20work 200\n"
-	       "main;do%20work;a%3Bb 100\n"
+	       "main;do work 200\n"
+	       "main;do work;a%3Bb 100\n"
 	       "main;tab%09here 40\n"
 	       "\xc3\xbcn\xc3\xaf 1\n",
 	       "merged: exact lines");
@@ -168,13 +169,13 @@ static void test_threads(void)
 	char *out = write_folded(&st, 1, &rc);
 	is_int(rc, 0, "threads: finish ok");
 	is_str(out,
-	       "my%20app-10;my%20app-10/10;main 600\n"
-	       "my%20app-10;my%20app-10/10;main;100%25 100\n"
-	       "my%20app-10;my%20app-10/10;main;do%20work 200\n"
-	       "my%20app-10;my%20app-10/10;main;do%20work;a%3Bb 100\n"
-	       "my%20app-10;worker%3B1-10/11;main 10\n"
-	       "my%20app-10;worker%3B1-10/11;main;tab%09here 40\n"
-	       "my%20app-10;worker%3B1-10/11;\xc3\xbcn\xc3\xaf 1\n",
+	       "my app-10;my app-10/10;main 600\n"
+	       "my app-10;my app-10/10;main;100%25 100\n"
+	       "my app-10;my app-10/10;main;do work 200\n"
+	       "my app-10;my app-10/10;main;do work;a%3Bb 100\n"
+	       "my app-10;worker%3B1-10/11;main 10\n"
+	       "my app-10;worker%3B1-10/11;main;tab%09here 40\n"
+	       "my app-10;worker%3B1-10/11;\xc3\xbcn\xc3\xaf 1\n",
 	       "threads: process and thread root frames");
 	ok(grammar_ok(out, &n) && n == 7, "threads: every line matches the grammar");
 	ok(sorted(out), "threads: sorted");
@@ -182,7 +183,7 @@ static void test_threads(void)
 	/* every frame decodes back to a name we gave */
 	int back = 1;
 	for (char *p = out; *p;) {
-		char *sp = strchr(p, ' ');
+		char *sp = memrchr(p, ' ', (size_t)(strchr(p, '\n') - p));
 		char *f = p;
 		while (f < sp) {
 			char *semi = memchr(f, ';', (size_t)(sp - f));
@@ -190,7 +191,7 @@ static void test_threads(void)
 			char name[256];
 			unescape(f, (size_t)(fe - f), name);
 			char *dash = strrchr(name, '-');
-			if (dash && strncmp(f, "my%20app-", 9) && strncmp(f, "worker", 6))
+			if (dash && strncmp(f, "my app-", 7) && strncmp(f, "worker", 6))
 				dash = NULL;
 			if (dash)
 				*dash = '\0';

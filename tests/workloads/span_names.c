@@ -8,8 +8,8 @@
  *   "has space" containing "semi;colon" containing "per%cent"
  *   "tab\there\nnewline"
  *   "caf\xc3\xa9" (UTF-8 "cafe" with an acute e)
- * Folded (percent-escaped): has%20space, has%20space;semi%3Bcolon,
- * has%20space;semi%3Bcolon;per%25cent, tab%09here%0Anewline, caf\xc3\xa9.
+ * Folded (percent-escaped): has space, has space;semi%3Bcolon,
+ * has space;semi%3Bcolon;per%25cent, tab%09here%0Anewline, caf\xc3\xa9.
  * Exits 0. */
 #include <spanstat.h>
 
