@@ -176,11 +176,11 @@ static void parse(struct cli *c, int argc, char **argv)
 			break;
 		case OPT_REPEAT:
 			c->runs = parse_count("--repeat", optarg, 1, 1000000,
-					      "expected a whole number of runs, at least 1");
+					      "expected a whole number of runs from 1 to 1000000");
 			break;
 		case OPT_INTERVAL:
 			c->interval_ms = parse_count("--interval-print", optarg, 10, 86400000,
-						     "expected milliseconds, at least 10");
+						     "expected milliseconds from 10 to 86400000");
 			break;
 		case OPT_SEPARATOR:
 			if (!*optarg)

@@ -27,6 +27,12 @@ assert_one_error() {
 		assert_output --partial "invalid --interval-print '$bad'"
 	done
 	assert_not_exists ran
+	run "$SPANSTAT" -r 1000001 -- true
+	assert_one_error
+	assert_output "spanstat: invalid --repeat '1000001': expected a whole number of runs from 1 to 1000000"
+	run "$SPANSTAT" -I 86400001 -- true
+	assert_one_error
+	assert_output "spanstat: invalid --interval-print '86400001': expected milliseconds from 10 to 86400000"
 	run "$SPANSTAT" -r 02 -e task-clock -- true
 	assert_success
 	assert_output --partial "(2 runs)"
