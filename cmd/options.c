@@ -79,8 +79,9 @@ void options_help(FILE *fp)
 	}
 	fputs("\n"
 	      "Exit status: COMMAND's own; 128+N when it died of signal N, or when\n"
-	      "spanstat got signal N while no COMMAND ran; 125 when spanstat itself\n"
-	      "failed; 126 when COMMAND cannot be executed; 127 when it is not found.\n"
+	      "spanstat got signal N before COMMAND started or between runs; 125 when\n"
+	      "spanstat itself failed; 126 when COMMAND cannot be executed; 127 when\n"
+	      "it is not found.\n"
 	      "Signals sent to spanstat are passed on to COMMAND.  See spanstat(1).\n",
 	      fp);
 }
