@@ -771,6 +771,8 @@ typedef int (*rec_fexecve_fn)(int, char *const[], char *const[]);
 static rec_execve_fn rec_real_execve, rec_real_execvpe;
 static rec_execv_fn rec_real_execv, rec_real_execvp;
 static rec_fexecve_fn rec_real_fexecve;
+typedef void (*rec_exit_fn)(int);
+static rec_exit_fn rec_real_exit, rec_real_Exit;
 static int rec_secure; /* AT_SECURE, as rec_exec_lookup found it */
 
 /* What rec_exec_begin did to the descriptor at `fd` for the new image. */
@@ -791,6 +793,8 @@ static REC_NOI void rec_exec_lookup(void)
 	rec_real_execv = (rec_execv_fn)dlsym(RTLD_NEXT, "execv");
 	rec_real_execvp = (rec_execv_fn)dlsym(RTLD_NEXT, "execvp");
 	rec_real_fexecve = (rec_fexecve_fn)dlsym(RTLD_NEXT, "fexecve");
+	rec_real_exit = (rec_exit_fn)dlsym(RTLD_NEXT, "_exit");
+	rec_real_Exit = (rec_exit_fn)dlsym(RTLD_NEXT, "_Exit");
 }
 
 /* Sends every thread's buffered events (best effort for other threads). */
@@ -982,6 +986,33 @@ REC_API int execle(const char *path, const char *arg, ...)
 	char **argv, **envp = NULL;
 	REC_VA_ARGV(arg, ap, argv, envp = va_arg(ap, char **));
 	return execve(path, argv, envp);
+}
+
+/* ---- _exit ---------------------------------------------------------------- */
+
+/* _exit and _Exit skip destructors, so a process ending through them (the
+ * usual end of a forked child) lost everything it had buffered: send it
+ * first, as exit() does through rec_disconnect.  A vfork()ed child shares
+ * its parent's memory, buffers included, and must touch nothing: it is told
+ * apart by its pid, which rec_atfork_child never set for it. */
+static REC_NOI __attribute__((noreturn)) void rec_exit_now(rec_exit_fn real, int status)
+{
+	if (!rec_secure && (uint32_t)getpid() == rec_pid)
+		rec_finish(0);
+	if (real)
+		real(status);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}
+
+REC_API __attribute__((noreturn)) void _exit(int status)
+{
+	rec_exit_now(rec_real_exit, status);
+}
+
+REC_API __attribute__((noreturn)) void _Exit(int status)
+{
+	rec_exit_now(rec_real_Exit, status);
 }
 
 __attribute__((constructor)) static REC_NOI void rec_connect(void)

@@ -1,0 +1,47 @@
+#!/usr/bin/env bats
+# endings.bats: a process that ends without running destructors (_exit,
+# _Exit, the usual end of a forked child) loses none of the spans it
+# recorded, and a vfork()ed child's _exit sends nothing of its parent's.
+
+load helpers
+
+setup_file() {
+	export EXITW
+	EXITW=$(build_workload span_exit $(span_link_flags))
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# count NAME FILE: the merged count of spans named NAME
+count() {
+	jq "[.spans.merged.nodes[] | select(.name == \"$1\") | .count] | add // 0" "$2"
+}
+
+@test "_exit and _Exit lose no span, and the process's end is seen" {
+	local how
+	for how in _exit _Exit; do
+		run "$SPANSTAT" --json=x.json --spans -e task-clock -- "$EXITW" "$how"
+		assert_failure 3
+		assert_equal "$(count work x.json)" 100
+		assert_equal "$(jq -c '.spans.decode | [.no_exit, .unfinished, .dropped]' x.json)" "[0,0,0]"
+	done
+}
+
+@test "a forked child that calls _exit shows its spans" {
+	run "$SPANSTAT" --json=x.json --spans -e task-clock -- "$EXITW" fork
+	assert_success
+	assert_equal "$(count child x.json)" 50
+	assert_equal "$(count parent x.json)" 10
+	assert_equal "$(jq '.spans.decode.no_exit' x.json)" 0
+	assert_equal "$(jq '[.spans.threads[].pid] | unique | length' x.json)" 2
+}
+
+@test "a vfork()ed child's _exit sends nothing of its parent's" {
+	run "$SPANSTAT" --json=x.json --spans -e task-clock -- "$EXITW" vfork
+	assert_success
+	assert_equal "$(count parent x.json)" 20
+	assert_equal "$(jq -c '.spans.decode | [.no_exit, .unfinished, .unmatched]' x.json)" "[0,0,0]"
+	assert_equal "$(jq '[.spans.threads[].pid] | unique | length' x.json)" 1
+}
