@@ -84,6 +84,7 @@
 #define REC_STAT_EVERY 64u		 /* writes between full identity checks */
 #define REC_FL_MASK (O_ACCMODE | O_NONBLOCK | O_APPEND | O_NOATIME)
 #define REC_OP(op) ((uint64_t)(op) << WIRE_OP_SHIFT)
+#define REC_ALTSTACK (64u << 10) /* per-thread signal stack: a stack overflow still flushes */
 #ifdef HAVE_SECURE_GETENV
 #define rec_getenv secure_getenv /* a second line: rec_connect checked AT_SECURE */
 #else
@@ -110,6 +111,7 @@ struct rec_thread {
 	atomic_int busy; /* slow path / flush in progress: a try-lock, never waited on */
 	atomic_int live; /* owned by a running thread */
 	struct rec_thread *next;
+	void *altstack; /* REC_ALTSTACK bytes for the fatal-signal handler, or NULL */
 	struct rec_centry cache[REC_CACHE];
 	uint64_t rec[REC_WORDS];       /* the events record in progress */
 	char scratch[WIRE_MAX_RECORD]; /* other records of this thread */
@@ -490,6 +492,27 @@ static REC_NOI void rec_thread_reset(struct rec_thread *t, uint64_t now)
 	memset(t->cache, 0xff, sizeof t->cache); /* no key is all ones */
 }
 
+/* Gives the calling thread a signal stack when it has none, so that the
+ * fatal-signal handler runs even when the thread overflowed its own stack
+ * (the kernel can deliver SIGSEGV there only on another stack).  The memory
+ * stays with t, which later threads reuse; a thread that set up its own
+ * signal stack keeps it. */
+static REC_NOI void rec_thread_altstack(struct rec_thread *t)
+{
+	stack_t cur;
+	if (sigaltstack(NULL, &cur) != 0 || !(cur.ss_flags & SS_DISABLE))
+		return;
+	if (!t->altstack) {
+		void *m = mmap(NULL, REC_ALTSTACK, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (m == MAP_FAILED)
+			return;
+		t->altstack = m;
+	}
+	stack_t ss = {.ss_sp = t->altstack, .ss_size = REC_ALTSTACK, .ss_flags = 0};
+	sigaltstack(&ss, NULL);
+}
+
 /* The calling thread's first event: a buffer (reused or new) and its name. */
 static REC_NOI struct rec_thread *rec_thread_start(void)
 {
@@ -514,6 +537,7 @@ static REC_NOI struct rec_thread *rec_thread_start(void)
 			t->next = head;
 		while (!atomic_compare_exchange_weak(&rec_threads, &head, t));
 	}
+	rec_thread_altstack(t);
 	rec_thread_reset(t, rec_now());
 	rec_self = t;
 	pthread_setspecific(rec_key, t);
@@ -540,6 +564,13 @@ static REC_NOI void rec_thread_end(void *arg)
 					t->tid, &t->last, sizeof t->last);
 		if (len)
 			rec_write(t->scratch, len);
+	}
+	/* t (and its signal stack) may go to another thread from here on */
+	stack_t cur;
+	if (t->altstack && sigaltstack(NULL, &cur) == 0 && cur.ss_sp == t->altstack &&
+	    !(cur.ss_flags & SS_ONSTACK)) {
+		stack_t off = {.ss_flags = SS_DISABLE};
+		sigaltstack(&off, NULL);
 	}
 	atomic_store(&t->busy, 0);
 	atomic_store(&t->live, 0);
@@ -712,7 +743,9 @@ static REC_NOI void rec_install_signals(void)
 			continue;
 		memset(&sa, 0, sizeof sa);
 		sa.sa_handler = rec_on_signal;
-		sa.sa_flags = SA_RESETHAND | SA_RESTART;
+		/* on the thread's signal stack (rec_thread_altstack) when it has
+		 * one: a stack overflow's SIGSEGV has no stack left otherwise */
+		sa.sa_flags = SA_RESETHAND | SA_RESTART | SA_ONSTACK;
 		sigfillset(&sa.sa_mask);
 		sigaction(rec_fatal[i], &sa, NULL);
 	}

@@ -1,13 +1,15 @@
 #!/usr/bin/env bats
 # endings.bats: a process that ends without running destructors (_exit,
 # _Exit, the usual end of a forked child) loses none of the spans it
-# recorded, and a vfork()ed child's _exit sends nothing of its parent's.
+# recorded, nor does one that dies of a stack overflow, and a vfork()ed
+# child's _exit sends nothing of its parent's.
 
 load helpers
 
 setup_file() {
-	export EXITW
+	export EXITW OVERFLOW
 	EXITW=$(build_workload span_exit $(span_link_flags))
+	OVERFLOW=$(build_workload span_overflow $(span_link_flags) -O0)
 }
 
 setup() {
@@ -44,4 +46,19 @@ count() {
 	assert_equal "$(count parent x.json)" 20
 	assert_equal "$(jq -c '.spans.decode | [.no_exit, .unfinished, .unmatched]' x.json)" "[0,0,0]"
 	assert_equal "$(jq '[.spans.threads[].pid] | unique | length' x.json)" 1
+}
+
+@test "a stack overflow still sends every span it recorded (alternate signal stack)" {
+	ulimit -c 0
+	run "$SPANSTAT" --json=x.json --spans -e task-clock -- "$OVERFLOW"
+	assert_failure 139
+	assert_equal "$(jq '.exit.signal' x.json)" 11
+	# the handler ran: the exit record came, and every span open at the
+	# death arrived and was closed by spanstat
+	local levels
+	levels=$(count recurse x.json)
+	echo "levels: $levels"
+	[ "$levels" -ge 30 ]
+	assert_equal "$(count outer x.json)" 1
+	assert_equal "$(jq -c '.spans.decode | [.no_exit, .unfinished - '"$levels"']' x.json)" "[0,1]"
 }
