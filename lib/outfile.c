@@ -6,6 +6,7 @@
 #include "outfile.h"
 
 #include "cause.h"
+#include "sigrelay.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -341,7 +342,7 @@ static int outfile_copy_into(struct outfile *of, int from)
 			  : openat(of->dirfd, of->name, O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC);
 	if (to < 0) {
 		int e = errno;
-		sigprocmask(SIG_SETMASK, &old, NULL);
+		sigrelay_mask(SIG_SETMASK, &old, NULL);
 		return -e;
 	}
 	int r = 0;
@@ -359,7 +360,7 @@ static int outfile_copy_into(struct outfile *of, int from)
 	}
 	if (close(to) < 0 && r == 0)
 		r = -errno;
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	sigrelay_mask(SIG_SETMASK, &old, NULL);
 	return r;
 }
 
@@ -390,7 +391,7 @@ static int outfile_link(struct outfile *of, int fd)
 		}
 		free(tmp);
 	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	sigrelay_mask(SIG_SETMASK, &old, NULL);
 	return r;
 }
 

@@ -5,8 +5,10 @@
 #include "sigrelay.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,12 +37,45 @@ static const struct {
 
 #define SIGRELAY_NSTD (sizeof sigrelay_std / sizeof *sigrelay_std)
 
-static void sigrelay_add(sigset_t *set, int signo)
+/* The kernel's size of a signal set, as the C library passes it. */
+#define SIGRELAY_KSETSIZE ((size_t)(_NSIG / 8))
+
+/* Adds signo to set as the kernel reads it: sigaddset() refuses the C
+ * library's reserved signals (32 to SIGRTMIN-1), whose default action still
+ * ends a process.  A sigset_t starts with the kernel's bits, one per signal
+ * from bit 0, in unsigned longs. */
+static void sigrelay_set_bit(sigset_t *set, int signo)
+{
+	unsigned long *w = (unsigned long *)(void *)set;
+	const unsigned bits = 8 * sizeof *w;
+	w[(unsigned)(signo - 1) / bits] |= 1UL << ((unsigned)(signo - 1) % bits);
+}
+
+/* Whether signo is ignored.  sigaction() refuses the reserved signals: then
+ * the kernel is asked, whose struct sigaction starts with the handler. */
+static bool sigrelay_ignored(int signo)
 {
 	struct sigaction sa;
+	unsigned long ksa[16];
+	if (sigaction(signo, NULL, &sa) == 0)
+		return sa.sa_handler == SIG_IGN;
+	return syscall(SYS_rt_sigaction, signo, NULL, ksa, SIGRELAY_KSETSIZE) == 0 &&
+	       ksa[0] == (unsigned long)(uintptr_t)SIG_IGN;
+}
+
+static void sigrelay_add(sigset_t *set, int signo)
+{
 	/* Ignored at start (nohup): it stays ignored, for the target too. */
-	if (sigaction(signo, NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
-		sigaddset(set, signo);
+	if (!sigrelay_ignored(signo))
+		sigrelay_set_bit(set, signo);
+}
+
+int sigrelay_mask(int how, const sigset_t *set, sigset_t *old)
+{
+	/* The raw call: the C library's sigprocmask() silently leaves its
+	 * reserved signals unblocked, also when restoring a mask that has
+	 * them. */
+	return syscall(SYS_rt_sigprocmask, how, set, old, SIGRELAY_KSETSIZE) < 0 ? -errno : 0;
 }
 
 int sigrelay_block(struct sigrelay *sr)
@@ -50,20 +85,18 @@ int sigrelay_block(struct sigrelay *sr)
 	sigemptyset(&sr->set);
 	for (size_t i = 0; i < SIGRELAY_NSTD; i++)
 		sigrelay_add(&sr->set, sigrelay_std[i].signo);
-	/* The real-time signals the C library leaves to programs; all of them
-	 * terminate by default. */
-	for (int s = SIGRTMIN; s <= SIGRTMAX; s++)
+	/* Every real-time signal, the C library's reserved ones (32 to
+	 * SIGRTMIN-1) too: all of them terminate by default. */
+	for (int s = 32; s <= SIGRTMAX; s++)
 		sigrelay_add(&sr->set, s);
 	mask = sr->set;
 	sigaddset(&mask, SIGCHLD);
-	if (sigprocmask(SIG_BLOCK, &mask, &sr->oldmask) < 0)
-		return -errno;
-	return 0;
+	return sigrelay_mask(SIG_BLOCK, &mask, &sr->oldmask);
 }
 
 void sigrelay_unblock(const struct sigrelay *sr)
 {
-	sigprocmask(SIG_SETMASK, &sr->oldmask, NULL);
+	sigrelay_mask(SIG_SETMASK, &sr->oldmask, NULL);
 }
 
 bool sigrelay_foreign(int signo, int code, pid_t sender)
