@@ -161,6 +161,32 @@ static int outfile_open_special(struct outfile *of, const struct stat *st, int f
 	return 0;
 }
 
+/* A regular file that is spanstat's own stdout or stderr, which the target
+ * inherits and writes first (-o /dev/stdout, or -o log with > log): written
+ * through that descriptor where the target left off, since replacing the
+ * file would throw the target's output away.  Returns 1 when it is one, 0
+ * when not, or -errno. */
+static int outfile_open_std(struct outfile *of, const struct stat *given, char **cause)
+{
+	for (int std = STDOUT_FILENO; std <= STDERR_FILENO; std++) {
+		struct stat st;
+		if (fstat(std, &st) < 0 || !S_ISREG(st.st_mode) || st.st_dev != given->st_dev ||
+		    st.st_ino != given->st_ino)
+			continue;
+		int fd = fcntl(std, F_DUPFD_CLOEXEC, 3);
+		if (fd < 0 || !(of->fp = fdopen(fd, "w"))) {
+			int e = errno;
+			if (fd >= 0)
+				close(fd);
+			return outfile_fail(cause, e, of->path);
+		}
+		of->kind = OUTFILE_INPLACE;
+		outfile_set_id(of, given, true);
+		return 1;
+	}
+	return 0;
+}
+
 /* The file the output is written to until commit: anonymous (O_TMPFILE)
  * where the filesystem and /proc allow, else named and hidden.  Returns an
  * fd open for reading and writing, or -errno. */
@@ -219,6 +245,11 @@ int outfile_open(struct outfile *of, const char *path, int flags, char **cause)
 			goto fail;
 		return 0;
 	}
+	if (found && (r = outfile_open_std(of, &given, cause)) != 0) {
+		if (r < 0)
+			goto fail;
+		return 0;
+	}
 	if ((r = outfile_resolve(path, &of->dirfd, &of->name)) < 0) {
 		r = outfile_fail(cause, -r, path);
 		goto fail;
@@ -273,11 +304,23 @@ int outfile_open(struct outfile *of, const char *path, int flags, char **cause)
 		return 0;
 	}
 	fd = outfile_create_temp(of, flags, exists ? 0600 : 0666);
+	if (exists && (fd == -EACCES || fd == -EPERM || fd == -EROFS)) {
+		/* The directory takes no new name but the file may be written,
+		 * as a shell's > would: stage the output elsewhere and copy it
+		 * in at commit. */
+		FILE *t = tmpfile();
+		fd = t ? fcntl(fileno(t), F_DUPFD_CLOEXEC, 3) : -1;
+		fd = fd < 0 ? -errno : fd;
+		if (t)
+			fclose(t);
+		of->in_place = true;
+	}
 	if (fd < 0) {
 		r = outfile_fail(cause, -fd, path);
 		goto fail;
 	}
-	if ((exists && (r = outfile_keep_mode(fd, &st)) < 0) || !(of->fp = fdopen(fd, "w"))) {
+	if ((exists && !of->in_place && (r = outfile_keep_mode(fd, &st)) < 0) ||
+	    !(of->fp = fdopen(fd, "w"))) {
 		int e = r < 0 ? -r : errno;
 		close(fd);
 		if (of->tmp)
@@ -408,7 +451,7 @@ static int outfile_commit_replace(struct outfile *of)
 		S_ISREG(cur.st_mode);
 	if (r < 0)
 		;
-	else if (of->copy || (exists && cur.st_nlink > 1))
+	else if (of->copy || of->in_place || (exists && cur.st_nlink > 1))
 		r = outfile_copy_into(of, fd);
 	else if (exists && (r = outfile_keep_mode(fd, &cur)) < 0)
 		;
@@ -421,6 +464,11 @@ static int outfile_commit_replace(struct outfile *of)
 		}
 	} else
 		r = outfile_link(of, fd);
+	/* The name cannot be renamed over (a sticky directory and someone
+	 * else's file, a bind-mounted file): write the file in place, as a
+	 * shell's > would, rather than lose the output. */
+	if (exists && (r == -EPERM || r == -EACCES || r == -EBUSY || r == -EXDEV))
+		r = outfile_copy_into(of, fd);
 	if (of->tmp)
 		unlinkat(of->dirfd, of->tmp, 0);
 	if (fclose(of->fp) != 0 && r == 0)

@@ -7,7 +7,11 @@
  * as root, its owner).  A symlinked final name is followed: the file it
  * points to is replaced and the link stays a link.  A file with other hard
  * links is rewritten in place at commit so every name sees the new contents
- * (the one case that is not atomic).  --append writes the whole output with
+ * (the one case that is not atomic), as is a file the directory does not let
+ * us rename over or create a temporary file beside (a sticky or read-only
+ * directory, a bind mount): written in place, as a shell's > would.  A file
+ * that is spanstat's own stdout or stderr is written through that
+ * descriptor, after what the target wrote there.  --append writes the whole output with
  * one O_APPEND write at commit.  Devices and FIFOs are written in place; a
  * FIFO nobody reads fails at open.  Every later operation is relative to the
  * directory opened at outfile_open(), so renaming that directory meanwhile
@@ -28,15 +32,16 @@ enum outfile_flags {
 };
 
 struct outfile {
-	char *path; /* the name as given, for messages; NULL for stdout */
-	FILE *fp;   /* what the writers write to */
-	int kind;   /* private: stdout, replace, append or in place */
-	int dirfd;  /* the final file's directory, symlinks resolved, or -1 */
-	char *name; /* the final file's name in dirfd */
-	int fd;	    /* append: the existing file opened O_APPEND, or -1 */
-	char *tmp;  /* a named temporary file in dirfd, or NULL */
-	bool copy;  /* commit rewrites path in place (no name to rename over) */
-	char *buf;  /* append: the output, collected in memory */
+	char *path;    /* the name as given, for messages; NULL for stdout */
+	FILE *fp;      /* what the writers write to */
+	int kind;      /* private: stdout, replace, append or in place */
+	int dirfd;     /* the final file's directory, symlinks resolved, or -1 */
+	char *name;    /* the final file's name in dirfd */
+	int fd;	       /* append: the existing file opened O_APPEND, or -1 */
+	char *tmp;     /* a named temporary file in dirfd, or NULL */
+	bool copy;     /* commit rewrites path in place (no name to rename over) */
+	bool in_place; /* commit rewrites dirfd/name in place (no temp beside it) */
+	char *buf;     /* append: the output, collected in memory */
 	size_t len;
 	/* What the output is, to tell two outputs naming one file: the file's
 	 * (dev, ino) when it exists, else its directory's plus name. */

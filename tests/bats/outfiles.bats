@@ -226,6 +226,52 @@ same_file() {
 	assert_output out.json
 }
 
+@test "an output that is the file on spanstat's stdout or stderr keeps what the target wrote" {
+	# the target writes through the same descriptor first: replacing the
+	# file would throw its output away
+	"$SPANSTAT" --json /dev/stdout -e task-clock -- sh -c 'echo target-out' > out
+	assert_equal "$(head -n 1 out)" target-out
+	tail -n +2 out | jq -e '.command[0] == "sh"' >/dev/null
+	"$SPANSTAT" -o /dev/stderr -e task-clock -- sh -c 'echo target-err >&2' 2> err
+	assert_equal "$(head -n 1 err)" target-err
+	grep -q task-clock err
+	"$SPANSTAT" -o log -e task-clock -- sh -c 'echo target-log' > log
+	assert_equal "$(head -n 1 log)" target-log
+	grep -q task-clock log
+}
+
+@test "a file the directory does not let spanstat replace is written in place, as a shell's > would" {
+	needs_root
+	nobody_dir
+	# a sticky directory: only the owner may rename over the file
+	chmod 1777 .
+	echo keep > roots
+	chmod 0666 roots
+	as_nobody sh -c 'echo x > roots'
+	run as_nobody "$NSPANSTAT" -o roots -e task-clock -- "${MARK[@]}" "$PWD"
+	assert_success
+	grep -q task-clock roots
+	assert_equal "$(stat -c %U roots)" root
+	# a read-only directory
+	mkdir -m 0755 ro
+	echo keep > ro/f
+	chmod 0666 ro/f
+	as_nobody sh -c 'echo x > ro/f'
+	run as_nobody "$NSPANSTAT" --json ro/f -e task-clock -- true
+	assert_success
+	jq -e '.command == ["true"]' ro/f >/dev/null
+	run ls -A ro
+	assert_output f
+	# a bind-mounted file cannot be renamed over at all
+	echo keep > src
+	touch mnt
+	mount --bind src mnt || fail "cannot bind-mount a file"
+	run "$SPANSTAT" -o mnt -e task-clock -- true
+	umount mnt
+	assert_success
+	grep -q task-clock src
+}
+
 @test "an output that is COMMAND's own executable fails before the target starts" {
 	cp "$(type -P true)" prog
 	ln -s prog proglink
