@@ -117,6 +117,8 @@ struct decoder {
 	struct dproc *phead, *ptail;
 	uint32_t nproc, nthread, ndefined;
 	struct dthread *last; /* thread of the last events record */
+	decoder_hook_fn hook; /* sees each record of the byte stream first */
+	void *hook_ctx;
 	bool oom;
 	size_t npend;
 	uint64_t pend[2 * WIRE_MAX_RECORD / 8];
@@ -703,6 +705,9 @@ static void decode_record(struct decoder *d, const struct wire_hdr *h, const uin
 		ok = true;
 		break;
 	}
+	case WIRE_KICK: /* a wake-up for the ring reader, nothing to decode */
+		ok = paylen == 0;
+		break;
 	default:
 		break;
 	}
@@ -755,6 +760,8 @@ static size_t decode_scan(struct decoder *d, const uint8_t *p, size_t n)
 			if (decode_hdr_ok(&h)) {
 				if (h.len > avail)
 					break;
+				if (d->hook)
+					d->hook(d->hook_ctx, &h, p + i + WIRE_HDR_SIZE);
 				decode_record(d, &h, p + i + WIRE_HDR_SIZE);
 				i += h.len;
 				continue;
@@ -787,6 +794,28 @@ struct decoder *decoder_new(const struct span_clock *clock)
 			d->clock.shift = 63;
 	}
 	return d;
+}
+
+void decoder_set_hook(struct decoder *d, decoder_hook_fn fn, void *ctx)
+{
+	d->hook = fn;
+	d->hook_ctx = ctx;
+}
+
+int decoder_record(struct decoder *d, const void *rec, size_t len)
+{
+	struct wire_hdr h;
+	if (len < WIRE_HDR_SIZE) {
+		d->stats.bad_bytes += len;
+		return 0;
+	}
+	memcpy(&h, rec, sizeof h);
+	if (!decode_hdr_ok(&h) || h.len != len) {
+		d->stats.bad_bytes += len;
+		return 0;
+	}
+	decode_record(d, &h, (const uint8_t *)rec + WIRE_HDR_SIZE);
+	return d->oom ? -ENOMEM : 0;
 }
 
 void decoder_free(struct decoder *d)

@@ -60,6 +60,15 @@ void decoder_free(struct decoder *d);
 int decoder_add_sink(struct decoder *d, struct span_sink sink);
 /* Consume bytes.  Returns 0, or -ENOMEM. */
 int decoder_feed(struct decoder *d, const void *buf, size_t len);
+/* One whole record (header included), from a transport other than the byte
+ * stream (ringsrc.c), between any two records of the stream.  Returns 0, or
+ * -ENOMEM. */
+int decoder_record(struct decoder *d, const void *rec, size_t len);
+/* fn sees every valid record of the byte stream just before the decoder
+ * takes it (the session drains a process's rings before its EXIT). */
+struct wire_hdr;
+typedef void (*decoder_hook_fn)(void *ctx, const struct wire_hdr *h, const uint8_t *payload);
+void decoder_set_hook(struct decoder *d, decoder_hook_fn fn, void *ctx);
 /* End of stream: partial record counted as bad, open spans closed. */
 void decoder_finish(struct decoder *d);
 const struct decode_stats *decoder_stats(const struct decoder *d);

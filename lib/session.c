@@ -27,16 +27,19 @@
 #include "counters.h"
 #include "decode.h"
 #include "launch.h"
+#include "ringsrc.h"
 #include "sigrelay.h"
 #include "spanclock.h"
 #include "spanenv.h"
 #include "spantree.h"
 #include "stats.h"
+#include "wire.h"
 
 #define SESSION_READ_BUF (1u << 20)
 #define SESSION_DRAIN_MAX (256u << 20) /* bytes read after exit, at most */
 #define SESSION_STREAMING (64u << 10)  /* a read this big: spans are streaming */
 #define SESSION_DOZE_NS 300000	       /* then doze this long between reads */
+#define SESSION_RING_POLL_MS 5	       /* rings in use: drain at least this often */
 
 extern char **environ;
 
@@ -51,6 +54,7 @@ struct session {
 	int pipe_r, pipe_w;
 	char *buf;
 	struct decoder *dec;
+	struct ringsrc *rings; /* the shared-memory transport, or NULL: the pipe only */
 	struct spantree tree;
 	bool have_tree;
 	char **envp;  /* the target's environment when collecting */
@@ -88,7 +92,7 @@ static int session_env(struct session *s, bool use_tsc)
 
 	while (environ[n])
 		n++;
-	s->envp = calloc(n + 6, sizeof *s->envp);
+	s->envp = calloc(n + 7, sizeof *s->envp);
 	if (!s->envp)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
@@ -110,11 +114,14 @@ static int session_env(struct session *s, bool use_tsc)
 			  (unsigned long long)st.st_dev, (unsigned long long)st.st_ino) > 0 &&
 		 asprintf(&own[3], "%s=%s", SPANSTAT_ENV_CLOCK, use_tsc ? "tsc" : "mono") > 0;
 	s->nowned = 4;
+	if (ok && s->rings)
+		ok = asprintf(&own[s->nowned++], "%s=/proc/%d/fd/%d", SPANSTAT_ENV_SHM,
+			      (int)getpid(), ringsrc_fd(s->rings)) > 0;
 	if (ok && (s->o->preload || oldpre)) {
 		const char *a = s->o->preload ? s->o->preload : "";
 		const char *b = oldpre ? oldpre : "";
-		ok = asprintf(&own[4], "LD_PRELOAD=%s%s%s", a, *a && *b ? ":" : "", b) > 0;
-		s->nowned = 5;
+		ok = asprintf(&own[s->nowned++], "LD_PRELOAD=%s%s%s", a, *a && *b ? ":" : "", b) >
+		     0;
 	}
 	s->owned = own;
 	return ok ? 0 : -ENOMEM;
@@ -126,6 +133,27 @@ static void session_env_free(struct session *s)
 		free(s->owned[i]);
 	free(s->envp);
 	s->envp = NULL;
+}
+
+/* A record made from a ring goes to the decoder like the pipe's. */
+static int session_ring_record(void *ctx, const void *rec, size_t len)
+{
+	struct session *s = ctx;
+	return decoder_record(s->dec, rec, len);
+}
+
+/* Before the decoder takes a process's EXIT, or the HELLO of the image that
+ * replaced it, everything that process left in its rings goes first. */
+static void session_ring_hook(void *ctx, const struct wire_hdr *h, const uint8_t *payload)
+{
+	struct session *s = ctx;
+	if (h->type == WIRE_EXIT) {
+		ringsrc_drain_gone(s->rings, h->pid, 0, session_ring_record, s);
+	} else if (h->type == WIRE_HELLO && h->len >= WIRE_HDR_SIZE + sizeof(struct wire_hello)) {
+		struct wire_hello hello;
+		memcpy(&hello, payload, sizeof hello);
+		ringsrc_drain_gone(s->rings, h->pid, hello.ts, session_ring_record, s);
+	}
 }
 
 static int session_spans_setup(struct session *s, char **cause)
@@ -156,6 +184,9 @@ static int session_spans_setup(struct session *s, char **cause)
 			decoder_add_sink(s->dec, (struct span_sink){w->ops->span, w});
 	}
 	decoder_set_demangle(s->dec, s->o->demangle);
+	/* Without a ring file (no memfd), every thread records through the pipe. */
+	if (ringsrc_new(&s->rings) == 0)
+		decoder_set_hook(s->dec, session_ring_hook, s);
 	s->head.strings = decoder_strings(s->dec);
 	s->head.names = decoder_names(s->dec);
 	int r = session_env(s, tsc);
@@ -168,17 +199,24 @@ static int session_spans_setup(struct session *s, char **cause)
  * *got says how much came. */
 static int session_spans_read(struct session *s, size_t limit, size_t *got)
 {
+	bool empty = false;
 	*got = 0;
+	if (s->rings) /* what is published now uses names the pipe holds now */
+		ringsrc_snapshot(s->rings);
 	while (*got < limit) {
 		ssize_t n = read(s->pipe_r, s->buf, SESSION_READ_BUF);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
+		if (n <= 0) {
+			empty = n == 0 || errno == EAGAIN;
 			break;
+		}
 		*got += (size_t)n;
 		if (decoder_feed(s->dec, s->buf, (size_t)n) < 0)
 			return -ENOMEM;
 	}
+	if (s->rings && empty && ringsrc_drain_live(s->rings, session_ring_record, s) < 0)
+		return -ENOMEM;
 	return 0;
 }
 
@@ -318,7 +356,9 @@ static int session_one(struct session *s, unsigned run, char **cause)
 		 * a context switch; a dozing one costs the writer nothing.
 		 * SIGCHLD can be missed only if it merged with an earlier one:
 		 * wake up now and then to look anyway. */
-		int timeout = streaming ? 0 : 1000;
+		int timeout = streaming				     ? 0
+			      : s->rings && ringsrc_active(s->rings) ? SESSION_RING_POLL_MS
+								     : 1000;
 		if (poll(pfd, 3, timeout) < 0 && errno != EINTR) {
 			r = -errno;
 			break;
@@ -462,6 +502,7 @@ static void session_release(struct session *s)
 	free(s->buf);
 	if (s->dec)
 		decoder_free(s->dec);
+	ringsrc_free(s->rings);
 	if (s->have_tree)
 		spantree_release(&s->tree);
 	session_env_free(s);
@@ -531,6 +572,8 @@ int session_run(const struct session_opts *o, int *exit_code, char **cause)
 			      sigrelay_name(s.signo, name, sizeof name));
 		goto out;
 	}
+	if (s.rings) /* processes that never said EXIT (SIGKILL): all they wrote */
+		ringsrc_drain_gone(s.rings, 0, 0, session_ring_record, &s);
 	if (s.dec)
 		decoder_finish(s.dec);
 	struct report rep;

@@ -8,5 +8,6 @@
 #define SPANSTAT_ENV_PIPE "SPANSTAT_PIPE"	/* /proc/<pid>/fd/<n>: reopen path */
 #define SPANSTAT_ENV_PIPE_ID "SPANSTAT_PIPE_ID" /* "<st_dev>:<st_ino>" of the pipe */
 #define SPANSTAT_ENV_CLOCK "SPANSTAT_CLOCK"	/* "tsc" or "mono" */
+#define SPANSTAT_ENV_SHM "SPANSTAT_SHM"		/* /proc/<pid>/fd/<n>: the ring file (ring.h) */
 
 #endif

@@ -43,6 +43,10 @@
  * namespace).
  *
  * Names may be empty (len 0): spanstat_begin("") is a valid span name.
+ *
+ * Threads that got a ring in the shared file of ring.h send their events
+ * words there instead of in WIRE_EVENTS records; spanstat turns them back
+ * into WIRE_EVENTS and WIRE_THREAD_EXIT records, so a decoder sees one format.
  */
 #ifndef SPANSTAT_WIRE_H
 #define SPANSTAT_WIRE_H
@@ -65,6 +69,8 @@ enum wire_type {
 	WIRE_DROPPED = 7,     /* u64 count of event words this thread dropped (not
 			       * written by the library any more: WIRE_EVENTS and
 			       * WIRE_EXIT carry drops; readers still count it) */
+	WIRE_KICK = 8,	      /* no payload: a thread's ring (ring.h) is filling up,
+			       * come and drain it; carries no data */
 };
 
 enum wire_op {

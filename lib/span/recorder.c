@@ -7,9 +7,19 @@
  *
  * Hot path (spanstat_begin/end, __cyg_profile_func_enter/exit): one test of
  * rec_on, a timestamp, a lookup in the thread's direct-mapped name cache, one
- * 8-byte store into the thread's record in progress.  Everything else (first
- * event of a thread, a name not in the cache, a full record, a delta that
- * does not fit 40 bits) goes through rec_event_slow().
+ * 8-byte store below t->lim.  Everything else (first event of a thread, a
+ * name not in the cache, a full record or half-full ring, a delta that does
+ * not fit 40 bits) goes through rec_event_slow().
+ *
+ * Where the words go: a thread that gets a slot in spanstat's ring file
+ * (ring.h, SPANSTAT_SHM) stores them straight into its ring, shared with
+ * spanstat, so recording makes no system call and a process killed by
+ * SIGKILL loses nothing it stored; the slow path publishes how far the ring
+ * is filled, wakes spanstat (WIRE_KICK) when it is half full and waits as for
+ * a full pipe when it is full.  A thread without a slot (no ring file, or
+ * more threads than slots) fills a WIRE_EVENTS record and writes it to the
+ * pipe when full.  Names, hellos, thread names and exits always take the
+ * pipe.
  *
  * Connection: the inherited write end (SPANSTAT_FD) is checked against
  * SPANSTAT_PIPE_ID; we reopen the pipe as a private non-blocking write end
@@ -62,6 +72,7 @@
 #endif
 
 #include "encode.h"
+#include "ring.h"
 #include "spanenv.h"
 #define SPANSTAT_NO_INLINE /* we define the functions the wrappers call */
 #include "spanstat.h"
@@ -101,7 +112,8 @@ struct rec_centry {
 /* A thread's recording state.  Buffers are mmap'd once, kept on a global
  * list forever and reused by later threads once their thread has ended. */
 struct rec_thread {
-	uint64_t *pos;	   /* next free event word in rec */
+	uint64_t *pos;	   /* next free event word: in rec, or in the ring */
+	uint64_t *lim;	   /* the hot path writes below this */
 	uint64_t last;	   /* timestamp of the previous event (or the base) */
 	uint64_t base;	   /* base timestamp of the record in progress */
 	uint64_t dropped;  /* event words this thread dropped, in all */
@@ -111,7 +123,10 @@ struct rec_thread {
 	atomic_int busy; /* slow path / flush in progress: a try-lock, never waited on */
 	atomic_int live; /* owned by a running thread */
 	struct rec_thread *next;
-	void *altstack; /* REC_ALTSTACK bytes for the fatal-signal handler, or NULL */
+	void *altstack;		/* REC_ALTSTACK bytes for the fatal-signal handler, or NULL */
+	struct ring_slot *slot; /* ring mode (ring.h): our slot; NULL: the pipe */
+	uint64_t *ring;		/* the slot's words */
+	uint64_t wbase;		/* stream index of ring[0] in the current lap */
 	struct rec_centry cache[REC_CACHE];
 	uint64_t rec[REC_WORDS];       /* the events record in progress */
 	char scratch[WIRE_MAX_RECORD]; /* other records of this thread */
@@ -145,6 +160,8 @@ static int rec_connected;		   /* the constructor installed handlers and the key 
 static atomic_uint rec_next_id = 1;
 static struct rec_slot *rec_table;
 static _Atomic(struct rec_thread *) rec_threads;
+static void *rec_shm;		 /* the ring file, mapped shared, or NULL */
+static uint64_t rec_incarnation; /* the ts of our latest WIRE_HELLO */
 static pthread_key_t rec_key;
 
 static __thread struct rec_thread *rec_self __attribute__((tls_model("initial-exec")));
@@ -354,11 +371,17 @@ static REC_NOI uint32_t rec_sat32(uint64_t n)
 	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
+static REC_NOI void rec_ring_publish(struct rec_thread *t);
+
 /* Sends the record in progress (or an empty one when drops are unreported)
  * and starts an empty one.  Every record sent or lost takes a sequence
  * number, so the reader sees lost records as a gap. */
 static REC_NOI void rec_flush(struct rec_thread *t)
 {
+	if (t->slot) {
+		rec_ring_publish(t);
+		return;
+	}
 	uint64_t *end = t->pos;
 	size_t n = (size_t)(end - (t->rec + REC_FIRST));
 	if (n || t->dropped != t->reported) {
@@ -372,6 +395,150 @@ static REC_NOI void rec_flush(struct rec_thread *t)
 	}
 	t->pos = t->rec + REC_FIRST;
 	t->base = t->last;
+}
+
+/* ---- rings (ring.h) ------------------------------------------------------ */
+
+/* The stream index of the next word this thread stores. */
+static REC_HOT uint64_t rec_ring_index(const struct rec_thread *t)
+{
+	return t->wbase + (uint64_t)(t->pos - t->ring);
+}
+
+/* Makes every word stored so far consumable by a live reader.  Called from
+ * the slow path only, after any name definition it wrote (ring.h). */
+static REC_NOI void rec_ring_publish(struct rec_thread *t)
+{
+	__atomic_store_n(&t->slot->head, rec_ring_index(t), __ATOMIC_RELEASE);
+}
+
+/* Asks spanstat to drain the rings now: a header-only WIRE_KICK, once until
+ * the reader clears the flag; never waits. */
+static REC_NOI void rec_ring_kick(struct rec_thread *t)
+{
+	if (__atomic_exchange_n(&t->slot->kicked, 1, __ATOMIC_RELAXED))
+		return;
+	uint64_t rec[2];
+	enc_hdr(rec, WIRE_KICK, WIRE_HDR_SIZE, t->pid, t->tid);
+	int fd = atomic_load_explicit(&rec_fd, memory_order_relaxed);
+	if (fd >= 0 && write(fd, rec, sizeof rec) < 0) {
+		/* a full pipe: the reader is busy with it and will come */
+	}
+}
+
+/* Takes a free slot for t (its first event); -1: none, record through the pipe. */
+static REC_NOI int rec_ring_attach(struct rec_thread *t, uint64_t now)
+{
+	t->slot = NULL;
+	if (!rec_shm)
+		return -1;
+	for (unsigned k = 0; k < RING_SLOTS; k++) {
+		unsigned i = (t->tid + k) % RING_SLOTS;
+		struct ring_slot *s = ring_slot_at(rec_shm, i);
+		uint32_t st = RING_FREE;
+		if (__atomic_load_n(&s->state, __ATOMIC_RELAXED) != RING_FREE ||
+		    !__atomic_compare_exchange_n(&s->state, &st, RING_CLAIMED, 0, __ATOMIC_ACQUIRE,
+						 __ATOMIC_RELAXED))
+			continue;
+		uint64_t tail = __atomic_load_n(&s->tail, __ATOMIC_ACQUIRE);
+		s->pid = t->pid;
+		s->tid = t->tid;
+		s->kicked = 0;
+		s->incarnation = rec_incarnation;
+		s->base = now;
+		s->head = tail; /* 0: the reader resets a slot it frees */
+		t->slot = s;
+		t->ring = ring_words_at(rec_shm, i);
+		t->wbase = tail - tail % RING_WORDS;
+		t->pos = t->ring + tail % RING_WORDS;
+		t->lim = t->pos; /* the first event goes through rec_ring_reserve */
+		__atomic_store_n(&s->state, RING_OWNED, __ATOMIC_RELEASE);
+		return 0;
+	}
+	return -1;
+}
+
+/* Makes room for `need` (1 or 2) contiguous words at t->pos and moves t->lim
+ * so that the hot path comes back here when the ring gets half full (time to
+ * kick the reader) or reaches its end.  A full ring is waited on as a full
+ * pipe is (rec_write); returns -1 when the words must be dropped. */
+static REC_NOI int rec_ring_reserve(struct rec_thread *t, unsigned need)
+{
+	uint64_t deadline = 0;
+	rec_ring_publish(t);
+	for (;;) {
+		if (t->pos >= t->ring + RING_WORDS) {
+			t->wbase += RING_WORDS;
+			t->pos = t->ring;
+		}
+		uint64_t w = rec_ring_index(t);
+		uint64_t tail = __atomic_load_n(&t->slot->tail, __ATOMIC_ACQUIRE);
+		uint64_t avail = tail <= w && w - tail <= RING_WORDS ? tail + RING_WORDS - w : 0;
+		uint64_t contiguous = (uint64_t)(t->ring + RING_WORDS - t->pos);
+		if (avail >= need && contiguous < need) { /* a two-word item never wraps */
+			__atomic_store_n(t->pos, RING_CTL(RING_CTL_NOP), __ATOMIC_RELEASE);
+			t->pos++;
+			continue;
+		}
+		if (avail >= need) {
+			uint64_t chunk = avail < contiguous ? avail : contiguous;
+			if (avail > RING_WORDS / 2 + need) {
+				if (chunk > avail - RING_WORDS / 2)
+					chunk = avail - RING_WORDS / 2;
+			} else {
+				rec_ring_kick(t);
+			}
+			t->lim = t->pos + chunk;
+			if (unlikely(atomic_load_explicit(&rec_nowait, memory_order_relaxed)))
+				atomic_store(&rec_nowait, 0);
+			return 0;
+		}
+		/* full: wait for the reader as rec_write waits for a full pipe */
+		t->lim = t->pos;
+		rec_ring_kick(t);
+		uint64_t final = atomic_load_explicit(&rec_exit_deadline, memory_order_relaxed);
+		if (!final && atomic_load_explicit(&rec_nowait, memory_order_relaxed))
+			return -1;
+		uint64_t now = rec_mono();
+		if (!deadline)
+			deadline = final ? final : now + REC_WAIT_MS * UINT64_C(1000000);
+		if (now >= deadline) {
+			atomic_store(&rec_nowait, 1);
+			return -1;
+		}
+		struct timespec nap = {0, 20000};
+		nanosleep(&nap, NULL);
+	}
+}
+
+/* Stores one item (a word, or a word and its payload) in the ring; reports
+ * the thread's drops first when some are unreported.  0, or -1: dropped. */
+static REC_NOI int rec_ring_put(struct rec_thread *t, uint64_t word, int has_val, uint64_t val)
+{
+	if (t->dropped != t->reported) {
+		if (rec_ring_reserve(t, 2) != 0)
+			return -1;
+		t->pos[1] = t->dropped;
+		__atomic_store_n(t->pos, RING_CTL(RING_CTL_DROPPED), __ATOMIC_RELEASE);
+		t->pos += 2;
+		t->reported = t->dropped;
+	}
+	if (t->pos + 1 + has_val > t->lim && rec_ring_reserve(t, 1u + (unsigned)has_val) != 0)
+		return -1;
+	if (has_val)
+		t->pos[1] = val;
+	__atomic_store_n(t->pos, word, __ATOMIC_RELEASE);
+	t->pos += 1 + has_val;
+	return 0;
+}
+
+/* The thread ends: its last word, then the slot goes back to the reader. */
+static REC_NOI void rec_ring_detach(struct rec_thread *t, uint64_t ts)
+{
+	rec_ring_put(t, RING_CTL(RING_CTL_EXIT), 1, ts);
+	rec_ring_publish(t);
+	__atomic_store_n(&t->slot->state, RING_DONE, __ATOMIC_RELEASE);
+	t->slot = NULL;
 }
 
 static REC_NOI void rec_send_thread_name(struct rec_thread *t, const char *name)
@@ -399,8 +566,30 @@ static REC_NOI void rec_hello(void)
 	size_t n = strnlen(name, 256);
 	size_t len = enc_hello(buf, sizeof buf, rec_pid, (uint32_t)getppid(),
 			       rec_tsc ? WIRE_CLOCK_TSC : WIRE_CLOCK_MONOTONIC, ts, mono, name, n);
+	rec_incarnation = ts; /* our slots say which image they belong to */
 	if (len)
 		rec_write(buf, len);
+}
+
+/* Maps the ring file spanstat named (ring.h); NULL: every thread uses the pipe. */
+static REC_NOI void *rec_map_rings(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	void *m = MAP_FAILED;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size >= RING_FILE_BYTES)
+		m = mmap(NULL, RING_FILE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return NULL;
+	const struct ring_file *f = m;
+	if (f->magic != RING_MAGIC || f->slots != RING_SLOTS || f->words != RING_WORDS) {
+		munmap(m, RING_FILE_BYTES);
+		return NULL;
+	}
+	return m;
 }
 
 /* ---- names -------------------------------------------------------------- */
@@ -485,11 +674,14 @@ static REC_NOI void rec_thread_reset(struct rec_thread *t, uint64_t now)
 {
 	t->pid = rec_pid;
 	t->tid = rec_gettid();
-	t->pos = t->rec + REC_FIRST;
 	t->base = t->last = now;
 	t->dropped = t->reported = 0;
 	t->seq = 0;
 	memset(t->cache, 0xff, sizeof t->cache); /* no key is all ones */
+	if (rec_ring_attach(t, now) != 0) {
+		t->pos = t->rec + REC_FIRST;
+		t->lim = t->rec + REC_WORDS;
+	}
 }
 
 /* Gives the calling thread a signal stack when it has none, so that the
@@ -559,11 +751,15 @@ static REC_NOI void rec_thread_end(void *arg)
 		uint64_t ts = rec_now();
 		if (ts > t->last)
 			t->last = ts;
-		rec_flush(t);
-		size_t len = enc_simple(t->scratch, sizeof t->scratch, WIRE_THREAD_EXIT, t->pid,
-					t->tid, &t->last, sizeof t->last);
-		if (len)
-			rec_write(t->scratch, len);
+		if (t->slot) {
+			rec_ring_detach(t, t->last);
+		} else {
+			rec_flush(t);
+			size_t len = enc_simple(t->scratch, sizeof t->scratch, WIRE_THREAD_EXIT,
+						t->pid, t->tid, &t->last, sizeof t->last);
+			if (len)
+				rec_write(t->scratch, len);
+		}
 	}
 	/* t (and its signal stack) may go to another thread from here on */
 	stack_t cur;
@@ -604,6 +800,23 @@ static REC_NOI __attribute__((noinline)) void rec_event_slow(uint64_t key, uint6
 	if ((int64_t)(now - t->last) < 0) /* another CPU's TSC a little behind */
 		now = t->last;
 	uint64_t delta = now - t->last;
+	if (t->slot) {
+		if (delta >> WIRE_DELTA_BITS) { /* deltas restart at an absolute ts */
+			if (rec_ring_put(t, RING_CTL(RING_CTL_TS), 1, now) != 0) {
+				rec_drop(t, 1u + (unsigned)has_val);
+				goto out;
+			}
+			t->last = now;
+			delta = 0;
+		}
+		uint64_t v;
+		memcpy(&v, &val, sizeof v);
+		if (rec_ring_put(t, c->word | op | delta, has_val, v) != 0)
+			rec_drop(t, 1u + (unsigned)has_val);
+		else
+			t->last = now;
+		goto out;
+	}
 	if ((delta >> WIRE_DELTA_BITS) || t->pos + 1 + has_val > t->rec + REC_WORDS) {
 		rec_flush(t);
 		t->base = t->last = now;
@@ -629,8 +842,7 @@ static REC_HOT void rec_event(uint64_t key, uint64_t op)
 		const struct rec_centry *c = &t->cache[rec_hash(key)];
 		uint64_t delta = now - t->last;
 		uint64_t *p = t->pos;
-		if (likely(c->key == key && !(delta >> WIRE_DELTA_BITS) &&
-			   p < t->rec + REC_WORDS)) {
+		if (likely(c->key == key && !(delta >> WIRE_DELTA_BITS) && p < t->lim)) {
 			*p = c->word | op | delta;
 			t->pos = p + 1;
 			t->last = now;
@@ -707,7 +919,7 @@ static REC_NOI void rec_finish(int sig)
 	for (struct rec_thread *t = atomic_load(&rec_threads); t; t = t->next) {
 		if (!atomic_load(&t->live) || atomic_exchange(&t->busy, 1))
 			continue;
-		if (t->pos > t->rec + REC_WORDS || t->pos < t->rec + REC_FIRST)
+		if (!t->slot && (t->pos > t->rec + REC_WORDS || t->pos < t->rec + REC_FIRST))
 			t->pos = t->rec + REC_FIRST; /* torn by a racing thread: give up on it */
 		if ((int64_t)(t->last - ts) > 0)
 			ts = t->last; /* the exit is no earlier than any event */
@@ -779,6 +991,7 @@ static REC_NOI void rec_atfork_child(void)
 			continue;
 		atomic_store(&t->live, 0); /* their threads do not exist here */
 		atomic_store(&t->busy, 0);
+		t->slot = NULL; /* the parent's: never touched here */
 	}
 	rec_hello();
 	if (self) {
@@ -836,7 +1049,7 @@ static REC_NOI void rec_exec_flush(void)
 	for (struct rec_thread *t = atomic_load(&rec_threads); t; t = t->next) {
 		if (!atomic_load(&t->live) || atomic_exchange(&t->busy, 1))
 			continue;
-		if (t->pos <= t->rec + REC_WORDS && t->pos >= t->rec + REC_FIRST)
+		if (t->slot || (t->pos <= t->rec + REC_WORDS && t->pos >= t->rec + REC_FIRST))
 			rec_flush(t);
 		atomic_store(&t->busy, 0);
 	}
@@ -1056,6 +1269,7 @@ __attribute__((constructor)) static REC_NOI void rec_connect(void)
 	}
 	const char *fds = rec_getenv(SPANSTAT_ENV_FD), *id = rec_getenv(SPANSTAT_ENV_PIPE_ID);
 	const char *path = rec_getenv(SPANSTAT_ENV_PIPE), *clk = rec_getenv(SPANSTAT_ENV_CLOCK);
+	const char *shm = rec_getenv(SPANSTAT_ENV_SHM);
 	rec_exec_lookup();
 	if (!id || (!fds && !path))
 		return;
@@ -1084,6 +1298,8 @@ __attribute__((constructor)) static REC_NOI void rec_connect(void)
 	if (fd < 0)
 		return;
 	atomic_store(&rec_fd, fd);
+	if (shm)
+		rec_shm = rec_map_rings(shm);
 	void *tab = mmap(NULL, REC_TABLE_SIZE * sizeof *rec_table, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	rec_table = tab == MAP_FAILED ? NULL : tab;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
 # endings.bats: a process that ends without running destructors (_exit,
 # _Exit, the usual end of a forked child) loses none of the spans it
-# recorded, nor does one that dies of a stack overflow, and a vfork()ed
-# child's _exit sends nothing of its parent's.
+# recorded, nor does one that dies of a stack overflow or of SIGKILL, and a
+# vfork()ed child's _exit sends nothing of its parent's.
 
 load helpers
 
@@ -29,6 +29,25 @@ count() {
 		assert_equal "$(count work x.json)" 100
 		assert_equal "$(jq -c '.spans.decode | [.no_exit, .unfinished, .dropped]' x.json)" "[0,0,0]"
 	done
+}
+
+@test "SIGKILL loses no span: every event recorded before the kill arrives" {
+	run "$SPANSTAT" --json=x.json --spans -e task-clock -- "$EXITW" kill
+	assert_failure 137
+	assert_equal "$(count work x.json)" 1000
+	assert_equal "$(count thread-work x.json)" 3000
+	# "open" was begun and never ended: spanstat closes it, and says the
+	# process's end was not seen
+	assert_equal "$(count open x.json)" 1
+	assert_equal "$(jq -c '.spans.decode | [.no_exit, .unfinished, .dropped, .lost_records]' x.json)" "[1,1,0,0]"
+}
+
+@test "more threads alive at once than there are rings: none loses a span" {
+	run "$SPANSTAT" --json=x.json --spans -e task-clock -- "$EXITW" threads 300
+	assert_success
+	assert_equal "$(count t x.json)" 3000
+	assert_equal "$(jq '[.spans.threads[] | select(.nodes | length > 0)] | length' x.json)" 300
+	assert_equal "$(jq -c '.spans.decode | [.no_exit, .unfinished, .dropped, .lost_records]' x.json)" "[0,0,0,0]"
 }
 
 @test "a forked child that calls _exit shows its spans" {

@@ -11,7 +11,16 @@
  *                      _exit(0) at once, then records 10x "parent" again and
  *                      returns 0 (the vfork child must not send the parent's
  *                      buffered events a second time)
- * Every span ends before the process does. */
+ *   span_exit kill     3 threads record 1000x "thread-work" each and wait;
+ *                      main records 1000x "work", begins "open" and kills
+ *                      the whole process with SIGKILL
+ *   span_exit threads N
+ *                      N threads alive at once record 10x "t" each (more
+ *                      threads than spanstat has rings: the rest use the
+ *                      pipe), then all end and the process returns 0
+ * Every span ends before the process does, but "open" in kill mode. */
+#include <pthread.h>
+#include <signal.h>
 #include <spanstat.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,9 +38,44 @@ static void spans(const char *name, int n)
 	}
 }
 
+static pthread_barrier_t bar;
+
+static void *worker(void *arg)
+{
+	spans(arg, strcmp(arg, "t") == 0 ? 10 : 1000);
+	pthread_barrier_wait(&bar); /* every thread has recorded */
+	pthread_barrier_wait(&bar); /* kill mode: never passed */
+	return NULL;
+}
+
+/* n threads record, wait until all did, then (unless kill) all end. */
+static int threads(const char *name, int n, int kill_after)
+{
+	pthread_t *t = calloc((size_t)n, sizeof *t);
+	if (!t || pthread_barrier_init(&bar, NULL, (unsigned)n + 1) != 0)
+		return 1;
+	for (int i = 0; i < n; i++)
+		if (pthread_create(&t[i], NULL, worker, (void *)name) != 0)
+			return 1;
+	pthread_barrier_wait(&bar);
+	if (kill_after) {
+		spans("work", 1000);
+		spanstat_begin("open");
+		kill(getpid(), SIGKILL);
+	}
+	pthread_barrier_wait(&bar);
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "_exit";
+	if (strcmp(mode, "kill") == 0)
+		return threads("thread-work", 3, 1);
+	if (strcmp(mode, "threads") == 0)
+		return threads("t", argc > 2 ? atoi(argv[2]) : 300, 0);
 	if (strcmp(mode, "fork") == 0) {
 		pid_t pid = fork();
 		if (pid == 0) {

@@ -1,0 +1,113 @@
+/* ring.h: the shared-memory side of the span transport, shared by the span
+ * library (the writer, inside the target) and spanstat's ring reader
+ * (ringsrc.c).  The pipe of wire.h stays the channel through which spanstat
+ * finds the target and the target finds spanstat; the bulk of the events of
+ * a thread goes through a ring of its own in one shared file instead, so that
+ * recording costs no system call and everything a process recorded survives
+ * its death, SIGKILL included: the words are in spanstat's memory as soon as
+ * they are stored.
+ *
+ * The file: spanstat creates it (a memfd) and names it in the environment
+ * (SPANSTAT_SHM, a /proc/<pid>/fd/<n> path); every process of the target maps
+ * all of it shared.  It is RING_HEAD_BYTES of slot table, then RING_SLOTS rings
+ * of RING_WORDS 8-byte words each.  A thread claims a free slot at its first
+ * event (or records through the pipe when none is free) and gives it back at
+ * its end; the reader frees slots once it drained them.
+ *
+ * Slot life: FREE (0) -> CLAIMED (the writer's CAS, then it fills pid, tid,
+ * incarnation and base) -> OWNED (release) -> DONE (the thread ended, after its
+ * last word) -> FREE (the reader, after draining and zeroing the ring).  A
+ * process that dies leaves its slots OWNED; the reader drains and frees them
+ * when the process's EXIT or its successor's HELLO (exec) comes through the
+ * pipe, or when the stream ends.
+ *
+ * Ring words: word k of the thread's stream is at ring[k % RING_WORDS].  A
+ * word of 0 is not written yet (every word a writer stores is non-zero); the
+ * reader zeroes words once it consumed them and then advances `tail`.  Event
+ * words are wire.h's events words (delta from the previous event, the first
+ * from the slot's base).  A word with op WIRE_OP_COUNTER and id 0 is a control
+ * word, its low 40 bits one of enum ring_ctl; those that take a payload word
+ * are followed by it.  A two-word item never wraps: a writer with one word
+ * left before the ring's end stores RING_CTL_NOP there first.  Two-word items
+ * (a counter and its value, a control word and its payload) are stored
+ * payload first, then the first word with release order, so a reader that
+ * sees the first word sees the payload.
+ *
+ * Names are still defined through the pipe (WIRE_NAME), before any word that
+ * uses them is stored.  So that a reader never meets an id whose definition
+ * it has not read yet, the writer publishes `head` (words stored so far) only
+ * from its slow path, after the definitions; a live reader reads the heads,
+ * then drains the pipe, then consumes each ring up to the head it read.  Once
+ * the process is gone (its EXIT or successor's HELLO read from the pipe, or
+ * the stream's end), the reader consumes every word up to the first 0.
+ *
+ * The reader trusts nothing here: the target can write anything into the
+ * file.  Positions are bounded by RING_WORDS, the words it consumes become
+ * wire records that the decoder validates like the pipe's. */
+#ifndef SPANSTAT_RING_H
+#define SPANSTAT_RING_H
+
+#include <stdint.h>
+
+#include "wire.h"
+
+#define RING_MAGIC UINT64_C(0x31474e4952505353) /* "SSPRING1" */
+#define RING_SLOTS 256u
+#define RING_WORDS (1u << 15) /* 256 KiB per thread */
+#define RING_SLOT_BYTES 128u
+#define RING_HEAD_BYTES (64u + RING_SLOTS * RING_SLOT_BYTES) /* 32832: table */
+#define RING_DATA_OFF (64u << 10)			     /* rings start here */
+#define RING_FILE_BYTES ((uint64_t)RING_DATA_OFF + (uint64_t)RING_SLOTS * RING_WORDS * 8u)
+
+enum ring_state {
+	RING_FREE = 0,
+	RING_CLAIMED = 1,
+	RING_OWNED = 2,
+	RING_DONE = 3,
+};
+
+enum ring_ctl {
+	RING_CTL_NOP = 1,     /* skip this word (the ring's end follows) */
+	RING_CTL_TS = 2,      /* payload: an absolute timestamp; deltas restart there */
+	RING_CTL_DROPPED = 3, /* payload: event words this thread dropped, in all */
+	RING_CTL_EXIT = 4,    /* payload: the timestamp at which the thread ended */
+};
+
+#define RING_CTL(code) (((uint64_t)WIRE_OP_COUNTER << WIRE_OP_SHIFT) | (uint64_t)(code))
+#define RING_IS_CTL(w) (((w) >> WIRE_ID_SHIFT) == ((uint64_t)WIRE_OP_COUNTER << 22))
+
+/* The file's first 64 bytes. */
+struct ring_file {
+	uint64_t magic; /* RING_MAGIC, written by spanstat */
+	uint32_t slots; /* RING_SLOTS */
+	uint32_t words; /* RING_WORDS */
+	uint64_t pad[6];
+};
+
+/* One slot, RING_SLOT_BYTES: the writer's half, then the reader's. */
+struct ring_slot {
+	uint32_t state;	      /* enum ring_state, accessed atomically */
+	uint32_t pid, tid;    /* the owner */
+	uint32_t kicked;      /* the writer asked the reader to come (WIRE_KICK) */
+	uint64_t incarnation; /* the ts of the owner process's WIRE_HELLO */
+	uint64_t base;	      /* timestamp the first word's delta is from */
+	uint64_t head;	      /* words published by the writer (see above) */
+	uint64_t wpad[3];
+	uint64_t tail; /* words consumed by the reader */
+	uint64_t rpad[7];
+};
+
+_Static_assert(sizeof(struct ring_slot) == RING_SLOT_BYTES, "ring slot size");
+_Static_assert(sizeof(struct ring_file) == 64, "ring file header size");
+
+static inline struct ring_slot *ring_slot_at(void *file, unsigned i)
+{
+	return (struct ring_slot *)((char *)file + 64 + (uint64_t)i * RING_SLOT_BYTES);
+}
+
+static inline uint64_t *ring_words_at(void *file, unsigned i)
+{
+	return (uint64_t *)((char *)file + RING_DATA_OFF + (uint64_t)i * RING_WORDS * 8u);
+}
+
+#endif

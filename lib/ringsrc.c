@@ -1,0 +1,268 @@
+/* ringsrc.c: the ring reader (ringsrc.h, format in ring.h).  For each slot it
+ * keeps its own read position, the running timestamp and the numbering of
+ * the records it makes, all taken from the slot when it first sees the slot
+ * owned; after that nothing in the file is believed beyond one word at a time,
+ * and every word becomes part of a record the decoder validates.  Consumed
+ * words are zeroed before `tail` moves past them; a freed ring is punched
+ * out of the file (its pages return to the system, and read as zeros). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "encode.h"
+#include "ring.h"
+#include "ringsrc.h"
+
+#define RS_MAX_WORDS ENC_EVENTS_MAX_WORDS /* event words per record made */
+
+/* What the reader knows of one slot. */
+struct rs_slot {
+	int active; /* seen owned, not freed yet */
+	int ended;  /* its RING_CTL_EXIT was consumed */
+	uint32_t pid, tid;
+	uint64_t incarnation;
+	uint64_t r;	  /* stream index of the next word to consume */
+	uint64_t last;	  /* the timestamp the next delta is from */
+	uint64_t snap;	  /* head as ringsrc_snapshot read it */
+	uint32_t seq;	  /* of the next record made */
+	uint32_t dropped; /* cumulative, as the thread last told */
+	uint32_t told;	  /* `dropped` as of the last record made */
+};
+
+struct ringsrc {
+	int fd;
+	void *map;
+	struct rs_slot slot[RING_SLOTS];
+	uint64_t rec[WIRE_MAX_RECORD / 8]; /* the record being made */
+	size_t nwords;			   /* its event words so far */
+	uint64_t base;			   /* its base timestamp */
+};
+
+int ringsrc_new(struct ringsrc **out)
+{
+	struct ringsrc *r = calloc(1, sizeof *r);
+	if (!r)
+		return -ENOMEM;
+	r->fd = memfd_create("spanstat-rings", MFD_CLOEXEC);
+	if (r->fd < 0 || ftruncate(r->fd, (off_t)RING_FILE_BYTES) != 0) {
+		int e = errno;
+		if (r->fd >= 0)
+			close(r->fd);
+		free(r);
+		return -e;
+	}
+	r->map = mmap(NULL, RING_FILE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+	if (r->map == MAP_FAILED) {
+		int e = errno;
+		close(r->fd);
+		free(r);
+		return -e;
+	}
+	struct ring_file *f = r->map;
+	f->slots = RING_SLOTS;
+	f->words = RING_WORDS;
+	__atomic_store_n(&f->magic, RING_MAGIC, __ATOMIC_RELEASE);
+	*out = r;
+	return 0;
+}
+
+void ringsrc_free(struct ringsrc *r)
+{
+	if (!r)
+		return;
+	munmap(r->map, RING_FILE_BYTES);
+	close(r->fd);
+	free(r);
+}
+
+int ringsrc_fd(const struct ringsrc *r)
+{
+	return r->fd;
+}
+
+unsigned ringsrc_active(const struct ringsrc *r)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < RING_SLOTS; i++) {
+		struct ring_slot *s = ring_slot_at(r->map, i);
+		uint32_t st = __atomic_load_n(&s->state, __ATOMIC_RELAXED);
+		n += st == RING_OWNED || st == RING_DONE || r->slot[i].active;
+	}
+	return n;
+}
+
+/* Hands the record in progress to fn (when it has words, or news of drops). */
+static int rs_emit(struct ringsrc *r, struct rs_slot *q, ringsrc_fn fn, void *ctx)
+{
+	if (!r->nwords && q->dropped == q->told)
+		return 0;
+	size_t len =
+		enc_events_close(r->rec, q->pid, q->tid, r->base, q->seq++, q->dropped, r->nwords);
+	q->told = q->dropped;
+	r->nwords = 0;
+	r->base = q->last;
+	return fn(ctx, r->rec, len);
+}
+
+static int rs_thread_exit(struct rs_slot *q, uint64_t ts, ringsrc_fn fn, void *ctx)
+{
+	uint64_t rec[3];
+	size_t len = enc_simple(rec, sizeof rec, WIRE_THREAD_EXIT, q->pid, q->tid, &ts, sizeof ts);
+	q->ended = 1;
+	return fn(ctx, rec, len);
+}
+
+/* Zeroes the ring's words [from, to) (stream indexes, at most a lap). */
+static void rs_zero(uint64_t *ring, uint64_t from, uint64_t to)
+{
+	while (from < to) {
+		uint64_t i = from % RING_WORDS, n = RING_WORDS - i;
+		if (n > to - from)
+			n = to - from;
+		memset(&ring[i], 0, n * 8);
+		from += n;
+	}
+}
+
+/* The slot goes back to the writers, its ring all zeros. */
+static void rs_free(struct ringsrc *r, unsigned i)
+{
+	struct ring_slot *s = ring_slot_at(r->map, i);
+	uint64_t *ring = ring_words_at(r->map, i);
+	off_t off = (off_t)((char *)ring - (char *)r->map);
+	if (fallocate(r->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off,
+		      (off_t)RING_WORDS * 8) != 0)
+		memset(ring, 0, (size_t)RING_WORDS * 8);
+	__atomic_store_n(&s->tail, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->head, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->kicked, 0, __ATOMIC_RELAXED);
+	memset(&r->slot[i], 0, sizeof r->slot[i]);
+	__atomic_store_n(&s->state, RING_FREE, __ATOMIC_RELEASE);
+}
+
+/* Starts following slot i if it is owned and we do not yet; 1: followed. */
+static int rs_follow(struct ringsrc *r, unsigned i)
+{
+	struct rs_slot *q = &r->slot[i];
+	if (q->active)
+		return 1;
+	struct ring_slot *s = ring_slot_at(r->map, i);
+	uint32_t st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+	if (st != RING_OWNED && st != RING_DONE)
+		return 0;
+	q->active = 1;
+	q->pid = s->pid;
+	q->tid = s->tid;
+	q->incarnation = s->incarnation;
+	q->last = s->base;
+	q->r = 0; /* writers start where a freed slot's tail is: 0 */
+	return 1;
+}
+
+/* Consumes slot i's words from q->r up to `end` (stream index), stopping at
+ * the first word not written yet.  Returns fn's non-zero, else 0. */
+static int rs_consume(struct ringsrc *r, unsigned i, uint64_t end, ringsrc_fn fn, void *ctx)
+{
+	struct rs_slot *q = &r->slot[i];
+	struct ring_slot *s = ring_slot_at(r->map, i);
+	uint64_t *ring = ring_words_at(r->map, i);
+	uint64_t k = q->r;
+	int rc = 0;
+	if (end > k + RING_WORDS)
+		end = k + RING_WORDS;
+	r->nwords = 0;
+	r->base = q->last;
+	while (k < end && !q->ended) {
+		uint64_t w = __atomic_load_n(&ring[k % RING_WORDS], __ATOMIC_ACQUIRE);
+		if (!w)
+			break;
+		unsigned op = (unsigned)(w >> WIRE_OP_SHIFT);
+		if (RING_IS_CTL(w)) {
+			uint64_t code = w & WIRE_DELTA_MASK;
+			if (code == RING_CTL_NOP) {
+				k++;
+				continue;
+			}
+			if (k + 1 >= end || (k + 1) % RING_WORDS == 0)
+				break; /* its payload is not there (or would wrap: bad) */
+			uint64_t v = __atomic_load_n(&ring[(k + 1) % RING_WORDS], __ATOMIC_RELAXED);
+			if ((rc = rs_emit(r, q, fn, ctx)) != 0)
+				break;
+			k += 2;
+			if (code == RING_CTL_TS) {
+				q->last = r->base = v;
+			} else if (code == RING_CTL_DROPPED) {
+				q->dropped = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+			} else if (code == RING_CTL_EXIT) {
+				rc = rs_thread_exit(q, v, fn, ctx);
+				break;
+			}
+			continue; /* an unknown code: skipped with its payload */
+		}
+		unsigned need = op == WIRE_OP_COUNTER ? 2 : 1;
+		if (need == 2 && (k + 1 >= end || (k + 1) % RING_WORDS == 0))
+			break;
+		if (r->nwords + need > RS_MAX_WORDS && (rc = rs_emit(r, q, fn, ctx)) != 0)
+			break;
+		uint64_t *out = &r->rec[ENC_EVENTS_FIRST_WORD + r->nwords];
+		out[0] = w;
+		if (need == 2)
+			out[1] = __atomic_load_n(&ring[(k + 1) % RING_WORDS], __ATOMIC_RELAXED);
+		r->nwords += need;
+		q->last += w & WIRE_DELTA_MASK;
+		k += need;
+	}
+	if (!rc)
+		rc = rs_emit(r, q, fn, ctx);
+	rs_zero(ring, q->r, k);
+	q->r = k;
+	__atomic_store_n(&s->tail, k, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->kicked, 0, __ATOMIC_RELAXED);
+	return rc;
+}
+
+void ringsrc_snapshot(struct ringsrc *r)
+{
+	for (unsigned i = 0; i < RING_SLOTS; i++) {
+		if (!rs_follow(r, i))
+			continue;
+		struct ring_slot *s = ring_slot_at(r->map, i);
+		r->slot[i].snap = __atomic_load_n(&s->head, __ATOMIC_ACQUIRE);
+	}
+}
+
+int ringsrc_drain_live(struct ringsrc *r, ringsrc_fn fn, void *ctx)
+{
+	for (unsigned i = 0; i < RING_SLOTS; i++) {
+		struct rs_slot *q = &r->slot[i];
+		if (!q->active || q->snap <= q->r)
+			continue;
+		int rc = rs_consume(r, i, q->snap, fn, ctx);
+		if (q->ended)
+			rs_free(r, i);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int ringsrc_drain_gone(struct ringsrc *r, uint32_t pid, uint64_t keep, ringsrc_fn fn, void *ctx)
+{
+	int rc = 0;
+	for (unsigned i = 0; i < RING_SLOTS && !rc; i++) {
+		if (!rs_follow(r, i))
+			continue;
+		struct rs_slot *q = &r->slot[i];
+		/* a later image of pid (exec) may own rings already: its
+		 * incarnation is no earlier than its HELLO's */
+		if (pid && (q->pid != pid || (keep && q->incarnation >= keep)))
+			continue;
+		rc = rs_consume(r, i, q->r + RING_WORDS, fn, ctx);
+		rs_free(r, i);
+	}
+	return rc;
+}

@@ -1,0 +1,39 @@
+/* ringsrc.h: spanstat's side of the shared-memory span transport (ring.h).
+ * It creates the ring file, and turns the words threads store in their rings
+ * back into wire records (WIRE_EVENTS, WIRE_THREAD_EXIT) handed to a callback,
+ * in each thread's order.  It trusts nothing in the file. */
+#ifndef SPANSTAT_RINGSRC_H
+#define SPANSTAT_RINGSRC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ringsrc; /* opaque: ringsrc.c */
+
+/* Receives one whole wire record (header included); non-zero stops a drain
+ * and is returned by it. */
+typedef int (*ringsrc_fn)(void *ctx, const void *rec, size_t len);
+
+/* A new, empty ring file (a memfd).  Returns 0 or -errno. */
+int ringsrc_new(struct ringsrc **out);
+void ringsrc_free(struct ringsrc *r);
+/* The file's descriptor (close-on-exec; the target opens it by path). */
+int ringsrc_fd(const struct ringsrc *r);
+
+/* A live drain, in two steps around reading the pipe: ringsrc_snapshot()
+ * reads how far each ring is published, then (after the pipe was read, so
+ * that every name those words use is known) ringsrc_drain_live() consumes
+ * each ring up to there and frees the rings of threads that ended. */
+void ringsrc_snapshot(struct ringsrc *r);
+int ringsrc_drain_live(struct ringsrc *r, ringsrc_fn fn, void *ctx);
+
+/* Process pid is gone (its EXIT, or a new image's HELLO with timestamp
+ * `keep`, was read from the pipe): consumes every word its rings hold and
+ * frees them; with keep, only rings of images older than it.  pid 0: every
+ * ring (the stream ended). */
+int ringsrc_drain_gone(struct ringsrc *r, uint32_t pid, uint64_t keep, ringsrc_fn fn, void *ctx);
+
+/* Rings in use right now (the session polls more often while some are). */
+unsigned ringsrc_active(const struct ringsrc *r);
+
+#endif
