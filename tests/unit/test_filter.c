@@ -1,14 +1,18 @@
-/* test_filter.c: libspanstat's span filters (lib/span/filter.c): the
- * SPANSTAT_FILTER parser on good and malformed specs, glob matching of span
- * names, the demangled-name trimming, and the resolution of this binary's
- * own functions (a static one, a global one, a C++-mangled one) through its
- * ELF symbol table. */
+/* test_filter.c: the span filters on both sides of SPANSTAT_FILTER:
+ * spanstat's (lib/spanfilter.c: TIME and glob checks, the TSC conversion,
+ * the spec it writes) and libspanstat's (lib/span/filter.c: the parser on
+ * good and malformed specs, glob matching of span names, the demangled-name
+ * trimming, and the resolution of this binary's own functions, a static
+ * one, a global one and a C++-mangled one, through its ELF symbol table). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "filter.h"
+#include "spanfilter.h"
 #include "tap.h"
 
 /* The functions resolved by address: noinline and used, so they exist. */
@@ -225,6 +229,92 @@ static void test_classify_code(void)
 	recf_release(&s);
 }
 
+static void test_spanstat_side(void)
+{
+	static const struct {
+		const char *s;
+		uint64_t ns;
+	} good[] = {{"1ns", 1},	      {"500ns", 500},	   {"2us", 2000},
+		    {"1ms", 1000000}, {"3s", 3000000000u}, {"1000000s", 1000000000000000u},
+		    {"007us", 7000}};
+	static const char *const bad[] = {
+		"",	"5",   "0ns",  "0s",	   "1.5ms",
+		"1 ms", "1MS", "ms",   "-1ns",	   "+1ns",
+		"1msx", "1m",  "1sec", "1000001s", "99999999999999999999ns"};
+	const char *why;
+	uint64_t ns;
+
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+		ns = 0;
+		is_int(spanfilter_parse_time(good[i].s, &ns, &why), 0, "TIME '%s' parses",
+		       good[i].s);
+		is_int(ns, good[i].ns, "TIME '%s' in ns", good[i].s);
+	}
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		why = NULL;
+		is_int(spanfilter_parse_time(bad[i], &ns, &why), -EINVAL, "TIME '%s' is refused",
+		       bad[i]);
+		ok(why && *why, "with a reason: %s", why ? why : "(none)");
+	}
+	ok(spanfilter_parse_time("5", &ns, &why) < 0 && strstr(why, "ns, us, ms or s"),
+	   "a bare number's error names the units");
+
+	struct spanfilter f;
+	spanfilter_init(&f);
+	ok(!spanfilter_any(&f), "no filter set");
+	why = NULL;
+	is_int(spanfilter_add(&f, false, "", &why), -EINVAL, "an empty glob is refused");
+	ok(why && strstr(why, "pattern"), "why: %s", why ? why : "(none)");
+	why = NULL;
+	is_int(spanfilter_add(&f, true, "a\nb", &why), -EINVAL, "a newline is refused");
+	ok(why && strstr(why, "newline"), "why: %s", why ? why : "(none)");
+	is_int(spanfilter_add(&f, true, "a\\nb", &why), 0, "a backslash and an n are fine");
+	is_int(f.nexclude, 1, "refused globs were not added");
+	is_int(f.nfilter, 0, "nor any filter");
+	is_int(spanfilter_add(&f, false, "main", &why), 0, "a filter");
+	is_int(spanfilter_add(&f, false, "parse_*", &why), 0, "another filter");
+	f.min_ns = 2000;
+	f.max_depth = 4;
+	ok(spanfilter_any(&f), "filters set");
+
+	/* what spanstat writes, the span library reads back */
+	char *spec = NULL;
+	is_int(spanfilter_spec(&f, NULL, &spec), 0, "a spec in ns");
+	is_str(spec, "min=2000\ndepth=4\nfilter=main\nfilter=parse_*\nexclude=a\\nb\n",
+	       "the spec text");
+	struct recf_spec rs;
+	is_int(recf_parse(spec, &rs), 0, "the span library parses it");
+	ok(rs.min_dur == 2000 && rs.max_depth == 4 && rs.nfilter == 2 && rs.nexclude == 1 &&
+		   strcmp(rs.filter[1], "parse_*") == 0 && strcmp(rs.exclude[0], "a\\nb") == 0,
+	   "and gets every item back");
+	recf_release(&rs);
+	free(spec);
+
+	/* 3 GHz: a tick is 341/1024 ns; 2000 ns is 6005.9 ticks, rounded up */
+	struct span_clock clk = {.mult = 341, .shift = 10, .valid = 1};
+	is_int(spanfilter_ticks(2000, &clk), 6006, "ns to ticks, rounded up");
+	is_int((spanfilter_ticks(2000, &clk) * 341) >> 10, 2000, "which is at least 2000 ns");
+	is_int(((spanfilter_ticks(2000, &clk) - 1) * 341) >> 10, 1999, "and one less is not");
+	is_int(spanfilter_ticks(1, &clk), 4, "1 ns: 4 ticks");
+	is_int(spanfilter_ticks(1000000000000000u, &clk), 3002932551319649u, "the largest TIME");
+	is_int(spanfilter_spec(&f, &clk, &spec), 0, "a spec in ticks");
+	is_str(spec, "min=6006\ndepth=4\nfilter=main\nfilter=parse_*\nexclude=a\\nb\n",
+	       "min in ticks");
+	free(spec);
+	clk.valid = 0;
+	is_int(spanfilter_spec(&f, &clk, &spec), 0, "an invalid clock");
+	ok(spec && strncmp(spec, "min=2000\n", 9) == 0, "keeps ns");
+	free(spec);
+	spanfilter_release(&f);
+
+	spanfilter_init(&f);
+	f.max_depth = 1;
+	is_int(spanfilter_spec(&f, &clk, &spec), 0, "depth alone");
+	is_str(spec, "depth=1\n", "only what is set is written");
+	free(spec);
+	spanfilter_release(&f);
+}
+
 int main(void)
 {
 	test_parse_good();
@@ -232,5 +322,6 @@ int main(void)
 	test_classify_name();
 	test_base_name();
 	test_classify_code();
+	test_spanstat_side();
 	return tap_done();
 }
