@@ -97,13 +97,14 @@ exclude==x="
 		;;
 	tsc)
 		# ticks of a TSC from 0.2 to 10 GHz, and 1s is 500000 times as many
+		# (give or take what a calibration measured in 2 ms may differ by)
 		[ "$min" -ge 400 ] && [ "$min" -le 20000 ] || fail "2us as $min ticks"
 		run_env --spans --min-duration=1s
 		local big
 		big=$(sed -n 's/^min=//p' filter.txt)
 		echo "1s is min=$big"
-		[ "$big" -ge $((min * 500000 * 99 / 100)) ] &&
-			[ "$big" -le $((min * 500000 * 101 / 100)) ] || fail "1s as $big ticks"
+		[ "$big" -ge $((min * 500000 * 9 / 10)) ] &&
+			[ "$big" -le $((min * 500000 * 11 / 10)) ] || fail "1s as $big ticks"
 		;;
 	*)
 		fail "unknown SPANSTAT_CLOCK '$clock'"
@@ -125,7 +126,7 @@ exclude==x="
 	else
 		# the same duration, rounded up to ticks the same way
 		[ -n "$ms" ] && [ "$ms" -gt 0 ] || fail "3ms as '$ms'"
-		[ $((ms > us ? ms - us : us - ms)) -le $((ms / 100)) ] || fail "3ms=$ms 3000us=$us"
+		[ $((ms > us ? ms - us : us - ms)) -le $((ms / 10)) ] || fail "3ms=$ms 3000us=$us"
 	fi
 	run_env --spans --max-depth=1
 	assert_equal "$(cat filter.txt)" "depth=1"
