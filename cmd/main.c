@@ -22,6 +22,7 @@
 #include "outfile.h"
 #include "session.h"
 #include "sigrelay.h"
+#include "spanfilter.h"
 #include "writer.h"
 
 enum { EXIT_SPANSTAT = SESSION_EXIT_ERROR };
@@ -36,6 +37,7 @@ struct cli {
 	const char *path[OUT_MAX]; /* OUT_SUMMARY: -o FILE or NULL for stderr */
 	bool append, spans_table, spans_location, folded_threads, list;
 	enum demangle_mode demangle;
+	struct spanfilter filter;
 	struct outfile out[OUT_MAX];
 	struct writer w[OUT_MAX];
 	struct writer *wv[OUT_MAX];
@@ -216,6 +218,29 @@ static void parse(struct cli *c, int argc, char **argv)
 		case OPT_PERFETTO:
 			c->path[OUT_PERFETTO] = optarg;
 			break;
+		case OPT_MIN_DURATION: {
+			const char *why;
+			if (spanfilter_parse_time(optarg, &c->filter.min_ns, &why) < 0)
+				die("invalid --min-duration '%s': %s", optarg, why);
+			break;
+		}
+		case OPT_MAX_DEPTH:
+			c->filter.max_depth =
+				parse_count("--max-depth", optarg, 1, 1000000,
+					    "expected a whole number of levels from 1 "
+					    "to 1000000");
+			break;
+		case OPT_FILTER:
+		case OPT_EXCLUDE: {
+			const char *why = NULL;
+			int r = spanfilter_add(&c->filter, id == OPT_EXCLUDE, optarg, &why);
+			if (r == -ENOMEM)
+				die("out of memory");
+			if (r < 0)
+				die("invalid --%s '%s': %s",
+				    id == OPT_EXCLUDE ? "exclude" : "filter", optarg, why);
+			break;
+		}
 		case OPT_LIST:
 			c->list = true;
 			break;
@@ -354,6 +379,7 @@ int main(int argc, char **argv)
 	memset(&c, 0, sizeof c);
 	c.runs = 1;
 	evlist_init(&c.evl);
+	spanfilter_init(&c.filter);
 	std_sanitize();
 	/* From here until every output is committed, a terminating signal waits
 	 * in a queue: the session relays it to the target, or it ends spanstat
@@ -388,6 +414,7 @@ int main(int argc, char **argv)
 		.interval_ms = c.interval_ms,
 		.spans = spans,
 		.preload = preload,
+		.filter = &c.filter,
 		.demangle = c.demangle,
 		.writers = c.wv,
 		.nwriters = c.nw,
@@ -398,6 +425,7 @@ int main(int argc, char **argv)
 		errline(cause ? cause : "failed");
 		free(cause);
 		free(preload);
+		spanfilter_release(&c.filter);
 		evlist_release(&c.evl);
 		return code;
 	}
@@ -432,6 +460,7 @@ int main(int argc, char **argv)
 	sigrelay_take(&sr);
 	free(preload);
 	free(cause);
+	spanfilter_release(&c.filter);
 	evlist_release(&c.evl);
 	return code;
 }

@@ -40,6 +40,18 @@ const struct opt_def options_table[] = {
 	 "how C++ function names show: simple (scopes and name), full (as c++filt prints "
 	 "them) or no (the symbol); default simple",
 	 0},
+	{OPT_MIN_DURATION, 0, "min-duration", "TIME",
+	 "send no span shorter than TIME (e.g. 500ns, 2us, 1ms, 1s); its time stays in its "
+	 "parent's",
+	 0},
+	{OPT_MAX_DEPTH, 0, "max-depth", "N",
+	 "send no span deeper than N in its thread (the outermost is depth 1)", 0},
+	{OPT_FILTER, 0, "filter", "GLOB",
+	 "send only spans inside a span whose name matches GLOB, that span included; "
+	 "repeatable",
+	 0},
+	{OPT_EXCLUDE, 0, "exclude", "GLOB",
+	 "send no span whose name matches GLOB, nor any span under it; repeatable", 0},
 	{OPT_LIST, 0, "list", NULL, "list the events usable here (optionally matching PATTERN)", 0},
 	{OPT_HELP, 'h', "help", NULL, "show this help", 0},
 	{OPT_VERSION, 'V', "version", NULL, "show spanstat's version", 0},

@@ -22,6 +22,10 @@ enum opt_id {
 	OPT_JSON,
 	OPT_PERFETTO,
 	OPT_DEMANGLE,
+	OPT_MIN_DURATION,
+	OPT_MAX_DEPTH,
+	OPT_FILTER,
+	OPT_EXCLUDE,
 };
 
 struct opt_def {

@@ -83,8 +83,9 @@ static int session_fail(char **cause, int err, const char *fmt, const char *arg)
 }
 
 /* The target's environment: environ without our variables, plus the span
- * library's.  Entries of environ are borrowed; s->owned are ours. */
-static int session_env(struct session *s, bool use_tsc)
+ * library's.  Entries of environ are borrowed; s->owned are ours.  tsc: the
+ * target stamps with the TSC at this rate; NULL: CLOCK_MONOTONIC. */
+static int session_env(struct session *s, const struct span_clock *tsc)
 {
 	size_t n = 0, k = 0;
 	const char *oldpre = NULL;
@@ -92,7 +93,7 @@ static int session_env(struct session *s, bool use_tsc)
 
 	while (environ[n])
 		n++;
-	s->envp = calloc(n + 7, sizeof *s->envp);
+	s->envp = calloc(n + 8, sizeof *s->envp); /* ours: at most 7, and NULL */
 	if (!s->envp)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
@@ -112,7 +113,7 @@ static int session_env(struct session *s, bool use_tsc)
 			  s->pipe_w) > 0 &&
 		 asprintf(&own[2], "%s=%llu:%llu", SPANSTAT_ENV_PIPE_ID,
 			  (unsigned long long)st.st_dev, (unsigned long long)st.st_ino) > 0 &&
-		 asprintf(&own[3], "%s=%s", SPANSTAT_ENV_CLOCK, use_tsc ? "tsc" : "mono") > 0;
+		 asprintf(&own[3], "%s=%s", SPANSTAT_ENV_CLOCK, tsc ? "tsc" : "mono") > 0;
 	s->nowned = 4;
 	if (ok && s->rings)
 		ok = asprintf(&own[s->nowned++], "%s=/proc/%d/fd/%d", SPANSTAT_ENV_SHM,
@@ -122,6 +123,12 @@ static int session_env(struct session *s, bool use_tsc)
 		const char *b = oldpre ? oldpre : "";
 		ok = asprintf(&own[s->nowned++], "LD_PRELOAD=%s%s%s", a, *a && *b ? ":" : "", b) >
 		     0;
+	}
+	if (ok && s->o->filter && spanfilter_any(s->o->filter)) {
+		char *spec = NULL;
+		ok = spanfilter_spec(s->o->filter, tsc, &spec) == 0 &&
+		     asprintf(&own[s->nowned++], "%s=%s", SPANSTAT_ENV_FILTER, spec) > 0;
+		free(spec);
 	}
 	s->owned = own;
 	return ok ? 0 : -ENOMEM;
@@ -189,7 +196,7 @@ static int session_spans_setup(struct session *s, char **cause)
 		decoder_set_hook(s->dec, session_ring_hook, s);
 	s->head.strings = decoder_strings(s->dec);
 	s->head.names = decoder_names(s->dec);
-	int r = session_env(s, tsc);
+	int r = session_env(s, tsc ? &clk : NULL);
 	if (r < 0)
 		return session_fail(cause, -r, "cannot collect %s", "spans");
 	return 0;

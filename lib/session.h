@@ -9,17 +9,19 @@
 
 #include "demangle.h"
 #include "events.h"
+#include "spanfilter.h"
 #include "writer.h"
 
 struct session_opts {
 	int argc;
 	char *const *argv; /* the command */
 	const struct evlist *evl;
-	unsigned runs;		     /* >= 1 */
-	unsigned interval_ms;	     /* 0: off */
-	bool spans;		     /* collect spans from the target */
-	const char *preload;	     /* libspanstat.so to LD_PRELOAD when collecting */
-	enum demangle_mode demangle; /* how function names show */
+	unsigned runs;			 /* >= 1 */
+	unsigned interval_ms;		 /* 0: off */
+	bool spans;			 /* collect spans from the target */
+	const char *preload;		 /* libspanstat.so to LD_PRELOAD when collecting */
+	const struct spanfilter *filter; /* spans the target should not send, or NULL */
+	enum demangle_mode demangle;	 /* how function names show */
 	struct writer *const *writers;
 	size_t nwriters;
 };

@@ -1,0 +1,151 @@
+#!/usr/bin/env bats
+# filters.bats: --min-duration, --max-depth, --filter and --exclude on the
+# command line: every bad value rejected with one 'spanstat: ...' line and
+# exit 125 before the target runs, and the SPANSTAT_FILTER spec the target
+# gets (lib/span/filter.h's format; the min duration in the clock the
+# target stamps with: TSC ticks or ns).
+
+load helpers
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	unset SPANSTAT_FILTER
+}
+
+assert_rejected() {
+	assert_failure 125
+	assert_equal "${#lines[@]}" 1
+	assert_line --index 0 --regexp "^spanstat: $1"
+	assert_not_exists "$BATS_TEST_TMPDIR/ran"
+}
+
+# Runs spanstat with OPTIONS... and a target that writes its SPANSTAT_CLOCK
+# to clock.txt and its SPANSTAT_FILTER (or "unset") to filter.txt.
+run_env() {
+	rm -f clock.txt filter.txt
+	run "$SPANSTAT" -e task-clock "$@" -- sh -c \
+		'printf %s "${SPANSTAT_CLOCK-unset}" >clock.txt; printf %s "${SPANSTAT_FILTER-unset}" >filter.txt'
+	assert_success
+	assert_exists filter.txt
+}
+
+@test "--help lists the filter options" {
+	run "$SPANSTAT" --help
+	assert_success
+	assert_line --regexp '^      --min-duration=TIME +send no span shorter than TIME'
+	assert_line --regexp '^      --max-depth=N '
+	assert_line --regexp '^      --filter=GLOB '
+	assert_line --regexp '^      --exclude=GLOB '
+}
+
+@test "a --min-duration without a unit, or out of range, is an error" {
+	local bad
+	for bad in 5 500 '' 0ns 0s 1.5ms '1 ms' 1MS 1m 1sec -1ns ms 2us5 1000001s \
+		99999999999999999999ns; do
+		run "$SPANSTAT" --min-duration="$bad" -- sh -c "touch $BATS_TEST_TMPDIR/ran"
+		assert_rejected "invalid --min-duration '$bad': expected "
+	done
+	run "$SPANSTAT" --min-duration=+1us -- sh -c "touch $BATS_TEST_TMPDIR/ran"
+	assert_rejected "invalid --min-duration '\\+1us': expected "
+	run "$SPANSTAT" --min-duration=5 -- true
+	assert_rejected "invalid --min-duration '5': expected a whole number and a unit: ns, us, ms or s"
+	run "$SPANSTAT" --min-duration=0ns -- true
+	assert_rejected "invalid --min-duration '0ns': expected a time from 1ns to 1000000s$"
+	run "$SPANSTAT" --min-duration
+	assert_rejected "option '--min-duration' needs an argument"
+}
+
+@test "a --max-depth below 1 or not a number is an error" {
+	local bad
+	for bad in 0 -1 x 1x '' 1000001 ' 2' 99999999999999999999; do
+		run "$SPANSTAT" --max-depth="$bad" -- sh -c "touch $BATS_TEST_TMPDIR/ran"
+		assert_rejected "invalid --max-depth '$bad': expected a whole number of levels from 1 to 1000000$"
+	done
+}
+
+@test "an empty --filter or --exclude, or one with a newline, is an error" {
+	local o
+	for o in filter exclude; do
+		run "$SPANSTAT" --"$o"= -- sh -c "touch $BATS_TEST_TMPDIR/ran"
+		assert_rejected "invalid --$o '': expected a pattern$"
+		run "$SPANSTAT" --"$o"=main --"$o"=$'a\nb' -- sh -c "touch $BATS_TEST_TMPDIR/ran"
+		assert_rejected "invalid --$o 'a\\\\nb': a pattern cannot contain a newline$"
+	done
+}
+
+@test "the target gets SPANSTAT_FILTER: every item, the globs verbatim and in order" {
+	run_env --spans --max-depth=3 --filter='a*' --exclude='*[x]*' --filter='ns::C<int>::f(*) b' \
+		--exclude='=x='
+	assert_equal "$(cat filter.txt)" "depth=3
+filter=a*
+filter=ns::C<int>::f(*) b
+exclude=*[x]*
+exclude==x="
+}
+
+@test "--min-duration reaches the target in its clock's units" {
+	run_env --spans --min-duration=2us --filter='a*'
+	local clock min
+	clock=$(cat clock.txt)
+	min=$(sed -n 's/^min=//p' filter.txt)
+	echo "clock $clock, 2us is min=$min"
+	assert_equal "$(sed -n 2p filter.txt)" "filter=a*"
+	assert_equal "$(wc -l <filter.txt)" 2 # each item ends with a newline
+	case $clock in
+	mono)
+		assert_equal "$min" 2000
+		;;
+	tsc)
+		# ticks of a TSC from 0.2 to 10 GHz, and 1s is 500000 times as many
+		# (give or take what a calibration measured in 2 ms may differ by)
+		[ "$min" -ge 400 ] && [ "$min" -le 20000 ] || fail "2us as $min ticks"
+		run_env --spans --min-duration=1s
+		local big
+		big=$(sed -n 's/^min=//p' filter.txt)
+		echo "1s is min=$big"
+		[ "$big" -ge $((min * 500000 * 9 / 10)) ] &&
+			[ "$big" -le $((min * 500000 * 11 / 10)) ] || fail "1s as $big ticks"
+		;;
+	*)
+		fail "unknown SPANSTAT_CLOCK '$clock'"
+		;;
+	esac
+}
+
+@test "each TIME unit is scaled to ns (checked where the clock is mono)" {
+	run_env --spans --min-duration=3ms
+	local clock
+	clock=$(cat clock.txt)
+	local ms us
+	ms=$(sed -n 's/^min=//p' filter.txt)
+	run_env --spans --min-duration=3000us
+	us=$(sed -n 's/^min=//p' filter.txt)
+	if [ "$clock" = mono ]; then
+		assert_equal "$ms" 3000000
+		assert_equal "$us" 3000000
+	else
+		# the same duration, rounded up to ticks the same way
+		[ -n "$ms" ] && [ "$ms" -gt 0 ] || fail "3ms as '$ms'"
+		[ $((ms > us ? ms - us : us - ms)) -le $((ms / 10)) ] || fail "3ms=$ms 3000us=$us"
+	fi
+	run_env --spans --max-depth=1
+	assert_equal "$(cat filter.txt)" "depth=1"
+}
+
+@test "no filter option: no SPANSTAT_FILTER, and one from outside does not get through" {
+	run_env --spans
+	assert_equal "$(cat filter.txt)" unset
+	export SPANSTAT_FILTER='filter=x'
+	run_env --spans
+	assert_equal "$(cat filter.txt)" unset
+	run_env --spans --max-depth=2
+	assert_equal "$(cat filter.txt)" "depth=2"
+}
+
+@test "without span collection the filters are accepted and change nothing" {
+	run_env --min-duration=1ms --max-depth=2 --filter=main --exclude='x*'
+	assert_equal "$(cat filter.txt)" unset
+	assert_equal "$(cat clock.txt)" unset
+	run "$SPANSTAT" --max-depth=2 -- sh -c 'exit 3'
+	assert_failure 3
+}
