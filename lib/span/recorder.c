@@ -72,6 +72,7 @@
 #endif
 
 #include "encode.h"
+#include "filter.h"
 #include "ring.h"
 #include "spanenv.h"
 #define SPANSTAT_NO_INLINE /* we define the functions the wrappers call */
@@ -96,6 +97,10 @@
 #define REC_FL_MASK (O_ACCMODE | O_NONBLOCK | O_APPEND | O_NOATIME)
 #define REC_OP(op) ((uint64_t)(op) << WIRE_OP_SHIFT)
 #define REC_ALTSTACK (64u << 10) /* per-thread signal stack: a stack overflow still flushes */
+#define REC_STACK 1024u		 /* open spans followed per thread */
+#define REC_JMPS 8u		 /* setjmp buffers remembered per thread */
+#define REC_ON 1		 /* rec_on: recording */
+#define REC_ON_FILTERED 2	 /* rec_on: recording through the filters */
 #ifdef HAVE_SECURE_GETENV
 #define rec_getenv secure_getenv /* a second line: rec_connect checked AT_SECURE */
 #else
@@ -108,6 +113,25 @@ struct rec_centry {
 	uint64_t key;
 	uint64_t word;
 };
+
+/* A setjmp buffer and the thread's span depth when it was filled. */
+struct rec_jmp {
+	const void *env;
+	unsigned depth;
+};
+
+/* What the filters say of a name (filter.h's RECF_*). */
+struct rec_fcentry {
+	uint64_t key;
+	unsigned cls;
+};
+
+/* Filter state of an open span. */
+#define REC_F_SENT 1u	 /* its begin was sent */
+#define REC_F_PENDING 2u /* it is sent if it lasts --min-duration */
+#define REC_F_INSIDE 4u	 /* inside a --filter match (or no --filter) */
+#define REC_F_BLOCKED 8u /* an --exclude match or under one */
+#define REC_F_ROOT 0u	 /* what the outermost span's missing parent says */
 
 /* A thread's recording state.  Buffers are mmap'd once, kept on a global
  * list forever and reused by later threads once their thread has ended. */
@@ -123,10 +147,18 @@ struct rec_thread {
 	atomic_int busy; /* slow path / flush in progress: a try-lock, never waited on */
 	atomic_int live; /* owned by a running thread */
 	struct rec_thread *next;
-	void *altstack;		/* REC_ALTSTACK bytes for the fatal-signal handler, or NULL */
-	struct ring_slot *slot; /* ring mode (ring.h): our slot; NULL: the pipe */
-	uint64_t *ring;		/* the slot's words */
-	uint64_t wbase;		/* stream index of ring[0] in the current lap */
+	void *altstack;		      /* REC_ALTSTACK bytes for the fatal-signal handler, or NULL */
+	unsigned depth;		      /* spans open in this thread (the shadow stack) */
+	unsigned fdone;		      /* filters: frames below this have no begin to send */
+	uint64_t stk[REC_STACK];      /* the open spans' keys, outermost first */
+	struct rec_jmp jmp[REC_JMPS]; /* setjmp buffers seen, and the depth then */
+	unsigned njmp;		      /* next jmp entry to replace */
+	uint64_t fts[REC_STACK];      /* filters: each open span's begin ts */
+	uint8_t ffl[REC_STACK];	      /* filters: REC_F_* of each open span */
+	struct rec_fcentry fcache[REC_CACHE]; /* filters: classification cache */
+	struct ring_slot *slot;		      /* ring mode (ring.h): our slot; NULL: the pipe */
+	uint64_t *ring;			      /* the slot's words */
+	uint64_t wbase;			      /* stream index of ring[0] in the current lap */
 	struct rec_centry cache[REC_CACHE];
 	uint64_t rec[REC_WORDS];       /* the events record in progress */
 	char scratch[WIRE_MAX_RECORD]; /* other records of this thread */
@@ -139,7 +171,9 @@ struct rec_slot {
 	uint32_t pad;
 };
 
-static int rec_on; /* the hot-path gate: connected and recording */
+static int rec_on;		    /* the hot-path gate: 0, REC_ON or REC_ON_FILTERED */
+static int rec_filtering;	    /* SPANSTAT_FILTER set some filter */
+static struct recf_spec rec_filter; /* the filters */
 /* Mirror of rec_on for the inline check in spanstat.h (not API). */
 __attribute__((visibility("default"))) int spanstat_on_;
 static int rec_fl;		/* F_GETFL & REC_FL_MASK of our write end */
@@ -281,6 +315,8 @@ static REC_NOI int rec_open_write_end(int inherited)
 
 static REC_NOI void rec_set_on(int on)
 {
+	if (on)
+		on = rec_filtering ? REC_ON_FILTERED : REC_ON;
 	__atomic_store_n(&rec_on, on, __ATOMIC_RELEASE);
 	__atomic_store_n(&spanstat_on_, on, __ATOMIC_RELEASE);
 }
@@ -677,7 +713,10 @@ static REC_NOI void rec_thread_reset(struct rec_thread *t, uint64_t now)
 	t->base = t->last = now;
 	t->dropped = t->reported = 0;
 	t->seq = 0;
+	t->depth = t->fdone = t->njmp = 0;
+	memset(t->jmp, 0, sizeof t->jmp);
 	memset(t->cache, 0xff, sizeof t->cache); /* no key is all ones */
+	memset(t->fcache, 0xff, sizeof t->fcache);
 	if (rec_ring_attach(t, now) != 0) {
 		t->pos = t->rec + REC_FIRST;
 		t->lim = t->rec + REC_WORDS;
@@ -774,6 +813,69 @@ static REC_NOI void rec_thread_end(void *arg)
 
 /* ---- the recording paths ------------------------------------------------ */
 
+/* Appends one event for key at `now` (no earlier than t->last) to the
+ * thread's ring or record; the caller holds t->busy. */
+static REC_NOI void rec_emit(struct rec_thread *t, uint64_t key, uint64_t op, uint64_t now,
+			     int has_val, int64_t val)
+{
+	struct rec_centry *c = &t->cache[rec_hash(key)];
+	if (c->key != key) {
+		uint32_t id = rec_intern(t, key);
+		if (!id) {
+			rec_drop(t, 1u + (unsigned)has_val);
+			return;
+		}
+		c->key = key;
+		c->word = (uint64_t)id << WIRE_ID_SHIFT;
+	}
+	if ((int64_t)(now - t->last) < 0) /* another CPU's TSC a little behind */
+		now = t->last;
+	uint64_t delta = now - t->last;
+	if (t->slot) {
+		if (delta >> WIRE_DELTA_BITS) { /* deltas restart at an absolute ts */
+			if (rec_ring_put(t, RING_CTL(RING_CTL_TS), 1, now) != 0) {
+				rec_drop(t, 1u + (unsigned)has_val);
+				return;
+			}
+			t->last = now;
+			delta = 0;
+		}
+		uint64_t v;
+		memcpy(&v, &val, sizeof v);
+		if (rec_ring_put(t, c->word | op | delta, has_val, v) != 0)
+			rec_drop(t, 1u + (unsigned)has_val);
+		else
+			t->last = now;
+		return;
+	}
+	if ((delta >> WIRE_DELTA_BITS) || t->pos + 1 + has_val > t->rec + REC_WORDS) {
+		rec_flush(t);
+		t->base = t->last = now;
+		delta = 0;
+	}
+	uint64_t *p = t->pos;
+	p[0] = c->word | op | delta;
+	if (has_val)
+		memcpy(&p[1], &val, sizeof val);
+	t->pos = p + 1 + has_val;
+	t->last = now;
+}
+
+/* The shadow stack: which spans are open in this thread, innermost last, so
+ * that a longjmp can end the spans it skips (rec_unwind). */
+static REC_HOT void rec_push(struct rec_thread *t, uint64_t key)
+{
+	unsigned d = t->depth++;
+	if (likely(d < REC_STACK))
+		t->stk[d] = key;
+}
+
+static REC_HOT void rec_pop(struct rec_thread *t)
+{
+	if (likely(t->depth))
+		t->depth--;
+}
+
 /* Everything the hot path does not handle.  `now` was read on entry. */
 static REC_NOI __attribute__((noinline)) void rec_event_slow(uint64_t key, uint64_t op,
 							     uint64_t now, int has_val, int64_t val)
@@ -787,55 +889,139 @@ static REC_NOI __attribute__((noinline)) void rec_event_slow(uint64_t key, uint6
 		rec_drop(t, 1u + (unsigned)has_val);
 		return;
 	}
-	struct rec_centry *c = &t->cache[rec_hash(key)];
-	if (c->key != key) {
-		uint32_t id = rec_intern(t, key);
-		if (!id) {
-			rec_drop(t, 1u + (unsigned)has_val);
-			goto out;
+	rec_emit(t, key, op, now, has_val, val);
+	if (op == REC_OP(WIRE_OP_BEGIN))
+		rec_push(t, key);
+	else if (op == REC_OP(WIRE_OP_END))
+		rec_pop(t);
+	atomic_store(&t->busy, 0);
+}
+
+/* ---- filters (filter.h) --------------------------------------------------- */
+
+/* What --filter and --exclude say of key, cached per thread. */
+static REC_NOI unsigned rec_classify(struct rec_thread *t, uint64_t key)
+{
+	if (!rec_filter.nfilter && !rec_filter.nexclude)
+		return 0;
+	struct rec_fcentry *c = &t->fcache[rec_hash(key)];
+	if (c->key == key)
+		return c->cls;
+	unsigned cls = key & REC_CODE_TAG
+			       ? recf_classify_code(&rec_filter, (uintptr_t)(key & ~REC_CODE_TAG))
+			       : recf_classify_name(&rec_filter, (const char *)(uintptr_t)key);
+	c->key = key;
+	c->cls = cls;
+	return cls;
+}
+
+/* Sends the begins of the open spans below depth `upto` that wait for their
+ * duration (--min-duration) to be known: one inside them is being sent. */
+static REC_NOI void rec_filter_flush(struct rec_thread *t, unsigned upto)
+{
+	if (upto > REC_STACK)
+		upto = REC_STACK;
+	for (unsigned i = t->fdone; i < upto; i++)
+		if ((t->ffl[i] & (REC_F_PENDING | REC_F_SENT)) == REC_F_PENDING) {
+			rec_emit(t, t->stk[i], REC_OP(WIRE_OP_BEGIN), t->fts[i], 0, 0);
+			t->ffl[i] |= REC_F_SENT;
 		}
-		c->key = key;
-		c->word = (uint64_t)id << WIRE_ID_SHIFT;
+	if (upto > t->fdone)
+		t->fdone = upto;
+}
+
+/* A span begins under the filters: sent now, later (pending its duration),
+ * or never. */
+static REC_NOI void rec_filter_begin(struct rec_thread *t, uint64_t key, uint64_t now)
+{
+	unsigned d = t->depth++;
+	if (d >= REC_STACK)
+		return; /* too deep to follow: not sent */
+	unsigned pf = d ? t->ffl[d - 1] : REC_F_ROOT;
+	unsigned cls = rec_classify(t, key);
+	unsigned fl = 0;
+	if ((pf & REC_F_INSIDE) || (cls & RECF_FILTER) || !rec_filter.nfilter)
+		fl |= REC_F_INSIDE;
+	if ((pf & REC_F_BLOCKED) || (cls & RECF_EXCLUDE))
+		fl |= REC_F_BLOCKED;
+	int send = (fl & REC_F_INSIDE) && !(fl & REC_F_BLOCKED) &&
+		   (!rec_filter.max_depth || d < rec_filter.max_depth);
+	t->stk[d] = key;
+	t->fts[d] = now;
+	if (send && rec_filter.min_dur) {
+		fl |= REC_F_PENDING;
+	} else if (send) {
+		rec_filter_flush(t, d);
+		rec_emit(t, key, REC_OP(WIRE_OP_BEGIN), now, 0, 0);
+		fl |= REC_F_SENT;
 	}
-	if ((int64_t)(now - t->last) < 0) /* another CPU's TSC a little behind */
-		now = t->last;
-	uint64_t delta = now - t->last;
-	if (t->slot) {
-		if (delta >> WIRE_DELTA_BITS) { /* deltas restart at an absolute ts */
-			if (rec_ring_put(t, RING_CTL(RING_CTL_TS), 1, now) != 0) {
-				rec_drop(t, 1u + (unsigned)has_val);
-				goto out;
-			}
-			t->last = now;
-			delta = 0;
+	t->ffl[d] = (uint8_t)fl;
+	if (t->fdone > d)
+		t->fdone = d;
+}
+
+/* The innermost open span ends under the filters. */
+static REC_NOI void rec_filter_end(struct rec_thread *t, uint64_t now)
+{
+	if (!t->depth)
+		return; /* an end without a begin: nothing was sent for it */
+	unsigned d = --t->depth;
+	if (t->fdone > d)
+		t->fdone = d;
+	if (d >= REC_STACK)
+		return;
+	uint8_t fl = t->ffl[d];
+	if (fl & REC_F_SENT) {
+		rec_emit(t, t->stk[d], REC_OP(WIRE_OP_END), now, 0, 0);
+	} else if ((fl & REC_F_PENDING) && now - t->fts[d] >= rec_filter.min_dur) {
+		rec_filter_flush(t, d);
+		rec_emit(t, t->stk[d], REC_OP(WIRE_OP_BEGIN), t->fts[d], 0, 0);
+		rec_emit(t, t->stk[d], REC_OP(WIRE_OP_END), now, 0, 0);
+	}
+	if (t->fdone > d)
+		t->fdone = d;
+}
+
+/* Every event while filters are on. */
+static REC_NOI __attribute__((noinline)) void
+rec_event_filtered(uint64_t key, uint64_t op, uint64_t now, int has_val, int64_t val)
+{
+	if (!key || key == REC_CODE_TAG)
+		return;
+	struct rec_thread *t = rec_self;
+	if (!t && !(t = rec_thread_start()))
+		return;
+	if (atomic_exchange(&t->busy, 1)) {
+		rec_drop(t, 1u + (unsigned)has_val);
+		return;
+	}
+	if (op == REC_OP(WIRE_OP_BEGIN)) {
+		rec_filter_begin(t, key, now);
+	} else if (op == REC_OP(WIRE_OP_END)) {
+		rec_filter_end(t, now);
+	} else {
+		/* an instant or counter goes where the span it is in goes
+		 * (outside every span: unless only --filter matches are kept) */
+		unsigned d = t->depth;
+		int send =
+			d == 0 ? !rec_filter.nfilter
+			       : d <= REC_STACK && (t->ffl[d - 1] & (REC_F_SENT | REC_F_PENDING));
+		if (send) {
+			rec_filter_flush(t, d);
+			rec_emit(t, key, op, now, has_val, val);
 		}
-		uint64_t v;
-		memcpy(&v, &val, sizeof v);
-		if (rec_ring_put(t, c->word | op | delta, has_val, v) != 0)
-			rec_drop(t, 1u + (unsigned)has_val);
-		else
-			t->last = now;
-		goto out;
 	}
-	if ((delta >> WIRE_DELTA_BITS) || t->pos + 1 + has_val > t->rec + REC_WORDS) {
-		rec_flush(t);
-		t->base = t->last = now;
-		delta = 0;
-	}
-	uint64_t *p = t->pos;
-	p[0] = c->word | op | delta;
-	if (has_val)
-		memcpy(&p[1], &val, sizeof val);
-	t->pos = p + 1 + has_val;
-	t->last = now;
-out:
 	atomic_store(&t->busy, 0);
 }
 
 static REC_HOT void rec_event(uint64_t key, uint64_t op)
 {
-	if (unlikely(!__atomic_load_n(&rec_on, __ATOMIC_RELAXED)))
+	int on = __atomic_load_n(&rec_on, __ATOMIC_RELAXED);
+	if (unlikely(on != REC_ON)) {
+		if (on == REC_ON_FILTERED)
+			rec_event_filtered(key, op, rec_now(), 0, 0);
 		return;
+	}
 	uint64_t now = rec_now();
 	struct rec_thread *t = rec_self;
 	if (likely(t != NULL)) {
@@ -846,6 +1032,10 @@ static REC_HOT void rec_event(uint64_t key, uint64_t op)
 			*p = c->word | op | delta;
 			t->pos = p + 1;
 			t->last = now;
+			if (op == REC_OP(WIRE_OP_BEGIN))
+				rec_push(t, key);
+			else if (op == REC_OP(WIRE_OP_END))
+				rec_pop(t);
 			return;
 		}
 	}
@@ -873,9 +1063,11 @@ REC_API void spanstat_instant(const char *name)
 
 REC_API void spanstat_counter(const char *name, int64_t value)
 {
-	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED))
-		return;
-	rec_event_slow((uintptr_t)name, REC_OP(WIRE_OP_COUNTER), rec_now(), 1, value);
+	int on = __atomic_load_n(&rec_on, __ATOMIC_RELAXED);
+	if (on == REC_ON)
+		rec_event_slow((uintptr_t)name, REC_OP(WIRE_OP_COUNTER), rec_now(), 1, value);
+	else if (on == REC_ON_FILTERED)
+		rec_event_filtered((uintptr_t)name, REC_OP(WIRE_OP_COUNTER), rec_now(), 1, value);
 }
 
 REC_API void spanstat_thread_name(const char *name)
@@ -1234,6 +1426,133 @@ REC_API int execle(const char *path, const char *arg, ...)
 	return execve(path, argv, envp);
 }
 
+/* ---- setjmp and longjmp ---------------------------------------------------- */
+
+/* A longjmp out of spans never runs their ends: the setjmp family is
+ * interposed to remember, per jmp_buf, how many spans were open when it was
+ * filled, and the longjmp family ends the spans opened since at the jump
+ * (with the filters' rules when they are on), so that they are not
+ * "unfinished" and their parents' times stay right.  setjmp returns twice and
+ * must find its caller's stack as it was: its wrappers are assembly
+ * trampolines that note the buffer, then jump to the C library's function
+ * with the stack and registers untouched (x86-64 only; elsewhere a longjmp
+ * leaves the skipped spans to spanstat, which closes them unfinished). */
+typedef void (*rec_longjmp_fn)(void *, int);
+static void *rec_real_setjmp[3];	   /* _setjmp, setjmp, __sigsetjmp */
+static rec_longjmp_fn rec_real_longjmp[4]; /* longjmp, _longjmp, siglongjmp, __longjmp_chk */
+static const char *const rec_setjmp_names[3] = {"_setjmp", "setjmp", "__sigsetjmp"};
+static const char *const rec_longjmp_names[4] = {"longjmp", "_longjmp", "siglongjmp",
+						 "__longjmp_chk"};
+
+/* Called by the trampolines: notes env's depth, returns the real function. */
+__attribute__((used, visibility("hidden"))) REC_NOI void *rec_setjmp_note(void *env, long which)
+{
+	unsigned w = (unsigned)which % 3u;
+	void *real = __atomic_load_n(&rec_real_setjmp[w], __ATOMIC_ACQUIRE);
+	if (!real) {
+		real = dlsym(RTLD_NEXT, rec_setjmp_names[w]);
+		__atomic_store_n(&rec_real_setjmp[w], real, __ATOMIC_RELEASE);
+	}
+	struct rec_thread *t = rec_self;
+	if (t && __atomic_load_n(&rec_on, __ATOMIC_RELAXED) && !atomic_exchange(&t->busy, 1)) {
+		unsigned i;
+		for (i = 0; i < REC_JMPS && t->jmp[i].env != env; i++)
+			;
+		if (i == REC_JMPS)
+			i = t->njmp++ % REC_JMPS;
+		t->jmp[i].env = env;
+		t->jmp[i].depth = t->depth;
+		atomic_store(&t->busy, 0);
+	}
+	return real;
+}
+
+#if defined(__x86_64__)
+/* rdi = env, rsi = savemask (__sigsetjmp): kept across the note, which
+ * returns the real function in rax; the tail jump leaves the caller's frame
+ * and return address exactly as a direct call to it would. */
+#define REC_SETJMP_TRAMPOLINE(name, which)                 \
+	__asm__(".text\n"                                  \
+		".globl " #name "\n"                       \
+		".type " #name ", @function\n" #name ":\n" \
+		"	endbr64\n"                               \
+		"	push %rdi\n"                             \
+		"	push %rsi\n"                             \
+		"	sub $8, %rsp\n"                          \
+		"	mov $" #which ", %esi\n"           \
+		"	call rec_setjmp_note\n"                  \
+		"	add $8, %rsp\n"                          \
+		"	pop %rsi\n"                              \
+		"	pop %rdi\n"                              \
+		"	test %rax, %rax\n"                       \
+		"	jz 1f\n"                                 \
+		"	jmp *%rax\n"                             \
+		"1:	xor %eax, %eax\n"                      \
+		"	ret\n"                                   \
+		".size " #name ", .-" #name "\n")
+REC_SETJMP_TRAMPOLINE(_setjmp, 0);
+REC_SETJMP_TRAMPOLINE(setjmp, 1);
+REC_SETJMP_TRAMPOLINE(__sigsetjmp, 2);
+#endif
+
+/* Ends the spans a longjmp to env skips, at the jump. */
+static REC_NOI void rec_unwind(const void *env)
+{
+	int on = __atomic_load_n(&rec_on, __ATOMIC_RELAXED);
+	struct rec_thread *t = rec_self;
+	if (!on || !t || atomic_exchange(&t->busy, 1))
+		return;
+	unsigned i;
+	for (i = 0; i < REC_JMPS && t->jmp[i].env != env; i++)
+		;
+	if (i < REC_JMPS && t->jmp[i].depth <= t->depth) {
+		uint64_t now = rec_now();
+		while (t->depth > t->jmp[i].depth) {
+			if (on == REC_ON_FILTERED) {
+				rec_filter_end(t, now);
+				continue;
+			}
+			unsigned d = --t->depth;
+			if (d < REC_STACK)
+				rec_emit(t, t->stk[d], REC_OP(WIRE_OP_END), now, 0, 0);
+		}
+	}
+	atomic_store(&t->busy, 0);
+}
+
+static REC_NOI __attribute__((noreturn)) void rec_longjmp(unsigned which, void *env, int val)
+{
+	rec_unwind(env);
+	rec_longjmp_fn real = __atomic_load_n(&rec_real_longjmp[which], __ATOMIC_ACQUIRE);
+	if (!real) {
+		real = (rec_longjmp_fn)dlsym(RTLD_NEXT, rec_longjmp_names[which]);
+		__atomic_store_n(&rec_real_longjmp[which], real, __ATOMIC_RELEASE);
+	}
+	if (real)
+		real(env, val);
+	abort(); /* no C library longjmp: nothing sane is left to do */
+}
+
+REC_API __attribute__((noreturn)) void longjmp(void *env, int val)
+{
+	rec_longjmp(0, env, val);
+}
+
+REC_API __attribute__((noreturn)) void _longjmp(void *env, int val)
+{
+	rec_longjmp(1, env, val);
+}
+
+REC_API __attribute__((noreturn)) void siglongjmp(void *env, int val)
+{
+	rec_longjmp(2, env, val);
+}
+
+REC_API __attribute__((noreturn)) void __longjmp_chk(void *env, int val)
+{
+	rec_longjmp(3, env, val);
+}
+
 /* ---- _exit ---------------------------------------------------------------- */
 
 /* _exit and _Exit skip destructors, so a process ending through them (the
@@ -1285,6 +1604,9 @@ __attribute__((constructor)) static REC_NOI void rec_connect(void)
 	rec_dev = (dev_t)dev;
 	rec_ino = (ino_t)ino;
 	rec_tsc = REC_HAVE_TSC && clk && strcmp(clk, "tsc") == 0;
+	/* a malformed spec leaves it empty: no filtering rather than a guess */
+	recf_parse(rec_getenv(SPANSTAT_ENV_FILTER), &rec_filter);
+	rec_filtering = recf_active(&rec_filter);
 	if (path && strlen(path) < sizeof rec_pipe_path)
 		strcpy(rec_pipe_path, path);
 	int inherited = -1;

@@ -10,6 +10,9 @@ setup_file() {
 	export EXITW OVERFLOW
 	EXITW=$(build_workload span_exit $(span_link_flags))
 	OVERFLOW=$(build_workload span_overflow $(span_link_flags) -O0)
+	LONGJMP=$(build_workload span_longjmp $(span_link_flags))
+	LONGJMP_F=$(build_workload span_longjmp -DNO_API -D_FORTIFY_SOURCE=2 -finstrument-functions)
+	export LONGJMP LONGJMP_F
 }
 
 setup() {
@@ -80,4 +83,40 @@ count() {
 	[ "$levels" -ge 30 ]
 	assert_equal "$(count outer x.json)" 1
 	assert_equal "$(jq -c '.spans.decode | [.no_exit, .unfinished - '"$levels"']' x.json)" "[0,1]"
+}
+
+# tree FILE: "depth name count" of every merged node, in the JSON's order
+tree() {
+	jq -r '.spans.merged.nodes[] | "\(.depth) \(.name) \(.count)"' "$1"
+}
+
+@test "longjmp and siglongjmp end the spans they skip, at the jump" {
+	run "$SPANSTAT" --json=ok.json --spans -e task-clock -- "$LONGJMP" ok
+	assert_success
+	local mode
+	for mode in jump sig; do
+		run "$SPANSTAT" --json=x.json --spans -e task-clock -- "$LONGJMP" "$mode"
+		assert_success
+		# the same tree as the run without errors: "after" follows the
+		# jump inside "round", not inside the levels it skipped
+		assert_equal "$(tree x.json)" "$(tree ok.json)"
+		assert_equal "$(tree x.json | head -3)" "$(printf '%s\n' '0 round 10' '1 level 10' '2 level 10')"
+		assert_equal "$(jq -c '.spans.decode | [.unfinished, .unmatched, .dropped]' x.json)" '[0,0,0]'
+		# the parents' times hold their children's: each level spins 20 us
+		# before going deeper, so a level's total is at least the next
+		# one's plus 10 x 20 us, and a round's at least its levels' and after's
+		run jq '[.spans.merged.nodes[] | select(.name == "level") | .total_ns] as $t
+			| ([range(0; 4) | $t[.] >= $t[. + 1] + 200000] | all)
+			and (.spans.merged.nodes[0].total_ns >= $t[0] + ([.spans.merged.nodes[] | select(.name == "after") | .total_ns] | add))' x.json
+		assert_output true
+	done
+}
+
+@test "a longjmp out of -finstrument-functions frames (__longjmp_chk) ends them" {
+	run "$SPANSTAT" --json=x.json --spans -e task-clock -- "$LONGJMP_F" jump
+	assert_success
+	assert_equal "$(jq -c '.spans.decode | [.unfinished, .unmatched]' x.json)" '[0,0]'
+	# main -> level x5 nested, entered 10 times; spin under each level
+	run jq -r '[.spans.merged.nodes[] | select(.name == "level")] | map("\(.depth) \(.count)") | join(",")' x.json
+	assert_output '1 10,2 10,3 10,4 10,5 10'
 }

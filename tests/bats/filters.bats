@@ -149,3 +149,75 @@ exclude==x="
 	run "$SPANSTAT" --max-depth=2 -- sh -c 'exit 3'
 	assert_failure 3
 }
+
+# --- the filters at work, decided inside the target ---------------------------
+
+# paths OPTIONS...: the folded stack paths (no weights) of span_filter under
+# OPTIONS, sorted; the JSON of the run in f.json
+paths() {
+	run "$SPANSTAT" -e task-clock --folded=f.folded --json=f.json "$@" -- "$SPAN_FILTER"
+	assert_success
+	cut -d' ' -f1 f.folded | sort
+}
+
+# fpaths OPTIONS...: the same for the -finstrument-functions span_finstr
+fpaths() {
+	run "$SPANSTAT" -e task-clock --folded=f.folded "$@" -- "$SPAN_FINSTR"
+	assert_success
+	cut -d' ' -f1 f.folded | sort
+}
+
+setup_file() {
+	export SPAN_FILTER SPAN_FINSTR
+	SPAN_FILTER=$(build_workload span_filter $(span_link_flags))
+	SPAN_FINSTR=$(build_workload span_finstr -finstrument-functions)
+}
+
+@test "no filter: every span arrives" {
+	assert_equal "$(paths)" "$(printf '%s\n' main 'main;keep' 'main;keep;a' 'main;keep;a;b' \
+		'main;long' 'main;long;lshort' 'main;short' 'main;skip' 'main;skip;x')"
+	assert_equal "$(jq .spans.instants f.json)" 2
+}
+
+@test "--min-duration: short spans are not sent, their time stays in their parent" {
+	# keep;a and skip hold an instant, which takes the spans around it along
+	assert_equal "$(paths --min-duration=30ms)" "$(printf '%s\n' main 'main;keep' 'main;keep;a' \
+		'main;long' 'main;skip')"
+	# main's total still covers the two 60 ms spins and everything dropped
+	assert_equal "$(jq '[.spans.merged.nodes[] | select(.name == "long")][0].count' f.json)" 2
+	total=$(jq '[.spans.merged.nodes[] | select(.name == "main")][0].total_ns' f.json)
+	[ "$total" -ge 120000000 ]
+	assert_equal "$(jq -c '.spans.decode | [.unfinished, .unmatched, .dropped]' f.json)" '[0,0,0]'
+}
+
+@test "--max-depth: nothing deeper than N is sent" {
+	assert_equal "$(paths --max-depth=2)" "$(printf '%s\n' main 'main;keep' 'main;long' \
+		'main;short' 'main;skip')"
+	assert_equal "$(paths --max-depth=1)" main
+}
+
+@test "--filter: only spans inside a match, the match included" {
+	assert_equal "$(paths --filter=keep)" "$(printf '%s\n' keep 'keep;a' 'keep;a;b')"
+	# the instant inside keep;a comes, the one inside skip does not
+	assert_equal "$(jq .spans.instants f.json)" 1
+	assert_equal "$(paths --filter='l*' --filter=x)" "$(printf '%s\n' long 'long;lshort' x)"
+}
+
+@test "--exclude: a match and everything under it are not sent" {
+	assert_equal "$(paths --exclude=skip --exclude='?short')" "$(printf '%s\n' main \
+		'main;keep' 'main;keep;a' 'main;keep;a;b' 'main;long' 'main;short')"
+	assert_equal "$(jq .spans.instants f.json)" 1
+}
+
+@test "filters combine: a span is sent only when each lets it through" {
+	assert_equal "$(paths --filter=main --exclude=keep --max-depth=2)" \
+		"$(printf '%s\n' main 'main;long' 'main;short' 'main;skip')"
+}
+
+@test "-finstrument-functions: the filters match function names, static ones too" {
+	assert_equal "$(fpaths --filter=mid)" "$(printf '%s\n' mid 'mid;leaf_b')"
+	assert_equal "$(fpaths --exclude='mid' --exclude='leaf_?')" "$(printf '%s\n' main \
+		'main;run' 'main;run;spin')"
+	assert_equal "$(fpaths --max-depth=2)" "$(printf '%s\n' main 'main;run')"
+	assert_equal "$(fpaths --min-duration=5ms)" "$(printf '%s\n' main 'main;run' 'main;run;spin')"
+}
