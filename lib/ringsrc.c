@@ -18,6 +18,7 @@
 #include "ringsrc.h"
 
 #define RS_MAX_WORDS ENC_EVENTS_MAX_WORDS /* event words per record made */
+#define RS_RELEASE 4096u		  /* words consumed between moves of tail */
 
 /* What the reader knows of one slot. */
 struct rs_slot {
@@ -215,6 +216,11 @@ static int rs_consume(struct ringsrc *r, unsigned i, uint64_t end, ringsrc_fn fn
 		r->nwords += need;
 		q->last += w & WIRE_DELTA_MASK;
 		k += need;
+		if (k - q->r >= RS_RELEASE) { /* a writer may be waiting for room */
+			rs_zero(ring, q->r, k);
+			q->r = k;
+			__atomic_store_n(&s->tail, k, __ATOMIC_RELEASE);
+		}
 	}
 	if (!rc)
 		rc = rs_emit(r, q, fn, ctx);

@@ -99,6 +99,7 @@
 #define REC_ALTSTACK (64u << 10) /* per-thread signal stack: a stack overflow still flushes */
 #define REC_STACK 1024u		 /* open spans followed per thread */
 #define REC_JMPS 8u		 /* setjmp buffers remembered per thread */
+#define REC_SPINS 2000u		 /* a full ring: polls (about 1 us each) before naps */
 #define REC_ON 1		 /* rec_on: recording */
 #define REC_ON_FILTERED 2	 /* rec_on: recording through the filters */
 #ifdef HAVE_SECURE_GETENV
@@ -131,6 +132,7 @@ struct rec_fcentry {
 #define REC_F_PENDING 2u /* it is sent if it lasts --min-duration */
 #define REC_F_INSIDE 4u	 /* inside a --filter match (or no --filter) */
 #define REC_F_BLOCKED 8u /* an --exclude match or under one */
+#define REC_F_SEND 16u	 /* the filters let it through */
 #define REC_F_ROOT 0u	 /* what the outermost span's missing parent says */
 
 /* A thread's recording state.  Buffers are mmap'd once, kept on a global
@@ -501,6 +503,7 @@ static REC_NOI int rec_ring_attach(struct rec_thread *t, uint64_t now)
 static REC_NOI int rec_ring_reserve(struct rec_thread *t, unsigned need)
 {
 	uint64_t deadline = 0;
+	unsigned spins = 0;
 	rec_ring_publish(t);
 	for (;;) {
 		if (t->pos >= t->ring + RING_WORDS) {
@@ -541,6 +544,13 @@ static REC_NOI int rec_ring_reserve(struct rec_thread *t, unsigned need)
 		if (now >= deadline) {
 			atomic_store(&rec_nowait, 1);
 			return -1;
+		}
+		if (++spins < REC_SPINS) { /* the reader is draining: it frees room in us */
+#if REC_HAVE_TSC
+			for (int i = 0; i < 64; i++)
+				_mm_pause();
+#endif
+			continue;
 		}
 		struct timespec nap = {0, 20000};
 		nanosleep(&nap, NULL);
@@ -930,13 +940,9 @@ static REC_NOI void rec_filter_flush(struct rec_thread *t, unsigned upto)
 		t->fdone = upto;
 }
 
-/* A span begins under the filters: sent now, later (pending its duration),
- * or never. */
-static REC_NOI void rec_filter_begin(struct rec_thread *t, uint64_t key, uint64_t now)
+/* The filter flags (REC_F_*) a span beginning at depth d with key gets. */
+static REC_NOI unsigned rec_filter_flags(struct rec_thread *t, unsigned d, uint64_t key)
 {
-	unsigned d = t->depth++;
-	if (d >= REC_STACK)
-		return; /* too deep to follow: not sent */
 	unsigned pf = d ? t->ffl[d - 1] : REC_F_ROOT;
 	unsigned cls = rec_classify(t, key);
 	unsigned fl = 0;
@@ -944,23 +950,27 @@ static REC_NOI void rec_filter_begin(struct rec_thread *t, uint64_t key, uint64_
 		fl |= REC_F_INSIDE;
 	if ((pf & REC_F_BLOCKED) || (cls & RECF_EXCLUDE))
 		fl |= REC_F_BLOCKED;
-	int send = (fl & REC_F_INSIDE) && !(fl & REC_F_BLOCKED) &&
-		   (!rec_filter.max_depth || d < rec_filter.max_depth);
-	t->stk[d] = key;
-	t->fts[d] = now;
-	if (send && rec_filter.min_dur) {
-		fl |= REC_F_PENDING;
-	} else if (send) {
-		rec_filter_flush(t, d);
-		rec_emit(t, key, REC_OP(WIRE_OP_BEGIN), now, 0, 0);
-		fl |= REC_F_SENT;
-	}
-	t->ffl[d] = (uint8_t)fl;
-	if (t->fdone > d)
-		t->fdone = d;
+	if ((fl & REC_F_INSIDE) && !(fl & REC_F_BLOCKED) &&
+	    (!rec_filter.max_depth || d < rec_filter.max_depth))
+		fl |= REC_F_SEND;
+	return fl;
 }
 
-/* The innermost open span ends under the filters. */
+/* A span the filters let through begins at depth d (already pushed): sent
+ * now, or later if it lasts --min-duration.  Caller holds t->busy. */
+static REC_NOI void rec_filter_begin(struct rec_thread *t, unsigned d, uint64_t now)
+{
+	t->fts[d] = now;
+	if (rec_filter.min_dur) {
+		t->ffl[d] |= REC_F_PENDING;
+	} else {
+		rec_filter_flush(t, d);
+		rec_emit(t, t->stk[d], REC_OP(WIRE_OP_BEGIN), now, 0, 0);
+		t->ffl[d] |= REC_F_SENT;
+	}
+}
+
+/* The innermost open span ends under the filters.  Caller holds t->busy. */
 static REC_NOI void rec_filter_end(struct rec_thread *t, uint64_t now)
 {
 	if (!t->depth)
@@ -978,38 +988,62 @@ static REC_NOI void rec_filter_end(struct rec_thread *t, uint64_t now)
 		rec_emit(t, t->stk[d], REC_OP(WIRE_OP_BEGIN), t->fts[d], 0, 0);
 		rec_emit(t, t->stk[d], REC_OP(WIRE_OP_END), now, 0, 0);
 	}
-	if (t->fdone > d)
-		t->fdone = d;
 }
 
-/* Every event while filters are on. */
-static REC_NOI __attribute__((noinline)) void
-rec_event_filtered(uint64_t key, uint64_t op, uint64_t now, int has_val, int64_t val)
+/* Every event while filters are on.  A span they keep out costs its
+ * decision and a push or pop: no timestamp, no lock, nothing written. */
+static REC_NOI __attribute__((noinline)) void rec_event_filtered(uint64_t key, uint64_t op,
+								 int has_val, int64_t val)
 {
 	if (!key || key == REC_CODE_TAG)
 		return;
 	struct rec_thread *t = rec_self;
 	if (!t && !(t = rec_thread_start()))
 		return;
+	unsigned d = t->depth;
+	if (op == REC_OP(WIRE_OP_BEGIN)) {
+		if (d >= REC_STACK) { /* too deep to follow: not sent */
+			t->depth = d + 1;
+			return;
+		}
+		unsigned fl = rec_filter_flags(t, d, key);
+		t->stk[d] = key;
+		t->ffl[d] = (uint8_t)fl;
+		if (t->fdone > d)
+			t->fdone = d;
+		t->depth = d + 1;
+		if (!(fl & REC_F_SEND))
+			return;
+	} else if (op == REC_OP(WIRE_OP_END)) {
+		if (d == 0 || (d <= REC_STACK && !(t->ffl[d - 1] & (REC_F_SENT | REC_F_PENDING)))) {
+			if (d) {
+				t->depth = d - 1;
+				if (t->fdone > d - 1)
+					t->fdone = d - 1;
+			}
+			return;
+		}
+	} else {
+		/* an instant or counter goes where the span it is in goes
+		 * (outside every span: unless only --filter matches are kept) */
+		int send =
+			d == 0 ? !rec_filter.nfilter
+			       : d <= REC_STACK && (t->ffl[d - 1] & (REC_F_SENT | REC_F_PENDING));
+		if (!send)
+			return;
+	}
+	uint64_t now = rec_now();
 	if (atomic_exchange(&t->busy, 1)) {
 		rec_drop(t, 1u + (unsigned)has_val);
 		return;
 	}
 	if (op == REC_OP(WIRE_OP_BEGIN)) {
-		rec_filter_begin(t, key, now);
+		rec_filter_begin(t, d, now);
 	} else if (op == REC_OP(WIRE_OP_END)) {
 		rec_filter_end(t, now);
 	} else {
-		/* an instant or counter goes where the span it is in goes
-		 * (outside every span: unless only --filter matches are kept) */
-		unsigned d = t->depth;
-		int send =
-			d == 0 ? !rec_filter.nfilter
-			       : d <= REC_STACK && (t->ffl[d - 1] & (REC_F_SENT | REC_F_PENDING));
-		if (send) {
-			rec_filter_flush(t, d);
-			rec_emit(t, key, op, now, has_val, val);
-		}
+		rec_filter_flush(t, d);
+		rec_emit(t, key, op, now, has_val, val);
 	}
 	atomic_store(&t->busy, 0);
 }
@@ -1019,7 +1053,7 @@ static REC_HOT void rec_event(uint64_t key, uint64_t op)
 	int on = __atomic_load_n(&rec_on, __ATOMIC_RELAXED);
 	if (unlikely(on != REC_ON)) {
 		if (on == REC_ON_FILTERED)
-			rec_event_filtered(key, op, rec_now(), 0, 0);
+			rec_event_filtered(key, op, 0, 0);
 		return;
 	}
 	uint64_t now = rec_now();
@@ -1067,7 +1101,7 @@ REC_API void spanstat_counter(const char *name, int64_t value)
 	if (on == REC_ON)
 		rec_event_slow((uintptr_t)name, REC_OP(WIRE_OP_COUNTER), rec_now(), 1, value);
 	else if (on == REC_ON_FILTERED)
-		rec_event_filtered((uintptr_t)name, REC_OP(WIRE_OP_COUNTER), rec_now(), 1, value);
+		rec_event_filtered((uintptr_t)name, REC_OP(WIRE_OP_COUNTER), 1, value);
 }
 
 REC_API void spanstat_thread_name(const char *name)
