@@ -80,6 +80,11 @@ void ringsrc_free(struct ringsrc *r)
 	free(r);
 }
 
+void *ringsrc_file(struct ringsrc *r)
+{
+	return r->map;
+}
+
 int ringsrc_fd(const struct ringsrc *r)
 {
 	return r->fd;

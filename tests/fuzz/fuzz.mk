@@ -1,4 +1,5 @@
-# fuzz.mk: builds and runs the libFuzzer target for the span decoder and the
+# fuzz.mk: builds and runs the libFuzzer targets for the ring reader
+# (fuzz_rings.c, FUZZ_RING_SECONDS, default 20) and for the span decoder and the
 # writers (fuzz_decode.c: decoder + spantree + folded, JSON and Perfetto
 # writers, with clang's
 # -fsanitize=fuzzer,address,undefined) for FUZZ_SECONDS (default 30) over the
@@ -22,11 +23,18 @@ FUZZ_SRCS = $(srcdir)/tests/fuzz/fuzz_decode.c $(srcdir)/lib/decode.c \
 	$(srcdir)/lib/folded.c $(srcdir)/lib/json.c $(srcdir)/lib/perfetto.c $(srcdir)/lib/pbenc.c \
 	$(srcdir)/lib/metrics.c $(srcdir)/lib/utf8esc.c $(srcdir)/lib/srcloc.c $(srcdir)/lib/demangle.c \
 	$(srcdir)/lib/spannames.c
+FUZZ_RING_SRCS = $(srcdir)/tests/fuzz/fuzz_rings.c $(srcdir)/lib/ringsrc.c $(srcdir)/lib/decode.c \
+	$(srcdir)/lib/strtab.c $(srcdir)/lib/u64map.c $(srcdir)/lib/symbols.c $(srcdir)/lib/srcloc.c \
+	$(srcdir)/lib/demangle.c $(srcdir)/lib/spannames.c $(srcdir)/lib/utf8esc.c
+FUZZ_RING_SECONDS ?= 20
 FUZZ_LIBS = -ldw -lelf -liberty $(shell pkg-config --libs libcjson) -lm
 FUZZ_CFLAGS += -DHAVE_CONFIG_H -I$(builddir) $(shell pkg-config --cflags libcjson)
 
 .PHONY: fuzz corpus
-fuzz: $(FUZZ_DIR)/fuzz_decode
+fuzz: $(FUZZ_DIR)/fuzz_decode $(FUZZ_DIR)/fuzz_rings
+	rm -rf $(FUZZ_DIR)/rwork && mkdir -p $(FUZZ_DIR)/rwork
+	cd $(FUZZ_DIR) && ./fuzz_rings -max_total_time=$(FUZZ_RING_SECONDS) -timeout=10 \
+		-rss_limit_mb=1024 -max_len=20000 -print_final_stats=1 rwork
 	rm -rf $(FUZZ_DIR)/work && mkdir -p $(FUZZ_DIR)/work
 	cd $(FUZZ_DIR) && ./fuzz_decode -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
 		-rss_limit_mb=1024 -max_len=20000 -print_final_stats=1 \
@@ -37,6 +45,10 @@ fuzz: $(FUZZ_DIR)/fuzz_decode
 		FUZZ_OUT_DIR=out xargs ./fuzz_decode -runs=1 >replay.log 2>&1 || \
 		{ tail -n 20 replay.log; exit 1; }
 	sh $(srcdir)/tests/fuzz/check-outputs $(FUZZ_DIR)/out '$(abspath $(srcdir))'
+
+$(FUZZ_DIR)/fuzz_rings: $(FUZZ_RING_SRCS) $(wildcard $(srcdir)/lib/*.h)
+	mkdir -p $(FUZZ_DIR)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_RING_SRCS) -o $@ $(FUZZ_LIBS)
 
 $(FUZZ_DIR)/fuzz_decode: $(FUZZ_SRCS) $(wildcard $(srcdir)/lib/*.h)
 	mkdir -p $(FUZZ_DIR)

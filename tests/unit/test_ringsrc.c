@@ -1,0 +1,207 @@
+/* test_ringsrc.c: the ring reader (lib/ringsrc.c) against rings written the
+ * way libspanstat writes them (ring.h): published words only while the
+ * process lives, every word once it is gone, records split at absolute
+ * timestamps, drops and thread exits, wrap-around, freeing, images told apart
+ * by incarnation, and garbage that must never crash it. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "ring.h"
+#include "ringsrc.h"
+#include "tap.h"
+
+/* What the callback saw. */
+struct seen {
+	unsigned n;
+	uint8_t type[64];
+	uint32_t pid[64], tid[64];
+	uint64_t base[64];
+	uint32_t seq[64], dropped[64];
+	size_t nwords[64];
+	uint64_t word0[64];
+	uint64_t all; /* every event word seen */
+};
+
+static int record(void *ctx, const void *rec, size_t len)
+{
+	struct seen *s = ctx;
+	struct wire_hdr h;
+	memcpy(&h, rec, sizeof h);
+	if (h.len != len || h.check != wire_check(&h))
+		return 0;
+	const uint64_t *w = rec;
+	if (h.type == WIRE_EVENTS)
+		s->all += len / 8 - 4;
+	if (s->n >= 64)
+		return 0;
+	unsigned i = s->n++;
+	s->type[i] = h.type;
+	s->pid[i] = h.pid;
+	s->tid[i] = h.tid;
+	s->base[i] = w[2];
+	if (h.type == WIRE_EVENTS) {
+		s->seq[i] = (uint32_t)w[3];
+		s->dropped[i] = (uint32_t)(w[3] >> 32);
+		s->nwords[i] = len / 8 - 4;
+		s->word0[i] = len > 32 ? w[4] : 0;
+	}
+	return 0;
+}
+
+static uint64_t ev(enum wire_op op, uint32_t id, uint64_t delta)
+{
+	return wire_event(op, id, delta);
+}
+
+/* Claims slot i for (pid, tid) as a writer does. */
+static uint64_t *claim(void *f, unsigned i, uint32_t pid, uint32_t tid, uint64_t inc, uint64_t base)
+{
+	struct ring_slot *s = ring_slot_at(f, i);
+	s->pid = pid;
+	s->tid = tid;
+	s->incarnation = inc;
+	s->base = base;
+	s->head = 0;
+	__atomic_store_n(&s->state, RING_OWNED, __ATOMIC_RELEASE);
+	return ring_words_at(f, i);
+}
+
+static void live(struct ringsrc *r, struct seen *s)
+{
+	ringsrc_snapshot(r);
+	ringsrc_drain_live(r, record, s);
+}
+
+int main(void)
+{
+	struct ringsrc *r;
+	if (ringsrc_new(&r) != 0) {
+		ok(0, "ringsrc_new");
+		return tap_done();
+	}
+	void *f = ringsrc_file(r);
+	is_int(((struct ring_file *)f)->magic == RING_MAGIC, 1, "the file says what it is");
+	is_int(ringsrc_active(r), 0, "no ring in use at first");
+
+	/* published words only, while the process lives */
+	struct seen s = {0};
+	uint64_t *w = claim(f, 3, 100, 101, 7, 1000);
+	struct ring_slot *slot = ring_slot_at(f, 3);
+	w[0] = ev(WIRE_OP_BEGIN, 1, 10);
+	w[1] = ev(WIRE_OP_END, 1, 5);
+	w[2] = ev(WIRE_OP_BEGIN, 2, 1); /* stored, not published */
+	slot->head = 2;
+	live(r, &s);
+	is_int(s.n, 1, "one record for the published words");
+	is_int(s.type[0], WIRE_EVENTS, "an events record");
+	is_int(s.pid[0] == 100 && s.tid[0] == 101, 1, "of the slot's thread");
+	is_int(s.base[0], 1000, "based at the slot's base");
+	is_int(s.nwords[0], 2, "with the two published words");
+	is_int(s.word0[0] == ev(WIRE_OP_BEGIN, 1, 10), 1, "verbatim");
+	is_int(slot->tail, 2, "tail moved past them");
+	is_int(w[0] == 0 && w[1] == 0 && w[2] != 0, 1, "consumed words zeroed, the rest kept");
+	is_int(ringsrc_active(r), 1, "one ring in use");
+
+	/* an absolute timestamp splits records; drops come with the next one */
+	w[3] = 7; /* the payload first, as the writer stores it */
+	w[2 + 0] = ev(WIRE_OP_BEGIN, 2, 1);
+	w[4] = ev(WIRE_OP_END, 2, 3);
+	w[5] = RING_CTL(RING_CTL_TS);
+	w[6] = 5000;
+	w[7] = ev(WIRE_OP_INSTANT, 3, 2);
+	w[8] = RING_CTL(RING_CTL_DROPPED);
+	w[9] = 9;
+	w[10] = ev(WIRE_OP_COUNTER, 4, 1);
+	w[11] = (uint64_t)-5;
+	slot->head = 12;
+	memset(&s, 0, sizeof s);
+	live(r, &s);
+	/* w[2] BEGIN 2, w[3] = 7 is not a word of its own: it is garbage here,
+	 * read as an event (id 0) and left to the decoder to refuse */
+	is_int(s.n, 3, "three records: before the ts, after it, after the drop news");
+	is_int(s.base[1], 5000, "the second starts at the absolute ts");
+	is_int(s.seq[0] + 1 == s.seq[1] && s.seq[1] + 1 == s.seq[2], 1, "numbered in order");
+	is_int(s.dropped[2], 9, "the drops come with the next record");
+	is_int(s.nwords[2], 2, "a counter keeps its value word");
+
+	/* the thread ends: a thread-exit record, the slot goes back */
+	w[12] = RING_CTL(RING_CTL_EXIT);
+	w[13] = 6000;
+	slot->head = 14;
+	__atomic_store_n(&slot->state, RING_DONE, __ATOMIC_RELEASE);
+	memset(&s, 0, sizeof s);
+	live(r, &s);
+	is_int(s.n, 1, "one record at the thread's end");
+	is_int(s.type[0], WIRE_THREAD_EXIT, "a thread exit");
+	is_int(s.base[0], 6000, "at the exit's ts");
+	is_int(slot->state, RING_FREE, "the slot is free again");
+	is_int(slot->tail == 0 && w[12] == 0 && w[13] == 0, 1, "zeroed, tail reset");
+	is_int(ringsrc_active(r), 0, "no ring in use");
+
+	/* a ring that wraps: NOP at the end, the next lap from the start */
+	w = claim(f, 5, 200, 201, 9, 0);
+	slot = ring_slot_at(f, 5);
+	for (unsigned i = 0; i + 1 < RING_WORDS; i += 2) {
+		w[i] = ev(WIRE_OP_BEGIN, 1, 1);
+		w[i + 1] = ev(WIRE_OP_END, 1, 1);
+	}
+	w[RING_WORDS - 2] = RING_CTL(RING_CTL_NOP);
+	w[RING_WORDS - 1] = RING_CTL(RING_CTL_NOP);
+	slot->head = RING_WORDS;
+	memset(&s, 0, sizeof s);
+	live(r, &s);
+	is_int(s.all, RING_WORDS - 2, "a whole lap, the NOPs skipped");
+	w[1] = 42;
+	w[0] = ev(WIRE_OP_COUNTER, 5, 1);
+	slot->head = RING_WORDS + 2;
+	memset(&s, 0, sizeof s);
+	live(r, &s);
+	is_int(s.all, 2, "the next lap from the start");
+	is_int(slot->tail, RING_WORDS + 2, "tail counts laps");
+
+	/* unpublished words arrive once the process is gone */
+	w[2] = ev(WIRE_OP_BEGIN, 1, 1);
+	w[3] = ev(WIRE_OP_END, 1, 1);
+	memset(&s, 0, sizeof s);
+	live(r, &s);
+	is_int(s.all, 0, "not while it lives");
+	ringsrc_drain_gone(r, 200, 0, record, &s);
+	is_int(s.all, 2, "all of them when it is gone (SIGKILL)");
+	is_int(slot->state, RING_FREE, "and the slot is free");
+
+	/* exec: a new image's HELLO drains the older image's rings only */
+	claim(f, 7, 300, 300, 10, 0)[0] = ev(WIRE_OP_BEGIN, 1, 1);
+	claim(f, 8, 300, 300, 20, 0)[0] = ev(WIRE_OP_BEGIN, 1, 1);
+	memset(&s, 0, sizeof s);
+	ringsrc_drain_gone(r, 300, 20, record, &s);
+	is_int(s.all, 1, "the old image's word");
+	is_int(ring_slot_at(f, 7)->state == RING_FREE && ring_slot_at(f, 8)->state == RING_OWNED, 1,
+	       "the old image's ring freed, the new one's kept");
+	ringsrc_drain_gone(r, 0, 0, record, &s);
+	is_int(ring_slot_at(f, 8)->state, RING_FREE, "the end of the stream frees every ring");
+
+	/* garbage: random slot tables and words never crash the reader, and
+	 * every record it makes is whole */
+	srand(1);
+	for (int round = 0; round < 200; round++) {
+		for (unsigned i = 0; i < 4; i++) {
+			struct ring_slot *g = ring_slot_at(f, i);
+			uint64_t *gw = ring_words_at(f, i);
+			for (unsigned k = 0; k < 64; k++)
+				gw[(unsigned)rand() % RING_WORDS] = ((uint64_t)rand() << 33) ^
+								    ((uint64_t)rand() << 11) ^
+								    (uint64_t)rand();
+			g->head = ((uint64_t)rand() << 20) ^ (uint64_t)rand();
+			g->pid = (uint32_t)rand();
+			g->state = (uint32_t)rand() % 5;
+		}
+		memset(&s, 0, sizeof s);
+		live(r, &s);
+		if (round % 7 == 0)
+			ringsrc_drain_gone(r, 0, 0, record, &s);
+	}
+	ok(1, "200 rounds of garbage survived");
+	ringsrc_free(r);
+	return tap_done();
+}
