@@ -18,12 +18,12 @@ FUZZ_CC ?= clang
 FUZZ_DIR = $(builddir)/tests/fuzz
 FUZZ_CFLAGS = -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -I$(srcdir)/lib -I$(srcdir)/lib/span
-FUZZ_SRCS = $(srcdir)/tests/fuzz/fuzz_decode.c $(srcdir)/lib/decode.c \
+FUZZ_SRCS = $(srcdir)/tests/fuzz/fuzz_decode.c $(srcdir)/lib/decode.c $(srcdir)/lib/wireframe.c $(srcdir)/lib/normalise.c \
 	$(srcdir)/lib/strtab.c $(srcdir)/lib/u64map.c $(srcdir)/lib/symbols.c $(srcdir)/lib/spantree.c \
 	$(srcdir)/lib/folded.c $(srcdir)/lib/json.c $(srcdir)/lib/perfetto.c $(srcdir)/lib/pbenc.c \
 	$(srcdir)/lib/metrics.c $(srcdir)/lib/utf8esc.c $(srcdir)/lib/srcloc.c $(srcdir)/lib/demangle.c \
 	$(srcdir)/lib/spannames.c
-FUZZ_RING_SRCS = $(srcdir)/tests/fuzz/fuzz_rings.c $(srcdir)/lib/ringsrc.c $(srcdir)/lib/decode.c \
+FUZZ_RING_SRCS = $(srcdir)/tests/fuzz/fuzz_rings.c $(srcdir)/lib/ringsrc.c $(srcdir)/lib/decode.c $(srcdir)/lib/wireframe.c $(srcdir)/lib/normalise.c \
 	$(srcdir)/lib/strtab.c $(srcdir)/lib/u64map.c $(srcdir)/lib/symbols.c $(srcdir)/lib/srcloc.c \
 	$(srcdir)/lib/demangle.c $(srcdir)/lib/spannames.c $(srcdir)/lib/utf8esc.c
 FUZZ_RING_SECONDS ?= 20

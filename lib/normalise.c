@@ -1,0 +1,360 @@
+/* normalise.c: the span normaliser (normalise.h): live processes and threads
+ * in hash maps and lists, each thread's open-span stack, and the balanced
+ * event stream handed to the sinks. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "normalise.h"
+#include "u64map.h"
+
+struct normaliser {
+	struct span_sink sink[NORM_MAX_SINKS];
+	int nsink;
+	struct norm_stats stats;
+	struct u64map procs, threads;
+	struct norm_proc *phead, *ptail;
+	uint32_t nproc, nthread;
+	struct norm_thread *last; /* the thread found last */
+	bool oom;
+};
+
+static inline uint64_t norm_tid_key(uint32_t pid, uint32_t tid)
+{
+	return (uint64_t)pid << 32 | tid;
+}
+
+static inline void norm_emit(struct normaliser *n, const struct span_event *ev)
+{
+	for (int i = 0; i < n->nsink; i++)
+		n->sink[i].event(n->sink[i].arg, ev);
+}
+
+static void norm_refuse(struct normaliser *n, bool oom)
+{
+	n->stats.over_limit++;
+	if (oom)
+		n->oom = true;
+}
+
+struct normaliser *norm_new(void)
+{
+	return calloc(1, sizeof(struct normaliser));
+}
+
+static void norm_thread_free(struct normaliser *n, struct norm_thread *t)
+{
+	struct norm_proc *p = t->proc;
+	if (t->prev)
+		t->prev->next = t->next;
+	else
+		p->threads = t->next;
+	if (t->next)
+		t->next->prev = t->prev;
+	u64map_del(&n->threads, norm_tid_key(t->pid, t->tid));
+	if (n->last == t)
+		n->last = NULL;
+	n->nthread--;
+	free(t->stk);
+	free(t);
+}
+
+static void norm_proc_free(struct normaliser *n, struct norm_proc *p)
+{
+	while (p->threads)
+		norm_thread_free(n, p->threads);
+	if (p->prev)
+		p->prev->next = p->next;
+	else
+		n->phead = p->next;
+	if (p->next)
+		p->next->prev = p->prev;
+	else
+		n->ptail = p->prev;
+	u64map_del(&n->procs, p->pid);
+	n->nproc--;
+	free(p);
+}
+
+void norm_free(struct normaliser *n)
+{
+	if (!n)
+		return;
+	while (n->phead)
+		norm_proc_free(n, n->phead);
+	u64map_release(&n->procs);
+	u64map_release(&n->threads);
+	free(n);
+}
+
+int norm_add_sink(struct normaliser *n, struct span_sink sink)
+{
+	if (!sink.event)
+		return -EINVAL;
+	if (n->nsink == NORM_MAX_SINKS)
+		return -ENOSPC;
+	n->sink[n->nsink++] = sink;
+	return 0;
+}
+
+const struct norm_stats *norm_stats(const struct normaliser *n)
+{
+	return &n->stats;
+}
+
+bool norm_oom(struct normaliser *n)
+{
+	bool oom = n->oom;
+	n->oom = false;
+	return oom;
+}
+
+/* Closes t's open spans above `keep` at ns, unfinished. */
+static void norm_close(struct normaliser *n, struct norm_thread *t, uint64_t ns, uint32_t keep)
+{
+	struct span_event ev = {
+		.kind = SPAN_END, .pid = t->pid, .tid = t->tid, .flags = SPAN_F_UNFINISHED};
+	while (t->depth > keep) {
+		const struct norm_stack *e = &t->stk[--t->depth];
+		ev.ts = ns > e->begin ? ns : e->begin;
+		ev.name = e->name;
+		ev.depth = t->depth;
+		ev.begin_ts = e->begin;
+		n->stats.unfinished++;
+		n->stats.spans++;
+		norm_emit(n, &ev);
+	}
+	if (!keep)
+		t->over = 0;
+}
+
+struct norm_proc *norm_process(const struct normaliser *n, uint32_t pid)
+{
+	return (struct norm_proc *)(uintptr_t)u64map_get(&n->procs, pid);
+}
+
+struct norm_proc *norm_first_process(const struct normaliser *n)
+{
+	return n->phead;
+}
+
+void norm_process_end(struct normaliser *n, struct norm_proc *p, uint64_t ts, uint32_t signal)
+{
+	uint64_t end = ts ? ts : p->last_ts;
+	while (p->threads) {
+		struct norm_thread *t = p->threads;
+		norm_close(n, t, ts ? ts : t->last_ts, 0);
+		if (t->last_ts > end && !ts)
+			end = t->last_ts;
+		norm_thread_free(n, t);
+	}
+	struct span_event ev = {.kind = SPAN_PROCESS_END,
+				.pid = p->pid,
+				.ts = end,
+				.name = p->name,
+				.value = signal};
+	norm_emit(n, &ev);
+	norm_proc_free(n, p);
+}
+
+struct norm_proc *norm_process_start(struct normaliser *n, uint32_t pid, uint32_t ppid,
+				     uint32_t name, uint64_t ts)
+{
+	struct norm_proc *p = norm_process(n, pid);
+	if (p)
+		norm_process_end(n, p, 0, 0);
+	if (n->nproc >= NORM_MAX_PROCS) {
+		norm_refuse(n, false);
+		return NULL;
+	}
+	p = calloc(1, sizeof *p);
+	if (!p || u64map_put(&n->procs, pid, (uintptr_t)p) < 0) {
+		free(p);
+		norm_refuse(n, true);
+		return NULL;
+	}
+	p->pid = pid;
+	p->name = name;
+	p->last_ts = ts;
+	p->prev = n->ptail;
+	if (n->ptail)
+		n->ptail->next = p;
+	else
+		n->phead = p;
+	n->ptail = p;
+	n->nproc++;
+	struct span_event ev = {
+		.kind = SPAN_PROCESS, .pid = pid, .ts = ts, .name = name, .value = ppid};
+	norm_emit(n, &ev);
+	return p;
+}
+
+struct norm_thread *norm_thread_find(const struct normaliser *n, uint32_t pid, uint32_t tid)
+{
+	struct norm_thread *t = n->last;
+	if (t && t->pid == pid && t->tid == tid)
+		return t;
+	return (struct norm_thread *)(uintptr_t)u64map_get(&n->threads, norm_tid_key(pid, tid));
+}
+
+static struct norm_thread *norm_thread_new(struct normaliser *n, struct norm_proc *p, uint32_t tid,
+					   uint64_t ts, uint32_t name)
+{
+	if (n->nthread >= NORM_MAX_THREADS) {
+		norm_refuse(n, false);
+		return NULL;
+	}
+	struct norm_thread *t = calloc(1, sizeof *t);
+	if (t) {
+		t->cap = 16;
+		t->stk = malloc(t->cap * sizeof *t->stk);
+	}
+	if (!t || !t->stk || u64map_put(&n->threads, norm_tid_key(p->pid, tid), (uintptr_t)t) < 0) {
+		if (t)
+			free(t->stk);
+		free(t);
+		norm_refuse(n, true);
+		return NULL;
+	}
+	t->pid = p->pid;
+	t->tid = tid;
+	t->proc = p;
+	t->last_ts = ts;
+	t->next = p->threads;
+	if (p->threads)
+		p->threads->prev = t;
+	p->threads = t;
+	n->nthread++;
+	struct span_event ev = {
+		.kind = SPAN_THREAD, .pid = p->pid, .tid = tid, .ts = ts, .name = name};
+	norm_emit(n, &ev);
+	return t;
+}
+
+struct norm_thread *norm_thread(struct normaliser *n, struct norm_proc *p, uint32_t tid,
+				uint64_t ts)
+{
+	struct norm_thread *t = norm_thread_find(n, p->pid, tid);
+	if (!t)
+		t = norm_thread_new(n, p, tid, ts, 0);
+	if (t)
+		n->last = t;
+	return t;
+}
+
+void norm_thread_name(struct normaliser *n, struct norm_proc *p, uint32_t tid, uint32_t name)
+{
+	struct norm_thread *t = norm_thread_find(n, p->pid, tid);
+	if (!t) {
+		norm_thread_new(n, p, tid, p->last_ts, name);
+		return;
+	}
+	struct span_event ev = {
+		.kind = SPAN_THREAD, .pid = p->pid, .tid = tid, .ts = t->last_ts, .name = name};
+	norm_emit(n, &ev);
+}
+
+/* Keeps the thread's and its process's latest ts. */
+static inline void norm_seen(struct norm_thread *t, uint64_t ns)
+{
+	if (ns > t->last_ts) {
+		t->last_ts = ns;
+		if (ns > t->proc->last_ts)
+			t->proc->last_ts = ns;
+	}
+}
+
+void norm_begin(struct normaliser *n, struct norm_thread *t, uint64_t ns, uint32_t name)
+{
+	norm_seen(t, ns);
+	if (__builtin_expect(t->depth == t->cap, 0)) {
+		struct norm_stack *s = NULL;
+		if (t->cap < NORM_MAX_DEPTH && !t->over)
+			s = realloc(t->stk, 2 * t->cap * sizeof *s);
+		if (!s) {
+			norm_refuse(n, t->cap < NORM_MAX_DEPTH && !t->over);
+			t->over++;
+			return;
+		}
+		t->stk = s;
+		t->cap *= 2;
+	}
+	t->stk[t->depth].name = name;
+	t->stk[t->depth].begin = ns;
+	struct span_event ev = {.kind = SPAN_BEGIN,
+				.pid = t->pid,
+				.tid = t->tid,
+				.ts = ns,
+				.name = name,
+				.depth = t->depth++};
+	norm_emit(n, &ev);
+}
+
+void norm_end(struct normaliser *n, struct norm_thread *t, uint64_t ns, uint32_t name)
+{
+	norm_seen(t, ns);
+	if (__builtin_expect(t->over != 0, 0)) {
+		t->over--;
+		return;
+	}
+	uint32_t depth = t->depth;
+	if (__builtin_expect(depth == 0 || t->stk[depth - 1].name != name, 0)) {
+		uint32_t k = depth;
+		while (k > 0 && t->stk[k - 1].name != name)
+			k--;
+		if (k == 0) {
+			n->stats.unmatched++;
+			return;
+		}
+		norm_close(n, t, ns, k);
+		depth = t->depth;
+	}
+	const struct norm_stack *e = &t->stk[--depth];
+	t->depth = depth;
+	struct span_event ev = {.kind = SPAN_END,
+				.pid = t->pid,
+				.tid = t->tid,
+				.ts = ns > e->begin ? ns : e->begin,
+				.name = name,
+				.depth = depth,
+				.begin_ts = e->begin};
+	n->stats.spans++;
+	norm_emit(n, &ev);
+}
+
+void norm_instant(struct normaliser *n, struct norm_thread *t, uint64_t ns, uint32_t name)
+{
+	norm_seen(t, ns);
+	struct span_event ev = {.kind = SPAN_INSTANT,
+				.pid = t->pid,
+				.tid = t->tid,
+				.ts = ns,
+				.name = name,
+				.depth = t->depth};
+	norm_emit(n, &ev);
+}
+
+void norm_counter(struct normaliser *n, struct norm_thread *t, uint64_t ns, uint32_t name,
+		  int64_t value)
+{
+	norm_seen(t, ns);
+	struct span_event ev = {.kind = SPAN_COUNTER,
+				.pid = t->pid,
+				.tid = t->tid,
+				.ts = ns,
+				.name = name,
+				.depth = t->depth,
+				.value = value};
+	norm_emit(n, &ev);
+}
+
+void norm_thread_exit(struct normaliser *n, struct norm_thread *t, uint64_t ns)
+{
+	norm_close(n, t, ns, 0);
+	norm_thread_free(n, t);
+}
+
+void norm_lost(struct normaliser *n, struct norm_thread *t)
+{
+	norm_close(n, t, t->last_ts, 0);
+}

@@ -1,0 +1,119 @@
+/* normalise.h: the span normaliser.  Every span source (the binary wire
+ * decoder of decode.c today; a text line protocol and a record file next)
+ * tells it what happened through these calls, in each thread's order, with
+ * timestamps already in CLOCK_MONOTONIC ns and names already strtab ids; it
+ * owns the processes' and threads' open-span stacks, keeps what it hands to
+ * the sinks balanced (spanev.h), and counts what it had to repair.  It knows
+ * nothing of any source's format.
+ *
+ * Balance rules (what the sinks see):
+ * - a begin pushes (name, ts) on its thread's stack and is emitted with
+ *   depth = the stack depth before the push;
+ * - an end naming the innermost open span closes it (flags 0); one naming an
+ *   outer open span closes the spans inside it first, at the end's ts, with
+ *   SPAN_F_UNFINISHED (unfinished++), then the named one normally; one naming
+ *   no open span is counted (unmatched) and ignored;
+ * - a begin beyond NORM_MAX_DEPTH is not pushed (over_limit); the thread counts
+ *   it, and the next end (whatever its name) is taken as its end and dropped,
+ *   since overflowed spans are always the innermost;
+ * - an end's ts is never before its begin's: it is raised to the begin's;
+ * - a thread's exit closes its open spans at its ts, a process's end every
+ *   open span of the process at its ts (or each thread's last ts) and emits
+ *   SPAN_PROCESS_END, all SPAN_F_UNFINISHED; a process start for a pid that
+ *   is live (exec, pid reuse) ends the old one first, at its threads' last ts;
+ * - norm_lost() closes a thread's open spans at its last ts: events of it
+ *   were lost, among them maybe the ends of its open spans.
+ * Memory grows with live processes, threads and nesting depth (each bounded:
+ * NORM_MAX_*), never with the number of events. */
+#ifndef SPANSTAT_NORMALISE_H
+#define SPANSTAT_NORMALISE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "spanev.h"
+
+#define NORM_MAX_PROCS 4096    /* live processes */
+#define NORM_MAX_THREADS 65536 /* live threads */
+#define NORM_MAX_DEPTH 4096    /* open spans per thread */
+#define NORM_MAX_SINKS 4
+
+/* What the normaliser counts (a source adds its own counts beside). */
+struct norm_stats {
+	uint64_t spans;	     /* begin/end pairs emitted */
+	uint64_t unmatched;  /* ends without a matching begin */
+	uint64_t unfinished; /* begins closed by the normaliser */
+	uint64_t over_limit; /* processes, threads or depth refused (NORM_MAX_*) */
+};
+
+struct norm_stack {
+	uint32_t name;
+	uint32_t pad;
+	uint64_t begin; /* ns */
+};
+
+struct norm_proc;
+
+/* A live thread.  `src` is its source's own state (a decoder keeps its
+ * sequence numbers there); the normaliser only zeroes it. */
+struct norm_thread {
+	uint32_t pid, tid;
+	struct norm_proc *proc;
+	struct norm_stack *stk;
+	uint32_t depth, cap;
+	uint32_t over; /* begins beyond NORM_MAX_DEPTH still open */
+	uint64_t last_ts;
+	uint64_t src;
+	struct norm_thread *prev, *next; /* the process's threads */
+};
+
+/* A live process; `src` as for threads. */
+struct norm_proc {
+	uint32_t pid;
+	uint32_t name;
+	uint64_t last_ts;
+	void *src;
+	struct norm_thread *threads;
+	struct norm_proc *prev, *next; /* in order of start */
+};
+
+struct normaliser; /* opaque: normalise.c */
+
+struct normaliser *norm_new(void);
+/* Frees everything, emitting nothing. */
+void norm_free(struct normaliser *n);
+int norm_add_sink(struct normaliser *n, struct span_sink sink);
+const struct norm_stats *norm_stats(const struct normaliser *n);
+/* Whether an allocation failed since the last call (and clears it). */
+bool norm_oom(struct normaliser *n);
+
+/* A process starts (SPAN_PROCESS, value ppid); a live pid ends first.  NULL
+ * when refused (counted). */
+struct norm_proc *norm_process_start(struct normaliser *n, uint32_t pid, uint32_t ppid,
+				     uint32_t name, uint64_t ts);
+struct norm_proc *norm_process(const struct normaliser *n, uint32_t pid);
+/* The process ends at ts (0: at each thread's last ts) by `signal` (0:
+ * normally) and p is freed (its `src` is the source's to free). */
+void norm_process_end(struct normaliser *n, struct norm_proc *p, uint64_t ts, uint32_t signal);
+/* The oldest live process, to end them all at the end of the stream. */
+struct norm_proc *norm_first_process(const struct normaliser *n);
+
+/* Thread tid of p: found, or started at ts (SPAN_THREAD, no name); NULL when
+ * refused (counted). */
+struct norm_thread *norm_thread(struct normaliser *n, struct norm_proc *p, uint32_t tid,
+				uint64_t ts);
+struct norm_thread *norm_thread_find(const struct normaliser *n, uint32_t pid, uint32_t tid);
+/* Names thread tid of p (starting it at p's last ts if new). */
+void norm_thread_name(struct normaliser *n, struct norm_proc *p, uint32_t tid, uint32_t name);
+
+void norm_begin(struct normaliser *n, struct norm_thread *t, uint64_t ts, uint32_t name);
+void norm_end(struct normaliser *n, struct norm_thread *t, uint64_t ts, uint32_t name);
+void norm_instant(struct normaliser *n, struct norm_thread *t, uint64_t ts, uint32_t name);
+void norm_counter(struct normaliser *n, struct norm_thread *t, uint64_t ts, uint32_t name,
+		  int64_t value);
+/* The thread ended at ts: its open spans close, and t is freed. */
+void norm_thread_exit(struct normaliser *n, struct norm_thread *t, uint64_t ts);
+/* Events of t were lost: its open spans close at its last ts. */
+void norm_lost(struct normaliser *n, struct norm_thread *t);
+
+#endif
