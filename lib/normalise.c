@@ -8,29 +8,12 @@
 #include "normalise.h"
 #include "u64map.h"
 
-struct normaliser {
-	struct span_sink sink[NORM_MAX_SINKS];
-	int nsink;
-	struct norm_stats stats;
-	struct u64map procs, threads;
-	struct norm_proc *phead, *ptail;
-	uint32_t nproc, nthread;
-	struct norm_thread *last; /* the thread found last */
-	bool oom;
-};
-
 static inline uint64_t norm_tid_key(uint32_t pid, uint32_t tid)
 {
 	return (uint64_t)pid << 32 | tid;
 }
 
-static inline void norm_emit(struct normaliser *n, const struct span_event *ev)
-{
-	for (int i = 0; i < n->nsink; i++)
-		n->sink[i].event(n->sink[i].arg, ev);
-}
-
-static void norm_refuse(struct normaliser *n, bool oom)
+void norm_refuse(struct normaliser *n, bool oom)
 {
 	n->stats.over_limit++;
 	if (oom)
@@ -254,98 +237,36 @@ void norm_thread_name(struct normaliser *n, struct norm_proc *p, uint32_t tid, u
 	norm_emit(n, &ev);
 }
 
-/* Keeps the thread's and its process's latest ts. */
-static inline void norm_seen(struct norm_thread *t, uint64_t ns)
+/* A begin with a full stack: grow it, or count the begin as over the limit
+ * (-1: not pushed). */
+int norm_grow(struct normaliser *n, struct norm_thread *t)
 {
-	if (ns > t->last_ts) {
-		t->last_ts = ns;
-		if (ns > t->proc->last_ts)
-			t->proc->last_ts = ns;
+	struct norm_stack *s = NULL;
+	if (t->cap < NORM_MAX_DEPTH && !t->over)
+		s = realloc(t->stk, 2 * t->cap * sizeof *s);
+	if (!s) {
+		norm_refuse(n, t->cap < NORM_MAX_DEPTH && !t->over);
+		t->over++;
+		return -1;
 	}
+	t->stk = s;
+	t->cap *= 2;
+	return 0;
 }
 
-void norm_begin(struct normaliser *n, struct norm_thread *t, uint64_t ns, uint32_t name)
+/* An end that does not name the innermost open span: close the spans inside
+ * the one it names (unfinished), or count it unmatched (-1). */
+int norm_mismatch(struct normaliser *n, struct norm_thread *t, uint64_t ns, uint32_t name)
 {
-	norm_seen(t, ns);
-	if (__builtin_expect(t->depth == t->cap, 0)) {
-		struct norm_stack *s = NULL;
-		if (t->cap < NORM_MAX_DEPTH && !t->over)
-			s = realloc(t->stk, 2 * t->cap * sizeof *s);
-		if (!s) {
-			norm_refuse(n, t->cap < NORM_MAX_DEPTH && !t->over);
-			t->over++;
-			return;
-		}
-		t->stk = s;
-		t->cap *= 2;
+	uint32_t k = t->depth;
+	while (k > 0 && t->stk[k - 1].name != name)
+		k--;
+	if (k == 0) {
+		n->stats.unmatched++;
+		return -1;
 	}
-	t->stk[t->depth].name = name;
-	t->stk[t->depth].begin = ns;
-	struct span_event ev = {.kind = SPAN_BEGIN,
-				.pid = t->pid,
-				.tid = t->tid,
-				.ts = ns,
-				.name = name,
-				.depth = t->depth++};
-	norm_emit(n, &ev);
-}
-
-void norm_end(struct normaliser *n, struct norm_thread *t, uint64_t ns, uint32_t name)
-{
-	norm_seen(t, ns);
-	if (__builtin_expect(t->over != 0, 0)) {
-		t->over--;
-		return;
-	}
-	uint32_t depth = t->depth;
-	if (__builtin_expect(depth == 0 || t->stk[depth - 1].name != name, 0)) {
-		uint32_t k = depth;
-		while (k > 0 && t->stk[k - 1].name != name)
-			k--;
-		if (k == 0) {
-			n->stats.unmatched++;
-			return;
-		}
-		norm_close(n, t, ns, k);
-		depth = t->depth;
-	}
-	const struct norm_stack *e = &t->stk[--depth];
-	t->depth = depth;
-	struct span_event ev = {.kind = SPAN_END,
-				.pid = t->pid,
-				.tid = t->tid,
-				.ts = ns > e->begin ? ns : e->begin,
-				.name = name,
-				.depth = depth,
-				.begin_ts = e->begin};
-	n->stats.spans++;
-	norm_emit(n, &ev);
-}
-
-void norm_instant(struct normaliser *n, struct norm_thread *t, uint64_t ns, uint32_t name)
-{
-	norm_seen(t, ns);
-	struct span_event ev = {.kind = SPAN_INSTANT,
-				.pid = t->pid,
-				.tid = t->tid,
-				.ts = ns,
-				.name = name,
-				.depth = t->depth};
-	norm_emit(n, &ev);
-}
-
-void norm_counter(struct normaliser *n, struct norm_thread *t, uint64_t ns, uint32_t name,
-		  int64_t value)
-{
-	norm_seen(t, ns);
-	struct span_event ev = {.kind = SPAN_COUNTER,
-				.pid = t->pid,
-				.tid = t->tid,
-				.ts = ns,
-				.name = name,
-				.depth = t->depth,
-				.value = value};
-	norm_emit(n, &ev);
+	norm_close(n, t, ns, k);
+	return 0;
 }
 
 void norm_thread_exit(struct normaliser *n, struct norm_thread *t, uint64_t ns)

@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "spanev.h"
+#include "u64map.h"
 
 #define NORM_MAX_PROCS 4096    /* live processes */
 #define NORM_MAX_THREADS 65536 /* live threads */
@@ -77,7 +78,18 @@ struct norm_proc {
 	struct norm_proc *prev, *next; /* in order of start */
 };
 
-struct normaliser; /* opaque: normalise.c */
+/* The normaliser's state: only normalise.c and the inline hot calls below
+ * touch it. */
+struct normaliser {
+	struct span_sink sink[NORM_MAX_SINKS];
+	int nsink;
+	struct norm_stats stats;
+	struct u64map procs, threads;
+	struct norm_proc *phead, *ptail;
+	uint32_t nproc, nthread;
+	struct norm_thread *last; /* the thread found last */
+	bool oom;
+};
 
 struct normaliser *norm_new(void);
 /* Frees everything, emitting nothing. */
@@ -106,14 +118,98 @@ struct norm_thread *norm_thread_find(const struct normaliser *n, uint32_t pid, u
 /* Names thread tid of p (starting it at p's last ts if new). */
 void norm_thread_name(struct normaliser *n, struct norm_proc *p, uint32_t tid, uint32_t name);
 
-void norm_begin(struct normaliser *n, struct norm_thread *t, uint64_t ts, uint32_t name);
-void norm_end(struct normaliser *n, struct norm_thread *t, uint64_t ts, uint32_t name);
-void norm_instant(struct normaliser *n, struct norm_thread *t, uint64_t ts, uint32_t name);
-void norm_counter(struct normaliser *n, struct norm_thread *t, uint64_t ts, uint32_t name,
-		  int64_t value);
 /* The thread ended at ts: its open spans close, and t is freed. */
 void norm_thread_exit(struct normaliser *n, struct norm_thread *t, uint64_t ts);
 /* Events of t were lost: its open spans close at its last ts. */
 void norm_lost(struct normaliser *n, struct norm_thread *t);
+
+/* The per-event calls, inline: they run for every event of every source. */
+void norm_refuse(struct normaliser *n, bool oom);
+int norm_grow(struct normaliser *n, struct norm_thread *t);
+int norm_mismatch(struct normaliser *n, struct norm_thread *t, uint64_t ns, uint32_t name);
+
+static inline void norm_emit(struct normaliser *n, const struct span_event *ev)
+{
+	for (int i = 0; i < n->nsink; i++)
+		n->sink[i].event(n->sink[i].arg, ev);
+}
+
+/* Keeps the thread's and its process's latest ts. */
+static inline void norm_seen(struct norm_thread *t, uint64_t ns)
+{
+	if (ns > t->last_ts) {
+		t->last_ts = ns;
+		if (ns > t->proc->last_ts)
+			t->proc->last_ts = ns;
+	}
+}
+
+static inline void norm_begin(struct normaliser *n, struct norm_thread *t, uint64_t ns,
+			      uint32_t name)
+{
+	norm_seen(t, ns);
+	if (__builtin_expect(t->depth == t->cap, 0) && norm_grow(n, t) < 0)
+		return;
+	t->stk[t->depth].name = name;
+	t->stk[t->depth].begin = ns;
+	struct span_event ev = {.kind = SPAN_BEGIN,
+				.pid = t->pid,
+				.tid = t->tid,
+				.ts = ns,
+				.name = name,
+				.depth = t->depth++};
+	norm_emit(n, &ev);
+}
+
+static inline void norm_end(struct normaliser *n, struct norm_thread *t, uint64_t ns, uint32_t name)
+{
+	norm_seen(t, ns);
+	if (__builtin_expect(t->over != 0, 0)) {
+		t->over--;
+		return;
+	}
+	if (__builtin_expect(t->depth == 0 || t->stk[t->depth - 1].name != name, 0) &&
+	    norm_mismatch(n, t, ns, name) < 0)
+		return;
+	uint32_t depth = t->depth;
+	const struct norm_stack *e = &t->stk[--depth];
+	t->depth = depth;
+	struct span_event ev = {.kind = SPAN_END,
+				.pid = t->pid,
+				.tid = t->tid,
+				.ts = ns > e->begin ? ns : e->begin,
+				.name = name,
+				.depth = depth,
+				.begin_ts = e->begin};
+	n->stats.spans++;
+	norm_emit(n, &ev);
+}
+
+static inline void norm_instant(struct normaliser *n, struct norm_thread *t, uint64_t ns,
+				uint32_t name)
+{
+	norm_seen(t, ns);
+	struct span_event ev = {.kind = SPAN_INSTANT,
+				.pid = t->pid,
+				.tid = t->tid,
+				.ts = ns,
+				.name = name,
+				.depth = t->depth};
+	norm_emit(n, &ev);
+}
+
+static inline void norm_counter(struct normaliser *n, struct norm_thread *t, uint64_t ns,
+				uint32_t name, int64_t value)
+{
+	norm_seen(t, ns);
+	struct span_event ev = {.kind = SPAN_COUNTER,
+				.pid = t->pid,
+				.tid = t->tid,
+				.ts = ns,
+				.name = name,
+				.depth = t->depth,
+				.value = value};
+	norm_emit(n, &ev);
+}
 
 #endif
