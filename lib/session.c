@@ -1,7 +1,9 @@
 /* session.c: the run loop.  For each run: fork the target held before exec,
  * open its counters, release it, then wait in one poll loop for the span
- * pipe, the -I timer, relayed signals and the target's exit; then read the
- * counts and rusage.  Afterwards it builds the report the writers print. */
+ * sources (session_source: today the binary transport, the pipe with the
+ * shared rings behind it), the -I timer, relayed signals and the target's
+ * exit; then read the counts and rusage.  Afterwards it ends every source
+ * and builds the report the writers print. */
 #include "config.h"
 
 #include "session.h"
@@ -43,6 +45,22 @@
 
 extern char **environ;
 
+struct session;
+
+/* A span source the session polls: the descriptor to wait on (-1: none),
+ * a read that takes everything the source holds now (at most about limit
+ * bytes; *got says how much came), an idle poll timeout it needs (-1: none),
+ * and the end of the stream.  The binary transport (pipe and rings) is one;
+ * a text line protocol or a record file are others. */
+struct session_source {
+	int fd;
+	int (*read)(struct session *s, size_t limit, size_t *got);
+	int (*poll_ms)(struct session *s);
+	int (*finish)(struct session *s);
+};
+
+#define SESSION_MAX_SOURCES 4
+
 struct session {
 	const struct session_opts *o;
 	struct run_head head;
@@ -55,6 +73,8 @@ struct session {
 	char *buf;
 	struct decoder *dec;
 	struct ringsrc *rings; /* the shared-memory transport, or NULL: the pipe only */
+	struct session_source src[SESSION_MAX_SOURCES];
+	unsigned nsrc;
 	struct spantree tree;
 	bool have_tree;
 	char **envp;  /* the target's environment when collecting */
@@ -163,6 +183,10 @@ static void session_ring_hook(void *ctx, const struct wire_hdr *h, const uint8_t
 	}
 }
 
+static int session_spans_read(struct session *s, size_t limit, size_t *got);
+static int session_spans_poll_ms(struct session *s);
+static int session_spans_finish(struct session *s);
+
 static int session_spans_setup(struct session *s, char **cause)
 {
 	int p[2];
@@ -199,6 +223,22 @@ static int session_spans_setup(struct session *s, char **cause)
 	int r = session_env(s, tsc ? &clk : NULL);
 	if (r < 0)
 		return session_fail(cause, -r, "cannot collect %s", "spans");
+	s->src[s->nsrc++] = (struct session_source){s->pipe_r, session_spans_read,
+						    session_spans_poll_ms, session_spans_finish};
+	return 0;
+}
+
+/* Reads every source (see session_source); *got: the bytes that came. */
+static int session_sources_read(struct session *s, size_t limit, size_t *got)
+{
+	*got = 0;
+	for (unsigned i = 0; i < s->nsrc; i++) {
+		size_t n = 0;
+		int r = s->src[i].read(s, limit, &n);
+		*got += n;
+		if (r < 0)
+			return r;
+	}
 	return 0;
 }
 
@@ -223,6 +263,22 @@ static int session_spans_read(struct session *s, size_t limit, size_t *got)
 			return -ENOMEM;
 	}
 	if (s->rings && empty && ringsrc_drain_live(s->rings, session_ring_record, s) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* The binary transport's idle timeout: rings in use must be drained even
+ * when their threads go quiet before half filling them. */
+static int session_spans_poll_ms(struct session *s)
+{
+	return s->rings && ringsrc_active(s->rings) ? SESSION_RING_POLL_MS : -1;
+}
+
+/* The end of the binary stream: processes that never said EXIT (SIGKILL)
+ * left all they wrote in their rings. */
+static int session_spans_finish(struct session *s)
+{
+	if (s->rings && ringsrc_drain_gone(s->rings, 0, 0, session_ring_record, s) < 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -353,34 +409,38 @@ static int session_one(struct session *s, unsigned run, char **cause)
 	r = 0;
 	bool streaming = false;
 	for (bool done = false; !done;) {
-		struct pollfd pfd[3] = {{s->sfd, POLLIN, 0}, {-1, POLLIN, 0}, {-1, POLLIN, 0}};
-		if (o->spans)
-			pfd[1].fd = s->pipe_r;
-		pfd[2].fd = tfd;
+		struct pollfd pfd[2 + SESSION_MAX_SOURCES] = {{s->sfd, POLLIN, 0},
+							      {tfd, POLLIN, 0}};
+		int timeout = 1000;
+		for (unsigned i = 0; i < s->nsrc; i++) {
+			pfd[2 + i] = (struct pollfd){s->src[i].fd, POLLIN, 0};
+			int ms = s->src[i].poll_ms ? s->src[i].poll_ms(s) : -1;
+			if (ms >= 0 && ms < timeout)
+				timeout = ms;
+		}
 		/* While spans stream in, doze between bulk reads instead of
 		 * blocking in poll: a reader asleep in poll must be woken by
 		 * every 4 KiB record the target writes, which costs both sides
 		 * a context switch; a dozing one costs the writer nothing.
 		 * SIGCHLD can be missed only if it merged with an earlier one:
 		 * wake up now and then to look anyway. */
-		int timeout = streaming				     ? 0
-			      : s->rings && ringsrc_active(s->rings) ? SESSION_RING_POLL_MS
-								     : 1000;
-		if (poll(pfd, 3, timeout) < 0 && errno != EINTR) {
+		if (streaming)
+			timeout = 0;
+		if (poll(pfd, 2 + s->nsrc, timeout) < 0 && errno != EINTR) {
 			r = -errno;
 			break;
 		}
 		streaming = false;
-		if (o->spans) {
+		if (s->nsrc) {
 			size_t got;
-			if (session_spans_read(s, SESSION_READ_BUF * 4, &got) < 0)
+			if (session_sources_read(s, SESSION_READ_BUF * 4, &got) < 0)
 				r = -ENOMEM;
 			if (got >= SESSION_STREAMING) {
 				streaming = true;
 				nanosleep(&(struct timespec){0, SESSION_DOZE_NS}, NULL);
 			}
 		}
-		if (pfd[2].revents) {
+		if (pfd[1].revents) {
 			uint64_t exp;
 			if (read(tfd, &exp, sizeof exp) == (ssize_t)sizeof exp && r == 0)
 				r = session_interval(s, &cs, run, start, &last);
@@ -391,8 +451,8 @@ static int session_one(struct session *s, unsigned run, char **cause)
 		}
 	}
 	size_t drained;
-	if (o->spans && r == 0)
-		r = session_spans_read(s, SESSION_DRAIN_MAX, &drained);
+	if (r == 0)
+		r = session_sources_read(s, SESSION_DRAIN_MAX, &drained);
 	if (tfd >= 0) {
 		if (r == 0 && end > last)
 			r = session_interval(s, &cs, run, start, &last);
@@ -579,8 +639,9 @@ int session_run(const struct session_opts *o, int *exit_code, char **cause)
 			      sigrelay_name(s.signo, name, sizeof name));
 		goto out;
 	}
-	if (s.rings) /* processes that never said EXIT (SIGKILL): all they wrote */
-		ringsrc_drain_gone(s.rings, 0, 0, session_ring_record, &s);
+	for (unsigned i = 0; i < s.nsrc; i++)
+		if (s.src[i].finish)
+			s.src[i].finish(&s);
 	if (s.dec)
 		decoder_finish(s.dec);
 	struct report rep;
