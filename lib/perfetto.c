@@ -401,38 +401,79 @@ static int pf_intern(struct writer *w, struct pf_thread *t, uint32_t id)
 	return 1;
 }
 
+/* Whether name id is defined on t's sequence. */
+static inline int pf_interned(const struct pf_thread *t, uint32_t id)
+{
+	return id < t->interned_bits && (t->interned[id / 8] & (1u << (id & 7)));
+}
+
+/* Appends v as a varint at b + n; returns the new n.  Most values here
+ * (deltas, sequence ids, iids) take one byte. */
+static inline size_t pf_put(uint8_t *b, size_t n, uint64_t v)
+{
+	if (v < 0x80) {
+		b[n] = (uint8_t)v;
+		return n + 1;
+	}
+	return n + pbenc_put_varint(b + n, v);
+}
+
 /* The hot path: a packet holding only a slice or instant event on t's track
  * with an already interned name (or none, for an end), its timestamp a delta
  * (ts >= t->last_ts), written byte by byte.  Every field is bounded (10 + 5
  * + 5 bytes of varints), so both lengths fit one byte. */
-static void pf_fast_event(struct writer *w, struct perfetto *p, struct pf_thread *t, uint64_t ts,
-			  int type, uint32_t iid)
+__attribute__((always_inline)) static inline void pf_fast_event(struct writer *w,
+								struct perfetto *p,
+								struct pf_thread *t, uint64_t ts,
+								int type, uint32_t iid)
 {
 	uint8_t *b = pbenc_reserve(&p->enc, 48);
 	if (!b) {
 		pf_fail(w, p->enc.err);
 		return;
 	}
-	size_t n = 0;
-	b[n++] = (uint8_t)pbenc_tag(TRACE_PACKET, PB_LEN);
-	n++; /* packet length */
-	b[n++] = (uint8_t)pbenc_tag(PKT_TIMESTAMP, PB_VARINT);
-	n += pbenc_put_varint(b + n, ts - t->last_ts);
+	uint64_t d = ts - t->last_ts;
 	t->last_ts = ts;
-	b[n++] = (uint8_t)pbenc_tag(PKT_SEQ_ID, PB_VARINT);
-	n += pbenc_put_varint(b + n, t->seq);
-	b[n++] = (uint8_t)pbenc_tag(PKT_TRACK_EVENT, PB_LEN);
-	size_t te = n++;
-	b[n++] = (uint8_t)pbenc_tag(TE_TYPE, PB_VARINT);
-	b[n++] = (uint8_t)type;
-	if (iid) {
-		b[n++] = (uint8_t)pbenc_tag(TE_NAME_IID, PB_VARINT);
-		n += pbenc_put_varint(b + n, iid);
+	size_t n;
+	if (d < 0x80 && t->seq < 0x80 && iid < 0x4000) {
+		/* the common case, fixed offsets: 1-byte delta and sequence id,
+		 * a name iid of 0 (end), 1 or 2 bytes */
+		b[0] = (uint8_t)pbenc_tag(TRACE_PACKET, PB_LEN);
+		b[2] = (uint8_t)pbenc_tag(PKT_TIMESTAMP, PB_VARINT);
+		b[3] = (uint8_t)d;
+		b[4] = (uint8_t)pbenc_tag(PKT_SEQ_ID, PB_VARINT);
+		b[5] = (uint8_t)t->seq;
+		b[6] = (uint8_t)pbenc_tag(PKT_TRACK_EVENT, PB_LEN);
+		b[8] = (uint8_t)pbenc_tag(TE_TYPE, PB_VARINT);
+		b[9] = (uint8_t)type;
+		b[10] = (uint8_t)pbenc_tag(TE_NAME_IID, PB_VARINT);
+		b[11] = (uint8_t)(iid >= 0x80 ? iid | 0x80 : iid);
+		b[12] = (uint8_t)(iid >> 7);
+		n = iid >= 0x80 ? 13 : iid ? 12 : 10;
+		b[7] = (uint8_t)(n - 8);
+		b[1] = (uint8_t)(n - 2);
+	} else {
+		n = 3;
+		b[0] = (uint8_t)pbenc_tag(TRACE_PACKET, PB_LEN);
+		/* b[1]: packet length */
+		b[2] = (uint8_t)pbenc_tag(PKT_TIMESTAMP, PB_VARINT);
+		n = pf_put(b, n, d);
+		b[n++] = (uint8_t)pbenc_tag(PKT_SEQ_ID, PB_VARINT);
+		n = pf_put(b, n, t->seq);
+		b[n] = (uint8_t)pbenc_tag(PKT_TRACK_EVENT, PB_LEN);
+		size_t te = n + 1;
+		b[n + 2] = (uint8_t)pbenc_tag(TE_TYPE, PB_VARINT);
+		b[n + 3] = (uint8_t)type;
+		n += 4;
+		if (iid) {
+			b[n++] = (uint8_t)pbenc_tag(TE_NAME_IID, PB_VARINT);
+			n = pf_put(b, n, iid);
+		}
+		b[te] = (uint8_t)(n - te - 1);
+		b[1] = (uint8_t)(n - 2);
 	}
-	b[te] = (uint8_t)(n - te - 1);
-	b[1] = (uint8_t)(n - 2);
 	p->enc.len += n;
-	if (p->enc.len >= PF_FLUSH)
+	if (__builtin_expect(p->enc.len >= PF_FLUSH, 0))
 		pf_flush(w, p);
 }
 
@@ -453,6 +494,8 @@ static void pf_slice(struct writer *w, struct perfetto *p, const struct span_eve
 		pf_fast_event(w, p, t, ev->ts, type, use_iid ? name : 0);
 		return;
 	}
+	/* the slow path: a name to define or written out, a flag, or a time
+	 * before the last one */
 
 	size_t m = pf_thread_packet(p, t, ev->ts);
 	if (define) {
@@ -536,9 +579,9 @@ static void pf_counter(struct writer *w, struct perfetto *p, const struct span_e
 	pf_packet_done(w, p, m);
 }
 
-static void perfetto_span(void *arg, const struct span_event *ev)
+/* Any event but the hot path's. */
+__attribute__((noinline)) static void pf_event(struct writer *w, const struct span_event *ev)
 {
-	struct writer *w = arg;
 	struct perfetto *p = pf_state(w);
 	if (!p || w->err)
 		return;
@@ -566,6 +609,33 @@ static void perfetto_span(void *arg, const struct span_event *ev)
 	case SPAN_PROCESS_END:
 		break;
 	}
+}
+
+/* Checks for the hot path first: a begin, end or instant on the last
+ * thread, in time order, with its name already interned on its sequence
+ * (or an end, which has none), and not closed by spanstat. */
+static void perfetto_span(void *arg, const struct span_event *ev)
+{
+	struct writer *w = arg;
+	struct perfetto *p = w->priv;
+	struct pf_thread *t = p ? p->last : NULL;
+	if (t && !w->err && t->key == pf_thread_key(ev->pid, ev->tid) && ev->ts >= t->last_ts) {
+		if (ev->kind == SPAN_END && !(ev->flags & SPAN_F_UNFINISHED)) {
+			pf_fast_event(w, p, t, ev->ts, TYPE_SLICE_END, 0);
+			return;
+		}
+		if (ev->kind == SPAN_BEGIN || ev->kind == SPAN_INSTANT) {
+			uint32_t name = span_names_shown(p->names, ev->name);
+			if (name && p->strings && pf_interned(t, name)) {
+				pf_fast_event(w, p, t, ev->ts,
+					      ev->kind == SPAN_BEGIN ? TYPE_SLICE_BEGIN
+								     : TYPE_INSTANT,
+					      name);
+				return;
+			}
+		}
+	}
+	pf_event(w, ev);
 }
 
 static uint64_t pf_clock_ns(clockid_t id)

@@ -707,7 +707,7 @@ struct feed {
 		uint32_t pid, tid, depth;
 		uint32_t name[64];
 		uint64_t ts[64];
-	} th[64];
+	} th[256];
 	int nth;
 };
 
@@ -1119,6 +1119,45 @@ static void test_size(bool decode)
 	feed_release(&f);
 }
 
+/* Past the one-byte cases: 200 threads (sequence ids over 127) and 300
+ * names (iids over 127), each thread running a while before the next, with
+ * deltas from 1 ns to over 16 us. */
+static void test_wide(void)
+{
+	static char names[300][8];
+	for (int i = 0; i < 300; i++)
+		snprintf(names[i], sizeof names[i], "n%03d", i);
+	struct feed f;
+	feed_init(&f, NULL, 0);
+	feed(&f, SPAN_PROCESS, 9, 9, 1000, "wide", 1, 0);
+	uint64_t ts = 1000;
+	for (int run = 0; run < 600; run++) {
+		uint32_t tid = 9 + (uint32_t)(rng() % 200);
+		int t = feed_thread(&f, 9, tid);
+		for (int i = 0; i < 20; i++) {
+			ts += rng() % 8 ? 1 + rng() % 100 : rng() % 20000;
+			if (f.th[t].depth < 6 && (!f.th[t].depth || rng() % 2))
+				feed(&f, SPAN_BEGIN, 9, tid, ts, names[rng() % 300], 0, 0);
+			else
+				feed(&f, SPAN_END, 9, tid, ts, NULL, 0, 0);
+		}
+	}
+	for (int t = 0; t < f.nth; t++)
+		while (f.th[t].depth)
+			feed(&f, SPAN_END, 9, f.th[t].tid, ++ts, NULL, 0, 0);
+	is_int(f.w.ops->finish(&f.w, NULL), 0, "finish after 200 threads and 300 names");
+	char *text = protoc_decode(f.fp);
+	struct replay rp = {0};
+	ok(text && replay_text(&rp, text) == 0 && rp.errors == 0 && recs_same(&rp.out, &f.want),
+	   "200 threads on sequences past 127, 300 names: the same %zu slices", f.want.n);
+	if (rp.errors)
+		printf("#   %s\n", rp.first_error);
+	is_int((int)rp.nseq, f.nth + 1, "a sequence per thread");
+	replay_free(&rp);
+	free(text);
+	feed_release(&f);
+}
+
 static void test_write_error(void)
 {
 	FILE *full = fopen("/dev/full", "w");
@@ -1169,6 +1208,7 @@ int main(void)
 	test_handmade();
 	test_intervals();
 	test_roundtrip();
+	test_wide();
 	test_size(true);
 	return tap_done();
 }
