@@ -418,20 +418,18 @@ static inline size_t pf_put(uint8_t *b, size_t n, uint64_t v)
 	return n + pbenc_put_varint(b + n, v);
 }
 
+/* Room the hot path's packet needs: every field is bounded (10 + 5 + 5
+ * bytes of varints and 9 of tags and lengths), so both lengths fit a byte. */
+#define PF_FAST_MAX 32
+
 /* The hot path: a packet holding only a slice or instant event on t's track
  * with an already interned name (or none, for an end), its timestamp a delta
- * (ts >= t->last_ts), written byte by byte.  Every field is bounded (10 + 5
- * + 5 bytes of varints), so both lengths fit one byte. */
-__attribute__((always_inline)) static inline void pf_fast_event(struct writer *w,
-								struct perfetto *p,
-								struct pf_thread *t, uint64_t ts,
-								int type, uint32_t iid)
+ * (ts >= t->last_ts), written byte by byte into PF_FAST_MAX bytes of room
+ * the caller made; the caller flushes. */
+__attribute__((always_inline)) static inline void
+pf_fast_event(struct perfetto *p, struct pf_thread *t, uint64_t ts, int type, uint32_t iid)
 {
-	uint8_t *b = pbenc_reserve(&p->enc, 48);
-	if (!b) {
-		pf_fail(w, p->enc.err);
-		return;
-	}
+	uint8_t *b = p->enc.buf + p->enc.len;
 	uint64_t d = ts - t->last_ts;
 	t->last_ts = ts;
 	size_t n;
@@ -473,8 +471,6 @@ __attribute__((always_inline)) static inline void pf_fast_event(struct writer *w
 		b[1] = (uint8_t)(n - 2);
 	}
 	p->enc.len += n;
-	if (__builtin_expect(p->enc.len >= PF_FLUSH, 0))
-		pf_flush(w, p);
 }
 
 static void pf_slice(struct writer *w, struct perfetto *p, const struct span_event *ev, int type)
@@ -491,7 +487,13 @@ static void pf_slice(struct writer *w, struct perfetto *p, const struct span_eve
 
 	if (!define && !(ev->flags & SPAN_F_UNFINISHED) && (use_iid || !named) &&
 	    ev->ts >= t->last_ts) {
-		pf_fast_event(w, p, t, ev->ts, type, use_iid ? name : 0);
+		if (!pbenc_reserve(e, PF_FAST_MAX)) {
+			pf_fail(w, e->err);
+			return;
+		}
+		pf_fast_event(p, t, ev->ts, type, use_iid ? name : 0);
+		if (e->len >= PF_FLUSH)
+			pf_flush(w, p);
 		return;
 	}
 	/* the slow path: a name to define or written out, a flag, or a time
@@ -619,20 +621,22 @@ static void perfetto_span(void *arg, const struct span_event *ev)
 	struct writer *w = arg;
 	struct perfetto *p = w->priv;
 	struct pf_thread *t = p ? p->last : NULL;
-	if (t && !w->err && t->key == pf_thread_key(ev->pid, ev->tid) && ev->ts >= t->last_ts) {
+	if (t && !w->err && t->key == pf_thread_key(ev->pid, ev->tid) && ev->ts >= t->last_ts &&
+	    p->enc.cap - p->enc.len >= PF_FAST_MAX) {
+		int type = 0;
+		uint32_t name = 0;
 		if (ev->kind == SPAN_END && !(ev->flags & SPAN_F_UNFINISHED)) {
-			pf_fast_event(w, p, t, ev->ts, TYPE_SLICE_END, 0);
-			return;
+			type = TYPE_SLICE_END;
+		} else if (ev->kind == SPAN_BEGIN || ev->kind == SPAN_INSTANT) {
+			name = span_names_shown(p->names, ev->name);
+			if (name && p->strings && pf_interned(t, name))
+				type = ev->kind == SPAN_BEGIN ? TYPE_SLICE_BEGIN : TYPE_INSTANT;
 		}
-		if (ev->kind == SPAN_BEGIN || ev->kind == SPAN_INSTANT) {
-			uint32_t name = span_names_shown(p->names, ev->name);
-			if (name && p->strings && pf_interned(t, name)) {
-				pf_fast_event(w, p, t, ev->ts,
-					      ev->kind == SPAN_BEGIN ? TYPE_SLICE_BEGIN
-								     : TYPE_INSTANT,
-					      name);
-				return;
-			}
+		if (type) {
+			pf_fast_event(p, t, ev->ts, type, name);
+			if (__builtin_expect(p->enc.len >= PF_FLUSH, 0))
+				pf_flush(w, p);
+			return;
 		}
 	}
 	pf_event(w, ev);
