@@ -111,6 +111,7 @@ enum { UNIT_COUNT = 2 };
 
 #define PF_GLOBAL_SEQ 1u
 #define PF_FLUSH (64u * 1024)
+#define PF_RECENT 16 /* a power of two */
 
 /* A thread: its track and its packet sequence. */
 struct pf_thread {
@@ -134,7 +135,7 @@ struct perfetto {
 	struct u64map thread_index; /* key -> index + 1 in th */
 	struct pf_thread **th;
 	size_t nth, cap_th;
-	struct pf_thread *last; /* cache for runs of one thread */
+	struct pf_thread *recent[PF_RECENT]; /* by pf_recent_slot: threads taking turns */
 	uint64_t global_track;
 	uint64_t *event_track; /* -I: uuid per perf event */
 	uint8_t *event_described;
@@ -367,17 +368,24 @@ static struct pf_thread *pf_thread_get(struct writer *w, struct perfetto *p, uin
 	return t;
 }
 
-/* The event's thread, from the one-entry cache when it is the last one. */
+/* Where the thread is cached in p->recent. */
+static inline size_t pf_recent_slot(uint32_t pid, uint32_t tid)
+{
+	return (tid ^ pid) & (PF_RECENT - 1);
+}
+
+/* The event's thread, from the cache of recent threads when it is there. */
 static struct pf_thread *pf_thread_of(struct writer *w, struct perfetto *p,
 				      const struct span_event *ev)
 {
-	struct pf_thread *t = p->last;
+	struct pf_thread **slot = &p->recent[pf_recent_slot(ev->pid, ev->tid)];
+	struct pf_thread *t = *slot;
 	if (t && t->key == pf_thread_key(ev->pid, ev->tid))
 		return t;
 	int fresh;
 	t = pf_thread_get(w, p, ev->pid, ev->tid, ev->ts, 0, &fresh);
 	if (t)
-		p->last = t;
+		*slot = t;
 	return t;
 }
 
@@ -616,14 +624,14 @@ __attribute__((noinline)) static void pf_event(struct writer *w, const struct sp
 	}
 }
 
-/* Checks for the hot path first: a begin, end or instant on the last
+/* Checks for the hot path first: a begin, end or instant on a recent
  * thread, in time order, with its name already interned on its sequence
  * (or an end, which has none), and not closed by spanstat. */
 static void perfetto_span(void *arg, const struct span_event *ev)
 {
 	struct writer *w = arg;
 	struct perfetto *p = w->priv;
-	struct pf_thread *t = p ? p->last : NULL;
+	struct pf_thread *t = p ? p->recent[pf_recent_slot(ev->pid, ev->tid)] : NULL;
 	if (t && !w->err && t->key == pf_thread_key(ev->pid, ev->tid) && ev->ts >= t->last_ts &&
 	    p->enc.cap - p->enc.len >= PF_FAST_MAX) {
 		int type = 0;
