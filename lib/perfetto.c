@@ -1,15 +1,38 @@
 /* perfetto.c: the --perfetto writer: a native Perfetto protobuf trace
- * (../shared/perfetto/README.md), streamed as span events arrive.  One
- * packet sequence; timestamps stay on CLOCK_MONOTONIC (timestamp_clock_id 3)
- * with a ClockSnapshot pairing MONOTONIC and BOOTTIME first.  A process track
- * per traced process, a thread track per thread, span slices and instants on
- * their thread's track with interned names (iid = strtab id), target counters
- * as counter tracks per (pid, name) under the process, and with -I each perf
- * event as a counter track under a global "spanstat" track.  State grows with
- * processes, threads, counters and unique names, never with span count; the
- * encoder buffer is flushed to w->fp whenever it passes PF_FLUSH bytes.
- * Track uuids are small sequential numbers (1-3 byte varints) and short
- * messages get 1-byte lengths: about 21 bytes per begin or end event. */
+ * (../shared/perfetto/README.md), streamed as span events arrive.
+ *
+ * Layout.  Packet sequence 1 is global: its first packet clears its state
+ * and holds a ClockSnapshot pairing MONOTONIC and BOOTTIME (BOOTTIME the
+ * trace clock); it carries the process tracks, the target's counter tracks
+ * (per (pid, name), under the process) and their values, and with -I a
+ * global "spanstat" track with a counter track per perf event, all stamped
+ * with absolute CLOCK_MONOTONIC ns (timestamp_clock_id 3).  Every thread
+ * gets a sequence of its own (ids 2, 3, ... in order of appearance) whose
+ * first packet sets SEQ_INCREMENTAL_STATE_CLEARED, TracePacketDefaults
+ * (timestamp_clock_id 64, TrackEventDefaults.track_uuid = the thread's track)
+ * and a ClockSnapshot declaring clock 64 incremental and equal to MONOTONIC
+ * at the thread's first timestamp; the thread's track descriptor follows
+ * on the same sequence.  Later packets of the sequence give their
+ * timestamp as the delta from the sequence's previous clock-64 timestamp (a
+ * time that would go backwards is written absolute with clock id 3 instead,
+ * leaving the clock where it was) and leave out the track.  Span and instant
+ * names are interned per sequence (iid = the shown name's strtab id), each
+ * defined in the packet that first uses it on that sequence.
+ *
+ * A span's begin and end are both on its thread's track.  The slice and
+ * instant packets with an already interned name (the hot path, checked first
+ * in perfetto_span) are written byte by byte as timestamp delta, sequence id
+ * and a track event of type and name_iid: 10 bytes for an end and 12 for a
+ * begin when the delta, sequence id and iid take a byte each, about 22 per
+ * span on the README's demo (46 before sequences per thread).  They leave out
+ * SEQ_NEEDS_INCREMENTAL_STATE (2 bytes each, a fifth of the packet): that
+ * flag only tells a reader to skip packets whose state was lost, and a
+ * spanstat file loses none, as each sequence's clearing packet comes first
+ * in the file; the other packets of a thread sequence carry it.
+ *
+ * State grows with processes, threads, counters and names interned per
+ * thread, never with span count; the encoder buffer is flushed to w->fp
+ * whenever it passes PF_FLUSH bytes. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -32,12 +55,18 @@ enum {
 	PKT_INTERNED_DATA = 12,
 	PKT_SEQ_FLAGS = 13,
 	PKT_CLOCK_ID = 58,
+	PKT_DEFAULTS = 59,
 	PKT_TRACK_DESCRIPTOR = 60,
 
 	CS_CLOCKS = 1,
 	CS_PRIMARY = 2,
 	CLK_ID = 1,
 	CLK_TS = 2,
+	CLK_INCREMENTAL = 3,
+
+	DEF_CLOCK_ID = 58,
+	DEF_TRACK_EVENT = 11,
+	TED_TRACK_UUID = 11,
 
 	TD_UUID = 1,
 	TD_NAME = 2,
@@ -76,22 +105,37 @@ enum {
 enum { TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2, TYPE_INSTANT = 3, TYPE_COUNTER = 4 };
 enum { SEQ_CLEARED = 1, SEQ_NEEDS_STATE = 2 };
 enum { CLOCK_ID_MONOTONIC = 3, CLOCK_ID_BOOTTIME = 6 };
+/* The thread sequences' incremental clock: sequence-scoped ids are 64..127. */
+enum { CLOCK_ID_THREAD = 64 };
 enum { UNIT_COUNT = 2 };
 
-#define PF_SEQ_ID 1u /* any non-zero id: spanstat writes one sequence */
+#define PF_GLOBAL_SEQ 1u
 #define PF_FLUSH (64u * 1024)
+#define PF_RECENT 16 /* a power of two */
+
+/* A thread: its track and its packet sequence. */
+struct pf_thread {
+	uint64_t key;	  /* pid << 32 | tid */
+	uint64_t uuid;	  /* its track */
+	uint64_t last_ts; /* the sequence's incremental clock, MONOTONIC ns */
+	uint32_t seq;	  /* trusted_packet_sequence_id */
+	uint32_t pid, tid;
+	uint8_t *interned; /* bit per strtab id defined on this sequence */
+	size_t interned_bits;
+};
 
 struct perfetto {
 	struct pbenc enc;
 	const struct strtab *strings;
 	const struct span_names *names; /* how span names show */
-	uint8_t *interned;		/* bit per strtab id */
-	size_t interned_bits;
 	/* track uuids are small sequential numbers so they encode in 1-3 bytes */
 	uint64_t next_uuid;
-	struct u64map procs, threads, counters;
-	uint64_t last_thread_key, last_thread_uuid; /* cache for runs of one thread */
-	int have_last;
+	uint32_t next_seq;
+	struct u64map procs, counters;
+	struct u64map thread_index; /* key -> index + 1 in th */
+	struct pf_thread **th;
+	size_t nth, cap_th;
+	struct pf_thread *recent[PF_RECENT]; /* by pf_recent_slot: threads taking turns */
 	uint64_t global_track;
 	uint64_t *event_track; /* -I: uuid per perf event */
 	uint8_t *event_described;
@@ -99,6 +143,8 @@ struct perfetto {
 	const struct evlist *evl;
 	int started;
 };
+
+static int perfetto_start(struct writer *w, const struct run_head *h);
 
 /* The uuid of key in m, assigning the next one if new (*fresh set). */
 static uint64_t pf_uuid(struct writer *w, struct perfetto *p, struct u64map *m, uint64_t key,
@@ -129,6 +175,7 @@ static struct perfetto *pf_state(struct writer *w)
 		p->strings = w->head->strings;
 		p->names = w->head->names;
 	}
+	p->next_seq = PF_GLOBAL_SEQ;
 	w->priv = p;
 	return p;
 }
@@ -151,16 +198,40 @@ static int pf_flush(struct writer *w, struct perfetto *p)
 	return w->err;
 }
 
-/* Opens a TracePacket with its timestamp and sequence; returns the mark. */
-static size_t pf_packet(struct perfetto *p, uint64_t ts, uint32_t flags)
+/* Opens a TracePacket of the global sequence, stamped with MONOTONIC ts;
+ * returns the mark. */
+static size_t pf_packet(struct perfetto *p, uint64_t ts)
 {
 	struct pbenc *e = &p->enc;
 	size_t m = pbenc_open(e, TRACE_PACKET);
 	pbenc_varint(e, PKT_TIMESTAMP, ts);
 	pbenc_varint(e, PKT_CLOCK_ID, CLOCK_ID_MONOTONIC);
-	pbenc_varint(e, PKT_SEQ_ID, PF_SEQ_ID);
-	if (flags)
-		pbenc_varint(e, PKT_SEQ_FLAGS, flags);
+	pbenc_varint(e, PKT_SEQ_ID, PF_GLOBAL_SEQ);
+	return m;
+}
+
+/* The timestamp of a thread sequence's packet: a delta on the sequence's
+ * incremental clock, or absolute MONOTONIC when ts went backwards. */
+static void pf_thread_ts(struct pbenc *e, struct pf_thread *t, uint64_t ts)
+{
+	if (ts >= t->last_ts) {
+		pbenc_varint(e, PKT_TIMESTAMP, ts - t->last_ts);
+		t->last_ts = ts;
+	} else {
+		pbenc_varint(e, PKT_TIMESTAMP, ts);
+		pbenc_varint(e, PKT_CLOCK_ID, CLOCK_ID_MONOTONIC);
+	}
+}
+
+/* Opens a TracePacket of t's sequence that needs its incremental state;
+ * returns the mark. */
+static size_t pf_thread_packet(struct perfetto *p, struct pf_thread *t, uint64_t ts)
+{
+	struct pbenc *e = &p->enc;
+	size_t m = pbenc_open(e, TRACE_PACKET);
+	pf_thread_ts(e, t, ts);
+	pbenc_varint(e, PKT_SEQ_ID, t->seq);
+	pbenc_varint(e, PKT_SEQ_FLAGS, SEQ_NEEDS_STATE);
 	return m;
 }
 
@@ -188,7 +259,7 @@ static uint64_t pf_process_desc(struct writer *w, struct perfetto *p, uint64_t t
 	struct pbenc *e = &p->enc;
 	int fresh;
 	uint64_t uuid = pf_uuid(w, p, &p->procs, pid, &fresh);
-	size_t m = pf_packet(p, ts, 0);
+	size_t m = pf_packet(p, ts);
 	size_t td = pbenc_open(e, PKT_TRACK_DESCRIPTOR);
 	pbenc_varint(e, TD_UUID, uuid);
 	size_t pd = pbenc_open(e, TD_PROCESS);
@@ -210,126 +281,236 @@ static uint64_t pf_process_track(struct writer *w, struct perfetto *p, uint64_t 
 	return uuid ? uuid : pf_process_desc(w, p, ts, pid, 0);
 }
 
-/* Describes the thread (again, on rename); returns its track uuid. */
-static uint64_t pf_thread_desc(struct writer *w, struct perfetto *p, uint64_t ts, uint32_t pid,
-			       uint32_t tid, uint32_t name)
+/* Describes t's track on its sequence (again, on rename). */
+static void pf_thread_desc(struct writer *w, struct perfetto *p, struct pf_thread *t, uint64_t ts,
+			   uint32_t name)
 {
 	struct pbenc *e = &p->enc;
-	uint64_t parent = pf_process_track(w, p, ts, pid);
-	int fresh;
-	uint64_t uuid = pf_uuid(w, p, &p->threads, pf_thread_key(pid, tid), &fresh);
-	size_t m = pf_packet(p, ts, 0);
+	uint64_t parent = pf_process_track(w, p, ts, t->pid);
+	size_t m = pf_thread_packet(p, t, ts);
 	size_t td = pbenc_open(e, PKT_TRACK_DESCRIPTOR);
-	pbenc_varint(e, TD_UUID, uuid);
+	pbenc_varint(e, TD_UUID, t->uuid);
 	pbenc_varint(e, TD_PARENT, parent);
 	size_t thd = pbenc_open(e, TD_THREAD);
-	pbenc_varint(e, THD_PID, pid);
-	pbenc_varint(e, THD_TID, tid);
+	pbenc_varint(e, THD_PID, t->pid);
+	pbenc_varint(e, THD_TID, t->tid);
 	if (name)
 		pbenc_string(e, THD_NAME, pf_str(p, name));
 	pbenc_close(e, thd);
 	pbenc_close(e, td);
 	pf_packet_done(w, p, m);
-	return uuid;
 }
 
-/* The thread's track uuid, describing the thread first if it is new. */
-static uint64_t pf_thread_track(struct writer *w, struct perfetto *p, const struct span_event *ev)
+/* Starts t's sequence: clears its state, sets its defaults (the clock and
+ * the thread's track) and starts its incremental clock at ts. */
+static void pf_sequence_start(struct writer *w, struct perfetto *p, struct pf_thread *t,
+			      uint64_t ts)
 {
-	uint64_t key = pf_thread_key(ev->pid, ev->tid);
-	if (p->have_last && p->last_thread_key == key)
-		return p->last_thread_uuid;
-	uint64_t uuid = u64map_get(&p->threads, key);
-	if (!uuid)
-		uuid = pf_thread_desc(w, p, ev->ts, ev->pid, ev->tid, 0);
-	p->have_last = 1;
-	p->last_thread_key = key;
-	p->last_thread_uuid = uuid;
-	return uuid;
+	struct pbenc *e = &p->enc;
+	size_t m = pbenc_open(e, TRACE_PACKET);
+	pbenc_varint(e, PKT_SEQ_ID, t->seq);
+	pbenc_varint(e, PKT_SEQ_FLAGS, SEQ_CLEARED);
+	size_t d = pbenc_open(e, PKT_DEFAULTS);
+	pbenc_varint(e, DEF_CLOCK_ID, CLOCK_ID_THREAD);
+	size_t ted = pbenc_open(e, DEF_TRACK_EVENT);
+	pbenc_varint(e, TED_TRACK_UUID, t->uuid);
+	pbenc_close_min(e, ted);
+	pbenc_close_min(e, d);
+	size_t cs = pbenc_open(e, PKT_CLOCK_SNAPSHOT);
+	size_t c = pbenc_open(e, CS_CLOCKS);
+	pbenc_varint(e, CLK_ID, CLOCK_ID_THREAD);
+	pbenc_varint(e, CLK_TS, ts);
+	pbenc_bool(e, CLK_INCREMENTAL, 1);
+	pbenc_close_min(e, c);
+	c = pbenc_open(e, CS_CLOCKS);
+	pbenc_varint(e, CLK_ID, CLOCK_ID_MONOTONIC);
+	pbenc_varint(e, CLK_TS, ts);
+	pbenc_close_min(e, c);
+	pbenc_close_min(e, cs);
+	t->last_ts = ts;
+	pf_packet_done(w, p, m);
 }
 
-/* Whether the name still needs its InternedData entry (and marks it). */
-static int pf_intern(struct writer *w, struct perfetto *p, uint32_t id)
+/* The thread's state, starting its sequence and describing its track first
+ * if it is new (with name, or 0); NULL when out of memory. */
+static struct pf_thread *pf_thread_get(struct writer *w, struct perfetto *p, uint32_t pid,
+				       uint32_t tid, uint64_t ts, uint32_t name, int *fresh)
 {
-	if (id < p->interned_bits && (p->interned[id / 8] & (1u << (id & 7))))
+	uint64_t key = pf_thread_key(pid, tid);
+	uint64_t i = u64map_get(&p->thread_index, key);
+	*fresh = !i;
+	if (i)
+		return p->th[i - 1];
+	if (p->nth == p->cap_th) {
+		size_t cap = p->cap_th ? p->cap_th * 2 : 16;
+		struct pf_thread **th = realloc(p->th, cap * sizeof *th);
+		if (!th) {
+			pf_fail(w, -ENOMEM);
+			return NULL;
+		}
+		p->th = th;
+		p->cap_th = cap;
+	}
+	struct pf_thread *t = calloc(1, sizeof *t);
+	if (!t || u64map_put(&p->thread_index, key, p->nth + 1) < 0) {
+		free(t);
+		pf_fail(w, -ENOMEM);
+		return NULL;
+	}
+	p->th[p->nth++] = t;
+	t->key = key;
+	t->pid = pid;
+	t->tid = tid;
+	t->seq = ++p->next_seq;
+	t->uuid = ++p->next_uuid;
+	pf_sequence_start(w, p, t, ts);
+	pf_thread_desc(w, p, t, ts, name);
+	return t;
+}
+
+/* Where the thread is cached in p->recent. */
+static inline size_t pf_recent_slot(uint32_t pid, uint32_t tid)
+{
+	return (tid ^ pid) & (PF_RECENT - 1);
+}
+
+/* The event's thread, from the cache of recent threads when it is there. */
+static struct pf_thread *pf_thread_of(struct writer *w, struct perfetto *p,
+				      const struct span_event *ev)
+{
+	struct pf_thread **slot = &p->recent[pf_recent_slot(ev->pid, ev->tid)];
+	struct pf_thread *t = *slot;
+	if (t && t->key == pf_thread_key(ev->pid, ev->tid))
+		return t;
+	int fresh;
+	t = pf_thread_get(w, p, ev->pid, ev->tid, ev->ts, 0, &fresh);
+	if (t)
+		*slot = t;
+	return t;
+}
+
+/* Whether the name still needs its InternedData entry on t's sequence (and
+ * marks it). */
+static int pf_intern(struct writer *w, struct pf_thread *t, uint32_t id)
+{
+	if (id < t->interned_bits && (t->interned[id / 8] & (1u << (id & 7))))
 		return 0;
-	if (id >= p->interned_bits) {
-		size_t bits = p->interned_bits ? p->interned_bits : 1024;
+	if (id >= t->interned_bits) {
+		size_t bits = t->interned_bits ? t->interned_bits : 1024;
 		while (bits <= id)
 			bits *= 2;
-		uint8_t *b = realloc(p->interned, bits / 8);
+		uint8_t *b = realloc(t->interned, bits / 8);
 		if (!b) {
 			pf_fail(w, -ENOMEM);
 			return 0;
 		}
-		memset(b + p->interned_bits / 8, 0, (bits - p->interned_bits) / 8);
-		p->interned = b;
-		p->interned_bits = bits;
+		memset(b + t->interned_bits / 8, 0, (bits - t->interned_bits) / 8);
+		t->interned = b;
+		t->interned_bits = bits;
 	}
-	uint8_t bit = (uint8_t)(1u << (id & 7));
-	if (p->interned[id / 8] & bit)
-		return 0;
-	p->interned[id / 8] |= bit;
+	t->interned[id / 8] |= (uint8_t)(1u << (id & 7));
 	return 1;
 }
 
-/* The hot path: a packet holding only a slice or instant event with an
- * already interned name, written byte by byte.  Every field is bounded
- * (10 + 10 + 5 bytes of varints), so both lengths fit one byte. */
-static void pf_fast_event(struct writer *w, struct perfetto *p, uint64_t ts, int type,
-			  uint64_t track, uint32_t iid)
+/* Whether name id is defined on t's sequence. */
+static inline int pf_interned(const struct pf_thread *t, uint32_t id)
 {
-	uint8_t *b = pbenc_reserve(&p->enc, 64);
-	if (!b) {
-		pf_fail(w, p->enc.err);
-		return;
+	return id < t->interned_bits && (t->interned[id / 8] & (1u << (id & 7)));
+}
+
+/* Appends v as a varint at b + n; returns the new n.  Most values here
+ * (deltas, sequence ids, iids) take one byte. */
+static inline size_t pf_put(uint8_t *b, size_t n, uint64_t v)
+{
+	if (v < 0x80) {
+		b[n] = (uint8_t)v;
+		return n + 1;
 	}
-	size_t n = 0;
-	b[n++] = (uint8_t)pbenc_tag(TRACE_PACKET, PB_LEN);
-	n++; /* packet length */
-	b[n++] = (uint8_t)pbenc_tag(PKT_TIMESTAMP, PB_VARINT);
-	n += pbenc_put_varint(b + n, ts);
-	n += pbenc_put_varint(b + n, pbenc_tag(PKT_CLOCK_ID, PB_VARINT));
-	b[n++] = CLOCK_ID_MONOTONIC;
-	b[n++] = (uint8_t)pbenc_tag(PKT_SEQ_ID, PB_VARINT);
-	b[n++] = PF_SEQ_ID;
-	if (iid) {
-		b[n++] = (uint8_t)pbenc_tag(PKT_SEQ_FLAGS, PB_VARINT);
-		b[n++] = SEQ_NEEDS_STATE;
+	return n + pbenc_put_varint(b + n, v);
+}
+
+/* Room the hot path's packet needs: every field is bounded (10 + 5 + 5
+ * bytes of varints and 9 of tags and lengths), so both lengths fit a byte. */
+#define PF_FAST_MAX 32
+
+/* The hot path: a packet holding only a slice or instant event on t's track
+ * with an already interned name (or none, for an end), its timestamp a delta
+ * (ts >= t->last_ts), written byte by byte into PF_FAST_MAX bytes of room
+ * the caller made; the caller flushes. */
+__attribute__((always_inline)) static inline void
+pf_fast_event(struct perfetto *p, struct pf_thread *t, uint64_t ts, int type, uint32_t iid)
+{
+	uint8_t *b = p->enc.buf + p->enc.len;
+	uint64_t d = ts - t->last_ts;
+	t->last_ts = ts;
+	size_t n;
+	if (d < 0x80 && t->seq < 0x80 && iid < 0x4000) {
+		/* the common case, fixed offsets: 1-byte delta and sequence id,
+		 * a name iid of 0 (end), 1 or 2 bytes */
+		b[0] = (uint8_t)pbenc_tag(TRACE_PACKET, PB_LEN);
+		b[2] = (uint8_t)pbenc_tag(PKT_TIMESTAMP, PB_VARINT);
+		b[3] = (uint8_t)d;
+		b[4] = (uint8_t)pbenc_tag(PKT_SEQ_ID, PB_VARINT);
+		b[5] = (uint8_t)t->seq;
+		b[6] = (uint8_t)pbenc_tag(PKT_TRACK_EVENT, PB_LEN);
+		b[8] = (uint8_t)pbenc_tag(TE_TYPE, PB_VARINT);
+		b[9] = (uint8_t)type;
+		b[10] = (uint8_t)pbenc_tag(TE_NAME_IID, PB_VARINT);
+		b[11] = (uint8_t)(iid >= 0x80 ? iid | 0x80 : iid);
+		b[12] = (uint8_t)(iid >> 7);
+		n = iid >= 0x80 ? 13 : iid ? 12 : 10;
+		b[7] = (uint8_t)(n - 8);
+		b[1] = (uint8_t)(n - 2);
+	} else {
+		n = 3;
+		b[0] = (uint8_t)pbenc_tag(TRACE_PACKET, PB_LEN);
+		/* b[1]: packet length */
+		b[2] = (uint8_t)pbenc_tag(PKT_TIMESTAMP, PB_VARINT);
+		n = pf_put(b, n, d);
+		b[n++] = (uint8_t)pbenc_tag(PKT_SEQ_ID, PB_VARINT);
+		n = pf_put(b, n, t->seq);
+		b[n] = (uint8_t)pbenc_tag(PKT_TRACK_EVENT, PB_LEN);
+		size_t te = n + 1;
+		b[n + 2] = (uint8_t)pbenc_tag(TE_TYPE, PB_VARINT);
+		b[n + 3] = (uint8_t)type;
+		n += 4;
+		if (iid) {
+			b[n++] = (uint8_t)pbenc_tag(TE_NAME_IID, PB_VARINT);
+			n = pf_put(b, n, iid);
+		}
+		b[te] = (uint8_t)(n - te - 1);
+		b[1] = (uint8_t)(n - 2);
 	}
-	b[n++] = (uint8_t)pbenc_tag(PKT_TRACK_EVENT, PB_LEN);
-	size_t te = n++;
-	b[n++] = (uint8_t)pbenc_tag(TE_TYPE, PB_VARINT);
-	b[n++] = (uint8_t)type;
-	b[n++] = (uint8_t)pbenc_tag(TE_TRACK_UUID, PB_VARINT);
-	n += pbenc_put_varint(b + n, track);
-	if (iid) {
-		b[n++] = (uint8_t)pbenc_tag(TE_NAME_IID, PB_VARINT);
-		n += pbenc_put_varint(b + n, iid);
-	}
-	b[te] = (uint8_t)(n - te - 1);
-	b[1] = (uint8_t)(n - 2);
 	p->enc.len += n;
-	if (p->enc.len >= PF_FLUSH)
-		pf_flush(w, p);
 }
 
 static void pf_slice(struct writer *w, struct perfetto *p, const struct span_event *ev, int type)
 {
 	struct pbenc *e = &p->enc;
-	uint64_t track = pf_thread_track(w, p, ev);
+	struct pf_thread *t = pf_thread_of(w, p, ev);
+	if (!t)
+		return;
 	int named = type != TYPE_SLICE_END;
 	/* interned by the text shown: the view's id for a function name */
 	uint32_t name = span_names_shown(p->names, ev->name);
 	int use_iid = named && name && p->strings;
-	int define = use_iid && pf_intern(w, p, name);
+	int define = use_iid && pf_intern(w, t, name);
 
-	if (!define && !(ev->flags & SPAN_F_UNFINISHED) && (use_iid || !named)) {
-		pf_fast_event(w, p, ev->ts, type, track, use_iid ? name : 0);
+	if (!define && !(ev->flags & SPAN_F_UNFINISHED) && (use_iid || !named) &&
+	    ev->ts >= t->last_ts) {
+		if (!pbenc_reserve(e, PF_FAST_MAX)) {
+			pf_fail(w, e->err);
+			return;
+		}
+		pf_fast_event(p, t, ev->ts, type, use_iid ? name : 0);
+		if (e->len >= PF_FLUSH)
+			pf_flush(w, p);
 		return;
 	}
+	/* the slow path: a name to define or written out, a flag, or a time
+	 * before the last one */
 
-	size_t m = pf_packet(p, ev->ts, use_iid ? SEQ_NEEDS_STATE : 0);
+	size_t m = pf_thread_packet(p, t, ev->ts);
 	if (define) {
 		size_t id = pbenc_open(e, PKT_INTERNED_DATA);
 		size_t en = pbenc_open(e, ID_EVENT_NAMES);
@@ -340,7 +521,6 @@ static void pf_slice(struct writer *w, struct perfetto *p, const struct span_eve
 	}
 	size_t te = pbenc_open(e, PKT_TRACK_EVENT);
 	pbenc_varint(e, TE_TYPE, (uint64_t)type);
-	pbenc_varint(e, TE_TRACK_UUID, track);
 	if (use_iid) {
 		pbenc_varint(e, TE_NAME_IID, name);
 	} else if (named) {
@@ -358,11 +538,20 @@ static void pf_slice(struct writer *w, struct perfetto *p, const struct span_eve
 	pf_packet_done(w, p, m);
 }
 
+/* A thread seen first, or renamed: describes its track (again). */
+static void pf_thread_event(struct writer *w, struct perfetto *p, const struct span_event *ev)
+{
+	int fresh;
+	struct pf_thread *t = pf_thread_get(w, p, ev->pid, ev->tid, ev->ts, ev->name, &fresh);
+	if (t && !fresh)
+		pf_thread_desc(w, p, t, ev->ts, ev->name);
+}
+
 static void pf_counter_desc(struct writer *w, struct perfetto *p, uint64_t ts, uint64_t uuid,
 			    uint64_t parent, const char *name, const char *unit)
 {
 	struct pbenc *e = &p->enc;
-	size_t m = pf_packet(p, ts, 0);
+	size_t m = pf_packet(p, ts);
 	size_t td = pbenc_open(e, PKT_TRACK_DESCRIPTOR);
 	pbenc_varint(e, TD_UUID, uuid);
 	if (parent)
@@ -394,7 +583,7 @@ static void pf_counter(struct writer *w, struct perfetto *p, const struct span_e
 		}
 		pf_counter_desc(w, p, ev->ts, uuid, parent, name, NULL);
 	}
-	size_t m = pf_packet(p, ev->ts, 0);
+	size_t m = pf_packet(p, ev->ts);
 	size_t te = pbenc_open(e, PKT_TRACK_EVENT);
 	pbenc_varint(e, TE_TYPE, TYPE_COUNTER);
 	pbenc_varint(e, TE_TRACK_UUID, uuid);
@@ -403,11 +592,13 @@ static void pf_counter(struct writer *w, struct perfetto *p, const struct span_e
 	pf_packet_done(w, p, m);
 }
 
-static void perfetto_span(void *arg, const struct span_event *ev)
+/* Any event but the hot path's. */
+__attribute__((noinline)) static void pf_event(struct writer *w, const struct span_event *ev)
 {
-	struct writer *w = arg;
 	struct perfetto *p = pf_state(w);
 	if (!p || w->err)
+		return;
+	if (!p->started && perfetto_start(w, w->head) < 0)
 		return;
 	switch (ev->kind) {
 	case SPAN_BEGIN:
@@ -426,11 +617,40 @@ static void perfetto_span(void *arg, const struct span_event *ev)
 		pf_process_desc(w, p, ev->ts, ev->pid, ev->name);
 		break;
 	case SPAN_THREAD:
-		pf_thread_desc(w, p, ev->ts, ev->pid, ev->tid, ev->name);
+		pf_thread_event(w, p, ev);
 		break;
 	case SPAN_PROCESS_END:
 		break;
 	}
+}
+
+/* Checks for the hot path first: a begin, end or instant on a recent
+ * thread, in time order, with its name already interned on its sequence
+ * (or an end, which has none), and not closed by spanstat. */
+static void perfetto_span(void *arg, const struct span_event *ev)
+{
+	struct writer *w = arg;
+	struct perfetto *p = w->priv;
+	struct pf_thread *t = p ? p->recent[pf_recent_slot(ev->pid, ev->tid)] : NULL;
+	if (t && !w->err && t->key == pf_thread_key(ev->pid, ev->tid) && ev->ts >= t->last_ts &&
+	    p->enc.cap - p->enc.len >= PF_FAST_MAX) {
+		int type = 0;
+		uint32_t name = 0;
+		if (ev->kind == SPAN_END && !(ev->flags & SPAN_F_UNFINISHED)) {
+			type = TYPE_SLICE_END;
+		} else if (ev->kind == SPAN_BEGIN || ev->kind == SPAN_INSTANT) {
+			name = span_names_shown(p->names, ev->name);
+			if (name && p->strings && pf_interned(t, name))
+				type = ev->kind == SPAN_BEGIN ? TYPE_SLICE_BEGIN : TYPE_INSTANT;
+		}
+		if (type) {
+			pf_fast_event(p, t, ev->ts, type, name);
+			if (__builtin_expect(p->enc.len >= PF_FLUSH, 0))
+				pf_flush(w, p);
+			return;
+		}
+	}
+	pf_event(w, ev);
 }
 
 static uint64_t pf_clock_ns(clockid_t id)
@@ -452,7 +672,7 @@ static void pf_clock_snapshot(struct perfetto *p)
 
 	size_t m = pbenc_open(e, TRACE_PACKET);
 	pbenc_varint(e, PKT_TIMESTAMP, boot);
-	pbenc_varint(e, PKT_SEQ_ID, PF_SEQ_ID);
+	pbenc_varint(e, PKT_SEQ_ID, PF_GLOBAL_SEQ);
 	pbenc_varint(e, PKT_SEQ_FLAGS, SEQ_CLEARED);
 	size_t cs = pbenc_open(e, PKT_CLOCK_SNAPSHOT);
 	size_t c = pbenc_open(e, CS_CLOCKS);
@@ -484,7 +704,7 @@ static void pf_event_tracks(struct writer *w, struct perfetto *p, const struct r
 	p->nevents = h->evl->n;
 	p->evl = h->evl;
 	uint64_t global = p->global_track = ++p->next_uuid;
-	size_t m = pf_packet(p, h->start_mono, 0);
+	size_t m = pf_packet(p, h->start_mono);
 	size_t td = pbenc_open(e, PKT_TRACK_DESCRIPTOR);
 	pbenc_varint(e, TD_UUID, global);
 	pbenc_string(e, TD_NAME, "spanstat");
@@ -535,7 +755,7 @@ static int perfetto_interval(struct writer *w, const struct interval_sample *s)
 			pf_counter_desc(w, p, s->mono_ns, p->event_track[i], p->global_track,
 					ev->name, ev->unit);
 		}
-		size_t m = pf_packet(p, s->mono_ns, 0);
+		size_t m = pf_packet(p, s->mono_ns);
 		size_t te = pbenc_open(e, PKT_TRACK_EVENT);
 		pbenc_varint(e, TE_TYPE, TYPE_COUNTER);
 		pbenc_varint(e, TE_TRACK_UUID, p->event_track[i]);
@@ -567,9 +787,13 @@ static void perfetto_release(struct writer *w)
 		return;
 	pbenc_release(&p->enc);
 	u64map_release(&p->procs);
-	u64map_release(&p->threads);
+	u64map_release(&p->thread_index);
+	for (size_t i = 0; i < p->nth; i++) {
+		free(p->th[i]->interned);
+		free(p->th[i]);
+	}
+	free(p->th);
 	u64map_release(&p->counters);
-	free(p->interned);
 	free(p->event_track);
 	free(p->event_described);
 	free(p);

@@ -33,10 +33,12 @@ setup() {
 }
 
 # The replay, as trace_processor reads a trace: a first pass in file order
-# (PF_TOKENIZE) resolves interned names and track descriptors, the events are
-# then sorted by timestamp (stable, as trace_processor's sorter does), and a
-# second pass (PF_PARSE) builds the slice stacks.  pf_load leaves one line per
-# finding in TRACE.ev:
+# (PF_TOKENIZE) keeps each packet sequence's state (cleared by its first
+# packet; its interned names, TracePacketDefaults and incremental clock),
+# resolves timestamps to MONOTONIC ns, names and tracks, and reads the track
+# descriptors; the events are then sorted by timestamp (stable, as
+# trace_processor's sorter does), and a second pass (PF_PARSE) builds the
+# slice stacks.  pf_load leaves one line per finding in TRACE.ev:
 #   P uuid pid name                          process track (its last name)
 #   T uuid pid tid name                      thread track (its last name)
 #   C uuid parent name unit                  counter track
@@ -47,21 +49,24 @@ setup() {
 #                                            "unfinished"
 #   I uuid pid tid thread name               an instant event
 #   V uuid value                             a counter sample
+#   Q seq packets                            a packet sequence, its packets
 #   E message                                what a consumer would drop or
-#                                            misread: interned names used
-#                                            before INCREMENTAL_STATE_CLEARED
-#                                            or before their definition, a
-#                                            non-BOOTTIME clock without an
-#                                            earlier snapshot holding
-#                                            BOOTTIME, events on tracks not
-#                                            yet described, descriptors
+#                                            misread: a sequence whose first
+#                                            packet does not clear its state,
+#                                            interned names used before their
+#                                            definition on their sequence, a
+#                                            MONOTONIC time without an earlier
+#                                            snapshot holding BOOTTIME, a
+#                                            clock the sequence has no
+#                                            snapshot for, events on tracks
+#                                            not yet described, descriptors
 #                                            without a timestamp, an END with
 #                                            nothing open, slices left open
 # shellcheck disable=SC2016
 PF_TOKENIZE='
 function reset_packet() {
-	delete f; nclk = 0; delete clk; nint = 0; delete iid; delete iname
-	pend = ""; ann_unf = 0
+	delete f; nclk = 0; delete clk; delete clkts; delete clkinc
+	nint = 0; delete iid; delete iname; pend = ""; ann_unf = 0
 }
 function err(m) { print "E packet " npk ": " m }
 function pathof(d,   i, r) {
@@ -69,18 +74,49 @@ function pathof(d,   i, r) {
 	for (i = 1; i <= d; i++) r = (r == "" ? st[i] : r "." st[i])
 	return r
 }
-function end_packet(   seq, i, d, u, n, key) {
+function clear_seq(seq,   key) {
+	for (key in names) if (index(key, seq SUBSEP) == 1) delete names[key]
+	delete defclk[seq]; delete deftrack[seq]; delete seqclk[seq]
+	cleared[seq] = 1
+}
+function end_packet(   seq, i, d, u, n, c, ts, mono, incr) {
 	npk++
 	seq = f["trusted_packet_sequence_id"]
 	if (seq == "" || seq == 0) err("no trusted_packet_sequence_id")
-	if (int(f["sequence_flags"]) % 2 == 1) {
-		cleared[seq] = 1
-		for (key in names) if (index(key, seq SUBSEP) == 1) delete names[key]
+	if (int(f["sequence_flags"]) % 2 == 1) clear_seq(seq)
+	else if (!(seq in npks)) err("sequence " seq " does not start by clearing its state")
+	npks[seq]++
+	if ("trace_packet_defaults" in f) {
+		defclk[seq] = f["trace_packet_defaults.timestamp_clock_id"]
+		deftrack[seq] = f["trace_packet_defaults.track_event_defaults.track_uuid"]
 	}
 	for (i = 1; i <= nint; i++) names[seq, iid[i]] = iname[i]
-	for (i = 1; i <= nclk; i++) for (d = 1; d <= nclk; d++) snap[clk[i], clk[d]] = 1
-	if (("timestamp_clock_id" in f) && f["timestamp_clock_id"] != 6 && !((6, f["timestamp_clock_id"]) in snap))
-		err("clock " f["timestamp_clock_id"] " without an earlier snapshot holding BOOTTIME")
+	if ("clock_snapshot" in f) {
+		for (i = 1; i <= nclk; i++) for (d = 1; d <= nclk; d++) snap[clk[i], clk[d]] = 1
+		mono = ""; incr = 0
+		for (i = 1; i <= nclk; i++) {
+			if (clk[i] + 0 == 3) mono = clkts[i]
+			if (clk[i] + 0 >= 64 && clk[i] + 0 < 128) incr = i
+		}
+		if (incr) {
+			if (!clkinc[incr] || mono == "") err("sequence clock not incremental or not tied to MONOTONIC")
+			if (!((6, 3) in snap)) err("sequence clock before a snapshot holding BOOTTIME")
+			seqclk[seq] = clk[incr]; seqval[seq] = clkts[incr] + 0; seqoff[seq] = mono - clkts[incr]
+		}
+		return
+	}
+	if ("timestamp" in f) {
+		c = ("timestamp_clock_id" in f) ? f["timestamp_clock_id"] : defclk[seq]
+		if (c == 3) {
+			if (!((6, 3) in snap)) err("MONOTONIC time without an earlier snapshot holding BOOTTIME")
+			ts = f["timestamp"] + 0
+		} else if (c != "" && (seq in seqclk) && c == seqclk[seq]) {
+			seqval[seq] += f["timestamp"]; ts = seqval[seq] + seqoff[seq]
+		} else {
+			err("timestamp on clock \"" c "\" with no snapshot on sequence " seq)
+			return
+		}
+	}
 	if ("track_descriptor.uuid" in f) {
 		u = f["track_descriptor.uuid"]
 		if ("track_descriptor.process.pid" in f) {
@@ -98,17 +134,17 @@ function end_packet(   seq, i, d, u, n, key) {
 		if (!("timestamp" in f)) err("track descriptor " u " without a timestamp")
 	}
 	if (!("track_event.type" in f)) return
-	u = f["track_event.track_uuid"]
+	u = ("track_event.track_uuid" in f) ? f["track_event.track_uuid"] : deftrack[seq]
 	if (!(u in kind)) err("event on undescribed track " u)
 	if ("track_event.name_iid" in f) {
 		if (!(seq in cleared)) err("interned name used before INCREMENTAL_STATE_CLEARED")
-		if (!((seq, f["track_event.name_iid"]) in names)) err("undefined name iid " f["track_event.name_iid"])
+		if (!((seq, f["track_event.name_iid"]) in names)) err("undefined name iid " f["track_event.name_iid"] " on sequence " seq)
 		n = names[seq, f["track_event.name_iid"]]
 	} else n = f["track_event.name"]
 	if (n == "") n = "-"
 	if ("track_event.counter_value" in f) n = f["track_event.counter_value"]
 	if ("track_event.double_counter_value" in f) n = f["track_event.double_counter_value"]
-	print "X", f["timestamp"], npk, u, f["track_event.type"], n, ann_unf
+	printf "X %.0f %d %s %s %s %d\n", ts, npk, u, f["track_event.type"], n, ann_unf
 }
 /^packet \{$/ { reset_packet(); depth = 0; next }
 / \{$/ {
@@ -123,6 +159,8 @@ function end_packet(   seq, i, d, u, n, key) {
 	p = pathof(depth); key = (p == "" ? k : p "." k)
 	f[key] = v
 	if (key == "clock_snapshot.clocks.clock_id") clk[++nclk] = v
+	if (key == "clock_snapshot.clocks.timestamp") clkts[nclk] = v
+	if (key == "clock_snapshot.clocks.is_incremental") clkinc[nclk] = (v == "true")
 	if (key == "interned_data.event_names.iid") pend = v
 	if (key == "interned_data.event_names.name") { iid[++nint] = pend; iname[nint] = v }
 	if (key == "track_event.debug_annotations.name" && v == "unfinished") ann_unf = 1
@@ -133,6 +171,7 @@ END {
 		if (kind[u] == "T") print "T", u, pid[u], tid[u], tname[u]
 		if (kind[u] == "C") print "C", u, parent[u], tname[u], unit[u]
 	}
+	for (q in npks) print "Q", q, npks[q]
 }'
 # shellcheck disable=SC2016
 PF_PARSE='
@@ -211,8 +250,14 @@ slices() {
 1000 $tid worker-$w work;outer;inner;scoped 0"
 	done
 	assert_equal "$output" "$(sort <<<"$expected")"
-	# names are interned: each name string is sent once, not per slice
-	assert_equal "$(grep -c 'name: "outer"' t.pftrace.txt)" 1
+	# names are interned per thread sequence: each name string is sent once
+	# per thread that uses it, not per slice
+	assert_equal "$(grep -c 'name: "outer"' t.pftrace.txt)" 4
+	# one packet sequence for the process and counters, one per thread, each
+	# with its own incremental clock and its track as the events' default
+	assert_equal "$(awk '$1 == "Q"' t.pftrace.ev | wc -l)" 6
+	assert_equal "$(grep -c 'is_incremental: true' t.pftrace.txt)" 5
+	assert_equal "$(grep -c 'track_event_defaults' t.pftrace.txt)" 5
 }
 
 @test "span_threads: instants are instant events on their thread, counters a counter track" {

@@ -218,27 +218,48 @@ struct track {
 	uint32_t depth;
 };
 
+/* A packet sequence as the importer keeps it: cleared once its first
+ * packet cleared it; interned names, defaults and clocks are its own. */
+struct seqstate {
+	uint64_t id;
+	bool cleared;
+	char (*iname)[64]; /* by iid */
+	size_t niname;
+	uint64_t def_clock, def_track; /* TracePacketDefaults, 0: none */
+	uint64_t clk_id, clk_value;    /* its incremental clock, 0: none */
+	int64_t clk_to_mono;	       /* MONOTONIC = clock + this */
+};
+
 struct replay {
 	struct track *t;
 	size_t nt;
-	char (*iname)[64]; /* by iid */
-	size_t niname;
+	struct seqstate *seq;
+	size_t nseq;
 	struct recs out;
 	/* what the trace as a whole looked like */
 	int packets, begins, ends, instants, counters, interned_defs, snapshot, te_named;
+	int seq_snapshots, te_with_track, needs_flags;
+	bool boottime; /* a snapshot paired BOOTTIME with MONOTONIC */
 	int errors;
 	char first_error[200];
-	uint64_t seq_id;
-	bool cleared;
+};
+
+struct clk {
+	uint64_t id, ts;
+	bool incremental;
 };
 
 struct pkt {
 	uint64_t ts, seq_id, seq_flags, clock_id;
-	bool has_te, has_td, has_td_process, has_td_thread, has_td_counter, has_snapshot;
+	bool has_ts, has_te, has_td, has_td_process, has_td_thread, has_td_counter, has_snapshot;
+	bool has_defaults;
+	uint64_t def_clock, def_track;
+	struct clk clk[8], cur_clk;
+	int nclk;
 	int te_type;
 	uint64_t te_track, te_iid;
 	char te_name[64];
-	bool te_has_iid, te_has_name, te_unfinished, te_has_counter;
+	bool te_has_track, te_has_iid, te_has_name, te_unfinished, te_has_counter;
 	double te_counter;
 	char da_name[64];
 	bool da_bool;
@@ -267,37 +288,122 @@ static struct track *rp_track(struct replay *rp, uint64_t uuid)
 	return NULL;
 }
 
+static struct seqstate *rp_seq(struct replay *rp, uint64_t id, bool *fresh)
+{
+	*fresh = false;
+	for (size_t i = 0; i < rp->nseq; i++)
+		if (rp->seq[i].id == id)
+			return &rp->seq[i];
+	*fresh = true;
+	rp->seq = realloc(rp->seq, (rp->nseq + 1) * sizeof *rp->seq);
+	struct seqstate *q = &rp->seq[rp->nseq++];
+	memset(q, 0, sizeof *q);
+	q->id = id;
+	return q;
+}
+
+/* SEQ_INCREMENTAL_STATE_CLEARED: interned names, defaults and clocks go. */
+static void rp_seq_clear(struct seqstate *q)
+{
+	free(q->iname);
+	uint64_t id = q->id;
+	memset(q, 0, sizeof *q);
+	q->id = id;
+	q->cleared = true;
+}
+
+/* The packet's timestamp as MONOTONIC ns, as the importer resolves it; false
+ * when it cannot be resolved. */
+static bool rp_timestamp(struct replay *rp, struct seqstate *q, const struct pkt *k, uint64_t *ts)
+{
+	uint64_t clock = k->clock_id ? k->clock_id : q->def_clock;
+	if (clock == 3) {
+		*ts = k->ts;
+		return true;
+	}
+	if (clock && clock == q->clk_id) {
+		q->clk_value += k->ts;
+		*ts = (uint64_t)((int64_t)q->clk_value + q->clk_to_mono);
+		return true;
+	}
+	rp_error(rp, clock ? "timestamp on a clock with no snapshot on its sequence"
+			   : "timestamp on no clock (BOOTTIME taken as MONOTONIC)");
+	return false;
+}
+
 static void rp_packet(struct replay *rp, struct pkt *k)
 {
 	rp->packets++;
-	if (rp->packets == 1) {
-		rp->seq_id = k->seq_id;
-		if (!(k->seq_flags & 1))
-			rp_error(rp, "first packet does not clear incremental state");
-		rp->cleared = true;
-	} else if (k->seq_id != rp->seq_id || !k->seq_id) {
-		rp_error(rp, "packet on another sequence");
-	}
-	if (k->has_snapshot) {
-		rp->snapshot++;
+	if (!k->seq_id) {
+		rp_error(rp, "packet without a sequence id");
 		return;
 	}
-	if (k->clock_id != 3)
-		rp_error(rp, "packet not on the MONOTONIC clock");
+	bool fresh;
+	struct seqstate *q = rp_seq(rp, k->seq_id, &fresh);
+	if (k->seq_flags & 1)
+		rp_seq_clear(q);
+	else if (fresh)
+		rp_error(rp, "a sequence's first packet does not clear incremental state");
+	if (k->seq_flags & 2) {
+		rp->needs_flags++;
+		if (!q->cleared)
+			rp_error(rp, "NEEDS_INCREMENTAL_STATE before the state was cleared");
+	}
+	if (k->has_defaults) {
+		if (!(k->seq_flags & 1))
+			rp_error(rp, "defaults outside a packet clearing the state");
+		q->def_clock = k->def_clock;
+		q->def_track = k->def_track;
+	}
 	for (int i = 0; i < k->ninterned; i++) {
 		uint64_t iid = k->iids[i];
-		if (iid >= rp->niname) {
+		if (iid >= q->niname) {
 			size_t n = iid * 2 + 16;
-			rp->iname = realloc(rp->iname, n * sizeof *rp->iname);
-			memset(rp->iname + rp->niname, 0, (n - rp->niname) * sizeof *rp->iname);
-			rp->niname = n;
+			q->iname = realloc(q->iname, n * sizeof *q->iname);
+			memset(q->iname + q->niname, 0, (n - q->niname) * sizeof *q->iname);
+			q->niname = n;
 		}
-		if (rp->iname[iid][0])
-			rp_error(rp, "name interned twice");
-		scopy(rp->iname[iid], k->inames[i]);
+		if (q->iname[iid][0])
+			rp_error(rp, "name interned twice on one sequence");
+		scopy(q->iname[iid], k->inames[i]);
 		rp->interned_defs++;
 	}
+	if (k->has_snapshot) {
+		const struct clk *mono = NULL, *boot = NULL, *incr = NULL;
+		for (int i = 0; i < k->nclk; i++) {
+			const struct clk *c = &k->clk[i];
+			if (c->id == 3)
+				mono = c;
+			else if (c->id == 6)
+				boot = c;
+			else if (c->id >= 64 && c->id < 128)
+				incr = c;
+			if (c->incremental && (c->id < 64 || c->id >= 128))
+				rp_error(rp, "an incremental clock that is not sequence-scoped");
+		}
+		if (boot && mono) {
+			rp->snapshot++;
+			rp->boottime = true;
+		}
+		if (incr) {
+			rp->seq_snapshots++;
+			if (!mono || !incr->incremental)
+				rp_error(rp, "a sequence clock not incremental or not tied to "
+					     "MONOTONIC");
+			else if (!rp->boottime)
+				rp_error(rp, "a sequence clock before the BOOTTIME snapshot");
+			q->clk_id = incr->id;
+			q->clk_value = incr->ts;
+			q->clk_to_mono = mono ? (int64_t)(mono->ts - incr->ts) : 0;
+		}
+		return; /* the importer reads nothing else of a snapshot packet */
+	}
+	uint64_t ts = 0;
+	if (k->has_ts && !rp_timestamp(rp, q, k, &ts))
+		return;
 	if (k->has_td) {
+		if (!k->has_ts)
+			rp_error(rp, "track descriptor without a timestamp");
 		struct track *t = rp_track(rp, k->td_uuid);
 		if (!t) {
 			rp->t = realloc(rp->t, (rp->nt + 1) * sizeof *rp->t);
@@ -332,7 +438,10 @@ static void rp_packet(struct replay *rp, struct pkt *k)
 	}
 	if (!k->has_te)
 		return;
-	struct track *t = rp_track(rp, k->te_track);
+	if (!k->has_ts)
+		rp_error(rp, "track event without a timestamp");
+	rp->te_with_track += k->te_has_track;
+	struct track *t = rp_track(rp, k->te_has_track ? k->te_track : q->def_track);
 	if (!t) {
 		rp_error(rp, "track event before its track descriptor");
 		return;
@@ -340,19 +449,17 @@ static void rp_packet(struct replay *rp, struct pkt *k)
 	const char *name = k->te_name;
 	rp->te_named += k->te_has_name;
 	if (k->te_has_iid) {
-		if (!(k->seq_flags & 2))
-			rp_error(rp, "interned name used without NEEDS_INCREMENTAL_STATE");
-		if (k->te_iid >= rp->niname || !rp->iname[k->te_iid][0]) {
-			rp_error(rp, "name iid used before its definition");
+		if (!q->cleared || k->te_iid >= q->niname || !q->iname[k->te_iid][0]) {
+			rp_error(rp, "name iid used before its definition on its sequence");
 			name = "?";
 		} else {
-			name = rp->iname[k->te_iid];
+			name = q->iname[k->te_iid];
 		}
 	}
 	struct rec r = {0};
 	r.pid = t->pid;
 	r.tid = t->tid;
-	r.ts = k->ts;
+	r.ts = ts;
 	switch (k->te_type) {
 	case 1:
 		rp->begins++;
@@ -361,7 +468,7 @@ static void rp_packet(struct replay *rp, struct pkt *k)
 			return;
 		}
 		scopy(t->stack[t->depth], name);
-		t->stack_ts[t->depth++] = k->ts;
+		t->stack_ts[t->depth++] = ts;
 		return;
 	case 2:
 		rp->ends++;
@@ -374,7 +481,7 @@ static void rp_packet(struct replay *rp, struct pkt *k)
 		scopy(r.name, t->stack[t->depth]);
 		r.depth = t->depth;
 		r.ts = t->stack_ts[t->depth];
-		r.end = k->ts;
+		r.end = ts;
 		r.unfinished = k->te_unfinished;
 		break;
 	case 3:
@@ -469,6 +576,10 @@ static int replay_text(struct replay *rp, const char *text)
 				k->has_td = true;
 			if (depth == 2 && strcmp(buf, "clock_snapshot") == 0)
 				k->has_snapshot = true;
+			if (depth == 2 && strcmp(buf, "trace_packet_defaults") == 0)
+				k->has_defaults = true;
+			if (depth == 3 && strcmp(buf, "clocks") == 0)
+				memset(&k->cur_clk, 0, sizeof k->cur_clk);
 			if (depth == 3 && strcmp(path[1], "track_descriptor") == 0) {
 				k->has_td_process |= strcmp(buf, "process") == 0;
 				k->has_td_thread |= strcmp(buf, "thread") == 0;
@@ -483,6 +594,8 @@ static int replay_text(struct replay *rp, const char *text)
 				k->iids[k->ninterned] = k->en_iid;
 				scopy(k->inames[k->ninterned++], k->en_name);
 			}
+			if (depth == 2 && strcmp(path[2], "clocks") == 0 && k->nclk < 8)
+				k->clk[k->nclk++] = k->cur_clk;
 			if (depth == 2 && strcmp(path[2], "debug_annotations") == 0 &&
 			    strcmp(k->da_name, "unfinished") == 0 && k->da_bool)
 				k->te_unfinished = true;
@@ -500,7 +613,7 @@ static int replay_text(struct replay *rp, const char *text)
 		const char *sub = depth >= 3 ? path[2] : "";
 		if (depth == 1) {
 			if (!strcmp(key, "timestamp"))
-				k->ts = u;
+				k->ts = u, k->has_ts = true;
 			else if (!strcmp(key, "trusted_packet_sequence_id"))
 				k->seq_id = u;
 			else if (!strcmp(key, "sequence_flags"))
@@ -515,7 +628,7 @@ static int replay_text(struct replay *rp, const char *text)
 					     : !strcmp(val, "TYPE_COUNTER")   ? 4
 									      : -1;
 			else if (!strcmp(key, "track_uuid"))
-				k->te_track = u;
+				k->te_track = u, k->te_has_track = true;
 			else if (!strcmp(key, "name_iid"))
 				k->te_iid = u, k->te_has_iid = true;
 			else if (!strcmp(key, "name"))
@@ -525,6 +638,21 @@ static int replay_text(struct replay *rp, const char *text)
 				k->te_has_counter = true;
 			else if (!strcmp(key, "double_counter_value"))
 				k->te_counter = strtod(val, NULL), k->te_has_counter = true;
+		} else if (depth == 2 && !strcmp(sect, "trace_packet_defaults")) {
+			if (!strcmp(key, "timestamp_clock_id"))
+				k->def_clock = u;
+		} else if (depth == 3 && !strcmp(sect, "trace_packet_defaults") &&
+			   !strcmp(sub, "track_event_defaults")) {
+			if (!strcmp(key, "track_uuid"))
+				k->def_track = u;
+		} else if (depth == 3 && !strcmp(sect, "clock_snapshot") &&
+			   !strcmp(sub, "clocks")) {
+			if (!strcmp(key, "clock_id"))
+				k->cur_clk.id = u;
+			else if (!strcmp(key, "timestamp"))
+				k->cur_clk.ts = u;
+			else if (!strcmp(key, "is_incremental"))
+				k->cur_clk.incremental = !strcmp(val, "true");
 		} else if (depth == 3 && !strcmp(sub, "debug_annotations")) {
 			if (!strcmp(key, "name"))
 				unquote(val, k->da_name, 64);
@@ -560,7 +688,9 @@ static int replay_text(struct replay *rp, const char *text)
 static void replay_free(struct replay *rp)
 {
 	free(rp->t);
-	free(rp->iname);
+	for (size_t i = 0; i < rp->nseq; i++)
+		free(rp->seq[i].iname);
+	free(rp->seq);
 	free(rp->out.r);
 }
 
@@ -577,7 +707,7 @@ struct feed {
 		uint32_t pid, tid, depth;
 		uint32_t name[64];
 		uint64_t ts[64];
-	} th[64];
+	} th[256];
 	int nth;
 };
 
@@ -733,6 +863,8 @@ static void test_handmade(void)
 	feed(&f, SPAN_END, 100, 100, 2500, NULL, 0, 0);
 	feed(&f, SPAN_THREAD, 100, 101, 2510, "worker", 0, 0);
 	feed(&f, SPAN_BEGIN, 100, 101, 2520, "parse", 0, 0);
+	/* a time before the thread's last one: absolute, the clock stays put */
+	feed(&f, SPAN_INSTANT, 100, 101, 2515, "late", 0, 0);
 	feed(&f, SPAN_COUNTER, 100, 101, 2530, "queue", 42, 0);
 	feed(&f, SPAN_COUNTER, 100, 100, 2540, "queue", -7, 0);
 	feed(&f, SPAN_END, 100, 101, 2600, NULL, 0, 0);
@@ -763,13 +895,19 @@ static void test_handmade(void)
 		printf("#   %s\n", rp.first_error);
 	is_int(count_str(text, "TYPE_SLICE_BEGIN"), 7, "7 slice begins");
 	is_int(count_str(text, "TYPE_SLICE_END"), 7, "7 slice ends");
-	is_int(count_str(text, "TYPE_INSTANT"), 1, "1 instant");
+	is_int(count_str(text, "TYPE_INSTANT"), 2, "2 instants");
 	is_int(count_str(text, "TYPE_COUNTER"), 2, "2 counter values");
-	is_int(rp.snapshot, 1, "one clock snapshot");
-	ok(strstr(text, "clock_id: 6") && strstr(text, "clock_id: 3"),
-	   "the snapshot pairs BOOTTIME and MONOTONIC");
-	is_int(rp.interned_defs, 6, "each of the 6 span and instant names is interned once");
+	is_int(rp.snapshot, 1, "one clock snapshot pairs BOOTTIME and MONOTONIC");
+	is_int((int)rp.nseq, 5, "one packet sequence for the trace and one per thread (4)");
+	is_int(rp.seq_snapshots, 4, "each thread sequence starts an incremental clock");
+	is_int(count_str(text, "is_incremental: true"), 4, "the thread clocks are incremental");
+	is_int(count_str(text, "timestamp_clock_id: 64"), 4, "each thread sequence defaults to it");
+	is_int(count_str(text, "timestamp_clock_id: 3"), 3 + 1 + 2 + 1,
+	       "MONOTONIC only on the global sequence (3 process tracks, a counter track, 2 "
+	       "values) and the late instant");
+	is_int(rp.interned_defs, 9, "each name is interned once per thread that uses it (4+2+2+1)");
 	is_int(rp.te_named, 0, "no track event carries its name inline (all interned)");
+	is_int(rp.te_with_track, 2, "only the counter values name their track");
 	ok(recs_same(&rp.out, &f.want), "slices, instants and counters match what was fed");
 
 	const struct track *t100 = find_thread(&rp, 100), *t101 = find_thread(&rp, 101);
@@ -934,6 +1072,92 @@ static void test_roundtrip(void)
 	       batches * streams, slices);
 }
 
+/* The size goal: a begin/end pair costs at most 24 bytes on a stream like
+ * a traced program's (nested spans a few tens of ns apart, two threads
+ * taking turns), and the trace still decodes to the same slices. */
+static void test_size(bool decode)
+{
+	static const char *names[] = {"main", "run", "parse", "lex", "sort", "compare"};
+	const int spans = 20000;
+	struct feed f;
+	feed_init(&f, NULL, 0);
+	feed(&f, SPAN_PROCESS, 7, 7, 1000, "main", 1, 0);
+	feed(&f, SPAN_THREAD, 7, 7, 1000, "main", 0, 0);
+	feed(&f, SPAN_THREAD, 7, 8, 1000, "worker", 0, 0);
+	uint64_t ts = 1000;
+	int begun = 0;
+	uint32_t tid = 7;
+	for (int i = 0; begun < spans || f.th[0].depth || f.th[1].depth; i++) {
+		if (i % 64 == 0)
+			tid = 7 + (uint32_t)((i / 64) % 2);
+		int t = feed_thread(&f, 7, tid);
+		ts += 10 + rng() % 60;
+		bool begin = begun < spans && f.th[t].depth < 5 && (!f.th[t].depth || rng() % 2);
+		if (begin) {
+			feed(&f, SPAN_BEGIN, 7, tid, ts, names[rng() % 6], 0, 0);
+			begun++;
+		} else if (f.th[t].depth) {
+			feed(&f, SPAN_END, 7, tid, ts, NULL, 0, 0);
+		}
+	}
+	is_int(f.w.ops->finish(&f.w, NULL), 0, "finish after %d nested spans", spans);
+	long size = ftell(f.fp);
+	double per = (double)size / spans;
+	ok(size > 0 && per <= 24.0, "%.2f bytes per span (begin and end), at most 24", per);
+	if (!decode) {
+		feed_release(&f);
+		return;
+	}
+	char *text = protoc_decode(f.fp);
+	struct replay rp = {0};
+	ok(text && replay_text(&rp, text) == 0 && rp.errors == 0 && recs_same(&rp.out, &f.want),
+	   "the small trace decodes to the same %zu slices", f.want.n);
+	if (rp.errors)
+		printf("#   %s\n", rp.first_error);
+	replay_free(&rp);
+	free(text);
+	feed_release(&f);
+}
+
+/* Past the one-byte cases: 200 threads (sequence ids over 127) and 300
+ * names (iids over 127), each thread running a while before the next, with
+ * deltas from 1 ns to over 16 us. */
+static void test_wide(void)
+{
+	static char names[300][8];
+	for (int i = 0; i < 300; i++)
+		snprintf(names[i], sizeof names[i], "n%03d", i);
+	struct feed f;
+	feed_init(&f, NULL, 0);
+	feed(&f, SPAN_PROCESS, 9, 9, 1000, "wide", 1, 0);
+	uint64_t ts = 1000;
+	for (int run = 0; run < 600; run++) {
+		uint32_t tid = 9 + (uint32_t)(rng() % 200);
+		int t = feed_thread(&f, 9, tid);
+		for (int i = 0; i < 20; i++) {
+			ts += rng() % 8 ? 1 + rng() % 100 : rng() % 20000;
+			if (f.th[t].depth < 6 && (!f.th[t].depth || rng() % 2))
+				feed(&f, SPAN_BEGIN, 9, tid, ts, names[rng() % 300], 0, 0);
+			else
+				feed(&f, SPAN_END, 9, tid, ts, NULL, 0, 0);
+		}
+	}
+	for (int t = 0; t < f.nth; t++)
+		while (f.th[t].depth)
+			feed(&f, SPAN_END, 9, f.th[t].tid, ++ts, NULL, 0, 0);
+	is_int(f.w.ops->finish(&f.w, NULL), 0, "finish after 200 threads and 300 names");
+	char *text = protoc_decode(f.fp);
+	struct replay rp = {0};
+	ok(text && replay_text(&rp, text) == 0 && rp.errors == 0 && recs_same(&rp.out, &f.want),
+	   "200 threads on sequences past 127, 300 names: the same %zu slices", f.want.n);
+	if (rp.errors)
+		printf("#   %s\n", rp.first_error);
+	is_int((int)rp.nseq, f.nth + 1, "a sequence per thread");
+	replay_free(&rp);
+	free(text);
+	feed_release(&f);
+}
+
 static void test_write_error(void)
 {
 	FILE *full = fopen("/dev/full", "w");
@@ -978,10 +1202,13 @@ int main(void)
 			ok(0, "protoc decoding required but %s", why);
 		else
 			ok(1, "# SKIP protoc decoding: %s", why);
+		test_size(false);
 		return tap_done();
 	}
 	test_handmade();
 	test_intervals();
 	test_roundtrip();
+	test_wide();
+	test_size(true);
 	return tap_done();
 }
