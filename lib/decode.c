@@ -538,7 +538,7 @@ int decoder_record(struct decoder *d, const void *rec, size_t len)
 		return 0;
 	}
 	decode_record(d, &h, (const uint8_t *)rec + WIRE_HDR_SIZE);
-	return d->oom | norm_oom(d->norm) ? -ENOMEM : 0;
+	return norm_oom(d->norm) || d->oom ? -ENOMEM : 0; /* and clears the normaliser's */
 }
 
 void decoder_free(struct decoder *d)
@@ -568,7 +568,7 @@ int decoder_feed(struct decoder *d, const void *buf, size_t len)
 {
 	d->oom = false;
 	wireframe_feed(&d->frame, buf, len, decode_framed, d);
-	return d->oom | norm_oom(d->norm) ? -ENOMEM : 0;
+	return norm_oom(d->norm) || d->oom ? -ENOMEM : 0; /* and clears the normaliser's */
 }
 
 void decoder_finish(struct decoder *d)
@@ -585,15 +585,40 @@ void decoder_finish(struct decoder *d)
 	}
 }
 
+uint32_t decoder_name_of(const struct decoder *d, uint32_t pid, uint32_t id)
+{
+	const struct dproc *p = decode_proc(d, pid);
+	return p && id && id <= WIRE_ID_MAX ? decode_name(p, id) : 0;
+}
+
+uint64_t decoder_dur_ns(const struct decoder *d, uint32_t pid, uint64_t dur)
+{
+	const struct dproc *p = decode_proc(d, pid);
+	return p ? (uint64_t)(((unsigned __int128)dur * p->mult) >> p->shift) : 0;
+}
+
+uint64_t decoder_ts_ns(const struct decoder *d, uint32_t pid, uint64_t ts)
+{
+	const struct dproc *p = decode_proc(d, pid);
+	return p ? decode_ns(p, ts) : 0;
+}
+
+void decoder_count(struct decoder *d, uint64_t spans, uint64_t unfinished, uint64_t unmatched)
+{
+	decode_add(&d->stats.spans, spans);
+	decode_add(&d->stats.unfinished, unfinished);
+	decode_add(&d->stats.unmatched, unmatched);
+}
+
 const struct decode_stats *decoder_stats(const struct decoder *d)
 {
 	/* the view is derived state: refreshed on every read */
 	struct decoder *m = (struct decoder *)d;
 	const struct norm_stats *ns = norm_stats(d->norm);
 	m->view = d->stats;
-	m->view.spans = ns->spans;
-	m->view.unmatched = ns->unmatched;
-	m->view.unfinished = ns->unfinished;
+	m->view.spans += ns->spans;
+	m->view.unmatched += ns->unmatched;
+	m->view.unfinished += ns->unfinished;
 	m->view.over_limit += ns->over_limit;
 	m->view.bad_bytes += d->frame.bad_bytes;
 	m->view.bad_records += d->frame.truncated;

@@ -69,6 +69,13 @@ int decoder_record(struct decoder *d, const void *rec, size_t len);
 struct wire_hdr;
 typedef void (*decoder_hook_fn)(void *ctx, const struct wire_hdr *h, const uint8_t *payload);
 void decoder_set_hook(struct decoder *d, decoder_hook_fn fn, void *ctx);
+/* For spans a source aggregated itself (ringsrc.c's trees): the strtab id of
+ * process pid's name id (0: unknown), a duration and a timestamp of its clock
+ * in ns, and their counts added to the stats. */
+uint32_t decoder_name_of(const struct decoder *d, uint32_t pid, uint32_t id);
+uint64_t decoder_dur_ns(const struct decoder *d, uint32_t pid, uint64_t dur);
+uint64_t decoder_ts_ns(const struct decoder *d, uint32_t pid, uint64_t ts);
+void decoder_count(struct decoder *d, uint64_t spans, uint64_t unfinished, uint64_t unmatched);
 /* End of stream: partial record counted as bad, open spans closed. */
 void decoder_finish(struct decoder *d);
 const struct decode_stats *decoder_stats(const struct decoder *d);

@@ -57,13 +57,24 @@
 #define RING_SLOT_BYTES 128u
 #define RING_HEAD_BYTES (64u + RING_SLOTS * RING_SLOT_BYTES) /* 32832: table */
 #define RING_DATA_OFF (64u << 10)			     /* rings start here */
-#define RING_FILE_BYTES ((uint64_t)RING_DATA_OFF + (uint64_t)RING_SLOTS * RING_WORDS * 8u)
+#define RING_AGG_OFF ((uint64_t)RING_DATA_OFF + (uint64_t)RING_SLOTS * RING_WORDS * 8u)
+#define RING_AGG_BYTES (1u << 20) /* per slot: struct ring_agg, nodes, frames */
+#define RING_AGG_NODES 16384u	  /* nodes per thread's tree, the root included */
+#define RING_AGG_DEPTH 8192u	  /* open spans followed per thread */
+#define RING_FILE_BYTES (RING_AGG_OFF + (uint64_t)RING_SLOTS * RING_AGG_BYTES)
 
 enum ring_state {
 	RING_FREE = 0,
 	RING_CLAIMED = 1,
 	RING_OWNED = 2,
 	RING_DONE = 3,
+};
+
+/* What a slot holds: events in its ring, or (SPANSTAT_AGG: no output needs
+ * the events themselves) the thread's call tree in its aggregate area. */
+enum ring_mode {
+	RING_MODE_EVENTS = 0,
+	RING_MODE_AGG = 1,
 };
 
 enum ring_ctl {
@@ -92,10 +103,66 @@ struct ring_slot {
 	uint64_t incarnation; /* the ts of the owner process's WIRE_HELLO */
 	uint64_t base;	      /* timestamp the first word's delta is from */
 	uint64_t head;	      /* words published by the writer (see above) */
-	uint64_t wpad[3];
+	uint32_t mode;	      /* enum ring_mode */
+	uint32_t wpad0;
+	uint64_t wpad[2];
 	uint64_t tail; /* words consumed by the reader */
 	uint64_t rpad[7];
 };
+
+/* Aggregate mode (RING_MODE_AGG): the thread keeps its own call tree, as
+ * spanstat's normaliser and aggregator would have built it from its events
+ * (same balancing rules), in the slot's aggregate area: this header, then
+ * RING_AGG_NODES nodes, then RING_AGG_DEPTH frames of the open spans.  Node 0
+ * is the root; a node's parent is always an earlier node.  Times are in the
+ * thread's clock (ticks or ns).  spanstat reads the area once the thread or
+ * its process is gone, never while it runs, and trusts none of it. */
+struct ring_agg {
+	uint64_t last_ts;   /* the thread's latest event */
+	uint64_t instants;  /* instants it recorded */
+	uint64_t counters;  /* counter values it recorded */
+	uint64_t unmatched; /* ends that matched no open span */
+	uint64_t untracked; /* spans not kept: the tree or the stack was full */
+	uint32_t nodes;	    /* nodes in use, the root included */
+	uint32_t depth;	    /* open spans (frames in use) */
+	uint64_t pad[2];
+};
+
+struct ring_agg_node {
+	uint32_t id;	 /* the span's name id (WIRE_NAME), 0 for the root */
+	uint32_t parent; /* index of the parent node */
+	uint32_t first_child, next_sibling;
+	uint32_t hot; /* the child found last (a lookup cache) */
+	uint32_t pad;
+	uint64_t count, total; /* finished spans at this path, their time */
+	uint64_t unfinished;   /* of count, closed by an end of an outer span */
+};
+
+struct ring_agg_frame {
+	uint32_t node, id;
+	uint64_t ts; /* the span's begin */
+};
+
+_Static_assert(sizeof(struct ring_agg) == 64, "ring agg header size");
+_Static_assert(64 + RING_AGG_NODES * sizeof(struct ring_agg_node) +
+			       RING_AGG_DEPTH * sizeof(struct ring_agg_frame) <=
+		       RING_AGG_BYTES,
+	       "ring agg area size");
+
+static inline struct ring_agg *ring_agg_at(void *file, unsigned i)
+{
+	return (struct ring_agg *)((char *)file + RING_AGG_OFF + (uint64_t)i * RING_AGG_BYTES);
+}
+
+static inline struct ring_agg_node *ring_agg_nodes(struct ring_agg *a)
+{
+	return (struct ring_agg_node *)(a + 1);
+}
+
+static inline struct ring_agg_frame *ring_agg_frames(struct ring_agg *a)
+{
+	return (struct ring_agg_frame *)(ring_agg_nodes(a) + RING_AGG_NODES);
+}
 
 _Static_assert(sizeof(struct ring_slot) == RING_SLOT_BYTES, "ring slot size");
 _Static_assert(sizeof(struct ring_file) == 64, "ring file header size");

@@ -32,6 +32,8 @@ struct rs_slot {
 	uint32_t seq;	  /* of the next record made */
 	uint32_t dropped; /* cumulative, as the thread last told */
 	uint32_t told;	  /* `dropped` as of the last record made */
+	uint32_t mode;	  /* enum ring_mode, as first seen */
+	uint64_t base;	  /* the slot's base, as first seen */
 };
 
 struct ringsrc {
@@ -41,6 +43,10 @@ struct ringsrc {
 	uint64_t rec[WIRE_MAX_RECORD / 8]; /* the record being made */
 	size_t nwords;			   /* its event words so far */
 	uint64_t base;			   /* its base timestamp */
+	ringsrc_tree_fn tree_fn;
+	void *tree_ctx;
+	struct ring_agg_node *tnode; /* a checked copy of a tree */
+	struct ring_agg_frame *tframe;
 };
 
 int ringsrc_new(struct ringsrc **out)
@@ -71,10 +77,18 @@ int ringsrc_new(struct ringsrc **out)
 	return 0;
 }
 
+void ringsrc_set_tree_fn(struct ringsrc *r, ringsrc_tree_fn fn, void *ctx)
+{
+	r->tree_fn = fn;
+	r->tree_ctx = ctx;
+}
+
 void ringsrc_free(struct ringsrc *r)
 {
 	if (!r)
 		return;
+	free(r->tnode);
+	free(r->tframe);
 	munmap(r->map, RING_FILE_BYTES);
 	close(r->fd);
 	free(r);
@@ -143,6 +157,14 @@ static void rs_free(struct ringsrc *r, unsigned i)
 	if (fallocate(r->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off,
 		      (off_t)RING_WORDS * 8) != 0)
 		memset(ring, 0, (size_t)RING_WORDS * 8);
+	if (r->slot[i].mode == RING_MODE_AGG) {
+		struct ring_agg *a = ring_agg_at(r->map, i);
+		off = (off_t)((char *)a - (char *)r->map);
+		if (fallocate(r->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off,
+			      (off_t)RING_AGG_BYTES) != 0)
+			memset(a, 0, RING_AGG_BYTES);
+	}
+	__atomic_store_n(&s->mode, RING_MODE_EVENTS, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->tail, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->head, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->kicked, 0, __ATOMIC_RELAXED);
@@ -164,9 +186,48 @@ static int rs_follow(struct ringsrc *r, unsigned i)
 	q->pid = s->pid;
 	q->tid = s->tid;
 	q->incarnation = s->incarnation;
-	q->last = s->base;
+	q->last = q->base = s->base;
+	q->mode = __atomic_load_n(&s->mode, __ATOMIC_RELAXED) == RING_MODE_AGG ? RING_MODE_AGG
+									       : RING_MODE_EVENTS;
 	q->r = 0; /* writers start where a freed slot's tail is: 0 */
 	return 1;
+}
+
+/* Hands slot i's tree (aggregate mode) over, checked, from a copy. */
+static int rs_tree(struct ringsrc *r, unsigned i)
+{
+	struct rs_slot *q = &r->slot[i];
+	struct ring_agg *a = ring_agg_at(r->map, i);
+	if (!r->tree_fn)
+		return 0;
+	if (!r->tnode) {
+		r->tnode = malloc(RING_AGG_NODES * sizeof *r->tnode);
+		r->tframe = malloc(RING_AGG_DEPTH * sizeof *r->tframe);
+		if (!r->tnode || !r->tframe)
+			return -ENOMEM;
+	}
+	struct ring_agg h;
+	memcpy(&h, a, sizeof h);
+	struct ringsrc_tree t = {q->pid,     q->tid,	 q->base,     h.last_ts,
+				 h.instants, h.counters, h.unmatched, h.untracked,
+				 h.nodes,    h.depth,	 r->tnode,    r->tframe};
+	if (t.n > RING_AGG_NODES)
+		t.n = RING_AGG_NODES;
+	if (t.n == 0)
+		t.n = 1;
+	if (t.depth > RING_AGG_DEPTH)
+		t.depth = RING_AGG_DEPTH;
+	memcpy(r->tnode, ring_agg_nodes(a), t.n * sizeof *r->tnode);
+	memcpy(r->tframe, ring_agg_frames(a), t.depth * sizeof *r->tframe);
+	r->tnode[0].id = 0;
+	r->tnode[0].parent = 0;
+	for (uint32_t k = 1; k < t.n; k++)
+		if (r->tnode[k].parent >= k) /* not as the writer makes them */
+			r->tnode[k].parent = 0;
+	for (uint32_t k = 0; k < t.depth; k++)
+		if (r->tframe[k].node == 0 || r->tframe[k].node > t.n)
+			r->tframe[k].node = t.n;
+	return r->tree_fn(r->tree_ctx, &t);
 }
 
 /* Consumes slot i's words from q->r up to `end` (stream index), stopping at
@@ -250,6 +311,16 @@ int ringsrc_drain_live(struct ringsrc *r, ringsrc_fn fn, void *ctx)
 {
 	for (unsigned i = 0; i < RING_SLOTS; i++) {
 		struct rs_slot *q = &r->slot[i];
+		if (q->active && q->mode == RING_MODE_AGG) { /* only once the thread ended */
+			struct ring_slot *s = ring_slot_at(r->map, i);
+			if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != RING_DONE)
+				continue;
+			int rc = rs_tree(r, i);
+			rs_free(r, i);
+			if (rc)
+				return rc;
+			continue;
+		}
 		if (!q->active || q->snap <= q->r)
 			continue;
 		int rc = rs_consume(r, i, q->snap, fn, ctx);
@@ -272,7 +343,8 @@ int ringsrc_drain_gone(struct ringsrc *r, uint32_t pid, uint64_t keep, ringsrc_f
 		 * incarnation is no earlier than its HELLO's */
 		if (pid && (q->pid != pid || (keep && q->incarnation >= keep)))
 			continue;
-		rc = rs_consume(r, i, q->r + RING_WORDS, fn, ctx);
+		rc = q->mode == RING_MODE_AGG ? rs_tree(r, i)
+					      : rs_consume(r, i, q->r + RING_WORDS, fn, ctx);
 		rs_free(r, i);
 	}
 	return rc;

@@ -8,11 +8,29 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ring.h"
+
 struct ringsrc; /* opaque: ringsrc.c */
 
 /* Receives one whole wire record (header included); non-zero stops a drain
  * and is returned by it. */
 typedef int (*ringsrc_fn)(void *ctx, const void *rec, size_t len);
+
+/* A thread's call tree from a slot in aggregate mode (ring.h), checked:
+ * node[0] is the root, every other node's parent comes before it; frame[0..
+ * depth) are its open spans, outermost first, a frame whose node is >= n
+ * belongs to a span the tree had no room for.  Times in the thread's clock. */
+struct ringsrc_tree {
+	uint32_t pid, tid;
+	uint64_t first_ts, last_ts;
+	uint64_t instants, counters, unmatched, untracked;
+	uint32_t n, depth;
+	const struct ring_agg_node *node;
+	const struct ring_agg_frame *frame;
+};
+
+/* Receives a thread's tree when the thread or its process is gone. */
+typedef int (*ringsrc_tree_fn)(void *ctx, const struct ringsrc_tree *t);
 
 /* A new, empty ring file (a memfd).  Returns 0 or -errno. */
 int ringsrc_new(struct ringsrc **out);
@@ -25,6 +43,8 @@ int ringsrc_fd(const struct ringsrc *r);
  * that every name those words use is known) ringsrc_drain_live() consumes
  * each ring up to there and frees the rings of threads that ended. */
 void ringsrc_snapshot(struct ringsrc *r);
+/* Where the trees of aggregating threads go (the drains hand them over). */
+void ringsrc_set_tree_fn(struct ringsrc *r, ringsrc_tree_fn fn, void *ctx);
 int ringsrc_drain_live(struct ringsrc *r, ringsrc_fn fn, void *ctx);
 
 /* Process pid is gone (its EXIT, or a new image's HELLO with timestamp

@@ -73,6 +73,7 @@ struct session {
 	char *buf;
 	struct decoder *dec;
 	struct ringsrc *rings; /* the shared-memory transport, or NULL: the pipe only */
+	bool agg;	       /* no output streams events: threads aggregate (ring.h) */
 	struct session_source src[SESSION_MAX_SOURCES];
 	unsigned nsrc;
 	struct spantree tree;
@@ -113,7 +114,7 @@ static int session_env(struct session *s, const struct span_clock *tsc)
 
 	while (environ[n])
 		n++;
-	s->envp = calloc(n + 8, sizeof *s->envp); /* ours: at most 7, and NULL */
+	s->envp = calloc(n + 9, sizeof *s->envp); /* ours: at most 7, and NULL */
 	if (!s->envp)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
@@ -138,6 +139,8 @@ static int session_env(struct session *s, const struct span_clock *tsc)
 	if (ok && s->rings)
 		ok = asprintf(&own[s->nowned++], "%s=/proc/%d/fd/%d", SPANSTAT_ENV_SHM,
 			      (int)getpid(), ringsrc_fd(s->rings)) > 0;
+	if (ok && s->rings && s->agg)
+		ok = (own[s->nowned++] = strdup(SPANSTAT_ENV_AGG "=1")) != NULL;
 	if (ok && (s->o->preload || oldpre)) {
 		const char *a = s->o->preload ? s->o->preload : "";
 		const char *b = oldpre ? oldpre : "";
@@ -167,6 +170,64 @@ static int session_ring_record(void *ctx, const void *rec, size_t len)
 {
 	struct session *s = ctx;
 	return decoder_record(s->dec, rec, len);
+}
+
+/* A thread's call tree, aggregated in the target (ring.h's aggregate mode):
+ * its names and clock are its process's, as the decoder knows them; spans
+ * still open close unfinished at the thread's last event, as the normaliser
+ * closes them. */
+static int session_ring_tree(void *ctx, const struct ringsrc_tree *t)
+{
+	struct session *s = ctx;
+	uint32_t n = t->n;
+	uint32_t *u32 = malloc(2 * (size_t)n * sizeof *u32);
+	uint64_t *u64 = malloc(3 * (size_t)n * sizeof *u64);
+	if (!u32 || !u64) {
+		free(u32);
+		free(u64);
+		return -ENOMEM;
+	}
+	uint32_t *parent = u32, *name = u32 + n;
+	uint64_t *count = u64, *total = u64 + n, *unfinished = u64 + 2 * (size_t)n;
+	uint64_t spans = 0, unf = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		parent[i] = t->node[i].parent;
+		name[i] = i ? decoder_name_of(s->dec, t->pid, t->node[i].id) : 0;
+		count[i] = t->node[i].count;
+		total[i] = decoder_dur_ns(s->dec, t->pid, t->node[i].total);
+		unfinished[i] = t->node[i].unfinished;
+	}
+	for (uint32_t k = 0; k < t->depth; k++) {
+		const struct ring_agg_frame *f = &t->frame[k];
+		if (f->node >= n)
+			continue;
+		count[f->node]++;
+		unfinished[f->node]++;
+		if (t->last_ts > f->ts)
+			total[f->node] += decoder_dur_ns(s->dec, t->pid, t->last_ts - f->ts);
+	}
+	for (uint32_t i = 1; i < n; i++) {
+		spans += count[i];
+		unf += unfinished[i];
+	}
+	struct span_import im = {t->pid,
+				 t->tid,
+				 n,
+				 parent,
+				 name,
+				 count,
+				 total,
+				 unfinished,
+				 decoder_ts_ns(s->dec, t->pid, t->first_ts),
+				 decoder_ts_ns(s->dec, t->pid, t->last_ts),
+				 t->instants,
+				 t->counters,
+				 t->untracked};
+	int r = spantree_import(&s->tree, &im);
+	decoder_count(s->dec, spans, unf, t->unmatched);
+	free(u32);
+	free(u64);
+	return r;
 }
 
 /* Before the decoder takes a process's EXIT, or the HELLO of the image that
@@ -216,8 +277,15 @@ static int session_spans_setup(struct session *s, char **cause)
 	}
 	decoder_set_demangle(s->dec, s->o->demangle);
 	/* Without a ring file (no memfd), every thread records through the pipe. */
-	if (ringsrc_new(&s->rings) == 0)
+	if (ringsrc_new(&s->rings) == 0) {
 		decoder_set_hook(s->dec, session_ring_hook, s);
+		ringsrc_set_tree_fn(s->rings, session_ring_tree, s);
+		/* outputs that need the events themselves stream them */
+		s->agg = true;
+		for (size_t i = 0; i < s->o->nwriters; i++)
+			if (s->o->writers[i]->ops->span)
+				s->agg = false;
+	}
 	s->head.strings = decoder_strings(s->dec);
 	s->head.names = decoder_names(s->dec);
 	int r = session_env(s, tsc ? &clk : NULL);

@@ -8,7 +8,10 @@
 #define SPANSTAT_ENV_PIPE "SPANSTAT_PIPE"	/* /proc/<pid>/fd/<n>: reopen path */
 #define SPANSTAT_ENV_PIPE_ID "SPANSTAT_PIPE_ID" /* "<st_dev>:<st_ino>" of the pipe */
 #define SPANSTAT_ENV_CLOCK "SPANSTAT_CLOCK"	/* "tsc" or "mono" */
-#define SPANSTAT_ENV_SHM "SPANSTAT_SHM"		/* /proc/<pid>/fd/<n>: the ring file (ring.h) */
+/* "1": no output needs the events themselves: a thread with a ring slot
+ * keeps its call tree there instead (ring.h, RING_MODE_AGG) */
+#define SPANSTAT_ENV_AGG "SPANSTAT_AGG"
+#define SPANSTAT_ENV_SHM "SPANSTAT_SHM" /* /proc/<pid>/fd/<n>: the ring file (ring.h) */
 /* The span filters (--min-duration, --max-depth, --filter, --exclude), set
  * only when one is given: one item per line, min=<u64 in the clock's units:
  * TSC ticks or ns>, depth=<N>, filter=<glob>, exclude=<glob> (the format:

@@ -296,6 +296,56 @@ void spantree_event(void *arg, const struct span_event *ev)
 	}
 }
 
+static void spantree_extent(struct spantree *st, struct span_tree *t, uint64_t first, uint64_t last)
+{
+	if (first && (!t->first_ts || first < t->first_ts))
+		t->first_ts = first;
+	if (last > t->last_ts)
+		t->last_ts = last;
+	if (first && (!st->first_ts || first < st->first_ts))
+		st->first_ts = first;
+	if (last > st->last_ts)
+		st->last_ts = last;
+}
+
+int spantree_import(struct spantree *st, const struct span_import *im)
+{
+	st->untracked += im->untracked;
+	struct span_tree *t = spantree_tree(st, im->pid, im->tid);
+	uint32_t *map = t && im->n ? malloc(im->n * sizeof *map) : NULL;
+	if (!map) {
+		for (uint32_t i = 1; i < im->n; i++)
+			st->untracked += im->count[i];
+		return t && im->n ? -ENOMEM : 0;
+	}
+	map[0] = 0;
+	for (uint32_t i = 1; i < im->n; i++) {
+		uint32_t p = im->parent[i] < i ? map[im->parent[i]] : SPANTREE_UNTRACKED;
+		map[i] = SPANTREE_UNTRACKED;
+		if (p != SPANTREE_UNTRACKED && im->name[i]) {
+			size_t budget = SPANTREE_MAX_NODES - st->nodes;
+			map[i] = span_tree_child(t, p, im->name[i], &budget);
+			st->nodes = SPANTREE_MAX_NODES - budget;
+		}
+		if (map[i] == SPANTREE_UNTRACKED) {
+			st->untracked += im->count[i];
+			continue;
+		}
+		struct span_node *nd = &t->node[map[i]];
+		nd->count += im->count[i];
+		nd->total_ns += im->total_ns[i];
+		nd->unfinished += im->unfinished[i];
+		t->node[p].child_ns += im->total_ns[i];
+	}
+	free(map);
+	spantree_extent(st, t, im->first_ts, im->last_ts);
+	t->instants += im->instants;
+	t->counters += im->counters;
+	st->instants += im->instants;
+	st->counters += im->counters;
+	return 0;
+}
+
 int spantree_merge(const struct spantree *st, struct span_tree *out)
 {
 	if (span_tree_init(out, 0, 0) < 0)

@@ -60,6 +60,18 @@ int spantree_init(struct spantree *st);
 void spantree_release(struct spantree *st);
 /* The span_sink callback; arg is the struct spantree. */
 void spantree_event(void *arg, const struct span_event *ev);
+/* A thread's call tree aggregated elsewhere (by the target, ring.h), to add
+ * to the thread's tree: node 0 is the root, parent[i] < i; a node named 0
+ * is not kept (nor anything under it), its spans count as untracked. */
+struct span_import {
+	uint32_t pid, tid, n;
+	const uint32_t *parent, *name;
+	const uint64_t *count, *total_ns, *unfinished;
+	uint64_t first_ts, last_ts; /* the thread's extent */
+	uint64_t instants, counters, untracked;
+};
+/* 0, or -ENOMEM (what could not be kept counts as untracked). */
+int spantree_import(struct spantree *st, const struct span_import *im);
 /* Merge every thread's tree into out (matching paths by name); out needs no
  * initialisation and is released with span_tree_release.  0 or -ENOMEM. */
 int spantree_merge(const struct spantree *st, struct span_tree *out);

@@ -96,12 +96,14 @@
 #define REC_STAT_EVERY 64u		 /* writes between full identity checks */
 #define REC_FL_MASK (O_ACCMODE | O_NONBLOCK | O_APPEND | O_NOATIME)
 #define REC_OP(op) ((uint64_t)(op) << WIRE_OP_SHIFT)
-#define REC_ALTSTACK (64u << 10) /* per-thread signal stack: a stack overflow still flushes */
-#define REC_STACK 1024u		 /* open spans followed per thread */
-#define REC_JMPS 8u		 /* setjmp buffers remembered per thread */
-#define REC_SPINS 2000u		 /* a full ring: polls (about 1 us each) before naps */
-#define REC_ON 1		 /* rec_on: recording */
-#define REC_ON_FILTERED 2	 /* rec_on: recording through the filters */
+#define REC_ALTSTACK (64u << 10)    /* per-thread signal stack: a stack overflow still flushes */
+#define REC_STACK 1024u		    /* open spans followed per thread */
+#define REC_JMPS 8u		    /* setjmp buffers remembered per thread */
+#define REC_SPINS 2000u		    /* a full ring: polls (about 1 us each) before naps */
+#define REC_ON 1		    /* rec_on: recording */
+#define REC_ON_FILTERED 2	    /* rec_on: recording through the filters */
+#define REC_ON_AGG 3		    /* rec_on: aggregating in the thread's tree (ring.h) */
+#define REC_AGG_NONE RING_AGG_NODES /* a frame of a span the tree had no room for */
 #ifdef HAVE_SECURE_GETENV
 #define rec_getenv secure_getenv /* a second line: rec_connect checked AT_SECURE */
 #else
@@ -159,8 +161,13 @@ struct rec_thread {
 	uint8_t ffl[REC_STACK];	      /* filters: REC_F_* of each open span */
 	struct rec_fcentry fcache[REC_CACHE]; /* filters: classification cache */
 	struct ring_slot *slot;		      /* ring mode (ring.h): our slot; NULL: the pipe */
-	uint64_t *ring;			      /* the slot's words */
-	uint64_t wbase;			      /* stream index of ring[0] in the current lap */
+	struct ring_agg *agg;		      /* aggregate mode: the slot's tree; NULL: events */
+	struct ring_agg_node *anode;
+	struct ring_agg_frame *aframe;
+	uint32_t adepth; /* open spans in the tree (agg->depth, private copy) */
+	uint32_t aover;	 /* open spans beyond RING_AGG_DEPTH */
+	uint64_t *ring;	 /* the slot's words */
+	uint64_t wbase;	 /* stream index of ring[0] in the current lap */
 	struct rec_centry cache[REC_CACHE];
 	uint64_t rec[REC_WORDS];       /* the events record in progress */
 	char scratch[WIRE_MAX_RECORD]; /* other records of this thread */
@@ -173,7 +180,8 @@ struct rec_slot {
 	uint32_t pad;
 };
 
-static int rec_on;		    /* the hot-path gate: 0, REC_ON or REC_ON_FILTERED */
+static int rec_on;		    /* the hot-path gate: 0 or REC_ON* */
+static int rec_agg_mode;	    /* SPANSTAT_AGG: threads with a slot aggregate */
 static int rec_filtering;	    /* SPANSTAT_FILTER set some filter */
 static struct recf_spec rec_filter; /* the filters */
 /* Mirror of rec_on for the inline check in spanstat.h (not API). */
@@ -318,7 +326,7 @@ static REC_NOI int rec_open_write_end(int inherited)
 static REC_NOI void rec_set_on(int on)
 {
 	if (on)
-		on = rec_filtering ? REC_ON_FILTERED : REC_ON;
+		on = rec_filtering ? REC_ON_FILTERED : rec_agg_mode ? REC_ON_AGG : REC_ON;
 	__atomic_store_n(&rec_on, on, __ATOMIC_RELEASE);
 	__atomic_store_n(&spanstat_on_, on, __ATOMIC_RELEASE);
 }
@@ -490,6 +498,17 @@ static REC_NOI int rec_ring_attach(struct rec_thread *t, uint64_t now)
 		t->wbase = tail - tail % RING_WORDS;
 		t->pos = t->ring + tail % RING_WORDS;
 		t->lim = t->pos; /* the first event goes through rec_ring_reserve */
+		t->agg = NULL;
+		s->mode = RING_MODE_EVENTS;
+		if (rec_agg_mode) { /* the reader left the area zeroed: a root only */
+			s->mode = RING_MODE_AGG;
+			t->agg = ring_agg_at(rec_shm, i);
+			t->anode = ring_agg_nodes(t->agg);
+			t->aframe = ring_agg_frames(t->agg);
+			t->agg->nodes = 1;
+			t->agg->last_ts = now;
+			t->adepth = t->aover = 0;
+		}
 		__atomic_store_n(&s->state, RING_OWNED, __ATOMIC_RELEASE);
 		return 0;
 	}
@@ -800,7 +819,13 @@ static REC_NOI void rec_thread_end(void *arg)
 		uint64_t ts = rec_now();
 		if (ts > t->last)
 			t->last = ts;
-		if (t->slot) {
+		if (t->agg) {
+			if ((int64_t)(ts - t->agg->last_ts) > 0)
+				t->agg->last_ts = ts;
+			__atomic_store_n(&t->slot->state, RING_DONE, __ATOMIC_RELEASE);
+			t->slot = NULL;
+			t->agg = NULL;
+		} else if (t->slot) {
 			rec_ring_detach(t, t->last);
 		} else {
 			rec_flush(t);
@@ -823,6 +848,123 @@ static REC_NOI void rec_thread_end(void *arg)
 
 /* ---- the recording paths ------------------------------------------------ */
 
+/* ---- aggregate mode (ring.h) ------------------------------------------------ */
+
+/* The child of node cur named id, created when new; REC_AGG_NONE when the
+ * tree is full (the span is then not kept: untracked). */
+static REC_NOI __attribute__((noinline)) uint32_t rec_agg_child(struct rec_thread *t, uint32_t cur,
+								uint32_t id)
+{
+	struct ring_agg_node *nd = t->anode;
+	for (uint32_t c = nd[cur].first_child; c; c = nd[c].next_sibling)
+		if (nd[c].id == id)
+			return c;
+	uint32_t n = t->agg->nodes;
+	if (n >= RING_AGG_NODES)
+		return REC_AGG_NONE;
+	nd[n].id = id;
+	nd[n].parent = cur;
+	nd[n].next_sibling = nd[cur].first_child;
+	nd[cur].first_child = n;
+	t->agg->nodes = n + 1; /* after the node: a reader never sees it half made */
+	return n;
+}
+
+static REC_HOT void rec_agg_begin(struct rec_thread *t, uint32_t id, uint64_t now)
+{
+	uint32_t d = t->adepth;
+	if (unlikely(d >= RING_AGG_DEPTH)) {
+		t->aover++;
+		t->agg->untracked++;
+		return;
+	}
+	struct ring_agg_node *nd = t->anode;
+	uint32_t cur = d ? t->aframe[d - 1].node : 0, n = REC_AGG_NONE;
+	if (likely(cur != REC_AGG_NONE)) {
+		uint32_t h = nd[cur].hot;
+		n = likely(h && nd[h].id == id) ? h : rec_agg_child(t, cur, id);
+		if (n != REC_AGG_NONE)
+			nd[cur].hot = n;
+	}
+	if (unlikely(n == REC_AGG_NONE))
+		t->agg->untracked++;
+	struct ring_agg_frame *f = &t->aframe[d];
+	f->node = n;
+	f->id = id;
+	f->ts = now;
+	t->adepth = d + 1;
+	t->agg->depth = d + 1;
+}
+
+/* Closes frame f at now (unfinished: closed by an end of an outer span). */
+static REC_HOT void rec_agg_close(struct rec_thread *t, const struct ring_agg_frame *f,
+				  uint64_t now, int unfinished)
+{
+	if (f->node >= REC_AGG_NONE)
+		return;
+	struct ring_agg_node *n = &t->anode[f->node];
+	n->count++;
+	n->total += (int64_t)(now - f->ts) > 0 ? now - f->ts : 0;
+	n->unfinished += (unsigned)unfinished;
+}
+
+/* An end that does not name the innermost open span: the spans inside the
+ * one it names close unfinished, or it is counted unmatched. */
+static REC_NOI __attribute__((noinline)) void rec_agg_mismatch(struct rec_thread *t, uint32_t id,
+							       uint64_t now)
+{
+	uint32_t k = t->adepth;
+	while (k > 0 && t->aframe[k - 1].id != id)
+		k--;
+	if (k == 0) {
+		t->agg->unmatched++;
+		return;
+	}
+	for (uint32_t d = t->adepth; d > k; d--)
+		rec_agg_close(t, &t->aframe[d - 1], now, 1);
+	rec_agg_close(t, &t->aframe[k - 1], now, 0);
+	t->adepth = k - 1;
+	t->agg->depth = k - 1;
+}
+
+static REC_HOT void rec_agg_end(struct rec_thread *t, uint32_t id, uint64_t now)
+{
+	t->agg->last_ts = now;
+	if (unlikely(t->aover)) {
+		t->aover--;
+		return;
+	}
+	uint32_t d = t->adepth;
+	if (unlikely(d == 0)) {
+		t->agg->unmatched++;
+		return;
+	}
+	const struct ring_agg_frame *f = &t->aframe[d - 1];
+	if (unlikely(f->id != id)) {
+		rec_agg_mismatch(t, id, now);
+		return;
+	}
+	rec_agg_close(t, f, now, 0);
+	t->adepth = d - 1;
+	t->agg->depth = d - 1;
+}
+
+/* One event of a thread that aggregates. */
+static REC_HOT void rec_agg_op(struct rec_thread *t, uint32_t id, uint64_t op, uint64_t now)
+{
+	if (op == REC_OP(WIRE_OP_BEGIN)) {
+		rec_agg_begin(t, id, now);
+	} else if (op == REC_OP(WIRE_OP_END)) {
+		rec_agg_end(t, id, now);
+	} else {
+		t->agg->last_ts = now;
+		if (op == REC_OP(WIRE_OP_INSTANT))
+			t->agg->instants++;
+		else
+			t->agg->counters++;
+	}
+}
+
 /* Appends one event for key at `now` (no earlier than t->last) to the
  * thread's ring or record; the caller holds t->busy. */
 static REC_NOI void rec_emit(struct rec_thread *t, uint64_t key, uint64_t op, uint64_t now,
@@ -837,6 +979,10 @@ static REC_NOI void rec_emit(struct rec_thread *t, uint64_t key, uint64_t op, ui
 		}
 		c->key = key;
 		c->word = (uint64_t)id << WIRE_ID_SHIFT;
+	}
+	if (t->agg) {
+		rec_agg_op(t, (uint32_t)(c->word >> WIRE_ID_SHIFT), op, now);
+		return;
 	}
 	if ((int64_t)(now - t->last) < 0) /* another CPU's TSC a little behind */
 		now = t->last;
@@ -1048,11 +1194,33 @@ static REC_NOI __attribute__((noinline)) void rec_event_filtered(uint64_t key, u
 	atomic_store(&t->busy, 0);
 }
 
+/* An event while threads aggregate (REC_ON_AGG): into the thread's tree,
+ * or through rec_event_slow (a new thread or name, a thread without a slot). */
+static REC_HOT void rec_event_agg(uint64_t key, uint64_t op)
+{
+	uint64_t now = rec_now();
+	struct rec_thread *t = rec_self;
+	if (likely(t != NULL && t->agg != NULL)) {
+		const struct rec_centry *c = &t->cache[rec_hash(key)];
+		if (likely(c->key == key)) {
+			rec_agg_op(t, (uint32_t)(c->word >> WIRE_ID_SHIFT), op, now);
+			if (op == REC_OP(WIRE_OP_BEGIN))
+				rec_push(t, key);
+			else if (op == REC_OP(WIRE_OP_END))
+				rec_pop(t);
+			return;
+		}
+	}
+	rec_event_slow(key, op, now, 0, 0);
+}
+
 static REC_HOT void rec_event(uint64_t key, uint64_t op)
 {
 	int on = __atomic_load_n(&rec_on, __ATOMIC_RELAXED);
 	if (unlikely(on != REC_ON)) {
-		if (on == REC_ON_FILTERED)
+		if (on == REC_ON_AGG)
+			rec_event_agg(key, op);
+		else if (on == REC_ON_FILTERED)
 			rec_event_filtered(key, op, 0, 0);
 		return;
 	}
@@ -1098,7 +1266,7 @@ REC_API void spanstat_instant(const char *name)
 REC_API void spanstat_counter(const char *name, int64_t value)
 {
 	int on = __atomic_load_n(&rec_on, __ATOMIC_RELAXED);
-	if (on == REC_ON)
+	if (on == REC_ON || on == REC_ON_AGG)
 		rec_event_slow((uintptr_t)name, REC_OP(WIRE_OP_COUNTER), rec_now(), 1, value);
 	else if (on == REC_ON_FILTERED)
 		rec_event_filtered((uintptr_t)name, REC_OP(WIRE_OP_COUNTER), 1, value);
@@ -1218,6 +1386,7 @@ static REC_NOI void rec_atfork_child(void)
 		atomic_store(&t->live, 0); /* their threads do not exist here */
 		atomic_store(&t->busy, 0);
 		t->slot = NULL; /* the parent's: never touched here */
+		t->agg = NULL;
 	}
 	rec_hello();
 	if (self) {
@@ -1656,6 +1825,8 @@ __attribute__((constructor)) static REC_NOI void rec_connect(void)
 	atomic_store(&rec_fd, fd);
 	if (shm)
 		rec_shm = rec_map_rings(shm);
+	const char *agg = rec_getenv(SPANSTAT_ENV_AGG);
+	rec_agg_mode = rec_shm && agg && strcmp(agg, "1") == 0;
 	void *tab = mmap(NULL, REC_TABLE_SIZE * sizeof *rec_table, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	rec_table = tab == MAP_FAILED ? NULL : tab;

@@ -19,6 +19,13 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
+# mode_opts MODE: the options for one of the two ways spans travel:
+# "aggregate" (no streaming output: each thread keeps its call tree in its
+# ring slot) or "stream" (--perfetto: every event goes through the rings)
+mode_opts() {
+	[ "$1" != stream ] || echo "--perfetto=s.pftrace"
+}
+
 # count NAME FILE: the merged count of spans named NAME
 count() {
 	jq "[.spans.merged.nodes[] | select(.name == \"$1\") | .count] | add // 0" "$2"
@@ -35,39 +42,51 @@ count() {
 }
 
 @test "SIGKILL loses no span: every event recorded before the kill arrives" {
-	run "$SPANSTAT" --json=x.json --spans -e task-clock -- "$EXITW" kill
-	assert_failure 137
-	assert_equal "$(count work x.json)" 1000
-	assert_equal "$(count thread-work x.json)" 3000
-	# "open" was begun and never ended: spanstat closes it, and says the
-	# process's end was not seen
-	assert_equal "$(count open x.json)" 1
-	assert_equal "$(jq -c '.spans.decode | [.no_exit, .unfinished, .dropped, .lost_records]' x.json)" "[1,1,0,0]"
+	local mode
+	for mode in aggregate stream; do
+		run "$SPANSTAT" $(mode_opts "$mode") --json=x.json --spans -e task-clock -- "$EXITW" kill
+		assert_failure 137
+		assert_equal "$(count work x.json)" 1000
+		assert_equal "$(count thread-work x.json)" 3000
+		# "open" was begun and never ended: spanstat closes it, and says the
+		# process's end was not seen
+		assert_equal "$(count open x.json)" 1
+		assert_equal "$(jq -c '.spans.decode | [.no_exit, .unfinished, .dropped, .lost_records]' x.json)" "[1,1,0,0]"
+	done
 }
 
 @test "more threads alive at once than there are rings: none loses a span" {
-	run "$SPANSTAT" --json=x.json --spans -e task-clock -- "$EXITW" threads 300
-	assert_success
-	assert_equal "$(count t x.json)" 3000
-	assert_equal "$(jq '[.spans.threads[] | select(.nodes | length > 0)] | length' x.json)" 300
-	assert_equal "$(jq -c '.spans.decode | [.no_exit, .unfinished, .dropped, .lost_records]' x.json)" "[0,0,0,0]"
+	local mode
+	for mode in aggregate stream; do
+		run "$SPANSTAT" $(mode_opts "$mode") --json=x.json --spans -e task-clock -- "$EXITW" threads 300
+		assert_success
+		assert_equal "$(count t x.json)" 3000
+		assert_equal "$(jq '[.spans.threads[] | select(.nodes | length > 0)] | length' x.json)" 300
+		assert_equal "$(jq -c '.spans.decode | [.no_exit, .unfinished, .dropped, .lost_records]' x.json)" "[0,0,0,0]"
+	done
 }
 
 @test "a forked child that calls _exit shows its spans" {
-	run "$SPANSTAT" --json=x.json --spans -e task-clock -- "$EXITW" fork
-	assert_success
-	assert_equal "$(count child x.json)" 50
-	assert_equal "$(count parent x.json)" 10
-	assert_equal "$(jq '.spans.decode.no_exit' x.json)" 0
-	assert_equal "$(jq '[.spans.threads[].pid] | unique | length' x.json)" 2
+	local mode
+	for mode in aggregate stream; do
+		run "$SPANSTAT" $(mode_opts "$mode") --json=x.json --spans -e task-clock -- "$EXITW" fork
+		assert_success
+		assert_equal "$(count child x.json)" 50
+		assert_equal "$(count parent x.json)" 10
+		assert_equal "$(jq '.spans.decode.no_exit' x.json)" 0
+		assert_equal "$(jq '[.spans.threads[].pid] | unique | length' x.json)" 2
+	done
 }
 
 @test "a vfork()ed child's _exit sends nothing of its parent's" {
-	run "$SPANSTAT" --json=x.json --spans -e task-clock -- "$EXITW" vfork
-	assert_success
-	assert_equal "$(count parent x.json)" 20
-	assert_equal "$(jq -c '.spans.decode | [.no_exit, .unfinished, .unmatched]' x.json)" "[0,0,0]"
-	assert_equal "$(jq '[.spans.threads[].pid] | unique | length' x.json)" 1
+	local mode
+	for mode in aggregate stream; do
+		run "$SPANSTAT" $(mode_opts "$mode") --json=x.json --spans -e task-clock -- "$EXITW" vfork
+		assert_success
+		assert_equal "$(count parent x.json)" 20
+		assert_equal "$(jq -c '.spans.decode | [.no_exit, .unfinished, .unmatched]' x.json)" "[0,0,0]"
+		assert_equal "$(jq '[.spans.threads[].pid] | unique | length' x.json)" 1
+	done
 }
 
 @test "a stack overflow still sends every span it recorded (alternate signal stack)" {
@@ -91,32 +110,38 @@ tree() {
 }
 
 @test "longjmp and siglongjmp end the spans they skip, at the jump" {
-	run "$SPANSTAT" --json=ok.json --spans -e task-clock -- "$LONGJMP" ok
-	assert_success
-	local mode
-	for mode in jump sig; do
-		run "$SPANSTAT" --json=x.json --spans -e task-clock -- "$LONGJMP" "$mode"
+	local how
+	for how in aggregate stream; do
+		run "$SPANSTAT" $(mode_opts "$how") --json=ok.json --spans -e task-clock -- "$LONGJMP" ok
 		assert_success
-		# the same tree as the run without errors: "after" follows the
-		# jump inside "round", not inside the levels it skipped
-		assert_equal "$(tree x.json)" "$(tree ok.json)"
-		assert_equal "$(tree x.json | head -3)" "$(printf '%s\n' '0 round 10' '1 level 10' '2 level 10')"
-		assert_equal "$(jq -c '.spans.decode | [.unfinished, .unmatched, .dropped]' x.json)" '[0,0,0]'
-		# the parents' times hold their children's: each level spins 20 us
-		# before going deeper, so a level's total is at least the next
-		# one's plus 10 x 20 us, and a round's at least its levels' and after's
-		run jq '[.spans.merged.nodes[] | select(.name == "level") | .total_ns] as $t
-			| ([range(0; 4) | $t[.] >= $t[. + 1] + 200000] | all)
-			and (.spans.merged.nodes[0].total_ns >= $t[0] + ([.spans.merged.nodes[] | select(.name == "after") | .total_ns] | add))' x.json
-		assert_output true
+		local mode
+		for mode in jump sig; do
+			run "$SPANSTAT" $(mode_opts "$how") --json=x.json --spans -e task-clock -- "$LONGJMP" "$mode"
+			assert_success
+			# the same tree as the run without errors: "after" follows the
+			# jump inside "round", not inside the levels it skipped
+			assert_equal "$(tree x.json)" "$(tree ok.json)"
+			assert_equal "$(tree x.json | head -3)" "$(printf '%s\n' '0 round 10' '1 level 10' '2 level 10')"
+			assert_equal "$(jq -c '.spans.decode | [.unfinished, .unmatched, .dropped]' x.json)" '[0,0,0]'
+			# the parents' times hold their children's: each level spins 20 us
+			# before going deeper, so a level's total is at least the next
+			# one's plus 10 x 20 us, and a round's at least its levels' and after's
+			run jq '[.spans.merged.nodes[] | select(.name == "level") | .total_ns] as $t
+				| ([range(0; 4) | $t[.] >= $t[. + 1] + 200000] | all)
+				and (.spans.merged.nodes[0].total_ns >= $t[0] + ([.spans.merged.nodes[] | select(.name == "after") | .total_ns] | add))' x.json
+			assert_output true
+		done
 	done
 }
 
 @test "a longjmp out of -finstrument-functions frames (__longjmp_chk) ends them" {
-	run "$SPANSTAT" --json=x.json --spans -e task-clock -- "$LONGJMP_F" jump
-	assert_success
-	assert_equal "$(jq -c '.spans.decode | [.unfinished, .unmatched]' x.json)" '[0,0]'
-	# main -> level x5 nested, entered 10 times; spin under each level
-	run jq -r '[.spans.merged.nodes[] | select(.name == "level")] | map("\(.depth) \(.count)") | join(",")' x.json
-	assert_output '1 10,2 10,3 10,4 10,5 10'
+	local mode
+	for mode in aggregate stream; do
+		run "$SPANSTAT" $(mode_opts "$mode") --json=x.json --spans -e task-clock -- "$LONGJMP_F" jump
+		assert_success
+		assert_equal "$(jq -c '.spans.decode | [.unfinished, .unmatched]' x.json)" '[0,0]'
+		# main -> level x5 nested, entered 10 times; spin under each level
+		run jq -r '[.spans.merged.nodes[] | select(.name == "level")] | map("\(.depth) \(.count)") | join(",")' x.json
+		assert_output '1 10,2 10,3 10,4 10,5 10'
+	done
 }

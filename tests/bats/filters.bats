@@ -221,3 +221,17 @@ setup_file() {
 	assert_equal "$(fpaths --max-depth=2)" "$(printf '%s\n' main 'main;run')"
 	assert_equal "$(fpaths --min-duration=5ms)" "$(printf '%s\n' main 'main;run' 'main;run;spin')"
 }
+
+@test "the filters give the same spans whether the target aggregates or streams its events" {
+	local opts
+	for opts in --min-duration=30ms --max-depth=2 --filter=keep --exclude=skip \
+		"--filter=main --exclude=keep --max-depth=2"; do
+		# shellcheck disable=SC2086 # opts holds several options
+		agg=$(paths $opts)
+		# shellcheck disable=SC2086
+		streamed=$(paths $opts --perfetto=f.pftrace)
+		assert_equal "$streamed" "$agg"
+	done
+	# shellcheck disable=SC2086
+	assert_equal "$(fpaths --filter=mid --perfetto=f.pftrace)" "$(printf '%s\n' mid 'mid;leaf_b')"
+}

@@ -166,10 +166,22 @@ die_check() {
 	assert_output --partial 'main;sleep'
 }
 
-@test "a stopped reader: the target is not blocked, the dropped events are counted" {
-	# span_stall stops spanstat, records 2M pairs (32 MB on the wire, far more
-	# than the pipe holds), lets spanstat go on, then records 1000 more
+@test "aggregating in the target: a stopped reader costs it nothing and loses nothing" {
+	# without a streaming output the target keeps its call trees itself, and
+	# spanstat reads them when its threads end: span_stall stops spanstat,
+	# records 2M pairs, lets spanstat go on and records 1000 more
 	run without_extra_fds timeout 30 "$SPANSTAT" --spans -- "$SPAN_STALL" 2000000 1000
+	assert_success
+	refute_line --regexp '^ span data:'
+	assert_equal "$(span_counts name | awk '$1 == "after" || $1 == "resumed" || $1 == "stalled"' | sort)" \
+		"$(printf '%s\n' 'after 1000' 'resumed 1' 'stalled 2000000')"
+}
+
+@test "a stopped reader: the target is not blocked, the dropped events are counted" {
+	# streaming (--perfetto): span_stall stops spanstat, records 2M pairs
+	# (32 MB of events, far more than its ring holds), lets spanstat go on,
+	# then records 1000 more
+	run without_extra_fds timeout 30 "$SPANSTAT" --spans --perfetto=s.pftrace -- "$SPAN_STALL" 2000000 1000
 	assert_success
 	assert_line --regexp '^ span data: [0-9,]+ events dropped by the target'
 	# every span recorded after the stall arrives
@@ -183,7 +195,7 @@ die_check() {
 @test "events lost in a stall: spans begun after it do not nest under spans begun before it" {
 	# the stall drops events, among them ends of "stalled" spans whose
 	# begins arrived; "resumed" is begun with nothing open
-	run without_extra_fds timeout 30 "$SPANSTAT" --spans -- "$SPAN_STALL" 2000000 1000
+	run without_extra_fds timeout 30 "$SPANSTAT" --spans --perfetto=s.pftrace -- "$SPAN_STALL" 2000000 1000
 	assert_success
 	assert_line --regexp '^ span data: [0-9,]+ events dropped by the target'
 	paths=$(span_counts path)
@@ -198,7 +210,7 @@ die_check() {
 	# ended: only what its ring held arrives (the rest was dropped once the
 	# ring stayed full), and the summary must say so rather than show a clean
 	# partial count
-	run without_extra_fds timeout 30 "$SPANSTAT" --spans -- sh -c \
+	run without_extra_fds timeout 30 "$SPANSTAT" --spans --perfetto=s.pftrace -- sh -c \
 		'kill -STOP $PPID; "$1" pairs 2000000; kill -CONT $PPID' sh "$SPAN_LOOP"
 	assert_success
 	pairs=$(span_counts name | awk '$1 == "pair" { print $2 }')
@@ -209,7 +221,7 @@ die_check() {
 	# through (at the latest in its final records, which wait up to 1 s for
 	# room) and are counted.  The sleep runs without the library: a
 	# preloaded one would itself wait at its exit for the full pipe.
-	run without_extra_fds timeout 30 "$SPANSTAT" --spans -- sh -c \
+	run without_extra_fds timeout 30 "$SPANSTAT" --spans --perfetto=s.pftrace -- sh -c \
 		'kill -STOP $PPID; "$1" pairs 2000000 & env -u LD_PRELOAD sleep 0.2
 		kill -CONT $PPID; wait' sh "$SPAN_LOOP"
 	assert_success

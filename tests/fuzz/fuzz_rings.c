@@ -4,7 +4,9 @@
  *
  * Input: RS_SLOTS slot entries (ring.h's struct ring_slot, 128 bytes each;
  * their state mapped onto FREE, OWNED, DONE, OWNED), then 8-byte words
- * for those slots' rings, RS_WORDS each, in turn (short inputs leave zeros).
+ * for those slots' rings, RS_WORDS each, in turn (short inputs leave zeros);
+ * a slot whose mode is RING_MODE_AGG gets the start of its aggregate area
+ * (ring.h) instead, and its tree must come out as ringsrc.h promises.
  * Each process named by a slot gets a HELLO and one name first.  Then a live
  * drain, a drain of the first slot's process as gone, and the end-of-stream
  * drain run; besides the sanitizers, every record handed over must be whole
@@ -20,6 +22,7 @@
 
 #define RS_SLOTS 4u
 #define RS_WORDS 512u
+#define RS_AGG_BYTES 4096u /* of each slot's aggregate area the input fills */
 
 static struct ringsrc *fz_rings;
 
@@ -34,12 +37,30 @@ static int fz_record(void *ctx, const void *rec, size_t len)
 	return decoder_record(ctx, rec, len);
 }
 
+/* A tree handed over must be as ringsrc.h promises: parents earlier. */
+static int fz_tree(void *ctx, const struct ringsrc_tree *t)
+{
+	(void)ctx;
+	if (t->n < 1 || t->n > RING_AGG_NODES || t->depth > RING_AGG_DEPTH)
+		__builtin_trap();
+	for (uint32_t i = 1; i < t->n; i++)
+		if (t->node[i].parent >= i)
+			__builtin_trap();
+	for (uint32_t k = 0; k < t->depth; k++)
+		if (t->frame[k].node > t->n)
+			__builtin_trap();
+	return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (!fz_rings && ringsrc_new(&fz_rings) != 0)
-		return 0;
+	if (!fz_rings) {
+		if (ringsrc_new(&fz_rings) != 0)
+			return 0;
+		ringsrc_set_tree_fn(fz_rings, fz_tree, NULL);
+	}
 	void *f = ringsrc_file(fz_rings);
 	struct decoder *d = decoder_new(NULL);
 	if (!d)
@@ -51,6 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t off = i * sizeof *s;
 		memset(s, 0, sizeof *s);
 		memset(ring_words_at(f, i), 0, RS_WORDS * 8);
+		memset(ring_agg_at(f, i), 0, RS_AGG_BYTES);
 		if (off < size)
 			memcpy(s, data + off, size - off < sizeof *s ? size - off : sizeof *s);
 		s->state = states[s->state % 4];
@@ -65,8 +87,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	size_t at = RS_SLOTS * sizeof(struct ring_slot);
 	for (unsigned i = 0; i < RS_SLOTS && at < size; i++) {
-		size_t n = size - at < RS_WORDS * 8 ? size - at : RS_WORDS * 8;
-		memcpy(ring_words_at(f, i), data + at, n);
+		/* a slot in aggregate mode gets its tree area, the others words */
+		int agg = ring_slot_at(f, i)->mode == RING_MODE_AGG;
+		size_t cap = agg ? RS_AGG_BYTES : RS_WORDS * 8;
+		size_t n = size - at < cap ? size - at : cap;
+		memcpy(agg ? (void *)ring_agg_at(f, i) : (void *)ring_words_at(f, i), data + at, n);
 		at += n;
 	}
 	uint32_t pid = ring_slot_at(f, 0)->pid;

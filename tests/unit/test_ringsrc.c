@@ -67,6 +67,24 @@ static uint64_t *claim(void *f, unsigned i, uint32_t pid, uint32_t tid, uint64_t
 	return ring_words_at(f, i);
 }
 
+/* What the tree callback saw. */
+struct tseen {
+	unsigned calls;
+	struct ringsrc_tree t;
+	struct ring_agg_node node[4];
+	struct ring_agg_frame frame[2];
+};
+
+static int tree(void *ctx, const struct ringsrc_tree *t)
+{
+	struct tseen *ts = ctx;
+	ts->calls++;
+	ts->t = *t;
+	memcpy(ts->node, t->node, (t->n < 4 ? t->n : 4) * sizeof *t->node);
+	memcpy(ts->frame, t->frame, (t->depth < 2 ? t->depth : 2) * sizeof *t->frame);
+	return 0;
+}
+
 static void live(struct ringsrc *r, struct seen *s)
 {
 	ringsrc_snapshot(r);
@@ -180,6 +198,42 @@ int main(void)
 	       "the old image's ring freed, the new one's kept");
 	ringsrc_drain_gone(r, 0, 0, record, &s);
 	is_int(ring_slot_at(f, 8)->state, RING_FREE, "the end of the stream frees every ring");
+
+	/* aggregate mode: the thread's tree, handed over once it ended */
+	struct tseen ts = {0};
+	ringsrc_set_tree_fn(r, tree, &ts);
+	claim(f, 9, 400, 401, 1, 10);
+	ring_slot_at(f, 9)->mode = RING_MODE_AGG;
+	struct ring_agg *a = ring_agg_at(f, 9);
+	struct ring_agg_node *nd = ring_agg_nodes(a);
+	nd[1] = (struct ring_agg_node){.id = 1, .parent = 0, .count = 5, .total = 100};
+	nd[2] = (struct ring_agg_node){
+		.id = 2, .parent = 1, .count = 3, .total = 30, .unfinished = 1};
+	nd[3] = (struct ring_agg_node){.id = 3, .parent = 7, .count = 1}; /* a bad parent */
+	ring_agg_frames(a)[0] = (struct ring_agg_frame){.node = 1, .id = 1, .ts = 50};
+	ring_agg_frames(a)[1] = (struct ring_agg_frame){.node = 99, .id = 1, .ts = 60};
+	a->nodes = 4;
+	a->depth = 2;
+	a->last_ts = 90;
+	a->instants = 2;
+	memset(&s, 0, sizeof s);
+	live(r, &s);
+	is_int(ts.calls, 0, "no tree while the thread runs");
+	__atomic_store_n(&ring_slot_at(f, 9)->state, RING_DONE, __ATOMIC_RELEASE);
+	live(r, &s);
+	is_int(ts.calls, 1, "the tree once the thread ended");
+	is_int(ts.t.pid == 400 && ts.t.tid == 401 && ts.t.n == 4 && ts.t.depth == 2, 1,
+	       "of its thread, every node and open span");
+	is_int(ts.t.first_ts == 10 && ts.t.last_ts == 90 && ts.t.instants == 2, 1,
+	       "its extent and instants");
+	is_int(ts.node[2].count == 3 && ts.node[2].total == 30 && ts.node[2].unfinished == 1, 1,
+	       "node values as the target left them");
+	is_int(ts.node[3].parent, 0, "a parent that is not earlier becomes the root");
+	is_int(ts.frame[1].node, 4, "a frame naming no node is marked untracked (n)");
+	is_int(s.n, 0, "and no event record");
+	is_int(ring_slot_at(f, 9)->state == RING_FREE && a->nodes == 0 && nd[1].count == 0, 1,
+	       "the slot free, its tree zeroed");
+	ringsrc_set_tree_fn(r, NULL, NULL);
 
 	/* garbage: random slot tables and words never crash the reader, and
 	 * every record it makes is whole */
