@@ -355,6 +355,26 @@ static REC_NOI int rec_get_fd(void)
 	return n;
 }
 
+/* One round of waiting for room in a full pipe or ring: -1 when the caller
+ * must give up (an earlier wait timed out and nothing got through since, or
+ * *deadline passed), else 0 with the time in *now.  The first round sets
+ * *deadline: REC_WAIT_MS away, or while the process is ending, the end of the
+ * wait for its final records (bounded for the whole exit). */
+static REC_NOI int rec_wait_round(uint64_t *deadline, uint64_t *now)
+{
+	uint64_t final = atomic_load_explicit(&rec_exit_deadline, memory_order_relaxed);
+	if (!final && atomic_load_explicit(&rec_nowait, memory_order_relaxed))
+		return -1;
+	*now = rec_mono();
+	if (!*deadline)
+		*deadline = final ? final : *now + REC_WAIT_MS * UINT64_C(1000000);
+	if (*now >= *deadline) {
+		atomic_store(&rec_nowait, 1);
+		return -1;
+	}
+	return 0;
+}
+
 /* Writes one whole record.  A full pipe is waited on for at most REC_WAIT_MS
  * in all, and not at all after a timeout until some write succeeds again;
  * while the process exits, until rec_exit_deadline whatever happened before.
@@ -376,19 +396,9 @@ static REC_NOI int rec_write(const void *buf, size_t len)
 		if (errno == EINTR)
 			continue;
 		if (errno == EAGAIN) {
-			/* the process is ending: the final records are worth a
-			 * longer wait, bounded for the whole exit */
-			uint64_t final =
-				atomic_load_explicit(&rec_exit_deadline, memory_order_relaxed);
-			if (!final && atomic_load_explicit(&rec_nowait, memory_order_relaxed))
+			uint64_t now;
+			if (rec_wait_round(&deadline, &now) != 0)
 				return -1;
-			uint64_t now = rec_mono();
-			if (!deadline)
-				deadline = final ? final : now + REC_WAIT_MS * UINT64_C(1000000);
-			if (now >= deadline) {
-				atomic_store(&rec_nowait, 1);
-				return -1;
-			}
 			struct pollfd p = {fd, POLLOUT, 0};
 			int ms = (int)((deadline - now + 999999) / 1000000);
 			if (poll(&p, 1, ms) < 0 && errno != EINTR)
@@ -554,16 +564,9 @@ static REC_NOI int rec_ring_reserve(struct rec_thread *t, unsigned need)
 		/* full: wait for the reader as rec_write waits for a full pipe */
 		t->lim = t->pos;
 		rec_ring_kick(t);
-		uint64_t final = atomic_load_explicit(&rec_exit_deadline, memory_order_relaxed);
-		if (!final && atomic_load_explicit(&rec_nowait, memory_order_relaxed))
+		uint64_t now;
+		if (rec_wait_round(&deadline, &now) != 0)
 			return -1;
-		uint64_t now = rec_mono();
-		if (!deadline)
-			deadline = final ? final : now + REC_WAIT_MS * UINT64_C(1000000);
-		if (now >= deadline) {
-			atomic_store(&rec_nowait, 1);
-			return -1;
-		}
 		if (++spins < REC_SPINS) { /* the reader is draining: it frees room in us */
 #if REC_HAVE_TSC
 			for (int i = 0; i < 64; i++)
