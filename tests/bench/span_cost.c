@@ -68,6 +68,18 @@ static NOI NOINLINE void null_end(const char *name)
 	null_pos = (p + 1) & (NULL_RING - 1);
 }
 
+/* Two timestamp reads back to back: the floor of any timestamped pair. */
+static NOI double cost_tsc2(long n)
+{
+	uint64_t t0 = cost_now(), sink = 0;
+	for (long i = 0; i < n; i++) {
+		sink += __rdtsc();
+		sink ^= __rdtsc();
+	}
+	null_ring[0] = sink;
+	return (double)(cost_now() - t0) / (double)n;
+}
+
 static NOI double cost_null(long n)
 {
 	uint64_t t0 = cost_now();
@@ -361,7 +373,7 @@ NOI int main(int argc, char **argv)
 		cost_calls(n / 10, instr_leaf);
 		double a = cost_calls(n, plain_leaf), s = cost_calls(n, instr_leaf);
 		double b = cost_calls(n, plain_leaf);
-		printf("plain %.2f\ninstr %.2f\n", (a + b) / 2, s);
+		printf("plain %.2f\ninstr %.2f\ntsc2 %.2f\n", (a + b) / 2, s, cost_tsc2(n));
 	} else {
 		fprintf(stderr, "span_cost: unknown mode '%s'\n", argv[1]);
 		return 2;
