@@ -1124,7 +1124,7 @@ static void test_size(bool decode)
  * deltas from 1 ns to over 16 us. */
 static void test_wide(void)
 {
-	static char names[300][8];
+	static char names[300][16];
 	for (int i = 0; i < 300; i++)
 		snprintf(names[i], sizeof names[i], "n%03d", i);
 	struct feed f;
