@@ -911,13 +911,25 @@ static REC_HOT void rec_agg_close(struct rec_thread *t, const struct ring_agg_fr
 	n->unfinished += (unsigned)unfinished;
 }
 
-/* An end that does not name the innermost open span: the spans inside the
- * one it names close unfinished, or it is counted unmatched. */
-static REC_NOI __attribute__((noinline)) void rec_agg_mismatch(struct rec_thread *t, uint32_t id,
-							       uint64_t now)
+/* Whether open span k (0: outermost) has the name of the end of key, id:
+ * the same id, or (as spanstat matches names by their text) a name at
+ * another address with the same text. */
+static REC_NOI int rec_agg_same(const struct rec_thread *t, uint32_t k, uint64_t key, uint32_t id)
+{
+	if (t->aframe[k].id == id)
+		return 1;
+	if (k >= REC_STACK || t->depth != t->adepth || ((key | t->stk[k]) & REC_CODE_TAG))
+		return 0;
+	return strcmp((const char *)(uintptr_t)t->stk[k], (const char *)(uintptr_t)key) == 0;
+}
+
+/* An end that does not name the innermost open span by id: the spans inside
+ * the one it names close unfinished, or it is counted unmatched. */
+static REC_NOI __attribute__((noinline)) void rec_agg_mismatch(struct rec_thread *t, uint64_t key,
+							       uint32_t id, uint64_t now)
 {
 	uint32_t k = t->adepth;
-	while (k > 0 && t->aframe[k - 1].id != id)
+	while (k > 0 && !rec_agg_same(t, k - 1, key, id))
 		k--;
 	if (k == 0) {
 		t->agg->unmatched++;
@@ -930,7 +942,7 @@ static REC_NOI __attribute__((noinline)) void rec_agg_mismatch(struct rec_thread
 	t->agg->depth = k - 1;
 }
 
-static REC_HOT void rec_agg_end(struct rec_thread *t, uint32_t id, uint64_t now)
+static REC_HOT void rec_agg_end(struct rec_thread *t, uint64_t key, uint32_t id, uint64_t now)
 {
 	t->agg->last_ts = now;
 	if (unlikely(t->aover)) {
@@ -944,7 +956,7 @@ static REC_HOT void rec_agg_end(struct rec_thread *t, uint32_t id, uint64_t now)
 	}
 	const struct ring_agg_frame *f = &t->aframe[d - 1];
 	if (unlikely(f->id != id)) {
-		rec_agg_mismatch(t, id, now);
+		rec_agg_mismatch(t, key, id, now);
 		return;
 	}
 	rec_agg_close(t, f, now, 0);
@@ -953,12 +965,13 @@ static REC_HOT void rec_agg_end(struct rec_thread *t, uint32_t id, uint64_t now)
 }
 
 /* One event of a thread that aggregates. */
-static REC_HOT void rec_agg_op(struct rec_thread *t, uint32_t id, uint64_t op, uint64_t now)
+static REC_HOT void rec_agg_op(struct rec_thread *t, uint64_t key, uint32_t id, uint64_t op,
+			       uint64_t now)
 {
 	if (op == REC_OP(WIRE_OP_BEGIN)) {
 		rec_agg_begin(t, id, now);
 	} else if (op == REC_OP(WIRE_OP_END)) {
-		rec_agg_end(t, id, now);
+		rec_agg_end(t, key, id, now);
 	} else {
 		t->agg->last_ts = now;
 		if (op == REC_OP(WIRE_OP_INSTANT))
@@ -984,7 +997,7 @@ static REC_NOI void rec_emit(struct rec_thread *t, uint64_t key, uint64_t op, ui
 		c->word = (uint64_t)id << WIRE_ID_SHIFT;
 	}
 	if (t->agg) {
-		rec_agg_op(t, (uint32_t)(c->word >> WIRE_ID_SHIFT), op, now);
+		rec_agg_op(t, key, (uint32_t)(c->word >> WIRE_ID_SHIFT), op, now);
 		return;
 	}
 	if ((int64_t)(now - t->last) < 0) /* another CPU's TSC a little behind */
@@ -1206,7 +1219,7 @@ static REC_HOT void rec_event_agg(uint64_t key, uint64_t op)
 	if (likely(t != NULL && t->agg != NULL)) {
 		const struct rec_centry *c = &t->cache[rec_hash(key)];
 		if (likely(c->key == key)) {
-			rec_agg_op(t, (uint32_t)(c->word >> WIRE_ID_SHIFT), op, now);
+			rec_agg_op(t, key, (uint32_t)(c->word >> WIRE_ID_SHIFT), op, now);
 			if (op == REC_OP(WIRE_OP_BEGIN))
 				rec_push(t, key);
 			else if (op == REC_OP(WIRE_OP_END))

@@ -264,3 +264,16 @@ work 4'
 	assert_line --regexp ' tab\\x09here\\x0anewline$'
 	refute_line --regexp '^newline'
 }
+
+@test "a name at two addresses with the same text is one name, aggregated or streamed" {
+	local st opts
+	st=$(build_workload span_sametext $(span_link_flags))
+	for opts in "" --perfetto=s.pftrace; do
+		# shellcheck disable=SC2086 # opts is one option or none
+		run "$SPANSTAT" --json=s.json --spans $opts -- "$st"
+		assert_success
+		assert_equal "$(jq -c '[.spans.decode.unmatched, .spans.decode.unfinished]' s.json)" '[0,0]'
+		assert_equal "$(jq -c '[.spans.merged.nodes[] | [.depth, .name, .count]]' s.json)" \
+			'[[0,"same",5],[1,"in",5]]'
+	done
+}
