@@ -35,7 +35,7 @@ struct cli {
 	unsigned runs, interval_ms;
 	const char *sep;
 	const char *path[OUT_MAX]; /* OUT_SUMMARY: -o FILE or NULL for stderr */
-	bool append, spans_table, spans_location, folded_threads, list;
+	bool append, spans_table, spans_location, folded_threads, list, compensate;
 	enum demangle_mode demangle;
 	struct spanfilter filter;
 	struct outfile out[OUT_MAX];
@@ -208,6 +208,9 @@ static void parse(struct cli *c, int argc, char **argv)
 			break;
 		case OPT_FOLDED:
 			c->path[OUT_FOLDED] = optarg;
+			break;
+		case OPT_COMPENSATE:
+			c->compensate = true;
 			break;
 		case OPT_FOLDED_THREADS:
 			c->folded_threads = true;
@@ -416,6 +419,7 @@ int main(int argc, char **argv)
 		.preload = preload,
 		.filter = &c.filter,
 		.demangle = c.demangle,
+		.compensate = c.compensate,
 		.writers = c.wv,
 		.nwriters = c.nw,
 	};

@@ -52,6 +52,8 @@ const struct opt_def options_table[] = {
 	 0},
 	{OPT_EXCLUDE, 0, "exclude", "GLOB",
 	 "send no span whose name matches GLOB, nor any span under it; repeatable", 0},
+	{OPT_COMPENSATE, 0, "compensate", NULL,
+	 "take the instrumentation's own measured cost out of every span's time", 0},
 	{OPT_LIST, 0, "list", NULL, "list the events usable here (optionally matching PATTERN)", 0},
 	{OPT_HELP, 'h', "help", NULL, "show this help", 0},
 	{OPT_VERSION, 'V', "version", NULL, "show spanstat's version", 0},

@@ -26,6 +26,7 @@ enum opt_id {
 	OPT_MAX_DEPTH,
 	OPT_FILTER,
 	OPT_EXCLUDE,
+	OPT_COMPENSATE,
 };
 
 struct opt_def {

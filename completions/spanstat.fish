@@ -56,6 +56,7 @@ complete -c spanstat -n __spanstat_no_command -l spans -d 'Collect spans; print 
 complete -c spanstat -n __spanstat_no_command -l demangle -x -a 'simple full no' -d 'How C++ function names show'
 complete -c spanstat -n __spanstat_no_command -l folded -r -F -d 'Write spans as folded stacks to FILE'
 complete -c spanstat -n __spanstat_no_command -l folded-threads -d 'Root folded stacks in process and thread'
+complete -c spanstat -n __spanstat_no_command -l compensate -d 'Take the instrumentation\'s own cost out of span times'
 complete -c spanstat -n __spanstat_no_command -l json -r -F -d 'Write the results as JSON to FILE'
 complete -c spanstat -n __spanstat_no_command -l perfetto -r -F -d 'Write a Perfetto trace to FILE'
 complete -c spanstat -n __spanstat_no_command -l min-duration -x -d 'Send no span shorter than TIME (500ns, 2us, 1ms)'

@@ -78,6 +78,9 @@ struct decoder {
 	struct u64map procs; /* pid -> struct dproc */
 	uint32_t ndefined;
 	struct normaliser *norm;
+	uint64_t calib_mns; /* WIRE_CALIB: the processes' costs per event, in
+			     * thousandths of a ns, summed */
+	uint64_t calib_n;   /* how many processes told it */
 	struct wireframe frame;
 	decoder_hook_fn hook; /* sees each record of the byte stream first */
 	void *hook_ctx;
@@ -475,6 +478,18 @@ static void decode_record(struct decoder *d, const struct wire_hdr *h, const uin
 		ok = true;
 		break;
 	}
+	case WIRE_CALIB: {
+		struct wire_calib c;
+		if (paylen != sizeof c || !(p = decode_proc(d, h->pid)))
+			break;
+		memcpy(&c, pl, sizeof c);
+		if (c.milli_per_event && c.milli_per_event < UINT64_C(1) << 40) {
+			d->calib_mns += decoder_dur_ns(d, p->pid, c.milli_per_event);
+			d->calib_n++;
+		}
+		ok = true;
+		break;
+	}
 	case WIRE_KICK: /* a wake-up for the ring reader, nothing to decode */
 		ok = paylen == 0;
 		break;
@@ -601,6 +616,11 @@ uint64_t decoder_ts_ns(const struct decoder *d, uint32_t pid, uint64_t ts)
 {
 	const struct dproc *p = decode_proc(d, pid);
 	return p ? decode_ns(p, ts) : 0;
+}
+
+double decoder_event_cost_ns(const struct decoder *d)
+{
+	return d->calib_n ? (double)d->calib_mns / 1000.0 / (double)d->calib_n : 0;
 }
 
 void decoder_count(struct decoder *d, uint64_t spans, uint64_t unfinished, uint64_t unmatched)

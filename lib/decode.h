@@ -76,6 +76,9 @@ uint32_t decoder_name_of(const struct decoder *d, uint32_t pid, uint32_t id);
 uint64_t decoder_dur_ns(const struct decoder *d, uint32_t pid, uint64_t dur);
 uint64_t decoder_ts_ns(const struct decoder *d, uint32_t pid, uint64_t ts);
 void decoder_count(struct decoder *d, uint64_t spans, uint64_t unfinished, uint64_t unmatched);
+/* What one event costs the target, in ns, as the library measured it at its
+ * start (WIRE_CALIB; the mean over the processes that told it); 0: unknown. */
+double decoder_event_cost_ns(const struct decoder *d);
 /* End of stream: partial record counted as bad, open spans closed. */
 void decoder_finish(struct decoder *d);
 const struct decode_stats *decoder_stats(const struct decoder *d);

@@ -414,6 +414,25 @@ static cJSON *json_spans(const struct report *r)
 	json_u64(d, "over_limit", ds->over_limit);
 	json_u64(d, "clock_unknown", ds->clock_unknown);
 	json_u64(d, "untracked", r->spans ? r->spans->untracked : 0);
+
+	cJSON *ov = cJSON_AddObjectToObject(o, "overhead");
+	uint64_t events = st ? 2 * ds->spans + st->instants + st->counters : 0;
+	double cpu = (double)(r->ru.utime_ns + r->ru.stime_ns) * (r->nruns ? r->nruns : 1);
+	json_u64(ov, "events", events);
+	if (r->event_cost_ns > 0) {
+		cJSON_AddNumberToObject(ov, "ns_per_event", r->event_cost_ns);
+		json_u64(ov, "total_ns", (uint64_t)(r->event_cost_ns * (double)events));
+	} else {
+		cJSON_AddNullToObject(ov, "ns_per_event");
+		cJSON_AddNullToObject(ov, "total_ns");
+	}
+	if (r->event_cost_ns > 0 && cpu > 0)
+		cJSON_AddNumberToObject(ov, "cpu_fraction",
+					r->event_cost_ns * (double)events / cpu);
+	else
+		cJSON_AddNullToObject(ov, "cpu_fraction");
+	cJSON_AddBoolToObject(ov, "compensated", r->compensated);
+	json_u64(ov, "removed_ns", r->removed_ns);
 	return o;
 }
 

@@ -68,6 +68,9 @@ struct report {
 	const struct spantree *spans;
 	const struct decode_stats *dstats;
 	uint64_t span_wall_ns; /* wall time the spans' shares refer to */
+	double event_cost_ns;  /* the instrumentation's cost per event (0: unknown) */
+	bool compensated;      /* --compensate: that cost is out of the span times */
+	uint64_t removed_ns;   /* what --compensate took out of the self times */
 };
 
 #endif

@@ -616,6 +616,11 @@ static int session_report(struct session *s, struct report *rep, struct count **
 		rep->spans = &s->tree;
 		rep->dstats = decoder_stats(s->dec);
 		rep->span_wall_ns = (uint64_t)e;
+		rep->event_cost_ns = decoder_event_cost_ns(s->dec);
+		if (s->o->compensate && rep->event_cost_ns > 0) {
+			rep->removed_ns = spantree_compensate(&s->tree, rep->event_cost_ns);
+			rep->compensated = true;
+		}
 	}
 	return 0;
 }

@@ -22,6 +22,7 @@ struct session_opts {
 	const char *preload;		 /* libspanstat.so to LD_PRELOAD when collecting */
 	const struct spanfilter *filter; /* spans the target should not send, or NULL */
 	enum demangle_mode demangle;	 /* how function names show */
+	bool compensate;		 /* take the instrumentation's cost out of span times */
 	struct writer *const *writers;
 	size_t nwriters;
 };

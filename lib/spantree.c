@@ -346,6 +346,38 @@ int spantree_import(struct spantree *st, const struct span_import *im)
 	return 0;
 }
 
+uint64_t spantree_compensate(struct spantree *st, double event_ns)
+{
+	uint64_t removed = 0;
+	for (size_t k = 0; k < st->nthread; k++) {
+		struct span_tree *t = st->thread[k];
+		uint64_t *below = calloc(t->n ? t->n : 1, sizeof *below);
+		if (!below)
+			continue;
+		/* spans under each node, children before parents (parents' indexes
+		 * are always lower) */
+		for (uint32_t i = t->n; i-- > 1;)
+			below[t->node[i].parent] += below[i] + t->node[i].count;
+		uint64_t self_before = 0, self_after = 0;
+		for (uint32_t i = 1; i < t->n; i++)
+			self_before += span_node_self(&t->node[i]);
+		for (uint32_t i = 1; i < t->n; i++) {
+			struct span_node *n = &t->node[i];
+			double cut = event_ns * ((double)n->count + 2.0 * (double)below[i]);
+			n->total_ns = cut >= (double)n->total_ns ? 0 : n->total_ns - (uint64_t)cut;
+		}
+		for (uint32_t i = 0; i < t->n; i++)
+			t->node[i].child_ns = 0;
+		for (uint32_t i = 1; i < t->n; i++)
+			t->node[t->node[i].parent].child_ns += t->node[i].total_ns;
+		for (uint32_t i = 1; i < t->n; i++)
+			self_after += span_node_self(&t->node[i]);
+		removed += self_before > self_after ? self_before - self_after : 0;
+		free(below);
+	}
+	return removed;
+}
+
 int spantree_merge(const struct spantree *st, struct span_tree *out)
 {
 	if (span_tree_init(out, 0, 0) < 0)

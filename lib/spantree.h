@@ -72,6 +72,12 @@ struct span_import {
 };
 /* 0, or -ENOMEM (what could not be kept counts as untracked). */
 int spantree_import(struct spantree *st, const struct span_import *im);
+/* Removes the instrumentation's own cost from every span's time (--compensate):
+ * a span holds about one event of its own (half its begin, half its end) and
+ * two whole events per span below it, each costing event_ns; totals never go
+ * below zero, and parents' child times follow.  Returns the ns removed from
+ * the self times, in all. */
+uint64_t spantree_compensate(struct spantree *st, double event_ns);
 /* Merge every thread's tree into out (matching paths by name); out needs no
  * initialisation and is released with span_tree_release.  0 or -ENOMEM. */
 int spantree_merge(const struct spantree *st, struct span_tree *out);

@@ -429,6 +429,32 @@ static void summary_span_problems(FILE *fp, const struct decode_stats *d, uint64
 		fputs("\n\n", fp);
 }
 
+/* The instrumentation's own cost: events recorded, what each costs the
+ * target as the library measured it, their share of the target's CPU time,
+ * and whether --compensate took it out of the span times above. */
+static void summary_overhead(FILE *fp, const struct report *r)
+{
+	const struct spantree *st = r->spans;
+	uint64_t events = 2 * r->dstats->spans + st->instants + st->counters;
+	if (!events || r->event_cost_ns <= 0)
+		return;
+	char n[48], total[48];
+	double ns = r->event_cost_ns * (double)events;
+	double cpu = (double)(r->ru.utime_ns + r->ru.stime_ns) * (r->nruns ? r->nruns : 1);
+	fmt_grouped_u64(n, sizeof n, events);
+	fmt_duration(total, sizeof total, (uint64_t)ns);
+	fprintf(fp, " instrumentation: %s events, about %.1f ns each: %s", n, r->event_cost_ns,
+		total);
+	if (cpu > 0)
+		fprintf(fp, ", %.0f%% of the target's CPU time", 100.0 * ns / cpu);
+	if (r->compensated) {
+		fmt_duration(total, sizeof total, r->removed_ns);
+		fprintf(fp, "; taken out of the span times above (--compensate: %s of self time)",
+			total);
+	}
+	fputs("\n\n", fp);
+}
+
 static int summary_spans(FILE *fp, const struct report *r, bool where)
 {
 	struct span_tree merged;
@@ -451,6 +477,8 @@ static int summary_spans(FILE *fp, const struct report *r, bool where)
 		span_tree_release(&merged);
 	if (r->dstats)
 		summary_span_problems(fp, r->dstats, r->spans ? r->spans->untracked : 0);
+	if (any && r->dstats)
+		summary_overhead(fp, r);
 	return err;
 }
 

@@ -71,6 +71,7 @@ enum wire_type {
 			       * WIRE_EXIT carry drops; readers still count it) */
 	WIRE_KICK = 8,	      /* no payload: a thread's ring (ring.h) is filling up,
 			       * come and drain it; carries no data */
+	WIRE_CALIB = 9,	      /* struct wire_calib: what one event costs the process */
 };
 
 enum wire_op {
@@ -123,6 +124,14 @@ struct wire_name {
 	uint16_t len;  /* bytes that follow, padded to 8 */
 	uint64_t addr; /* WIRE_NAME_CODE: the function's address */
 	uint64_t base; /* WIRE_NAME_CODE: load base of its object */
+};
+
+/* WIRE_CALIB: the library's own cost per event in this process, measured at
+ * its start (the fastest of repeated tight loops of begin/end through the
+ * path its events take), in thousandths of its clock's unit. */
+struct wire_calib {
+	uint64_t milli_per_event;
+	uint64_t reserved;
 };
 
 /* WIRE_EXIT: the process is ending; open spans are closed at `ts`.  A

@@ -277,3 +277,40 @@ work 4'
 			'[[0,"same",5],[1,"in",5]]'
 	done
 }
+
+@test "the span table says what the instrumentation cost the target, and the JSON too" {
+	local opts
+	for opts in "" --perfetto=s.pftrace; do
+		# shellcheck disable=SC2086 # opts is one option or none
+		run "$SPANSTAT" --spans --json=o.json $opts -- "$SPAN_THREADS"
+		assert_success
+		assert_line --regexp "^ instrumentation: [0-9,]+ events, about [0-9.]+ ns each: [0-9.]+ .s, [0-9]+% of the target's CPU time$"
+		# two events per span, one per instant and counter value, exactly
+		assert_equal "$(jq '.spans.overhead.events == 2 * .spans.decode.spans + .spans.instants + .spans.counters' o.json)" true
+		assert_equal "$(jq '.spans.overhead | .ns_per_event > 0 and .total_ns > 0 and .cpu_fraction > 0' o.json)" true
+		assert_equal "$(jq -c '.spans.overhead | [.compensated, .removed_ns]' o.json)" '[false,0]'
+	done
+}
+
+@test "--compensate takes that cost out of the span times, never below zero, and says so" {
+	run "$SPANSTAT" --spans --compensate --json=o.json --folded=o.folded -- "$SPAN_THREADS"
+	assert_success
+	assert_line --regexp "^ instrumentation: .*; taken out of the span times above \(--compensate: [0-9.]+ .s of self time\)$"
+	assert_equal "$(jq '.spans.overhead | .compensated and .removed_ns > 0' o.json)" true
+	# every time is still a time: nothing below zero, no self above its total
+	assert_equal "$(jq '[.spans.merged.nodes[], .spans.threads[].nodes[]
+		| .self_ns >= 0 and .total_ns >= .self_ns] | all' o.json)" true
+	# the folded values are the compensated self times
+	assert_equal "$(awk '{ s += $NF } END { print s }' o.folded)" \
+		"$(jq '[.spans.merged.nodes[] | .self_ns] | add' o.json)"
+	# counts are untouched
+	run "$SPANSTAT" --spans --compensate -- "$SPAN_THREADS"
+	compensated=$(span_counts path | sort)
+	run "$SPANSTAT" --spans -- "$SPAN_THREADS"
+	assert_equal "$compensated" "$(span_counts path | sort)"
+}
+
+@test "--compensate is listed in --help" {
+	run "$SPANSTAT" --help
+	assert_output --partial '--compensate'
+}
