@@ -1048,6 +1048,15 @@ static REC_HOT void rec_pop(struct rec_thread *t)
 		t->depth--;
 }
 
+/* Follows an event on the shadow stack. */
+static REC_HOT void rec_track(struct rec_thread *t, uint64_t key, uint64_t op)
+{
+	if (op == REC_OP(WIRE_OP_BEGIN))
+		rec_push(t, key);
+	else if (op == REC_OP(WIRE_OP_END))
+		rec_pop(t);
+}
+
 /* Everything the hot path does not handle.  `now` was read on entry. */
 static REC_NOI __attribute__((noinline)) void rec_event_slow(uint64_t key, uint64_t op,
 							     uint64_t now, int has_val, int64_t val)
@@ -1062,10 +1071,7 @@ static REC_NOI __attribute__((noinline)) void rec_event_slow(uint64_t key, uint6
 		return;
 	}
 	rec_emit(t, key, op, now, has_val, val);
-	if (op == REC_OP(WIRE_OP_BEGIN))
-		rec_push(t, key);
-	else if (op == REC_OP(WIRE_OP_END))
-		rec_pop(t);
+	rec_track(t, key, op);
 	atomic_store(&t->busy, 0);
 }
 
@@ -1220,10 +1226,7 @@ static REC_HOT void rec_event_agg(uint64_t key, uint64_t op)
 		const struct rec_centry *c = &t->cache[rec_hash(key)];
 		if (likely(c->key == key)) {
 			rec_agg_op(t, key, (uint32_t)(c->word >> WIRE_ID_SHIFT), op, now);
-			if (op == REC_OP(WIRE_OP_BEGIN))
-				rec_push(t, key);
-			else if (op == REC_OP(WIRE_OP_END))
-				rec_pop(t);
+			rec_track(t, key, op);
 			return;
 		}
 	}
@@ -1250,10 +1253,7 @@ static REC_HOT void rec_event(uint64_t key, uint64_t op)
 			*p = c->word | op | delta;
 			t->pos = p + 1;
 			t->last = now;
-			if (op == REC_OP(WIRE_OP_BEGIN))
-				rec_push(t, key);
-			else if (op == REC_OP(WIRE_OP_END))
-				rec_pop(t);
+			rec_track(t, key, op);
 			return;
 		}
 	}
