@@ -32,12 +32,14 @@ count() {
 }
 
 @test "_exit and _Exit lose no span, and the process's end is seen" {
-	local how
-	for how in _exit _Exit; do
-		run "$SPANSTAT" --json=x.json --spans -e task-clock -- "$EXITW" "$how"
-		assert_failure 3
-		assert_equal "$(count work x.json)" 100
-		assert_equal "$(jq -c '.spans.decode | [.no_exit, .unfinished, .dropped]' x.json)" "[0,0,0]"
+	local how mode
+	for mode in aggregate stream; do
+		for how in _exit _Exit; do
+			run "$SPANSTAT" $(mode_opts "$mode") --json=x.json --spans -e task-clock -- "$EXITW" "$how"
+			assert_failure 3
+			assert_equal "$(count work x.json)" 100
+			assert_equal "$(jq -c '.spans.decode | [.no_exit, .unfinished, .dropped]' x.json)" "[0,0,0]"
+		done
 	done
 }
 
@@ -91,17 +93,19 @@ count() {
 
 @test "a stack overflow still sends every span it recorded (alternate signal stack)" {
 	ulimit -c 0
-	run "$SPANSTAT" --json=x.json --spans -e task-clock -- "$OVERFLOW"
-	assert_failure 139
-	assert_equal "$(jq '.exit.signal' x.json)" 11
-	# the handler ran: the exit record came, and every span open at the
-	# death arrived and was closed by spanstat
-	local levels
-	levels=$(count recurse x.json)
-	echo "levels: $levels"
-	[ "$levels" -ge 30 ]
-	assert_equal "$(count outer x.json)" 1
-	assert_equal "$(jq -c '.spans.decode | [.no_exit, .unfinished - '"$levels"']' x.json)" "[0,1]"
+	local mode levels
+	for mode in aggregate stream; do
+		run "$SPANSTAT" $(mode_opts "$mode") --json=x.json --spans -e task-clock -- "$OVERFLOW"
+		assert_failure 139
+		assert_equal "$(jq '.exit.signal' x.json)" 11
+		# the handler ran: the exit record came, and every span open at
+		# the death arrived and was closed by spanstat
+		levels=$(count recurse x.json)
+		echo "$mode: levels: $levels"
+		[ "$levels" -ge 30 ]
+		assert_equal "$(count outer x.json)" 1
+		assert_equal "$(jq -c '.spans.decode | [.no_exit, .unfinished - '"$levels"']' x.json)" "[0,1]"
+	done
 }
 
 # tree FILE: "depth name count" of every merged node, in the JSON's order
