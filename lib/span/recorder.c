@@ -51,6 +51,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -99,7 +100,7 @@
 #define REC_ALTSTACK (64u << 10)    /* per-thread signal stack: a stack overflow still flushes */
 #define REC_STACK 1024u		    /* open spans followed per thread */
 #define REC_JMPS 8u		    /* setjmp buffers remembered per thread */
-#define REC_SPINS 2000u		    /* a full ring: polls (about 1 us each) before naps */
+#define REC_SPINS 2000u		    /* a full ring: yields to the reader before naps */
 #define REC_ON 1		    /* rec_on: recording */
 #define REC_ON_FILTERED 2	    /* rec_on: recording through the filters */
 #define REC_ON_AGG 3		    /* rec_on: aggregating in the thread's tree (ring.h) */
@@ -568,10 +569,7 @@ static REC_NOI int rec_ring_reserve(struct rec_thread *t, unsigned need)
 		if (rec_wait_round(&deadline, &now) != 0)
 			return -1;
 		if (++spins < REC_SPINS) { /* the reader is draining: it frees room in us */
-#if REC_HAVE_TSC
-			for (int i = 0; i < 64; i++)
-				_mm_pause();
-#endif
+			sched_yield();	   /* and may need this very core to do it */
 			continue;
 		}
 		struct timespec nap = {0, 20000};
