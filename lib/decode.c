@@ -623,8 +623,10 @@ double decoder_event_cost_ns(const struct decoder *d)
 	return d->calib_n ? (double)d->calib_mns / 1000.0 / (double)d->calib_n : 0;
 }
 
-void decoder_count(struct decoder *d, uint64_t spans, uint64_t unfinished, uint64_t unmatched)
+void decoder_count(struct decoder *d, uint64_t spans, uint64_t unfinished, uint64_t unmatched,
+		   uint64_t over_limit)
 {
+	decode_add(&d->stats.over_limit, over_limit);
 	decode_add(&d->stats.spans, spans);
 	decode_add(&d->stats.unfinished, unfinished);
 	decode_add(&d->stats.unmatched, unmatched);

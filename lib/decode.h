@@ -75,7 +75,8 @@ void decoder_set_hook(struct decoder *d, decoder_hook_fn fn, void *ctx);
 uint32_t decoder_name_of(const struct decoder *d, uint32_t pid, uint32_t id);
 uint64_t decoder_dur_ns(const struct decoder *d, uint32_t pid, uint64_t dur);
 uint64_t decoder_ts_ns(const struct decoder *d, uint32_t pid, uint64_t ts);
-void decoder_count(struct decoder *d, uint64_t spans, uint64_t unfinished, uint64_t unmatched);
+void decoder_count(struct decoder *d, uint64_t spans, uint64_t unfinished, uint64_t unmatched,
+		   uint64_t over_limit);
 /* What one event costs the target, in ns, as the library measured it at its
  * start (WIRE_CALIB; the mean over the processes that told it); 0: unknown. */
 double decoder_event_cost_ns(const struct decoder *d);

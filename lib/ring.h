@@ -58,9 +58,9 @@
 #define RING_HEAD_BYTES (64u + RING_SLOTS * RING_SLOT_BYTES) /* 32832: table */
 #define RING_DATA_OFF (64u << 10)			     /* rings start here */
 #define RING_AGG_OFF ((uint64_t)RING_DATA_OFF + (uint64_t)RING_SLOTS * RING_WORDS * 8u)
-#define RING_AGG_BYTES (1u << 20) /* per slot: struct ring_agg, nodes, frames */
-#define RING_AGG_NODES 16384u	  /* nodes per thread's tree, the root included */
-#define RING_AGG_DEPTH 8192u	  /* open spans followed per thread */
+#define RING_AGG_BYTES (4u << 20) /* per slot: struct ring_agg, nodes, frames */
+#define RING_AGG_NODES 81920u	  /* nodes per thread's tree, the root included */
+#define RING_AGG_DEPTH 4096u	  /* open spans followed per thread: the normaliser's */
 #define RING_FILE_BYTES (RING_AGG_OFF + (uint64_t)RING_SLOTS * RING_AGG_BYTES)
 
 enum ring_state {
@@ -122,10 +122,11 @@ struct ring_agg {
 	uint64_t instants;  /* instants it recorded */
 	uint64_t counters;  /* counter values it recorded */
 	uint64_t unmatched; /* ends that matched no open span */
-	uint64_t untracked; /* spans not kept: the tree or the stack was full */
+	uint64_t untracked; /* spans not kept: the tree was full */
 	uint32_t nodes;	    /* nodes in use, the root included */
 	uint32_t depth;	    /* open spans (frames in use) */
-	uint64_t pad[2];
+	uint64_t deep;	    /* spans not kept: deeper than RING_AGG_DEPTH */
+	uint64_t pad;
 };
 
 struct ring_agg_node {

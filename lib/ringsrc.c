@@ -208,9 +208,9 @@ static int rs_tree(struct ringsrc *r, unsigned i)
 	}
 	struct ring_agg h;
 	memcpy(&h, a, sizeof h);
-	struct ringsrc_tree t = {q->pid,     q->tid,	 q->base,     h.last_ts,
-				 h.instants, h.counters, h.unmatched, h.untracked,
-				 h.nodes,    h.depth,	 r->tnode,    r->tframe};
+	struct ringsrc_tree t = {q->pid,     q->tid,	  q->base,     h.last_ts, h.instants,
+				 h.counters, h.unmatched, h.untracked, h.deep,	  h.nodes,
+				 h.depth,    r->tnode,	  r->tframe};
 	if (t.n > RING_AGG_NODES)
 		t.n = RING_AGG_NODES;
 	if (t.n == 0)

@@ -29,6 +29,7 @@
 #include "counters.h"
 #include "decode.h"
 #include "launch.h"
+#include "normalise.h"
 #include "ringsrc.h"
 #include "sigrelay.h"
 #include "spanclock.h"
@@ -172,6 +173,9 @@ static int session_ring_record(void *ctx, const void *rec, size_t len)
 	return decoder_record(s->dec, rec, len);
 }
 
+_Static_assert(RING_AGG_DEPTH == NORM_MAX_DEPTH,
+	       "an aggregating thread follows as many open spans as the normaliser");
+
 /* A thread's call tree, aggregated in the target (ring.h's aggregate mode):
  * its names and clock are its process's, as the decoder knows them; spans
  * still open close unfinished at the thread's last event, as the normaliser
@@ -224,7 +228,7 @@ static int session_ring_tree(void *ctx, const struct ringsrc_tree *t)
 				 t->counters,
 				 t->untracked};
 	int r = spantree_import(&s->tree, &im);
-	decoder_count(s->dec, spans, unf, t->unmatched);
+	decoder_count(s->dec, spans, unf, t->unmatched, t->deep);
 	free(u32);
 	free(u64);
 	return r;

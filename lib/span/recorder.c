@@ -876,7 +876,7 @@ static REC_HOT void rec_agg_begin(struct rec_thread *t, uint32_t id, uint64_t no
 	uint32_t d = t->adepth;
 	if (unlikely(d >= RING_AGG_DEPTH)) {
 		t->aover++;
-		t->agg->untracked++;
+		t->agg->deep++;
 		return;
 	}
 	struct ring_agg_node *nd = t->anode;

@@ -432,3 +432,17 @@ print(names == sorted([b"bad\xff\xfe", b"trunc\xe2\x82", b"pct%41", "caf\u00e9".
 print(urllib.parse.unquote_to_bytes(d["command"][2]) == b"arg\xff%")' bytes.json
 	assert_output $'True\nTrue'
 }
+
+@test "deeper than spanstat follows: the same spans kept and refused, aggregated or streamed" {
+	local opts
+	for opts in "" --perfetto=deep.pftrace; do
+		# shellcheck disable=SC2086 # opts is one option or none
+		run "$SPANSTAT" --json=deep.json --spans $opts -e task-clock -- "$DEEP" 10000
+		assert_success
+		# 4096 open spans are followed per thread; the rest are refused,
+		# counted, and their ends do not unbalance what was kept
+		assert_equal "$(jq -c '[(.spans.merged.nodes | length), .spans.decode.spans,
+			.spans.decode.over_limit, .spans.decode.unmatched, .spans.decode.unfinished]' deep.json)" \
+			'[4096,4096,5905,0,0]'
+	done
+}
