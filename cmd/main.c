@@ -32,6 +32,9 @@ static const char *const optname[OUT_MAX] = {"--output", "--folded", "--json", "
 
 struct cli {
 	struct evlist evl;
+	struct evlist span_evl; /* --span-events */
+	bool span_allocs, no_off_cpu;
+	const char *weight; /* --weight */
 	unsigned runs, interval_ms;
 	const char *sep;
 	const char *path[OUT_MAX]; /* OUT_SUMMARY: -o FILE or NULL for stderr */
@@ -212,6 +215,20 @@ static void parse(struct cli *c, int argc, char **argv)
 		case OPT_COMPENSATE:
 			c->compensate = true;
 			break;
+		case OPT_SPAN_EVENTS:
+			if (evlist_parse(&c->span_evl, optarg, &cause) < 0)
+				die("invalid --span-events '%s': %s", optarg,
+				    cause ? cause : "invalid event list");
+			break;
+		case OPT_SPAN_ALLOCS:
+			c->span_allocs = true;
+			break;
+		case OPT_WEIGHT:
+			c->weight = optarg;
+			break;
+		case OPT_NO_OFF_CPU:
+			c->no_off_cpu = true;
+			break;
 		case OPT_FOLDED_THREADS:
 			c->folded_threads = true;
 			break;
@@ -270,6 +287,19 @@ static void parse(struct cli *c, int argc, char **argv)
 	free(lo);
 }
 
+/* Whether --weight names something spans will carry. */
+static bool weight_known(const struct cli *c, const char *w)
+{
+	static const char *const fixed[] = {"wall", "cpu", "off-cpu", "allocs", "alloc-bytes"};
+	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+		if (strcmp(w, fixed[i]) == 0)
+			return true;
+	for (size_t i = 0; i < c->span_evl.n; i++)
+		if (strcmp(w, c->span_evl.ev[i].name) == 0)
+			return true;
+	return false;
+}
+
 /* Checks what only makes sense together, before anything is created. */
 static void check(struct cli *c, int nargs)
 {
@@ -277,6 +307,23 @@ static void check(struct cli *c, int nargs)
 		die("--append needs --output FILE");
 	if (c->folded_threads && !c->path[OUT_FOLDED])
 		die("--folded-threads needs --folded FILE");
+	if (c->weight && !c->path[OUT_FOLDED])
+		die("--weight needs --folded FILE");
+	if (c->weight && !weight_known(c, c->weight))
+		die("invalid --weight '%s': expected wall, cpu, off-cpu, allocs, alloc-bytes "
+		    "or an event of --span-events",
+		    c->weight);
+	if (c->weight && (!strcmp(c->weight, "allocs") || !strcmp(c->weight, "alloc-bytes")) &&
+	    !c->span_allocs)
+		die("--weight=%s needs --span-allocs", c->weight);
+	if (c->weight && (!strcmp(c->weight, "cpu") || !strcmp(c->weight, "off-cpu")) &&
+	    c->no_off_cpu)
+		die("--weight=%s needs the off-CPU split that --no-off-cpu turns off", c->weight);
+	bool spans = c->spans_table || c->path[OUT_FOLDED] || c->path[OUT_PERFETTO];
+	if (c->span_evl.n && !spans)
+		die("--span-events needs a span output: --spans, --folded or --perfetto");
+	if (c->span_allocs && !spans)
+		die("--span-allocs needs a span output: --spans, --folded or --perfetto");
 	for (int k = 0; k < OUT_MAX; k++)
 		if (c->path[k] && !*c->path[k])
 			die("invalid %s '': expected a file name, or - for standard output",
@@ -307,6 +354,7 @@ static void add_writer(struct cli *c, enum out_kind k, const struct writer_ops *
 	w->opts.spans_table = c->spans_table;
 	w->opts.spans_location = c->spans_location;
 	w->opts.folded_threads = c->folded_threads;
+	w->opts.weight = c->weight;
 	c->wv[c->nw++] = w;
 }
 
@@ -382,6 +430,7 @@ int main(int argc, char **argv)
 	memset(&c, 0, sizeof c);
 	c.runs = 1;
 	evlist_init(&c.evl);
+	evlist_init(&c.span_evl);
 	spanfilter_init(&c.filter);
 	std_sanitize();
 	/* From here until every output is committed, a terminating signal waits
@@ -404,9 +453,12 @@ int main(int argc, char **argv)
 		die("%s", cause ? cause : "cannot set up the default events");
 	/* Any span output turns collection on; --json then includes spans. */
 	bool spans = c.spans_table || c.path[OUT_FOLDED] || c.path[OUT_PERFETTO];
-	char *preload = NULL;
-	if (spans && !(preload = launch_preload_path()))
+	char *preload = NULL, *alloc = NULL;
+	if (spans && !(preload = launch_preload_path("libspanstat.so.0")))
 		die("cannot find the span library libspanstat.so.0 (is spanstat installed?)");
+	if (c.span_allocs && !(alloc = launch_preload_path("libspanstat-alloc.so.0")))
+		die("cannot find the allocation counter libspanstat-alloc.so.0 (is spanstat "
+		    "installed?)");
 	open_outputs(&c, argv[optind]);
 
 	struct session_opts so = {
@@ -420,6 +472,10 @@ int main(int argc, char **argv)
 		.filter = &c.filter,
 		.demangle = c.demangle,
 		.compensate = c.compensate,
+		.span_evl = c.span_evl.n ? &c.span_evl : NULL,
+		.span_allocs = c.span_allocs,
+		.no_off_cpu = c.no_off_cpu,
+		.alloc_preload = alloc,
 		.writers = c.wv,
 		.nwriters = c.nw,
 	};
@@ -429,8 +485,10 @@ int main(int argc, char **argv)
 		errline(cause ? cause : "failed");
 		free(cause);
 		free(preload);
+		free(alloc);
 		spanfilter_release(&c.filter);
 		evlist_release(&c.evl);
+		evlist_release(&c.span_evl);
 		return code;
 	}
 	/* Each output stands alone: a failed one is reported and removed, the
@@ -445,6 +503,9 @@ int main(int argc, char **argv)
 			else if (!c.path[k] || strcmp(c.path[k], "-") == 0)
 				die_soft("cannot write %s to standard output: %s", optname[k],
 					 stdout_why(e));
+			else if (k == OUT_FOLDED && c.weight && (e == ENOTSUP || e == ENOENT))
+				die_soft("cannot write %s '%s': --weight=%s cannot be counted here",
+					 optname[k], c.path[k], c.weight);
 			else
 				die_soft("cannot write %s '%s': %s", optname[k], c.path[k],
 					 strerror(e));
@@ -463,8 +524,10 @@ int main(int argc, char **argv)
 	 * nothing left to stop: it is taken, and the target's status stays. */
 	sigrelay_take(&sr);
 	free(preload);
+	free(alloc);
 	free(cause);
 	spanfilter_release(&c.filter);
 	evlist_release(&c.evl);
+	evlist_release(&c.span_evl);
 	return code;
 }

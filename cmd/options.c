@@ -54,6 +54,18 @@ const struct opt_def options_table[] = {
 	 "send no span whose name matches GLOB, nor any span under it; repeatable", 0},
 	{OPT_COMPENSATE, 0, "compensate", NULL,
 	 "take the instrumentation's own measured cost out of every span's time", 0},
+	{OPT_SPAN_EVENTS, 0, "span-events", "LIST",
+	 "count these events (-e's syntax) in every span, each thread counting its own; "
+	 "repeatable",
+	 0},
+	{OPT_SPAN_ALLOCS, 0, "span-allocs", NULL,
+	 "count each span's allocations and frees and their bytes (malloc and friends)", 0},
+	{OPT_WEIGHT, 0, "weight", "METRIC",
+	 "what --folded counts: wall (self ns, the default), cpu, off-cpu, allocs, "
+	 "alloc-bytes or an event of --span-events",
+	 0},
+	{OPT_NO_OFF_CPU, 0, "no-off-cpu", NULL,
+	 "do not split span times into on- and off-CPU time (no context-switch records)", 0},
 	{OPT_LIST, 0, "list", NULL, "list the events usable here (optionally matching PATTERN)", 0},
 	{OPT_HELP, 'h', "help", NULL, "show this help", 0},
 	{OPT_VERSION, 'V', "version", NULL, "show spanstat's version", 0},

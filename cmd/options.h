@@ -27,6 +27,10 @@ enum opt_id {
 	OPT_FILTER,
 	OPT_EXCLUDE,
 	OPT_COMPENSATE,
+	OPT_SPAN_EVENTS,
+	OPT_SPAN_ALLOCS,
+	OPT_WEIGHT,
+	OPT_NO_OFF_CPU,
 };
 
 struct opt_def {

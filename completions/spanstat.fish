@@ -20,7 +20,7 @@ function __spanstat_no_command
             case --list
                 return 1
             case '--*=*'
-            case --event --repeat --interval-print --field-separator --output --folded --json --perfetto --demangle --min-duration --max-depth --filter --exclude
+            case --event --repeat --interval-print --field-separator --output --folded --json --perfetto --demangle --min-duration --max-depth --filter --exclude --span-events --weight
                 set skip 1
             case -e -r -I -x -o
                 set skip 1
@@ -43,7 +43,7 @@ function __spanstat_events
 end
 
 complete -c spanstat -f -n __spanstat_no_command -a '(__fish_complete_command)'
-complete -c spanstat -f -n 'not __spanstat_no_command; and not __fish_seen_argument -l list' -a '(__fish_complete_subcommand -e -r -I -x -o --event --repeat --interval-print --field-separator --output --folded --json --perfetto --demangle --min-duration --max-depth --filter --exclude)'
+complete -c spanstat -f -n 'not __spanstat_no_command; and not __fish_seen_argument -l list' -a '(__fish_complete_subcommand -e -r -I -x -o --event --repeat --interval-print --field-separator --output --folded --json --perfetto --demangle --min-duration --max-depth --filter --exclude --span-events --weight)'
 complete -c spanstat -f -n '__fish_seen_argument -l list' -a '(__spanstat_events)'
 
 complete -c spanstat -n __spanstat_no_command -s e -l event -x -a '(__spanstat_events)' -d 'Events to count, in perf syntax'
@@ -54,6 +54,10 @@ complete -c spanstat -n __spanstat_no_command -s o -l output -r -F -d 'Write the
 complete -c spanstat -n __spanstat_no_command -l append -d 'Append to the --output FILE'
 complete -c spanstat -n __spanstat_no_command -l spans -d 'Collect spans; print the span table'
 complete -c spanstat -n __spanstat_no_command -l demangle -x -a 'simple full no' -d 'How C++ function names show'
+complete -c spanstat -n __spanstat_no_command -l span-events -x -a '(__spanstat_events)' -d 'Count these events in every span'
+complete -c spanstat -n __spanstat_no_command -l span-allocs -d 'Count each span\'s allocations and frees'
+complete -c spanstat -n __spanstat_no_command -l weight -x -a 'wall cpu off-cpu allocs alloc-bytes' -d 'What --folded counts'
+complete -c spanstat -n __spanstat_no_command -l no-off-cpu -d 'Do not split span times into on- and off-CPU'
 complete -c spanstat -n __spanstat_no_command -l folded -r -F -d 'Write spans as folded stacks to FILE'
 complete -c spanstat -n __spanstat_no_command -l folded-threads -d 'Root folded stacks in process and thread'
 complete -c spanstat -n __spanstat_no_command -l compensate -d 'Take the instrumentation\'s own cost out of span times'

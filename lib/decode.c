@@ -37,6 +37,7 @@
 #include "decode.h"
 #include "demangle.h"
 #include "normalise.h"
+#include "spanmetric.h"
 #include "symbols.h"
 #include "u64map.h"
 #include "wire.h"
@@ -58,6 +59,7 @@ struct dproc {
 	struct u64map big; /* the other ids */
 	uint32_t ndefined;
 	uint64_t dropped; /* dropped words its threads' records reported */
+	uint32_t nvals;	  /* WIRE_VALUES: value words after each begin and end */
 	struct norm_proc *np;
 };
 
@@ -84,6 +86,7 @@ struct decoder {
 	struct wireframe frame;
 	decoder_hook_fn hook; /* sees each record of the byte stream first */
 	void *hook_ctx;
+	struct decoder_values vals; /* what begins and ends carry (decoder_set_values) */
 	bool oom;
 };
 
@@ -216,11 +219,28 @@ static void decode_proc_end(struct decoder *d, struct dproc *p, uint64_t ts, uin
 
 /* ---- records ---------------------------------------------------------- */
 
+/* The values of a begin or end at ns: the source's (off-CPU), then the
+ * target's words when the process sends what the session expects (else 0). */
+static const uint64_t *decode_values(struct decoder *d, const struct dproc *p,
+				     const struct norm_thread *t, uint64_t ns, const uint8_t *w,
+				     uint64_t *v)
+{
+	const struct decoder_values *dv = &d->vals;
+	memset(v, 0, dv->n * sizeof *v);
+	if (dv->off_cpu >= 0 && dv->off_cpu_at)
+		v[dv->off_cpu] = dv->off_cpu_at(dv->ctx, t->pid, t->tid, ns);
+	if (p->nvals == dv->n - dv->first_target)
+		for (uint32_t k = 0; k < p->nvals; k++)
+			v[dv->first_target + k] = decode_load64(w + 8 * k);
+	return v;
+}
+
 /* The hot loop: one WIRE_EVENTS record of thread t. */
 static void decode_events(struct decoder *d, const struct dproc *p, struct norm_thread *t,
 			  const uint8_t *w, size_t nw, uint64_t ts)
 {
 	struct normaliser *n = d->norm;
+	uint64_t vbuf[SPANMETRIC_MAX];
 	for (size_t i = 0; i < nw; i++) {
 		uint64_t x = decode_load64(w + 8 * i);
 		ts += x & WIRE_DELTA_MASK;
@@ -235,17 +255,28 @@ static void decode_events(struct decoder *d, const struct dproc *p, struct norm_
 			}
 			value = (int64_t)decode_load64(w + 8 * ++i);
 		}
+		const uint8_t *vw = w + 8 * (i + 1);
+		if (op <= WIRE_OP_END && p->nvals) {
+			if (i + p->nvals >= nw) {
+				d->stats.bad_records++; /* value words missing */
+				break;
+			}
+			i += p->nvals;
+		}
 		if (__builtin_expect(name == 0, 0)) {
 			d->stats.bad_ids++;
 			continue;
 		}
 		uint64_t ns = decode_ns(p, ts);
+		const uint64_t *v = NULL;
+		if (d->vals.n && op <= WIRE_OP_END)
+			v = decode_values(d, p, t, ns, vw, vbuf);
 		switch (op) {
 		case WIRE_OP_BEGIN:
-			norm_begin(n, t, ns, name);
+			norm_begin(n, t, ns, name, v);
 			break;
 		case WIRE_OP_END:
-			norm_end(n, t, ns, name);
+			norm_end(n, t, ns, name, v);
 			break;
 		case WIRE_OP_INSTANT:
 			norm_instant(n, t, ns, name);
@@ -490,6 +521,17 @@ static void decode_record(struct decoder *d, const struct wire_hdr *h, const uin
 		ok = true;
 		break;
 	}
+	case WIRE_VALUES: {
+		struct wire_values wv;
+		if (paylen != sizeof wv || !(p = decode_proc(d, h->pid)))
+			break;
+		memcpy(&wv, pl, sizeof wv);
+		if (wv.count > SPANMETRIC_MAX)
+			break;
+		p->nvals = wv.count;
+		ok = true;
+		break;
+	}
 	case WIRE_KICK: /* a wake-up for the ring reader, nothing to decode */
 		ok = paylen == 0;
 		break;
@@ -660,4 +702,14 @@ const struct span_names *decoder_names(const struct decoder *d)
 void decoder_set_demangle(struct decoder *d, enum demangle_mode mode)
 {
 	d->demangle = mode;
+}
+
+int decoder_set_values(struct decoder *d, const struct decoder_values *v)
+{
+	if (v->n > SPANMETRIC_MAX || v->first_target > v->n || v->off_cpu >= (int)v->n)
+		return -EINVAL;
+	int rc = norm_set_values(d->norm, v->n);
+	if (rc == 0)
+		d->vals = *v;
+	return rc;
 }

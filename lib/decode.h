@@ -80,6 +80,18 @@ void decoder_count(struct decoder *d, uint64_t spans, uint64_t unfinished, uint6
 /* What one event costs the target, in ns, as the library measured it at its
  * start (WIRE_CALIB; the mean over the processes that told it); 0: unknown. */
 double decoder_event_cost_ns(const struct decoder *d);
+/* What begins and ends carry (spanmetric.h): n values per span, the
+ * target's from first_target on (the words after each begin and end of a
+ * process that announced that many, WIRE_VALUES); value off_cpu (-1: none)
+ * is the thread's cumulative off-CPU ns at the event, from off_cpu_at.  Set
+ * before the first feed. */
+struct decoder_values {
+	unsigned n, first_target;
+	int off_cpu;
+	uint64_t (*off_cpu_at)(void *ctx, uint32_t pid, uint32_t tid, uint64_t ns);
+	void *ctx;
+};
+int decoder_set_values(struct decoder *d, const struct decoder_values *v);
 /* End of stream: partial record counted as bad, open spans closed. */
 void decoder_finish(struct decoder *d);
 const struct decode_stats *decoder_stats(const struct decoder *d);

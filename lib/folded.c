@@ -4,10 +4,11 @@
  *
  *     frame;frame;frame VALUE\n
  *
- * VALUE is the path's self time in nanoseconds (a decimal integer); paths
- * whose self time is 0 are left out (they add nothing to a flame graph, and
- * their children's lines carry the path).  Lines are sorted bytewise by path.
- * By default the paths come from the tree merged over all threads; with
+ * VALUE is the path's self time in nanoseconds (a decimal integer), or with
+ * --weight (opts.weight, spanweight.h) its self CPU or off-CPU time or self
+ * value of a span metric; paths whose VALUE is 0 are left out (they add nothing to a flame graph,
+ * and their children's lines carry the path).  Lines are sorted bytewise by path. By default the
+ * paths come from the tree merged over all threads; with
  * --folded-threads (opts.folded_threads) every thread's tree is written on
  * its own under two root frames, the process `PROCNAME-PID` and the thread
  * `THREADNAME-PID/TID` (the thread name defaults to the process name; a
@@ -30,6 +31,7 @@
 
 #include "spannames.h"
 #include "spantree.h"
+#include "spanweight.h"
 #include "strtab.h"
 #include "writer.h"
 
@@ -47,6 +49,7 @@ struct folded_out {
 	size_t nline, capline;
 	const struct strtab *strings;
 	const struct span_names *names;
+	struct span_weight weight;
 };
 
 static int folded_reserve(struct folded_out *o, size_t more)
@@ -141,7 +144,7 @@ static int folded_tree(struct folded_out *o, const struct span_tree *t)
 			return -ENOMEM;
 		if (folded_frame(o, folded_name(o, t->node[i].name)) < 0)
 			return -ENOMEM;
-		uint64_t self = span_node_self(&t->node[i]);
+		uint64_t self = span_weight_self(&o->weight, t, i);
 		if (self && folded_add_line(o, self) < 0)
 			return -ENOMEM;
 		if (t->node[i].first_child) {
@@ -201,7 +204,9 @@ static int folded_finish(struct writer *w, const struct report *r)
 	const struct run_head *h = r->head ? r->head : w->head;
 	o.strings = h ? h->strings : NULL;
 	o.names = h ? h->names : NULL;
-	int err = 0;
+	int err = span_weight_parse(w->opts.weight, h ? h->metrics : NULL, &o.weight);
+	if (err)
+		return err;
 	if (w->opts.folded_threads) {
 		for (size_t k = 0; k < st->nthread && !err; k++) {
 			err = folded_thread_roots(&o, st->thread[k]);

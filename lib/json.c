@@ -260,9 +260,60 @@ static int json_cmp_total(const void *a, const void *b)
 
 /* One node of a flat list: ids are positions in the list, the parent's id
  * (null at the top) always smaller than its children's. */
-static cJSON *json_node(const struct span_node *sn, uint32_t id, int64_t parent, uint32_t depth,
-			const struct run_head *h)
+/* A node's values (spanmetric.h): on- and off-CPU time, the events of
+ * --span-events (null where not supported) and the allocation counts; all
+ * inclusive of the spans below, with self_* beside. */
+static void json_node_values(cJSON *o, const struct span_tree *t, uint32_t i,
+			     const struct run_head *h)
 {
+	const struct spanmetrics *ms = h ? h->metrics : NULL;
+	if (ms && (!t->nval || ms->n != t->nval))
+		ms = NULL;
+	const struct span_node *sn = &t->node[i];
+	const uint64_t *v = ms ? span_node_vals(t, i) : NULL;
+	/* every key always there, null where the run did not measure it */
+	static const char *const cpu_keys[] = {"cpu_ns", "off_cpu_ns", "self_cpu_ns",
+					       "self_off_cpu_ns"};
+	static const char *const alloc_keys[] = {"allocs", "frees", "alloc_bytes", "free_bytes"};
+	int oc = ms ? spanmetric_find(ms, SPANMETRIC_OFF_CPU) : -1;
+	if (oc >= 0 && ms->m[oc].supported) {
+		uint64_t off = v[oc] < sn->total_ns ? v[oc] : sn->total_ns;
+		uint64_t self = span_node_val_self(t, i, (unsigned)oc);
+		uint64_t sself = span_node_self(sn), soff = self < sself ? self : sself;
+		json_u64(o, "cpu_ns", sn->total_ns - off);
+		json_u64(o, "off_cpu_ns", off);
+		json_u64(o, "self_cpu_ns", sself - soff);
+		json_u64(o, "self_off_cpu_ns", soff);
+	} else {
+		for (size_t k = 0; k < 4; k++)
+			cJSON_AddNullToObject(o, cpu_keys[k]);
+	}
+	cJSON *m = cJSON_AddObjectToObject(o, "metrics");
+	cJSON *sm = cJSON_AddObjectToObject(o, "self_metrics");
+	for (unsigned k = 0; ms && m && sm && k < ms->n; k++) {
+		const struct spanmetric *x = &ms->m[k];
+		if (x->kind != SPANMETRIC_EVENT)
+			continue;
+		if (!x->supported) {
+			cJSON_AddNullToObject(m, x->name);
+			cJSON_AddNullToObject(sm, x->name);
+		} else {
+			json_u64(m, x->name, v[k]);
+			json_u64(sm, x->name, span_node_val_self(t, i, k));
+		}
+	}
+	int al = ms ? spanmetric_find(ms, SPANMETRIC_ALLOCS) : -1;
+	for (size_t k = 0; k < 4; k++) /* allocs, frees, alloc_bytes, free_bytes in order */
+		if (al >= 0)
+			json_u64(o, alloc_keys[k], v[(size_t)al + k]);
+		else
+			cJSON_AddNullToObject(o, alloc_keys[k]);
+}
+
+static cJSON *json_node(const struct span_tree *t, uint32_t i, uint32_t id, int64_t parent,
+			uint32_t depth, const struct run_head *h)
+{
+	const struct span_node *sn = &t->node[i];
 	cJSON *o = cJSON_CreateObject();
 	if (!o)
 		return NULL;
@@ -287,6 +338,7 @@ static cJSON *json_node(const struct span_node *sn, uint32_t id, int64_t parent,
 	json_u64(o, "total_ns", sn->total_ns);
 	json_u64(o, "self_ns", span_node_self(sn));
 	json_u64(o, "unfinished", sn->unfinished);
+	json_node_values(o, t, i, h);
 	return o;
 }
 
@@ -323,7 +375,7 @@ static cJSON *json_nodes(const struct span_tree *t, const struct run_head *h)
 		const struct span_node *sn = &t->node[from];
 		int64_t parent = sn->parent ? (int64_t)id[sn->parent] : -1;
 		id[from] = next;
-		cJSON *o = json_node(sn, next++, parent, depth[from], h);
+		cJSON *o = json_node(t, from, next++, parent, depth[from], h);
 		if (!o)
 			goto nomem;
 		cJSON_AddItemToArray(arr, o);
@@ -383,6 +435,19 @@ static cJSON *json_spans(const struct report *r)
 	json_u64(o, "wall_ns", r->span_wall_ns);
 	json_u64(o, "instants", st ? st->instants : 0);
 	json_u64(o, "counters", st ? st->counters : 0);
+	/* what every node carries besides its times */
+	cJSON *mlist = cJSON_AddArrayToObject(o, "metrics");
+	const struct spanmetrics *ms = r->head ? r->head->metrics : NULL;
+	static const char *const kinds[] = {"off_cpu", "event",	      "allocs",
+					    "frees",   "alloc_bytes", "free_bytes"};
+	for (unsigned k = 0; st && ms && mlist && k < ms->n; k++) {
+		cJSON *m = cJSON_CreateObject();
+		cJSON_AddItemToArray(mlist, m);
+		json_text(m, "name", ms->m[k].name);
+		cJSON_AddStringToObject(m, "kind", kinds[ms->m[k].kind]);
+		cJSON_AddBoolToObject(m, "supported", ms->m[k].supported);
+		cJSON_AddStringToObject(m, "unit", ms->m[k].time ? "ns" : "");
+	}
 	cJSON *threads = cJSON_AddArrayToObject(o, "threads");
 	for (size_t i = 0; st && threads && i < st->nthread; i++)
 		cJSON_AddItemToArray(threads, json_tree(st->thread[i], names, true));

@@ -146,8 +146,6 @@ int launch_which(const char *file, struct stat *st)
 	}
 }
 
-#define LAUNCH_SPANLIB "libspanstat.so.0"
-
 static char *launch_try(const char *fmt, const char *a, const char *b)
 {
 	char *p = NULL;
@@ -159,7 +157,7 @@ static char *launch_try(const char *fmt, const char *a, const char *b)
 	return NULL;
 }
 
-char *launch_preload_path(void)
+char *launch_preload_path(const char *lib)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -174,13 +172,16 @@ char *launch_preload_path(void)
 		if (el >= bl && strcmp(exe + el - bl, BINDIR) == 0) {
 			char root[PATH_MAX];
 			snprintf(root, sizeof root, "%.*s", (int)(el - bl), exe);
-			p = launch_try("%s%s/" LAUNCH_SPANLIB, root, LIBDIR);
+			snprintf(root + strlen(root), sizeof root - strlen(root), "%s", LIBDIR);
+			p = launch_try("%s/%s", root, lib);
 		}
 		/* the build tree: cmd/spanstat -> lib/span/.libs/ */
-		if (!p)
-			p = launch_try("%s%s", exe, "/../lib/span/.libs/" LAUNCH_SPANLIB);
+		if (!p) {
+			strncat(exe, "/../lib/span/.libs", sizeof exe - strlen(exe) - 1);
+			p = launch_try("%s/%s", exe, lib);
+		}
 	}
 	if (!p)
-		p = launch_try("%s%s", LIBDIR, "/" LAUNCH_SPANLIB);
+		p = launch_try("%s/%s", LIBDIR, lib);
 	return p;
 }

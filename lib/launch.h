@@ -27,9 +27,9 @@ void launch_abort(struct launch *l);
  * slash).  Returns 0, or -errno when there is none. */
 int launch_which(const char *file, struct stat *st);
 
-/* Where the span library is: beside this installation of spanstat (so a
- * DESTDIR or relocated install finds its own), else the build tree's, else
- * LIBDIR.  Returns a malloc'd path, or NULL when none exists. */
-char *launch_preload_path(void);
+/* Where library `lib` (libspanstat.so.0, libspanstat-alloc.so.0) is: beside this installation of
+ * spanstat (so a DESTDIR or relocated install finds its own), else the build tree's, else LIBDIR.
+ * Returns a malloc'd path, or NULL when none exists. */
+char *launch_preload_path(const char *lib);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "normalise.h"
+#include "spanmetric.h"
 #include "u64map.h"
 
 static inline uint64_t norm_tid_key(uint32_t pid, uint32_t tid)
@@ -39,6 +40,7 @@ static void norm_thread_free(struct normaliser *n, struct norm_thread *t)
 		n->last = NULL;
 	n->nthread--;
 	free(t->stk);
+	free(t->val);
 	free(t);
 }
 
@@ -68,6 +70,14 @@ void norm_free(struct normaliser *n)
 	u64map_release(&n->procs);
 	u64map_release(&n->threads);
 	free(n);
+}
+
+int norm_set_values(struct normaliser *n, unsigned k)
+{
+	if (k > SPANMETRIC_MAX || n->nthread)
+		return -EINVAL;
+	n->nval = k;
+	return 0;
 }
 
 int norm_add_sink(struct normaliser *n, struct span_sink sink)
@@ -103,6 +113,7 @@ static void norm_close(struct normaliser *n, struct norm_thread *t, uint64_t ns,
 		ev.name = e->name;
 		ev.depth = t->depth;
 		ev.begin_ts = e->begin;
+		ev.vals = n->nval ? norm_delta(n, t, t->depth) : NULL;
 		n->stats.unfinished++;
 		n->stats.spans++;
 		norm_emit(n, &ev);
@@ -191,10 +202,15 @@ static struct norm_thread *norm_thread_new(struct normaliser *n, struct norm_pro
 	if (t) {
 		t->cap = 16;
 		t->stk = malloc(t->cap * sizeof *t->stk);
+		if (n->nval)
+			t->val = calloc(((size_t)t->cap + 2) * n->nval, sizeof *t->val);
 	}
-	if (!t || !t->stk || u64map_put(&n->threads, norm_tid_key(p->pid, tid), (uintptr_t)t) < 0) {
-		if (t)
+	if (!t || !t->stk || (n->nval && !t->val) ||
+	    u64map_put(&n->threads, norm_tid_key(p->pid, tid), (uintptr_t)t) < 0) {
+		if (t) {
 			free(t->stk);
+			free(t->val);
+		}
 		free(t);
 		norm_refuse(n, true);
 		return NULL;
@@ -242,8 +258,21 @@ void norm_thread_name(struct normaliser *n, struct norm_proc *p, uint32_t tid, u
 int norm_grow(struct normaliser *n, struct norm_thread *t)
 {
 	struct norm_stack *s = NULL;
-	if (t->cap < NORM_MAX_DEPTH && !t->over)
+	uint64_t *v = NULL;
+	if (t->cap < NORM_MAX_DEPTH && !t->over && n->nval) {
+		/* the rows grow; the latest values and deltas move up */
+		v = realloc(t->val, ((size_t)2 * t->cap + 2) * n->nval * sizeof *v);
+		if (v) {
+			t->val = v;
+			memmove(v + (size_t)2 * t->cap * n->nval, v + (size_t)t->cap * n->nval,
+				2 * (size_t)n->nval * sizeof *v);
+		}
+	}
+	if (t->cap < NORM_MAX_DEPTH && !t->over && (v || !n->nval))
 		s = realloc(t->stk, 2 * t->cap * sizeof *s);
+	if (!s && v) /* keep the values where the old capacity has them */
+		memmove(v + (size_t)t->cap * n->nval, v + (size_t)2 * t->cap * n->nval,
+			2 * (size_t)n->nval * sizeof *v);
 	if (!s) {
 		norm_refuse(n, t->cap < NORM_MAX_DEPTH && !t->over);
 		t->over++;

@@ -23,6 +23,10 @@
  *   is live (exec, pid reuse) ends the old one first, at its threads' last ts;
  * - norm_lost() closes a thread's open spans at its last ts: events of it
  *   were lost, among them maybe the ends of its open spans.
+ * Values (spanmetric.h): with norm_set_values(n, k), begins and ends carry k
+ * cumulative per-thread values (or NULL: unchanged since the thread's last
+ * event); a span's END hands the sinks the differences end - begin (never
+ * below 0), and spans the normaliser closes take the thread's latest values.
  * Memory grows with live processes, threads and nesting depth (each bounded:
  * NORM_MAX_*), never with the number of events. */
 #ifndef SPANSTAT_NORMALISE_H
@@ -30,6 +34,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "spanev.h"
 #include "u64map.h"
@@ -63,6 +68,8 @@ struct norm_thread {
 	struct norm_stack *stk;
 	uint32_t depth, cap;
 	uint32_t over; /* begins beyond NORM_MAX_DEPTH still open */
+	uint64_t *val; /* with values: cap rows of the open spans' begin
+			* values, then the latest values, then the deltas */
 	uint64_t last_ts;
 	uint64_t src;
 	struct norm_thread *prev, *next; /* the process's threads */
@@ -88,6 +95,7 @@ struct normaliser {
 	struct norm_proc *phead, *ptail;
 	uint32_t nproc, nthread;
 	struct norm_thread *last; /* the thread found last */
+	unsigned nval;		  /* values per begin and end */
 	bool oom;
 };
 
@@ -95,6 +103,8 @@ struct normaliser *norm_new(void);
 /* Frees everything, emitting nothing. */
 void norm_free(struct normaliser *n);
 int norm_add_sink(struct normaliser *n, struct span_sink sink);
+/* Values per begin and end (at most SPANMETRIC_MAX), before any thread. */
+int norm_set_values(struct normaliser *n, unsigned k);
 const struct norm_stats *norm_stats(const struct normaliser *n);
 /* Whether an allocation failed since the last call (and clears it). */
 bool norm_oom(struct normaliser *n);
@@ -144,12 +154,41 @@ static inline void norm_seen(struct norm_thread *t, uint64_t ns)
 	}
 }
 
+/* The thread's latest values, then the row of its span at depth d. */
+static inline uint64_t *norm_vlast(const struct normaliser *n, const struct norm_thread *t)
+{
+	return t->val + (uint64_t)t->cap * n->nval;
+}
+
+static inline void norm_values(const struct normaliser *n, struct norm_thread *t, const uint64_t *v)
+{
+	if (v)
+		memcpy(norm_vlast(n, t), v, n->nval * sizeof *v);
+}
+
+/* The span at the top of the stack ends with the thread's latest values:
+ * its differences, for the sinks. */
+static inline const uint64_t *norm_delta(const struct normaliser *n, const struct norm_thread *t,
+					 uint32_t depth)
+{
+	const uint64_t *b = t->val + (uint64_t)depth * n->nval, *e = norm_vlast(n, t);
+	uint64_t *d = norm_vlast(n, t) + n->nval;
+	for (unsigned i = 0; i < n->nval; i++)
+		d[i] = e[i] > b[i] ? e[i] - b[i] : 0;
+	return d;
+}
+
 static inline void norm_begin(struct normaliser *n, struct norm_thread *t, uint64_t ns,
-			      uint32_t name)
+			      uint32_t name, const uint64_t *v)
 {
 	norm_seen(t, ns);
 	if (__builtin_expect(t->depth == t->cap, 0) && norm_grow(n, t) < 0)
 		return;
+	if (n->nval) {
+		norm_values(n, t, v);
+		memcpy(t->val + (uint64_t)t->depth * n->nval, norm_vlast(n, t),
+		       n->nval * sizeof *v);
+	}
 	t->stk[t->depth].name = name;
 	t->stk[t->depth].begin = ns;
 	struct span_event ev = {.kind = SPAN_BEGIN,
@@ -157,13 +196,17 @@ static inline void norm_begin(struct normaliser *n, struct norm_thread *t, uint6
 				.tid = t->tid,
 				.ts = ns,
 				.name = name,
-				.depth = t->depth++};
+				.depth = t->depth++,
+				.cum = n->nval ? norm_vlast(n, t) : NULL};
 	norm_emit(n, &ev);
 }
 
-static inline void norm_end(struct normaliser *n, struct norm_thread *t, uint64_t ns, uint32_t name)
+static inline void norm_end(struct normaliser *n, struct norm_thread *t, uint64_t ns, uint32_t name,
+			    const uint64_t *v)
 {
 	norm_seen(t, ns);
+	if (n->nval)
+		norm_values(n, t, v);
 	if (__builtin_expect(t->over != 0, 0)) {
 		t->over--;
 		return;
@@ -180,7 +223,9 @@ static inline void norm_end(struct normaliser *n, struct norm_thread *t, uint64_
 				.ts = ns > e->begin ? ns : e->begin,
 				.name = name,
 				.depth = depth,
-				.begin_ts = e->begin};
+				.begin_ts = e->begin,
+				.vals = n->nval ? norm_delta(n, t, depth) : NULL,
+				.cum = n->nval ? norm_vlast(n, t) : NULL};
 	n->stats.spans++;
 	norm_emit(n, &ev);
 }

@@ -95,6 +95,7 @@ enum {
 	TE_DOUBLE_COUNTER_VALUE = 44,
 
 	DA_BOOL = 2,
+	DA_UINT = 3,
 	DA_NAME = 10,
 
 	ID_EVENT_NAMES = 2,
@@ -122,6 +123,8 @@ struct pf_thread {
 	uint32_t pid, tid;
 	uint8_t *interned; /* bit per strtab id defined on this sequence */
 	size_t interned_bits;
+	uint64_t *vbase; /* span values: the thread's first cumulative values */
+	uint64_t vtrack; /* the first of its counter tracks (one per event) */
 };
 
 struct perfetto {
@@ -137,7 +140,8 @@ struct perfetto {
 	size_t nth, cap_th;
 	struct pf_thread *recent[PF_RECENT]; /* by pf_recent_slot: threads taking turns */
 	uint64_t global_track;
-	uint64_t *event_track; /* -I: uuid per perf event */
+	const struct spanmetrics *metrics; /* what spans carry, or NULL */
+	uint64_t *event_track;		   /* -I: uuid per perf event */
 	uint8_t *event_described;
 	size_t nevents;
 	const struct evlist *evl;
@@ -174,6 +178,7 @@ static struct perfetto *pf_state(struct writer *w)
 	if (w->head) {
 		p->strings = w->head->strings;
 		p->names = w->head->names;
+		p->metrics = w->head->metrics && w->head->metrics->n ? w->head->metrics : NULL;
 	}
 	p->next_seq = PF_GLOBAL_SEQ;
 	w->priv = p;
@@ -484,6 +489,76 @@ pf_fast_event(struct perfetto *p, struct pf_thread *t, uint64_t ts, int type, ui
 	p->enc.len += n;
 }
 
+static void pf_uint_arg(struct pbenc *e, const char *name, uint64_t v)
+{
+	size_t da = pbenc_open(e, TE_DEBUG_ANNOTATION);
+	pbenc_string(e, DA_NAME, name);
+	pbenc_varint(e, DA_UINT, v);
+	pbenc_close_min(e, da);
+}
+
+static void pf_counter_desc(struct writer *w, struct perfetto *p, uint64_t ts, uint64_t uuid,
+			    uint64_t parent, const char *name, const char *unit);
+
+/* A span's values as arguments of its slice (its end's track event). */
+static void pf_values(struct perfetto *p, const struct span_event *ev)
+{
+	struct pbenc *e = &p->enc;
+	const struct spanmetrics *ms = p->metrics;
+	uint64_t dur = ev->ts > ev->begin_ts ? ev->ts - ev->begin_ts : 0;
+	for (unsigned k = 0; k < ms->n; k++) {
+		const struct spanmetric *m = &ms->m[k];
+		if (!m->supported)
+			continue;
+		if (m->kind == SPANMETRIC_OFF_CPU) {
+			uint64_t off = ev->vals[k] < dur ? ev->vals[k] : dur;
+			pf_uint_arg(e, "cpu_ns", dur - off);
+			pf_uint_arg(e, "off_cpu_ns", off);
+		} else {
+			pf_uint_arg(e, m->name, ev->vals[k]);
+		}
+	}
+}
+
+/* The thread's counter tracks of --span-events: its count since its first
+ * span, at every begin and end. */
+static void pf_value_tracks(struct writer *w, struct perfetto *p, const struct span_event *ev)
+{
+	const struct spanmetrics *ms = p->metrics;
+	struct pf_thread *t = pf_thread_of(w, p, ev);
+	if (!t || !ev->cum)
+		return;
+	if (!t->vbase) {
+		t->vbase = malloc(ms->n * sizeof *t->vbase);
+		if (!t->vbase) {
+			pf_fail(w, -ENOMEM);
+			return;
+		}
+		memcpy(t->vbase, ev->cum, ms->n * sizeof *t->vbase);
+		t->vtrack = p->next_uuid;
+		for (unsigned k = 0; k < ms->n; k++) {
+			if (ms->m[k].kind != SPANMETRIC_EVENT || !ms->m[k].supported)
+				continue;
+			pf_counter_desc(w, p, ev->ts, t->vtrack + k, t->uuid, ms->m[k].name,
+					ms->m[k].time ? "ns" : NULL);
+		}
+		p->next_uuid += ms->n;
+	}
+	struct pbenc *e = &p->enc;
+	for (unsigned k = 0; k < ms->n; k++) {
+		if (ms->m[k].kind != SPANMETRIC_EVENT || !ms->m[k].supported)
+			continue;
+		size_t m = pf_packet(p, ev->ts);
+		size_t te = pbenc_open(e, PKT_TRACK_EVENT);
+		pbenc_varint(e, TE_TYPE, TYPE_COUNTER);
+		pbenc_varint(e, TE_TRACK_UUID, t->vtrack + k);
+		uint64_t v = ev->cum[k] > t->vbase[k] ? ev->cum[k] - t->vbase[k] : 0;
+		pbenc_int64(e, TE_COUNTER_VALUE, (int64_t)v);
+		pbenc_close(e, te);
+		pf_packet_done(w, p, m);
+	}
+}
+
 static void pf_slice(struct writer *w, struct perfetto *p, const struct span_event *ev, int type)
 {
 	struct pbenc *e = &p->enc;
@@ -497,7 +572,7 @@ static void pf_slice(struct writer *w, struct perfetto *p, const struct span_eve
 	int define = use_iid && pf_intern(w, t, name);
 
 	if (!define && !(ev->flags & SPAN_F_UNFINISHED) && (use_iid || !named) &&
-	    ev->ts >= t->last_ts) {
+	    ev->ts >= t->last_ts && !(ev->vals && p->metrics)) {
 		if (!pbenc_reserve(e, PF_FAST_MAX)) {
 			pf_fail(w, e->err);
 			return;
@@ -528,6 +603,8 @@ static void pf_slice(struct writer *w, struct perfetto *p, const struct span_eve
 		snprintf(buf, sizeof buf, "span %" PRIu32, ev->name);
 		pbenc_string(e, TE_NAME, buf);
 	}
+	if (type == TYPE_SLICE_END && ev->vals && p->metrics)
+		pf_values(p, ev);
 	if (type == TYPE_SLICE_END && (ev->flags & SPAN_F_UNFINISHED)) {
 		size_t da = pbenc_open(e, TE_DEBUG_ANNOTATION);
 		pbenc_string(e, DA_NAME, "unfinished");
@@ -603,9 +680,13 @@ __attribute__((noinline)) static void pf_event(struct writer *w, const struct sp
 	switch (ev->kind) {
 	case SPAN_BEGIN:
 		pf_slice(w, p, ev, TYPE_SLICE_BEGIN);
+		if (p->metrics)
+			pf_value_tracks(w, p, ev);
 		break;
 	case SPAN_END:
 		pf_slice(w, p, ev, TYPE_SLICE_END);
+		if (p->metrics)
+			pf_value_tracks(w, p, ev);
 		break;
 	case SPAN_INSTANT:
 		pf_slice(w, p, ev, TYPE_INSTANT);
@@ -632,8 +713,8 @@ static void perfetto_span(void *arg, const struct span_event *ev)
 	struct writer *w = arg;
 	struct perfetto *p = w->priv;
 	struct pf_thread *t = p ? p->recent[pf_recent_slot(ev->pid, ev->tid)] : NULL;
-	if (t && !w->err && t->key == pf_thread_key(ev->pid, ev->tid) && ev->ts >= t->last_ts &&
-	    p->enc.cap - p->enc.len >= PF_FAST_MAX) {
+	if (t && !w->err && !p->metrics && t->key == pf_thread_key(ev->pid, ev->tid) &&
+	    ev->ts >= t->last_ts && p->enc.cap - p->enc.len >= PF_FAST_MAX) {
 		int type = 0;
 		uint32_t name = 0;
 		if (ev->kind == SPAN_END && !(ev->flags & SPAN_F_UNFINISHED)) {
@@ -722,6 +803,7 @@ static int perfetto_start(struct writer *w, const struct run_head *h)
 	if (h) {
 		p->strings = h->strings;
 		p->names = h->names;
+		p->metrics = h->metrics && h->metrics->n ? h->metrics : NULL;
 	}
 	if (p->started)
 		return 0;
@@ -790,6 +872,7 @@ static void perfetto_release(struct writer *w)
 	u64map_release(&p->thread_index);
 	for (size_t i = 0; i < p->nth; i++) {
 		free(p->th[i]->interned);
+		free(p->th[i]->vbase);
 		free(p->th[i]);
 	}
 	free(p->th);

@@ -11,6 +11,7 @@
 #include "counters.h"
 #include "decode.h"
 #include "events.h"
+#include "spanmetric.h"
 #include "spantree.h"
 #include "strtab.h"
 
@@ -38,13 +39,15 @@ struct run_head {
 	int argc;
 	char *const *argv;
 	const struct evlist *evl;
-	struct timespec start;		/* CLOCK_REALTIME when the first run started */
-	uint64_t start_mono;		/* CLOCK_MONOTONIC ns, same instant */
-	unsigned runs;			/* -r */
-	unsigned interval_ms;		/* -I, 0 when off */
-	bool spans;			/* span collection on */
-	const struct strtab *strings;	/* span names (decoder's), NULL without spans */
-	const struct span_names *names; /* how they show (NULL: as they are) */
+	struct timespec start;		   /* CLOCK_REALTIME when the first run started */
+	uint64_t start_mono;		   /* CLOCK_MONOTONIC ns, same instant */
+	unsigned runs;			   /* -r */
+	unsigned interval_ms;		   /* -I, 0 when off */
+	bool spans;			   /* span collection on */
+	const struct strtab *strings;	   /* span names (decoder's), NULL without spans */
+	const struct span_names *names;	   /* how they show (NULL: as they are) */
+	const struct spanmetrics *metrics; /* what spans carry besides wall time
+					    * (NULL or none: nothing) */
 };
 
 struct interval_sample {

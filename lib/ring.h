@@ -27,7 +27,9 @@
  * words are wire.h's events words (delta from the previous event, the first
  * from the slot's base).  A word with op WIRE_OP_COUNTER and id 0 is a control
  * word, its low 40 bits one of enum ring_ctl; those that take a payload word
- * are followed by it.  A two-word item never wraps: a writer with one word
+ * are followed by it (RING_CTL_SWITCHED by two).  With values (ring_file.vals
+ * = k), every begin and end word is followed by k value words.  An item never
+ * wraps: a writer with one word
  * left before the ring's end stores RING_CTL_NOP there first.  Two-word items
  * (a counter and its value, a control word and its payload) are stored
  * payload first, then the first word with release order, so a reader that
@@ -78,10 +80,13 @@ enum ring_mode {
 };
 
 enum ring_ctl {
-	RING_CTL_NOP = 1,     /* skip this word (the ring's end follows) */
-	RING_CTL_TS = 2,      /* payload: an absolute timestamp; deltas restart there */
-	RING_CTL_DROPPED = 3, /* payload: event words this thread dropped, in all */
-	RING_CTL_EXIT = 4,    /* payload: the timestamp at which the thread ended */
+	RING_CTL_NOP = 1,      /* skip this word (the ring's end follows) */
+	RING_CTL_TS = 2,       /* payload: an absolute timestamp; deltas restart there */
+	RING_CTL_DROPPED = 3,  /* payload: event words this thread dropped, in all */
+	RING_CTL_EXIT = 4,     /* payload: the timestamp at which the thread ended */
+	RING_CTL_SWITCHED = 5, /* aggregate mode: a span the thread was switched out
+				* in; bits 8..39 its node, payload: its begin and
+				* end timestamps (two words) */
 };
 
 #define RING_CTL(code) (((uint64_t)WIRE_OP_COUNTER << WIRE_OP_SHIFT) | (uint64_t)(code))
@@ -92,7 +97,11 @@ struct ring_file {
 	uint64_t magic; /* RING_MAGIC, written by spanstat */
 	uint32_t slots; /* RING_SLOTS */
 	uint32_t words; /* RING_WORDS */
-	uint64_t pad[6];
+	uint32_t vals;	/* values per begin and end (spanmetric.h's, those the
+			 * target reads): in the events they follow each begin
+			 * and end word; in aggregate mode they have an area */
+	uint32_t pad0;
+	uint64_t pad[5];
 };
 
 /* One slot, RING_SLOT_BYTES: the writer's half, then the reader's. */
@@ -141,7 +150,9 @@ struct ring_agg_node {
 
 struct ring_agg_frame {
 	uint32_t node, id;
-	uint64_t ts; /* the span's begin */
+	uint64_t ts;   /* the span's begin */
+	uint32_t lock; /* the thread's switch mark at its begin (off-CPU) */
+	uint32_t pad;
 };
 
 _Static_assert(sizeof(struct ring_agg) == 64, "ring agg header size");
@@ -149,6 +160,23 @@ _Static_assert(64 + RING_AGG_NODES * sizeof(struct ring_agg_node) +
 			       RING_AGG_DEPTH * sizeof(struct ring_agg_frame) <=
 		       RING_AGG_BYTES,
 	       "ring agg area size");
+
+/* Values (ring_file.vals = k > 0): after everything above, per slot, k
+ * values per node (their sums) then k per frame (the values at its begin). */
+static inline uint64_t ring_vals_bytes(unsigned k)
+{
+	return (uint64_t)(RING_AGG_NODES + RING_AGG_DEPTH) * k * 8u;
+}
+
+static inline uint64_t ring_file_bytes(unsigned k)
+{
+	return RING_FILE_BYTES + (uint64_t)RING_SLOTS * ring_vals_bytes(k);
+}
+
+static inline uint64_t *ring_vals_at(void *file, unsigned i, unsigned k)
+{
+	return (uint64_t *)((char *)file + RING_FILE_BYTES + (uint64_t)i * ring_vals_bytes(k));
+}
 
 static inline struct ring_agg *ring_agg_at(void *file, unsigned i)
 {

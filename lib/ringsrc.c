@@ -26,19 +26,24 @@ struct rs_slot {
 	int ended;  /* its RING_CTL_EXIT was consumed */
 	uint32_t pid, tid;
 	uint64_t incarnation;
-	uint64_t r;	  /* stream index of the next word to consume */
-	uint64_t last;	  /* the timestamp the next delta is from */
-	uint64_t snap;	  /* head as ringsrc_snapshot read it */
-	uint32_t seq;	  /* of the next record made */
-	uint32_t dropped; /* cumulative, as the thread last told */
-	uint32_t told;	  /* `dropped` as of the last record made */
-	uint32_t mode;	  /* enum ring_mode, as first seen */
-	uint64_t base;	  /* the slot's base, as first seen */
+	uint64_t r;		     /* stream index of the next word to consume */
+	uint64_t last;		     /* the timestamp the next delta is from */
+	uint64_t snap;		     /* head as ringsrc_snapshot read it */
+	uint32_t seq;		     /* of the next record made */
+	uint32_t dropped;	     /* cumulative, as the thread last told */
+	uint32_t told;		     /* `dropped` as of the last record made */
+	uint32_t mode;		     /* enum ring_mode, as first seen */
+	uint64_t base;		     /* the slot's base, as first seen */
+	struct ringsrc_switched *sw; /* aggregate mode: its switched spans so far */
+	size_t nsw, capsw;
 };
 
 struct ringsrc {
 	int fd;
 	void *map;
+	uint64_t size;	 /* of the file */
+	unsigned nvals;	 /* values after each begin and end */
+	uint64_t *tvals; /* a checked copy of a tree's values */
 	struct rs_slot slot[RING_SLOTS];
 	uint64_t rec[WIRE_MAX_RECORD / 8]; /* the record being made */
 	size_t nwords;			   /* its event words so far */
@@ -49,20 +54,24 @@ struct ringsrc {
 	struct ring_agg_frame *tframe;
 };
 
-int ringsrc_new(struct ringsrc **out)
+int ringsrc_new(struct ringsrc **out, unsigned nvals)
 {
+	if (nvals > 64)
+		return -EINVAL;
 	struct ringsrc *r = calloc(1, sizeof *r);
 	if (!r)
 		return -ENOMEM;
+	r->nvals = nvals;
+	r->size = ring_file_bytes(nvals);
 	r->fd = memfd_create("spanstat-rings", MFD_CLOEXEC);
-	if (r->fd < 0 || ftruncate(r->fd, (off_t)RING_FILE_BYTES) != 0) {
+	if (r->fd < 0 || ftruncate(r->fd, (off_t)r->size) != 0) {
 		int e = errno;
 		if (r->fd >= 0)
 			close(r->fd);
 		free(r);
 		return -e;
 	}
-	r->map = mmap(NULL, RING_FILE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+	r->map = mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
 	if (r->map == MAP_FAILED) {
 		int e = errno;
 		close(r->fd);
@@ -72,6 +81,7 @@ int ringsrc_new(struct ringsrc **out)
 	struct ring_file *f = r->map;
 	f->slots = RING_SLOTS;
 	f->words = RING_WORDS;
+	f->vals = nvals;
 	__atomic_store_n(&f->magic, RING_MAGIC, __ATOMIC_RELEASE);
 	*out = r;
 	return 0;
@@ -89,7 +99,10 @@ void ringsrc_free(struct ringsrc *r)
 		return;
 	free(r->tnode);
 	free(r->tframe);
-	munmap(r->map, RING_FILE_BYTES);
+	free(r->tvals);
+	for (unsigned i = 0; i < RING_SLOTS; i++)
+		free(r->slot[i].sw);
+	munmap(r->map, r->size);
 	close(r->fd);
 	free(r);
 }
@@ -163,7 +176,15 @@ static void rs_free(struct ringsrc *r, unsigned i)
 		if (fallocate(r->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off,
 			      (off_t)RING_AGG_BYTES) != 0)
 			memset(a, 0, RING_AGG_BYTES);
+		if (r->nvals) {
+			uint64_t *v = ring_vals_at(r->map, i, r->nvals);
+			off = (off_t)((char *)v - (char *)r->map);
+			if (fallocate(r->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off,
+				      (off_t)ring_vals_bytes(r->nvals)) != 0)
+				memset(v, 0, ring_vals_bytes(r->nvals));
+		}
 	}
+	free(r->slot[i].sw);
 	__atomic_store_n(&s->mode, RING_MODE_EVENTS, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->tail, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->head, 0, __ATOMIC_RELAXED);
@@ -203,14 +224,17 @@ static int rs_tree(struct ringsrc *r, unsigned i)
 	if (!r->tnode) {
 		r->tnode = malloc(RING_AGG_NODES * sizeof *r->tnode);
 		r->tframe = malloc(RING_AGG_DEPTH * sizeof *r->tframe);
-		if (!r->tnode || !r->tframe)
+		if (r->nvals)
+			r->tvals = malloc(ring_vals_bytes(r->nvals));
+		if (!r->tnode || !r->tframe || (r->nvals && !r->tvals))
 			return -ENOMEM;
 	}
 	struct ring_agg h;
 	memcpy(&h, a, sizeof h);
 	struct ringsrc_tree t = {q->pid,     q->tid,	  q->base,     h.last_ts, h.instants,
 				 h.counters, h.unmatched, h.untracked, h.deep,	  h.nodes,
-				 h.depth,    r->tnode,	  r->tframe};
+				 h.depth,    r->tnode,	  r->tframe,   r->nvals,  r->tvals,
+				 q->sw,	     q->nsw};
 	if (t.n > RING_AGG_NODES)
 		t.n = RING_AGG_NODES;
 	if (t.n == 0)
@@ -219,6 +243,12 @@ static int rs_tree(struct ringsrc *r, unsigned i)
 		t.depth = RING_AGG_DEPTH;
 	memcpy(r->tnode, ring_agg_nodes(a), t.n * sizeof *r->tnode);
 	memcpy(r->tframe, ring_agg_frames(a), t.depth * sizeof *r->tframe);
+	if (r->nvals) { /* node rows, then the open frames' rows right after */
+		const uint64_t *v = ring_vals_at(r->map, i, r->nvals);
+		memcpy(r->tvals, v, (size_t)t.n * r->nvals * 8);
+		memcpy(r->tvals + (size_t)t.n * r->nvals, v + (size_t)RING_AGG_NODES * r->nvals,
+		       (size_t)t.depth * r->nvals * 8);
+	}
 	r->tnode[0].id = 0;
 	r->tnode[0].parent = 0;
 	for (uint32_t k = 1; k < t.n; k++)
@@ -228,6 +258,23 @@ static int rs_tree(struct ringsrc *r, unsigned i)
 		if (r->tframe[k].node == 0 || r->tframe[k].node > t.n)
 			r->tframe[k].node = t.n;
 	return r->tree_fn(r->tree_ctx, &t);
+}
+
+/* Keeps a switched span of an aggregating thread for its tree. */
+static int rs_switched(struct rs_slot *q, uint32_t node, uint64_t begin, uint64_t end)
+{
+	if (q->nsw == q->capsw) {
+		size_t cap = q->capsw ? 2 * q->capsw : 64;
+		if (cap > (1u << 24)) /* a target filling it with garbage */
+			return 0;
+		struct ringsrc_switched *sw = realloc(q->sw, cap * sizeof *sw);
+		if (!sw)
+			return -ENOMEM;
+		q->sw = sw;
+		q->capsw = cap;
+	}
+	q->sw[q->nsw++] = (struct ringsrc_switched){node, begin, end};
+	return 0;
 }
 
 /* Consumes slot i's words from q->r up to `end` (stream index), stopping at
@@ -254,9 +301,21 @@ static int rs_consume(struct ringsrc *r, unsigned i, uint64_t end, ringsrc_fn fn
 				k++;
 				continue;
 			}
-			if (k + 1 >= end || (k + 1) % RING_WORDS == 0)
+			unsigned pl = (code & 0xff) == RING_CTL_SWITCHED ? 2 : 1;
+			if (k + pl >= end || (k % RING_WORDS) + pl >= RING_WORDS)
 				break; /* its payload is not there (or would wrap: bad) */
 			uint64_t v = __atomic_load_n(&ring[(k + 1) % RING_WORDS], __ATOMIC_RELAXED);
+			if ((code & 0xff) == RING_CTL_SWITCHED) {
+				uint64_t e = __atomic_load_n(&ring[(k + 2) % RING_WORDS],
+							     __ATOMIC_RELAXED);
+				k += 3;
+				if (q->mode == RING_MODE_AGG &&
+				    rs_switched(q, (uint32_t)(code >> 8), v, e) < 0) {
+					rc = -ENOMEM;
+					break;
+				}
+				continue;
+			}
 			if ((rc = rs_emit(r, q, fn, ctx)) != 0)
 				break;
 			k += 2;
@@ -270,15 +329,15 @@ static int rs_consume(struct ringsrc *r, unsigned i, uint64_t end, ringsrc_fn fn
 			}
 			continue; /* an unknown code: skipped with its payload */
 		}
-		unsigned need = op == WIRE_OP_COUNTER ? 2 : 1;
-		if (need == 2 && (k + 1 >= end || (k + 1) % RING_WORDS == 0))
+		unsigned need = op == WIRE_OP_COUNTER ? 2 : op <= WIRE_OP_END ? 1 + r->nvals : 1;
+		if (need > 1 && (k + need > end || (k % RING_WORDS) + need > RING_WORDS))
 			break;
 		if (r->nwords + need > RS_MAX_WORDS && (rc = rs_emit(r, q, fn, ctx)) != 0)
 			break;
 		uint64_t *out = &r->rec[ENC_EVENTS_FIRST_WORD + r->nwords];
 		out[0] = w;
-		if (need == 2)
-			out[1] = __atomic_load_n(&ring[(k + 1) % RING_WORDS], __ATOMIC_RELAXED);
+		for (unsigned j = 1; j < need; j++)
+			out[j] = __atomic_load_n(&ring[(k + j) % RING_WORDS], __ATOMIC_RELAXED);
 		r->nwords += need;
 		q->last += w & WIRE_DELTA_MASK;
 		k += need;
@@ -311,11 +370,18 @@ int ringsrc_drain_live(struct ringsrc *r, ringsrc_fn fn, void *ctx)
 {
 	for (unsigned i = 0; i < RING_SLOTS; i++) {
 		struct rs_slot *q = &r->slot[i];
-		if (q->active && q->mode == RING_MODE_AGG) { /* only once the thread ended */
+		if (q->active && q->mode == RING_MODE_AGG) { /* the tree once the thread ended */
 			struct ring_slot *s = ring_slot_at(r->map, i);
-			if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != RING_DONE)
+			int done = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == RING_DONE;
+			int rc = 0;
+			if (done || q->snap > q->r)
+				rc = rs_consume(r, i, done ? q->r + RING_WORDS : q->snap, fn, ctx);
+			if (rc || !done) {
+				if (rc)
+					return rc;
 				continue;
-			int rc = rs_tree(r, i);
+			}
+			rc = rs_tree(r, i);
 			rs_free(r, i);
 			if (rc)
 				return rc;
@@ -343,8 +409,9 @@ int ringsrc_drain_gone(struct ringsrc *r, uint32_t pid, uint64_t keep, ringsrc_f
 		 * incarnation is no earlier than its HELLO's */
 		if (pid && (q->pid != pid || (keep && q->incarnation >= keep)))
 			continue;
-		rc = q->mode == RING_MODE_AGG ? rs_tree(r, i)
-					      : rs_consume(r, i, q->r + RING_WORDS, fn, ctx);
+		rc = rs_consume(r, i, q->r + RING_WORDS, fn, ctx);
+		if (!rc && q->mode == RING_MODE_AGG)
+			rc = rs_tree(r, i);
 		rs_free(r, i);
 	}
 	return rc;

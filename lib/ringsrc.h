@@ -27,13 +27,26 @@ struct ringsrc_tree {
 	uint32_t n, depth;
 	const struct ring_agg_node *node;
 	const struct ring_agg_frame *frame;
+	unsigned nvals;			   /* the file's values per span (0: none) */
+	const uint64_t *vals;		   /* n rows of nvals sums, then depth rows of the
+					    * open spans' begin values */
+	const struct ringsrc_switched *sw; /* spans it was switched out in */
+	size_t nsw;
+};
+
+/* A span of an aggregating thread that was switched out (RING_CTL_SWITCHED):
+ * its node (checked < n only by the receiver) and times, thread's clock. */
+struct ringsrc_switched {
+	uint32_t node;
+	uint64_t begin, end;
 };
 
 /* Receives a thread's tree when the thread or its process is gone. */
 typedef int (*ringsrc_tree_fn)(void *ctx, const struct ringsrc_tree *t);
 
-/* A new, empty ring file (a memfd).  Returns 0 or -errno. */
-int ringsrc_new(struct ringsrc **out);
+/* A new, empty ring file (a memfd) whose begins and ends carry nvals
+ * values (ring.h).  Returns 0 or -errno. */
+int ringsrc_new(struct ringsrc **out, unsigned nvals);
 void ringsrc_free(struct ringsrc *r);
 /* The file's descriptor (close-on-exec; the target opens it by path). */
 int ringsrc_fd(const struct ringsrc *r);

@@ -30,6 +30,8 @@
 #include "decode.h"
 #include "launch.h"
 #include "normalise.h"
+#include "perfev.h"
+#include "offcpu.h"
 #include "ringsrc.h"
 #include "sigrelay.h"
 #include "spanclock.h"
@@ -79,8 +81,11 @@ struct session {
 	unsigned nsrc;
 	struct spantree tree;
 	bool have_tree;
-	char **envp;  /* the target's environment when collecting */
-	char **owned; /* the entries of envp we allocated */
+	struct spanmetrics metrics; /* what spans carry (spanmetric.h) */
+	char *values_spec;	    /* SPANSTAT_VALUES for the target */
+	struct offcpu *off;	    /* this run's switch records, or NULL */
+	char **envp;		    /* the target's environment when collecting */
+	char **owned;		    /* the entries of envp we allocated */
 	size_t nowned;
 	int exec_errno;	  /* the command could not be executed */
 	bool interrupted; /* a signal was relayed: no further runs */
@@ -115,7 +120,7 @@ static int session_env(struct session *s, const struct span_clock *tsc)
 
 	while (environ[n])
 		n++;
-	s->envp = calloc(n + 9, sizeof *s->envp); /* ours: at most 7, and NULL */
+	s->envp = calloc(n + 11, sizeof *s->envp); /* ours: at most 9, and NULL */
 	if (!s->envp)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
@@ -142,11 +147,17 @@ static int session_env(struct session *s, const struct span_clock *tsc)
 			      (int)getpid(), ringsrc_fd(s->rings)) > 0;
 	if (ok && s->rings && s->agg)
 		ok = (own[s->nowned++] = strdup(SPANSTAT_ENV_AGG "=1")) != NULL;
-	if (ok && (s->o->preload || oldpre)) {
+	if (ok && s->values_spec)
+		ok = asprintf(&own[s->nowned++], "%s=%s", SPANSTAT_ENV_VALUES, s->values_spec) > 0;
+	if (ok && s->agg && s->metrics.off_cpu >= 0)
+		ok = (own[s->nowned++] = strdup(SPANSTAT_ENV_OFFCPU "=1")) != NULL;
+	const char *alloc = s->o->span_allocs ? s->o->alloc_preload : NULL;
+	if (ok && (s->o->preload || oldpre || alloc)) {
 		const char *a = s->o->preload ? s->o->preload : "";
 		const char *b = oldpre ? oldpre : "";
-		ok = asprintf(&own[s->nowned++], "LD_PRELOAD=%s%s%s", a, *a && *b ? ":" : "", b) >
-		     0;
+		/* the allocation counter first: its malloc is the one in use */
+		ok = asprintf(&own[s->nowned++], "LD_PRELOAD=%s%s%s%s%s", alloc ? alloc : "",
+			      alloc && (*a || *b) ? ":" : "", a, *a && *b ? ":" : "", b) > 0;
 	}
 	if (ok && s->o->filter && spanfilter_any(s->o->filter)) {
 		char *spec = NULL;
@@ -175,6 +186,44 @@ static int session_ring_record(void *ctx, const void *rec, size_t len)
 
 _Static_assert(RING_AGG_DEPTH == NORM_MAX_DEPTH,
 	       "an aggregating thread follows as many open spans as the normaliser");
+
+/* The thread's cumulative off-CPU ns at ns (the decoder's values callback). */
+static uint64_t session_off_cpu_at(void *ctx, uint32_t pid, uint32_t tid, uint64_t ns)
+{
+	struct session *s = ctx;
+	return s->off ? offcpu_at(s->off, pid, tid, ns) : 0;
+}
+
+/* The value rows (metrics.n per node) of a tree aggregated in the target:
+ * its own sums; the off-CPU time of each span it was switched out in, from
+ * the switch records; open spans add what they held at the thread's end as
+ * the normaliser would (their values then are unknown: only time counts). */
+static uint64_t *session_tree_values(struct session *s, const struct ringsrc_tree *t)
+{
+	unsigned k = s->metrics.n, ft = s->metrics.first_target;
+	if (!k)
+		return NULL;
+	uint64_t *v = calloc((size_t)t->n * k, sizeof *v);
+	if (!v)
+		return NULL;
+	if (t->vals && t->nvals == k - ft)
+		for (uint32_t i = 0; i < t->n; i++)
+			memcpy(v + (size_t)i * k + ft, t->vals + (size_t)i * t->nvals,
+			       t->nvals * sizeof *v);
+	int oc = s->metrics.off_cpu;
+	for (size_t j = 0; oc >= 0 && s->off && j < t->nsw; j++) {
+		const struct ringsrc_switched *w = &t->sw[j];
+		if (w->node == 0 || w->node >= t->n || w->end < w->begin)
+			continue;
+		uint64_t b = decoder_ts_ns(s->dec, t->pid, w->begin);
+		uint64_t e = decoder_ts_ns(s->dec, t->pid, w->end);
+		uint64_t ob = offcpu_at(s->off, t->pid, t->tid, b);
+		uint64_t oe = offcpu_at(s->off, t->pid, t->tid, e);
+		if (oe > ob)
+			v[(size_t)w->node * k + (unsigned)oc] += oe - ob;
+	}
+	return v;
+}
 
 /* A thread's call tree, aggregated in the target (ring.h's aggregate mode):
  * its names and clock are its process's, as the decoder knows them; spans
@@ -214,20 +263,23 @@ static int session_ring_tree(void *ctx, const struct ringsrc_tree *t)
 		spans += count[i];
 		unf += unfinished[i];
 	}
-	struct span_import im = {t->pid,
-				 t->tid,
-				 n,
-				 parent,
-				 name,
-				 count,
-				 total,
-				 unfinished,
-				 decoder_ts_ns(s->dec, t->pid, t->first_ts),
-				 decoder_ts_ns(s->dec, t->pid, t->last_ts),
-				 t->instants,
-				 t->counters,
-				 t->untracked};
-	int r = spantree_import(&s->tree, &im);
+	uint64_t *vals = session_tree_values(s, t);
+	struct span_import im = {.pid = t->pid,
+				 .tid = t->tid,
+				 .n = n,
+				 .parent = parent,
+				 .name = name,
+				 .count = count,
+				 .total_ns = total,
+				 .unfinished = unfinished,
+				 .vals = vals,
+				 .first_ts = decoder_ts_ns(s->dec, t->pid, t->first_ts),
+				 .last_ts = decoder_ts_ns(s->dec, t->pid, t->last_ts),
+				 .instants = t->instants,
+				 .counters = t->counters,
+				 .untracked = t->untracked};
+	int r = s->metrics.n && !vals ? -ENOMEM : spantree_import(&s->tree, &im);
+	free(vals);
 	decoder_count(s->dec, spans, unf, t->unmatched, t->deep);
 	free(u32);
 	free(u64);
@@ -252,6 +304,102 @@ static int session_spans_read(struct session *s, size_t limit, size_t *got);
 static int session_spans_poll_ms(struct session *s);
 static int session_spans_finish(struct session *s);
 
+/* Whether the kernel gives switch records here (off-CPU per span). */
+static bool session_offcpu_probe(void)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof a);
+	a.size = sizeof a;
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.context_switch = 1;
+	a.sample_id_all = 1;
+	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	int fd = perfev_open(&a, 0, -1);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/* Whether event e can count on a thread of ours, as the target's will. */
+static bool session_event_probe(const struct event *e)
+{
+	struct perf_event_attr a = e->attr;
+	a.disabled = 1;
+	a.inherit = 0;
+	int fd = perfev_open(&a, 0, -1);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+static int session_metric(struct spanmetrics *m, enum spanmetric_kind kind, const char *name,
+			  bool supported, bool time)
+{
+	if (m->n == SPANMETRIC_MAX)
+		return -E2BIG;
+	m->m[m->n++] = (struct spanmetric){kind, name, supported, time};
+	return 0;
+}
+
+/* What spans carry in this session, and the target's part of it as
+ * SPANSTAT_VALUES (values.h's format). */
+static int session_metrics(struct session *s, char **cause)
+{
+	struct spanmetrics *m = &s->metrics;
+	const struct session_opts *o = s->o;
+	char spec[2048] = "";
+	size_t len = 0;
+	int r = 0;
+	memset(m, 0, sizeof *m);
+	m->off_cpu = -1;
+	if (!o->no_off_cpu && session_offcpu_probe()) {
+		m->off_cpu = (int)m->n;
+		r = session_metric(m, SPANMETRIC_OFF_CPU, "off_cpu_ns", true, true);
+	}
+	m->first_target = m->n;
+	for (size_t i = 0; r == 0 && o->span_evl && i < o->span_evl->n; i++) {
+		const struct event *e = &o->span_evl->ev[i];
+		r = session_metric(m, SPANMETRIC_EVENT, e->name, session_event_probe(e),
+				   e->unit && strcmp(e->unit, "msec") == 0);
+		int n = snprintf(spec + len, sizeof spec - len, "%se:%x:%llx:%llx:%llx:%x",
+				 len ? "," : "", e->attr.type, (unsigned long long)e->attr.config,
+				 (unsigned long long)e->attr.config1,
+				 (unsigned long long)e->attr.config2,
+				 (unsigned)(e->attr.exclude_user | e->attr.exclude_kernel << 1 |
+					    e->attr.exclude_hv << 2));
+		len += n > 0 ? (size_t)n : 0;
+	}
+	if (r == 0 && o->span_allocs) {
+		r = session_metric(m, SPANMETRIC_ALLOCS, "allocs", true, false);
+		if (r == 0)
+			r = session_metric(m, SPANMETRIC_FREES, "frees", true, false);
+		if (r == 0)
+			r = session_metric(m, SPANMETRIC_ALLOC_BYTES, "alloc_bytes", true, false);
+		if (r == 0)
+			r = session_metric(m, SPANMETRIC_FREE_BYTES, "free_bytes", true, false);
+		int n = snprintf(spec + len, sizeof spec - len, "%sa", len ? "," : "");
+		len += n > 0 ? (size_t)n : 0;
+	}
+	if (r < 0 || len >= sizeof spec) {
+		cause_set(cause, -E2BIG, "too many values per span: at most %d, with %s",
+			  SPANMETRIC_MAX - (m->off_cpu >= 0) - (o->span_allocs ? 4 : 0),
+			  "--span-events");
+		return -E2BIG;
+	}
+	if (len && !(s->values_spec = strdup(spec)))
+		return session_fail(cause, ENOMEM, "cannot collect %s", "spans");
+	s->head.metrics = m;
+	return 0;
+}
+
 static int session_spans_setup(struct session *s, char **cause)
 {
 	int p[2];
@@ -273,6 +421,13 @@ static int session_spans_setup(struct session *s, char **cause)
 	if (!s->buf || !s->dec || spantree_init(&s->tree) < 0)
 		return session_fail(cause, ENOMEM, "cannot collect %s", "spans");
 	s->have_tree = true;
+	int r = session_metrics(s, cause);
+	if (r < 0)
+		return r;
+	struct decoder_values dv = {s->metrics.n, s->metrics.first_target, s->metrics.off_cpu,
+				    session_off_cpu_at, s};
+	if (spantree_set_values(&s->tree, s->metrics.n) < 0 || decoder_set_values(s->dec, &dv) < 0)
+		return session_fail(cause, EINVAL, "cannot collect %s", "span values");
 	decoder_add_sink(s->dec, (struct span_sink){spantree_event, &s->tree});
 	for (size_t i = 0; i < s->o->nwriters; i++) {
 		struct writer *w = s->o->writers[i];
@@ -281,7 +436,7 @@ static int session_spans_setup(struct session *s, char **cause)
 	}
 	decoder_set_demangle(s->dec, s->o->demangle);
 	/* Without a ring file (no memfd), every thread records through the pipe. */
-	if (ringsrc_new(&s->rings) == 0) {
+	if (ringsrc_new(&s->rings, s->metrics.n - s->metrics.first_target) == 0) {
 		decoder_set_hook(s->dec, session_ring_hook, s);
 		ringsrc_set_tree_fn(s->rings, session_ring_tree, s);
 		/* outputs that need the events themselves stream them */
@@ -292,7 +447,7 @@ static int session_spans_setup(struct session *s, char **cause)
 	}
 	s->head.strings = decoder_strings(s->dec);
 	s->head.names = decoder_names(s->dec);
-	int r = session_env(s, tsc ? &clk : NULL);
+	r = session_env(s, tsc ? &clk : NULL);
 	if (r < 0)
 		return session_fail(cause, -r, "cannot collect %s", "spans");
 	s->src[s->nsrc++] = (struct session_source){s->pipe_r, session_spans_read,
@@ -322,6 +477,9 @@ static int session_spans_read(struct session *s, size_t limit, size_t *got)
 	*got = 0;
 	if (s->rings) /* what is published now uses names the pipe holds now */
 		ringsrc_snapshot(s->rings);
+	/* every switch before the events about to be read is known */
+	if (s->off && offcpu_drain(s->off) < 0)
+		return -ENOMEM;
 	while (*got < limit) {
 		ssize_t n = read(s->pipe_r, s->buf, SESSION_READ_BUF);
 		if (n < 0 && errno == EINTR)
@@ -439,6 +597,16 @@ static int session_one(struct session *s, unsigned run, char **cause)
 	if (r < 0) {
 		launch_abort(&l);
 		return r;
+	}
+	/* the last run's records stay until this one's start: processes it left
+	 * still count, until the stream ends (session_spans_finish) */
+	if (s->off)
+		offcpu_close(s->off);
+	s->off = NULL;
+	if (o->spans && s->metrics.off_cpu >= 0 && offcpu_open(&s->off, l.pid, NULL) < 0) {
+		s->off = NULL; /* refused after the probe worked: no off-CPU times */
+		if (run == 0)
+			s->metrics.m[s->metrics.off_cpu].supported = false;
 	}
 	rr->counts = calloc(o->evl->n ? o->evl->n : 1, sizeof *rr->counts);
 	if (!rr->counts) {
@@ -647,6 +815,9 @@ static void session_release(struct session *s)
 	if (s->dec)
 		decoder_free(s->dec);
 	ringsrc_free(s->rings);
+	if (s->off)
+		offcpu_close(s->off);
+	free(s->values_spec);
 	if (s->have_tree)
 		spantree_release(&s->tree);
 	session_env_free(s);

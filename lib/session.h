@@ -23,6 +23,10 @@ struct session_opts {
 	const struct spanfilter *filter; /* spans the target should not send, or NULL */
 	enum demangle_mode demangle;	 /* how function names show */
 	bool compensate;		 /* take the instrumentation's cost out of span times */
+	const struct evlist *span_evl;	 /* --span-events: counted per span, or NULL */
+	bool span_allocs;		 /* --span-allocs */
+	bool no_off_cpu;		 /* --no-off-cpu: spans carry no off-CPU time */
+	const char *alloc_preload;	 /* libspanstat-alloc.so for --span-allocs */
 	struct writer *const *writers;
 	size_t nwriters;
 };

@@ -17,5 +17,9 @@
  * TSC ticks or ns>, depth=<N>, filter=<glob>, exclude=<glob> (the format:
  * span/filter.h; written by spanfilter.c, read by span/filter.c). */
 #define SPANSTAT_ENV_FILTER "SPANSTAT_FILTER"
+/* what begins and ends carry: values.h's recv_parse format */
+#define SPANSTAT_ENV_VALUES "SPANSTAT_VALUES"
+/* "1": aggregating threads mark the spans they were switched out in */
+#define SPANSTAT_ENV_OFFCPU "SPANSTAT_OFFCPU"
 
 #endif

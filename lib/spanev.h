@@ -26,9 +26,12 @@ struct span_event {
 	uint64_t ts;   /* CLOCK_MONOTONIC ns */
 	uint32_t name; /* string id in the decoder's strtab (0: none) */
 	uint32_t flags;
-	uint32_t depth;	   /* BEGIN/END: nesting depth, 0 outermost */
-	uint64_t begin_ts; /* END: its begin's ts */
-	int64_t value;	   /* COUNTER: value; PROCESS: ppid */
+	uint32_t depth;	      /* BEGIN/END: nesting depth, 0 outermost */
+	uint64_t begin_ts;    /* END: its begin's ts */
+	int64_t value;	      /* COUNTER: value; PROCESS: ppid */
+	const uint64_t *vals; /* END: the span's values (spanmetric.h), one per metric
+			       * of the run; NULL when the run has none */
+	const uint64_t *cum;  /* BEGIN/END: the thread's cumulative values then */
 };
 
 struct span_sink {

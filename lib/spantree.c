@@ -25,13 +25,18 @@ struct spantree_index {
 
 /* ---- one tree ------------------------------------------------------- */
 
-static int span_tree_init(struct span_tree *t, uint32_t pid, uint32_t tid)
+static int span_tree_init(struct span_tree *t, uint32_t pid, uint32_t tid, unsigned nval)
 {
 	memset(t, 0, sizeof *t);
 	t->pid = pid;
 	t->tid = tid;
 	t->cap = 16;
+	t->nval = nval;
 	t->node = calloc(t->cap, sizeof *t->node);
+	if (nval && !(t->val = calloc((size_t)t->cap * 2 * nval, sizeof *t->val))) {
+		free(t->node);
+		t->node = NULL;
+	}
 	t->nhash = 32;
 	t->hash = calloc(t->nhash, sizeof *t->hash);
 	t->stack_cap = 16;
@@ -47,6 +52,7 @@ static int span_tree_init(struct span_tree *t, uint32_t pid, uint32_t tid)
 void span_tree_release(struct span_tree *t)
 {
 	free(t->node);
+	free(t->val);
 	free(t->hash);
 	free(t->stack);
 	memset(t, 0, sizeof *t);
@@ -105,6 +111,13 @@ static uint32_t span_tree_child(struct span_tree *t, uint32_t parent, uint32_t n
 	if (!*budget)
 		return SPANTREE_UNTRACKED;
 	if (t->n == t->cap) {
+		size_t row = 2 * (size_t)t->nval;
+		if (row) {
+			uint64_t *val = realloc(t->val, 2 * (size_t)t->cap * row * sizeof *val);
+			if (!val)
+				return SPANTREE_UNTRACKED;
+			t->val = val;
+		}
 		struct span_node *node = realloc(t->node, 2 * (size_t)t->cap * sizeof *node);
 		if (!node)
 			return SPANTREE_UNTRACKED;
@@ -114,6 +127,8 @@ static uint32_t span_tree_child(struct span_tree *t, uint32_t parent, uint32_t n
 	uint32_t i = t->n++;
 	struct span_node *nd = &t->node[i];
 	memset(nd, 0, sizeof *nd);
+	if (t->nval)
+		memset(t->val + (size_t)i * 2 * t->nval, 0, 2 * (size_t)t->nval * sizeof *t->val);
 	nd->name = name;
 	nd->parent = parent;
 	nd->next_sibling = t->node[parent].first_child;
@@ -138,6 +153,28 @@ static uint32_t span_tree_child(struct span_tree *t, uint32_t parent, uint32_t n
 }
 
 /* ---- the sink ------------------------------------------------------- */
+
+int spantree_set_values(struct spantree *st, unsigned k)
+{
+	if (st->nthread)
+		return -EINVAL;
+	st->nval = k;
+	return 0;
+}
+
+/* Adds a span's values (or a node's totals) to node i, and to its parent's
+ * children's. */
+static void span_tree_add_vals(struct span_tree *t, uint32_t i, const uint64_t *v)
+{
+	if (!t->nval || !v)
+		return;
+	uint64_t *self = t->val + (size_t)i * 2 * t->nval;
+	uint64_t *up = t->val + (size_t)t->node[i].parent * 2 * t->nval + t->nval;
+	for (unsigned k = 0; k < t->nval; k++) {
+		self[k] += v[k];
+		up[k] += v[k];
+	}
+}
 
 int spantree_init(struct spantree *st)
 {
@@ -180,7 +217,7 @@ static struct span_tree *spantree_tree(struct spantree *st, uint32_t pid, uint32
 		st->cap = cap;
 	}
 	struct span_tree *t = malloc(sizeof *t);
-	if (!t || span_tree_init(t, pid, tid) < 0) {
+	if (!t || span_tree_init(t, pid, tid, st->nval) < 0) {
 		free(t);
 		return NULL;
 	}
@@ -243,6 +280,7 @@ static void spantree_end(struct span_tree *t, const struct span_event *ev)
 	n->total_ns += dur;
 	n->unfinished += ev->flags & SPAN_F_UNFINISHED;
 	t->node[n->parent].child_ns += dur;
+	span_tree_add_vals(t, i, ev->vals);
 }
 
 void spantree_event(void *arg, const struct span_event *ev)
@@ -336,6 +374,8 @@ int spantree_import(struct spantree *st, const struct span_import *im)
 		nd->total_ns += im->total_ns[i];
 		nd->unfinished += im->unfinished[i];
 		t->node[p].child_ns += im->total_ns[i];
+		if (im->vals)
+			span_tree_add_vals(t, map[i], im->vals + (size_t)i * t->nval);
 	}
 	free(map);
 	spantree_extent(st, t, im->first_ts, im->last_ts);
@@ -380,7 +420,7 @@ uint64_t spantree_compensate(struct spantree *st, double event_ns)
 
 int spantree_merge(const struct spantree *st, struct span_tree *out)
 {
-	if (span_tree_init(out, 0, 0) < 0)
+	if (span_tree_init(out, 0, 0, st->nval) < 0)
 		return -ENOMEM;
 	uint32_t *map = NULL;
 	size_t mapcap = 0;
@@ -407,6 +447,12 @@ int spantree_merge(const struct spantree *st, struct span_tree *out)
 			o->total_ns += n->total_ns;
 			o->child_ns += n->child_ns;
 			o->unfinished += n->unfinished;
+			if (out->nval) {
+				uint64_t *ov = out->val + (size_t)map[i] * 2 * out->nval;
+				const uint64_t *nv = span_node_vals(t, i);
+				for (unsigned k = 0; k < 2 * out->nval; k++)
+					ov[k] += nv[k];
+			}
 		}
 		if (t->first_ts && (!out->first_ts || t->first_ts < out->first_ts))
 			out->first_ts = t->first_ts;

@@ -30,6 +30,9 @@ struct span_tree {
 	uint32_t n, cap;
 	uint64_t first_ts, last_ts;  /* extent of this thread's events (0: none) */
 	uint64_t instants, counters; /* this thread's */
+	unsigned nval;		     /* values per span (spanmetric.h) */
+	uint64_t *val;		     /* per node: nval totals, then nval of its
+				      * direct children's totals (span_node_vals) */
 	/* private: child lookup and the open stack */
 	uint32_t *hash;
 	uint32_t nhash;
@@ -46,6 +49,7 @@ struct spantree {
 			     * (or out of memory); their time stays in the
 			     * parent's self time */
 	size_t nodes;	    /* over all threads */
+	unsigned nval;	    /* values per span: spantree_set_values */
 	/* private */
 	struct span_tree *last;
 	void *index;
@@ -58,6 +62,8 @@ struct spantree {
 
 int spantree_init(struct spantree *st);
 void spantree_release(struct spantree *st);
+/* Every span carries k values (spanmetric.h) that nodes sum; before any event. */
+int spantree_set_values(struct spantree *st, unsigned k);
 /* The span_sink callback; arg is the struct spantree. */
 void spantree_event(void *arg, const struct span_event *ev);
 /* A thread's call tree aggregated elsewhere (by the target, ring.h), to add
@@ -67,6 +73,7 @@ struct span_import {
 	uint32_t pid, tid, n;
 	const uint32_t *parent, *name;
 	const uint64_t *count, *total_ns, *unfinished;
+	const uint64_t *vals;	    /* n rows of the tree's nval totals, or NULL */
 	uint64_t first_ts, last_ts; /* the thread's extent */
 	uint64_t instants, counters, untracked;
 };
@@ -85,6 +92,19 @@ void span_tree_release(struct span_tree *t);
 static inline uint64_t span_node_self(const struct span_node *n)
 {
 	return n->total_ns > n->child_ns ? n->total_ns - n->child_ns : 0;
+}
+
+/* Node i's value totals (t->nval), then its children's. */
+static inline const uint64_t *span_node_vals(const struct span_tree *t, uint32_t i)
+{
+	return t->val + (size_t)i * 2 * t->nval;
+}
+
+/* Node i's self value k: its total less its children's (never below 0). */
+static inline uint64_t span_node_val_self(const struct span_tree *t, uint32_t i, unsigned k)
+{
+	const uint64_t *v = span_node_vals(t, i);
+	return v[k] > v[t->nval + k] ? v[k] - v[t->nval + k] : 0;
 }
 
 #endif

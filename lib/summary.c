@@ -220,6 +220,7 @@ static void summary_times(FILE *fp, const struct report *r)
 struct summary_row {
 	uint32_t key; /* node index or name id */
 	uint64_t count, total, self;
+	const uint64_t *v; /* the span values' totals (spanmetric.h), or NULL */
 };
 
 static int summary_row_cmp(const void *pa, const void *pb)
@@ -304,6 +305,124 @@ static void summary_row_cells(FILE *fp, const struct summary_row *row, uint64_t 
 	fprintf(fp, " %11s %12s %12s %12s %7s  ", count, total, self, mean, pct);
 }
 
+/* ---- span values: a column per metric, per call, and derived ones ---- */
+
+#define SUMMARY_VAL_WIDTH 15 /* fits "<not supported>" */
+
+/* The index of event metric `name`, or -1. */
+static int summary_event(const struct spanmetrics *ms, const char *name)
+{
+	for (unsigned i = 0; ms && i < ms->n; i++)
+		if (ms->m[i].kind == SPANMETRIC_EVENT && strcmp(ms->m[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int summary_val_width(const char *head)
+{
+	int n = (int)strlen(head);
+	return n > SUMMARY_VAL_WIDTH ? n : SUMMARY_VAL_WIDTH;
+}
+
+static void summary_val_headers(FILE *fp, const struct spanmetrics *ms)
+{
+	char h[96];
+	for (unsigned i = 0; ms && i < ms->n; i++) {
+		const struct spanmetric *m = &ms->m[i];
+		switch (m->kind) {
+		case SPANMETRIC_OFF_CPU:
+			fprintf(fp, "%12s %12s %6s ", "cpu/call", "off-cpu/call", "off%");
+			continue;
+		case SPANMETRIC_EVENT:
+			snprintf(h, sizeof h, "%s/call", m->name);
+			break;
+		case SPANMETRIC_ALLOCS:
+			snprintf(h, sizeof h, "allocs/call");
+			break;
+		case SPANMETRIC_FREES:
+			snprintf(h, sizeof h, "frees/call");
+			break;
+		case SPANMETRIC_ALLOC_BYTES:
+			snprintf(h, sizeof h, "bytes/call");
+			break;
+		case SPANMETRIC_FREE_BYTES:
+			snprintf(h, sizeof h, "net/call");
+			break;
+		}
+		fprintf(fp, "%*s ", summary_val_width(h), h);
+	}
+	if (summary_event(ms, "instructions") >= 0 && summary_event(ms, "cycles") >= 0)
+		fprintf(fp, "%6s ", "IPC");
+	if (ms && ms->n)
+		fputs(" ", fp);
+}
+
+static void summary_val_cells(FILE *fp, const struct spanmetrics *ms, const struct summary_row *row)
+{
+	char c[64], d[64];
+	double per = row->count ? (double)row->count : 1.0;
+	for (unsigned i = 0; ms && i < ms->n; i++) {
+		const struct spanmetric *m = &ms->m[i];
+		uint64_t v = row->v ? row->v[i] : 0;
+		char h[96];
+		snprintf(h, sizeof h, "%s/call", m->name);
+		int w = m->kind == SPANMETRIC_EVENT ? summary_val_width(h) : SUMMARY_VAL_WIDTH;
+		if (m->kind == SPANMETRIC_ALLOCS)
+			w = summary_val_width("allocs/call");
+		switch (m->kind) {
+		case SPANMETRIC_OFF_CPU: {
+			if (!m->supported) {
+				fprintf(fp, "%12s %12s %6s ", "-", "-", "-");
+				continue;
+			}
+			uint64_t off = v < row->total ? v : row->total;
+			fmt_duration(c, sizeof c,
+				     (row->total - off) / (row->count ? row->count : 1));
+			fmt_duration(d, sizeof d, off / (row->count ? row->count : 1));
+			char pct[16];
+			if (row->total)
+				fmt_c(pct, sizeof pct, "%.1f%%",
+				      100.0 * (double)off / (double)row->total);
+			else
+				snprintf(pct, sizeof pct, "-");
+			fprintf(fp, "%12s %12s %6s ", c, d, pct);
+			continue;
+		}
+		case SPANMETRIC_EVENT:
+			if (!m->supported)
+				snprintf(c, sizeof c, "<not supported>");
+			else if (m->time)
+				fmt_duration(c, sizeof c, (uint64_t)((double)v / per));
+			else
+				fmt_grouped(c, sizeof c, (double)v / per, 1);
+			break;
+		case SPANMETRIC_ALLOCS:
+		case SPANMETRIC_FREES:
+		case SPANMETRIC_ALLOC_BYTES:
+			fmt_grouped(c, sizeof c, (double)v / per, 1);
+			break;
+		case SPANMETRIC_FREE_BYTES: { /* the change in bytes in use */
+			int ab = spanmetric_find(ms, SPANMETRIC_ALLOC_BYTES);
+			double net =
+				((ab >= 0 && row->v ? (double)row->v[ab] : 0) - (double)v) / per;
+			fmt_grouped(c, sizeof c, net, 1);
+			break;
+		}
+		}
+		fprintf(fp, "%*s ", w, c);
+	}
+	int in = summary_event(ms, "instructions"), cy = summary_event(ms, "cycles");
+	if (in >= 0 && cy >= 0) {
+		if (row->v && row->v[cy] && ms->m[in].supported && ms->m[cy].supported)
+			fmt_c(c, sizeof c, "%.2f", (double)row->v[in] / (double)row->v[cy]);
+		else
+			snprintf(c, sizeof c, "-");
+		fprintf(fp, "%6s ", c);
+	}
+	if (ms && ms->n)
+		fputs(" ", fp);
+}
+
 static void summary_more(FILE *fp, size_t n, const char *what)
 {
 	if (n > SUMMARY_SPAN_ROWS)
@@ -326,14 +445,18 @@ static int summary_span_tables(FILE *fp, const struct report *r, const struct sp
 			       bool where)
 {
 	const struct strtab *names = r->head->strings;
+	const struct spanmetrics *ms = r->head->metrics && t->nval ? r->head->metrics : NULL;
+	unsigned nv = ms ? t->nval : 0;
 	uint32_t nnames = names ? names->n : 0;
 	struct summary_row *rows = calloc(t->n, sizeof(*rows));
 	struct summary_row *byname = calloc(nnames + 1, sizeof(*byname));
+	uint64_t *byv = nv ? calloc((size_t)(nnames + 1) * nv, sizeof(*byv)) : NULL;
 	size_t nrows = 0, nby = 0;
 
-	if (!rows || !byname) {
+	if (!rows || !byname || (nv && !byv)) {
 		free(rows);
 		free(byname);
+		free(byv);
 		return -ENOMEM;
 	}
 	for (uint32_t i = 1; i < t->n; i++) {
@@ -342,14 +465,18 @@ static int summary_span_tables(FILE *fp, const struct report *r, const struct sp
 
 		if (nd->count == 0)
 			continue;
-		rows[nrows++] =
-			(struct summary_row){i, nd->count, nd->total_ns, span_node_self(nd)};
+		rows[nrows++] = (struct summary_row){i, nd->count, nd->total_ns, span_node_self(nd),
+						     nv ? span_node_vals(t, i) : NULL};
 		byname[name].key = name;
 		byname[name].count += nd->count;
 		byname[name].self += span_node_self(nd);
-		/* inclusive time counts the outermost of a recursion only */
-		if (!summary_nested_in_self(t, i))
+		byname[name].v = nv ? byv + (size_t)name * nv : NULL;
+		/* inclusive time and values count the outermost of a recursion only */
+		if (!summary_nested_in_self(t, i)) {
 			byname[name].total += nd->total_ns;
+			for (unsigned k = 0; k < nv; k++)
+				byv[(size_t)name * nv + k] += span_node_vals(t, i)[k];
+		}
 	}
 	for (uint32_t k = 0; k <= nnames; k++)
 		if (byname[k].count)
@@ -359,11 +486,13 @@ static int summary_span_tables(FILE *fp, const struct report *r, const struct sp
 
 	fprintf(fp, " Spans by stack path:\n\n %11s %12s %12s %12s %7s  ", "count", "total", "self",
 		"mean", "wall");
+	summary_val_headers(fp, ms);
 	if (where)
 		fprintf(fp, "%-*s  ", SUMMARY_WHERE_WIDTH, "location");
 	fputs("path\n", fp);
 	for (size_t i = 0; i < nrows && i < SUMMARY_SPAN_ROWS; i++) {
 		summary_row_cells(fp, &rows[i], r->span_wall_ns);
+		summary_val_cells(fp, ms, &rows[i]);
 		if (where)
 			summary_where(fp, r->head, t->node[rows[i].key].name);
 		summary_path(fp, t, r->head, rows[i].key);
@@ -372,11 +501,13 @@ static int summary_span_tables(FILE *fp, const struct report *r, const struct sp
 	summary_more(fp, nrows, "paths");
 	fprintf(fp, "\n Spans by name:\n\n %11s %12s %12s %12s %7s  ", "count", "total", "self",
 		"mean", "wall");
+	summary_val_headers(fp, ms);
 	if (where)
 		fprintf(fp, "%-*s  ", SUMMARY_WHERE_WIDTH, "location");
 	fputs("name\n", fp);
 	for (size_t i = 0; i < nby && i < SUMMARY_SPAN_ROWS; i++) {
 		summary_row_cells(fp, &byname[i], r->span_wall_ns);
+		summary_val_cells(fp, ms, &byname[i]);
 		if (where)
 			summary_where(fp, r->head, byname[i].key);
 		summary_name(fp, r->head, byname[i].key);
@@ -386,6 +517,7 @@ static int summary_span_tables(FILE *fp, const struct report *r, const struct sp
 	fputc('\n', fp);
 	free(rows);
 	free(byname);
+	free(byv);
 	return 0;
 }
 

@@ -30,7 +30,8 @@
  *   bits 40..61  name id (22 bits; 0 is never a valid id)
  *   bits 62..63  op: WIRE_OP_BEGIN, WIRE_OP_END, WIRE_OP_INSTANT, or
  *                WIRE_OP_COUNTER, which is followed by one payload word holding
- *                the counter's value as a two's-complement int64
+ *                the counter's value as a two's-complement int64; after
+ *                WIRE_VALUES, BEGIN and END are followed by its value words
  * A begin/end pair therefore costs 16 bytes on the wire.
  *
  * Timestamps are in the process's clock (see WIRE_HELLO): TSC ticks or
@@ -72,6 +73,7 @@ enum wire_type {
 	WIRE_KICK = 8,	      /* no payload: a thread's ring (ring.h) is filling up,
 			       * come and drain it; carries no data */
 	WIRE_CALIB = 9,	      /* struct wire_calib: what one event costs the process */
+	WIRE_VALUES = 10,     /* struct wire_values: begins and ends carry values */
 };
 
 enum wire_op {
@@ -132,6 +134,15 @@ struct wire_name {
 struct wire_calib {
 	uint64_t milli_per_event;
 	uint64_t reserved;
+};
+
+/* WIRE_VALUES: from here on, every WIRE_OP_BEGIN and WIRE_OP_END word of the
+ * process is followed by `count` words: the thread's cumulative values at
+ * that instant (the events and allocation counts spanstat asked for, in its
+ * order); sent right after WIRE_HELLO, before any event. */
+struct wire_values {
+	uint32_t count;
+	uint32_t reserved;
 };
 
 /* WIRE_EXIT: the process is ending; open spans are closed at `ts`.  A

@@ -17,6 +17,7 @@ struct writer_opts {
 	bool spans_table;    /* --spans: summary prints the span table */
 	bool spans_location; /* --spans=location: with a location column */
 	bool folded_threads; /* --folded-threads: thread/process root frames */
+	const char *weight;  /* --weight: what folded values count (NULL: wall) */
 };
 
 struct writer;

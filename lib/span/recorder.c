@@ -78,6 +78,7 @@
 #include "spanenv.h"
 #define SPANSTAT_NO_INLINE /* we define the functions the wrappers call */
 #include "spanstat.h"
+#include "values.h"
 #include "wire.h"
 
 #define REC_NOI __attribute__((no_instrument_function))
@@ -104,6 +105,7 @@
 #define REC_ON 1		    /* rec_on: recording */
 #define REC_ON_FILTERED 2	    /* rec_on: recording through the filters */
 #define REC_ON_AGG 3		    /* rec_on: aggregating in the thread's tree (ring.h) */
+#define REC_ON_VALUES 4		    /* rec_on: begins and ends carry values (values.h) */
 #define REC_AGG_NONE RING_AGG_NODES /* a frame of a span the tree had no room for */
 #ifdef HAVE_SECURE_GETENV
 #define rec_getenv secure_getenv /* a second line: rec_connect checked AT_SECURE */
@@ -165,10 +167,16 @@ struct rec_thread {
 	struct ring_agg *agg;		      /* aggregate mode: the slot's tree; NULL: events */
 	struct ring_agg_node *anode;
 	struct ring_agg_frame *aframe;
-	uint32_t adepth; /* open spans in the tree (agg->depth, private copy) */
-	uint32_t aover;	 /* open spans beyond RING_AGG_DEPTH */
-	uint64_t *ring;	 /* the slot's words */
-	uint64_t wbase;	 /* stream index of ring[0] in the current lap */
+	uint32_t adepth;		    /* open spans in the tree (agg->depth, private copy) */
+	uint32_t aover;			    /* open spans beyond RING_AGG_DEPTH */
+	uint64_t *ring;			    /* the slot's words */
+	uint64_t *avals;		    /* aggregate mode with values: the slot's value rows */
+	const volatile uint32_t *swmark;    /* off-CPU: moves when the thread was switched out */
+	uint32_t swflip;		    /* 1: no mark here, every span counts as switched */
+	struct recv_thread vt;		    /* its counters (values.h) */
+	int calib;			    /* rec_calibrate's scratch thread: sends nothing */
+	uint64_t fval[REC_STACK][RECV_MAX]; /* filters: each open span's begin values */
+	uint64_t wbase;			    /* stream index of ring[0] in the current lap */
 	struct rec_centry cache[REC_CACHE];
 	uint64_t rec[REC_WORDS];       /* the events record in progress */
 	char scratch[WIRE_MAX_RECORD]; /* other records of this thread */
@@ -181,10 +189,15 @@ struct rec_slot {
 	uint32_t pad;
 };
 
-static int rec_on;		    /* the hot-path gate: 0 or REC_ON* */
-static int rec_agg_mode;	    /* SPANSTAT_AGG: threads with a slot aggregate */
-static int rec_filtering;	    /* SPANSTAT_FILTER set some filter */
-static struct recf_spec rec_filter; /* the filters */
+static int rec_on;		   /* the hot-path gate: 0 or REC_ON* */
+static struct recv_spec rec_vspec; /* SPANSTAT_VALUES: what begins and ends carry */
+static unsigned rec_nvals;	   /* rec_vspec.n */
+static int rec_offcpu;		   /* SPANSTAT_OFFCPU: aggregating threads mark switched spans */
+static const uint32_t rec_nomark;  /* the switch mark of threads that need none */
+static const uint64_t *(*rec_alloc_fn)(void); /* libspanstat-alloc's counts */
+static int rec_agg_mode;		      /* SPANSTAT_AGG: threads with a slot aggregate */
+static int rec_filtering;		      /* SPANSTAT_FILTER set some filter */
+static struct recf_spec rec_filter;	      /* the filters */
 /* Mirror of rec_on for the inline check in spanstat.h (not API). */
 __attribute__((visibility("default"))) int spanstat_on_;
 static int rec_fl;		/* F_GETFL & REC_FL_MASK of our write end */
@@ -327,7 +340,10 @@ static REC_NOI int rec_open_write_end(int inherited)
 static REC_NOI void rec_set_on(int on)
 {
 	if (on)
-		on = rec_filtering ? REC_ON_FILTERED : rec_agg_mode ? REC_ON_AGG : REC_ON;
+		on = rec_filtering  ? REC_ON_FILTERED
+		     : rec_nvals    ? REC_ON_VALUES
+		     : rec_agg_mode ? REC_ON_AGG
+				    : REC_ON;
 	__atomic_store_n(&rec_on, on, __ATOMIC_RELEASE);
 	__atomic_store_n(&spanstat_on_, on, __ATOMIC_RELEASE);
 }
@@ -435,6 +451,11 @@ static REC_NOI void rec_ring_publish(struct rec_thread *t);
  * number, so the reader sees lost records as a gap. */
 static REC_NOI void rec_flush(struct rec_thread *t)
 {
+	if (t->calib) { /* the cost of filling, never of sending */
+		t->pos = t->rec + REC_FIRST;
+		t->base = t->last;
+		return;
+	}
 	if (t->slot) {
 		rec_ring_publish(t);
 		return;
@@ -519,6 +540,7 @@ static REC_NOI int rec_ring_attach(struct rec_thread *t, uint64_t now)
 			t->agg->nodes = 1;
 			t->agg->last_ts = now;
 			t->adepth = t->aover = 0;
+			t->avals = rec_nvals ? ring_vals_at(rec_shm, i, rec_nvals) : NULL;
 		}
 		__atomic_store_n(&s->state, RING_OWNED, __ATOMIC_RELEASE);
 		return 0;
@@ -577,9 +599,10 @@ static REC_NOI int rec_ring_reserve(struct rec_thread *t, unsigned need)
 	}
 }
 
-/* Stores one item (a word, or a word and its payload) in the ring; reports
- * the thread's drops first when some are unreported.  0, or -1: dropped. */
-static REC_NOI int rec_ring_put(struct rec_thread *t, uint64_t word, int has_val, uint64_t val)
+/* Stores one item (a word and n payload words) in the ring; reports the
+ * thread's drops first when some are unreported.  0, or -1: dropped. */
+static REC_NOI int rec_ring_putn(struct rec_thread *t, uint64_t word, const uint64_t *pl,
+				 unsigned n)
 {
 	if (t->dropped != t->reported) {
 		if (rec_ring_reserve(t, 2) != 0)
@@ -589,13 +612,18 @@ static REC_NOI int rec_ring_put(struct rec_thread *t, uint64_t word, int has_val
 		t->pos += 2;
 		t->reported = t->dropped;
 	}
-	if (t->pos + 1 + has_val > t->lim && rec_ring_reserve(t, 1u + (unsigned)has_val) != 0)
+	if (t->pos + 1 + n > t->lim && rec_ring_reserve(t, 1u + n) != 0)
 		return -1;
-	if (has_val)
-		t->pos[1] = val;
+	for (unsigned i = 0; i < n; i++)
+		t->pos[1 + i] = pl[i];
 	__atomic_store_n(t->pos, word, __ATOMIC_RELEASE);
-	t->pos += 1 + has_val;
+	t->pos += 1 + n;
 	return 0;
+}
+
+static REC_NOI int rec_ring_put(struct rec_thread *t, uint64_t word, int has_val, uint64_t val)
+{
+	return rec_ring_putn(t, word, &val, (unsigned)has_val);
 }
 
 /* The thread ends: its last word, then the slot goes back to the reader. */
@@ -635,6 +663,12 @@ static REC_NOI void rec_hello(void)
 	rec_incarnation = ts; /* our slots say which image they belong to */
 	if (len)
 		rec_write(buf, len);
+	if (rec_nvals) {
+		struct wire_values wv = {rec_nvals, 0};
+		len = enc_simple(buf, sizeof buf, WIRE_VALUES, rec_pid, 0, &wv, sizeof wv);
+		if (len)
+			rec_write(buf, len);
+	}
 }
 
 /* Maps the ring file spanstat named (ring.h); NULL: every thread uses the pipe. */
@@ -645,14 +679,17 @@ static REC_NOI void *rec_map_rings(const char *path)
 		return NULL;
 	struct stat st;
 	void *m = MAP_FAILED;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size >= RING_FILE_BYTES)
-		m = mmap(NULL, RING_FILE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	uint64_t size = ring_file_bytes(rec_nvals);
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size >= size)
+		m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED)
 		return NULL;
 	const struct ring_file *f = m;
-	if (f->magic != RING_MAGIC || f->slots != RING_SLOTS || f->words != RING_WORDS) {
-		munmap(m, RING_FILE_BYTES);
+	/* the values it was made for must be ours, or words would not frame */
+	if (f->magic != RING_MAGIC || f->slots != RING_SLOTS || f->words != RING_WORDS ||
+	    f->vals != rec_nvals) {
+		munmap(m, size);
 		return NULL;
 	}
 	return m;
@@ -747,9 +784,22 @@ static REC_NOI void rec_thread_reset(struct rec_thread *t, uint64_t now)
 	memset(t->jmp, 0, sizeof t->jmp);
 	memset(t->cache, 0xff, sizeof t->cache); /* no key is all ones */
 	memset(t->fcache, 0xff, sizeof t->fcache);
+	/* counters count the thread that opens them: a fork child or a later
+	 * thread reusing t opens its own */
+	recv_close(&t->vt);
+	recv_switch_close(&t->vt);
+	if (rec_nvals)
+		recv_open(&rec_vspec, &t->vt, rec_alloc_fn);
+	t->swmark = &rec_nomark;
+	t->swflip = 0;
 	if (rec_ring_attach(t, now) != 0) {
 		t->pos = t->rec + REC_FIRST;
 		t->lim = t->rec + REC_WORDS;
+	} else if (t->agg && rec_offcpu) {
+		t->swmark = recv_switch_mark(&t->vt);
+		t->swflip = !t->swmark;
+		if (!t->swmark)
+			t->swmark = &rec_nomark;
 	}
 }
 
@@ -871,7 +921,18 @@ static REC_NOI __attribute__((noinline)) uint32_t rec_agg_child(struct rec_threa
 	return n;
 }
 
-static REC_HOT void rec_agg_begin(struct rec_thread *t, uint32_t id, uint64_t now)
+/* A span the thread was switched out in (its switch mark moved): spanstat
+ * gets its node and times to join with the kernel's switch records. */
+static REC_NOI __attribute__((noinline)) void rec_agg_switched(struct rec_thread *t, uint32_t node,
+							       uint64_t begin, uint64_t end)
+{
+	uint64_t pl[2] = {begin, end};
+	if (rec_ring_putn(t, RING_CTL(RING_CTL_SWITCHED | (uint64_t)node << 8), pl, 2) == 0)
+		rec_ring_publish(t);
+}
+
+static REC_HOT void rec_agg_begin(struct rec_thread *t, uint32_t id, uint64_t now,
+				  const uint64_t *v)
 {
 	uint32_t d = t->adepth;
 	if (unlikely(d >= RING_AGG_DEPTH)) {
@@ -893,13 +954,17 @@ static REC_HOT void rec_agg_begin(struct rec_thread *t, uint32_t id, uint64_t no
 	f->node = n;
 	f->id = id;
 	f->ts = now;
+	f->lock = *t->swmark + t->swflip;
+	if (v)
+		memcpy(t->avals + (uint64_t)(RING_AGG_NODES + d) * rec_nvals, v,
+		       rec_nvals * sizeof *v);
 	t->adepth = d + 1;
 	t->agg->depth = d + 1;
 }
 
 /* Closes frame f at now (unfinished: closed by an end of an outer span). */
 static REC_HOT void rec_agg_close(struct rec_thread *t, const struct ring_agg_frame *f,
-				  uint64_t now, int unfinished)
+				  uint64_t now, int unfinished, const uint64_t *v)
 {
 	if (f->node >= REC_AGG_NONE)
 		return;
@@ -907,6 +972,15 @@ static REC_HOT void rec_agg_close(struct rec_thread *t, const struct ring_agg_fr
 	n->count++;
 	n->total += (int64_t)(now - f->ts) > 0 ? now - f->ts : 0;
 	n->unfinished += (unsigned)unfinished;
+	if (unlikely(f->lock != *t->swmark))
+		rec_agg_switched(t, f->node, f->ts, now);
+	if (v) {
+		const uint64_t *b =
+			t->avals + (uint64_t)(RING_AGG_NODES + (f - t->aframe)) * rec_nvals;
+		uint64_t *sum = t->avals + (uint64_t)f->node * rec_nvals;
+		for (unsigned i = 0; i < rec_nvals; i++)
+			sum[i] += v[i] > b[i] ? v[i] - b[i] : 0;
+	}
 }
 
 /* Whether open span k (0: outermost) has the name of the end of key, id:
@@ -923,8 +997,8 @@ static REC_NOI int rec_agg_same(const struct rec_thread *t, uint32_t k, uint64_t
 
 /* An end that does not name the innermost open span by id: the spans inside
  * the one it names close unfinished, or it is counted unmatched. */
-static REC_NOI __attribute__((noinline)) void rec_agg_mismatch(struct rec_thread *t, uint64_t key,
-							       uint32_t id, uint64_t now)
+static REC_NOI __attribute__((noinline)) void
+rec_agg_mismatch(struct rec_thread *t, uint64_t key, uint32_t id, uint64_t now, const uint64_t *v)
 {
 	uint32_t k = t->adepth;
 	while (k > 0 && !rec_agg_same(t, k - 1, key, id))
@@ -934,13 +1008,14 @@ static REC_NOI __attribute__((noinline)) void rec_agg_mismatch(struct rec_thread
 		return;
 	}
 	for (uint32_t d = t->adepth; d > k; d--)
-		rec_agg_close(t, &t->aframe[d - 1], now, 1);
-	rec_agg_close(t, &t->aframe[k - 1], now, 0);
+		rec_agg_close(t, &t->aframe[d - 1], now, 1, v);
+	rec_agg_close(t, &t->aframe[k - 1], now, 0, v);
 	t->adepth = k - 1;
 	t->agg->depth = k - 1;
 }
 
-static REC_HOT void rec_agg_end(struct rec_thread *t, uint64_t key, uint32_t id, uint64_t now)
+static REC_HOT void rec_agg_end(struct rec_thread *t, uint64_t key, uint32_t id, uint64_t now,
+				const uint64_t *v)
 {
 	t->agg->last_ts = now;
 	if (unlikely(t->aover)) {
@@ -954,22 +1029,22 @@ static REC_HOT void rec_agg_end(struct rec_thread *t, uint64_t key, uint32_t id,
 	}
 	const struct ring_agg_frame *f = &t->aframe[d - 1];
 	if (unlikely(f->id != id)) {
-		rec_agg_mismatch(t, key, id, now);
+		rec_agg_mismatch(t, key, id, now, v);
 		return;
 	}
-	rec_agg_close(t, f, now, 0);
+	rec_agg_close(t, f, now, 0, v);
 	t->adepth = d - 1;
 	t->agg->depth = d - 1;
 }
 
 /* One event of a thread that aggregates. */
 static REC_HOT void rec_agg_op(struct rec_thread *t, uint64_t key, uint32_t id, uint64_t op,
-			       uint64_t now)
+			       uint64_t now, const uint64_t *v)
 {
 	if (op == REC_OP(WIRE_OP_BEGIN)) {
-		rec_agg_begin(t, id, now);
+		rec_agg_begin(t, id, now, v);
 	} else if (op == REC_OP(WIRE_OP_END)) {
-		rec_agg_end(t, key, id, now);
+		rec_agg_end(t, key, id, now, v);
 	} else {
 		t->agg->last_ts = now;
 		if (op == REC_OP(WIRE_OP_INSTANT))
@@ -982,20 +1057,31 @@ static REC_HOT void rec_agg_op(struct rec_thread *t, uint64_t key, uint32_t id, 
 /* Appends one event for key at `now` (no earlier than t->last) to the
  * thread's ring or record; the caller holds t->busy. */
 static REC_NOI void rec_emit(struct rec_thread *t, uint64_t key, uint64_t op, uint64_t now,
-			     int has_val, int64_t val)
+			     int has_val, int64_t val, const uint64_t *v)
 {
+	uint64_t own[RECV_MAX];
+	unsigned nv = 0;
+	if (rec_nvals && (op == REC_OP(WIRE_OP_BEGIN) || op == REC_OP(WIRE_OP_END))) {
+		if (!v) { /* the values now */
+			recv_read(&rec_vspec, &t->vt, own);
+			v = own;
+		}
+		nv = rec_nvals;
+	} else {
+		v = NULL;
+	}
 	struct rec_centry *c = &t->cache[rec_hash(key)];
 	if (c->key != key) {
 		uint32_t id = rec_intern(t, key);
 		if (!id) {
-			rec_drop(t, 1u + (unsigned)has_val);
+			rec_drop(t, 1u + (unsigned)has_val + nv);
 			return;
 		}
 		c->key = key;
 		c->word = (uint64_t)id << WIRE_ID_SHIFT;
 	}
 	if (t->agg) {
-		rec_agg_op(t, key, (uint32_t)(c->word >> WIRE_ID_SHIFT), op, now);
+		rec_agg_op(t, key, (uint32_t)(c->word >> WIRE_ID_SHIFT), op, now, v);
 		return;
 	}
 	if ((int64_t)(now - t->last) < 0) /* another CPU's TSC a little behind */
@@ -1004,21 +1090,22 @@ static REC_NOI void rec_emit(struct rec_thread *t, uint64_t key, uint64_t op, ui
 	if (t->slot) {
 		if (delta >> WIRE_DELTA_BITS) { /* deltas restart at an absolute ts */
 			if (rec_ring_put(t, RING_CTL(RING_CTL_TS), 1, now) != 0) {
-				rec_drop(t, 1u + (unsigned)has_val);
+				rec_drop(t, 1u + (unsigned)has_val + nv);
 				return;
 			}
 			t->last = now;
 			delta = 0;
 		}
-		uint64_t v;
-		memcpy(&v, &val, sizeof v);
-		if (rec_ring_put(t, c->word | op | delta, has_val, v) != 0)
-			rec_drop(t, 1u + (unsigned)has_val);
+		uint64_t u;
+		memcpy(&u, &val, sizeof u);
+		if (rec_ring_putn(t, c->word | op | delta, v ? v : &u,
+				  v ? nv : (unsigned)has_val) != 0)
+			rec_drop(t, 1u + (unsigned)has_val + nv);
 		else
 			t->last = now;
 		return;
 	}
-	if ((delta >> WIRE_DELTA_BITS) || t->pos + 1 + has_val > t->rec + REC_WORDS) {
+	if ((delta >> WIRE_DELTA_BITS) || t->pos + 1 + has_val + nv > t->rec + REC_WORDS) {
 		rec_flush(t);
 		t->base = t->last = now;
 		delta = 0;
@@ -1027,7 +1114,9 @@ static REC_NOI void rec_emit(struct rec_thread *t, uint64_t key, uint64_t op, ui
 	p[0] = c->word | op | delta;
 	if (has_val)
 		memcpy(&p[1], &val, sizeof val);
-	t->pos = p + 1 + has_val;
+	if (nv)
+		memcpy(&p[1], v, nv * sizeof *v);
+	t->pos = p + 1 + has_val + nv;
 	t->last = now;
 }
 
@@ -1068,7 +1157,7 @@ static REC_NOI __attribute__((noinline)) void rec_event_slow(uint64_t key, uint6
 		rec_drop(t, 1u + (unsigned)has_val);
 		return;
 	}
-	rec_emit(t, key, op, now, has_val, val);
+	rec_emit(t, key, op, now, has_val, val, NULL);
 	rec_track(t, key, op);
 	atomic_store(&t->busy, 0);
 }
@@ -1099,7 +1188,7 @@ static REC_NOI void rec_filter_flush(struct rec_thread *t, unsigned upto)
 		upto = REC_STACK;
 	for (unsigned i = t->fdone; i < upto; i++)
 		if ((t->ffl[i] & (REC_F_PENDING | REC_F_SENT)) == REC_F_PENDING) {
-			rec_emit(t, t->stk[i], REC_OP(WIRE_OP_BEGIN), t->fts[i], 0, 0);
+			rec_emit(t, t->stk[i], REC_OP(WIRE_OP_BEGIN), t->fts[i], 0, 0, t->fval[i]);
 			t->ffl[i] |= REC_F_SENT;
 		}
 	if (upto > t->fdone)
@@ -1127,11 +1216,13 @@ static REC_NOI unsigned rec_filter_flags(struct rec_thread *t, unsigned d, uint6
 static REC_NOI void rec_filter_begin(struct rec_thread *t, unsigned d, uint64_t now)
 {
 	t->fts[d] = now;
+	if (rec_nvals)
+		recv_read(&rec_vspec, &t->vt, t->fval[d]);
 	if (rec_filter.min_dur) {
 		t->ffl[d] |= REC_F_PENDING;
 	} else {
 		rec_filter_flush(t, d);
-		rec_emit(t, t->stk[d], REC_OP(WIRE_OP_BEGIN), now, 0, 0);
+		rec_emit(t, t->stk[d], REC_OP(WIRE_OP_BEGIN), now, 0, 0, t->fval[d]);
 		t->ffl[d] |= REC_F_SENT;
 	}
 }
@@ -1148,11 +1239,11 @@ static REC_NOI void rec_filter_end(struct rec_thread *t, uint64_t now)
 		return;
 	uint8_t fl = t->ffl[d];
 	if (fl & REC_F_SENT) {
-		rec_emit(t, t->stk[d], REC_OP(WIRE_OP_END), now, 0, 0);
+		rec_emit(t, t->stk[d], REC_OP(WIRE_OP_END), now, 0, 0, NULL);
 	} else if ((fl & REC_F_PENDING) && now - t->fts[d] >= rec_filter.min_dur) {
 		rec_filter_flush(t, d);
-		rec_emit(t, t->stk[d], REC_OP(WIRE_OP_BEGIN), t->fts[d], 0, 0);
-		rec_emit(t, t->stk[d], REC_OP(WIRE_OP_END), now, 0, 0);
+		rec_emit(t, t->stk[d], REC_OP(WIRE_OP_BEGIN), t->fts[d], 0, 0, t->fval[d]);
+		rec_emit(t, t->stk[d], REC_OP(WIRE_OP_END), now, 0, 0, NULL);
 	}
 }
 
@@ -1209,8 +1300,36 @@ static REC_NOI __attribute__((noinline)) void rec_event_filtered(uint64_t key, u
 		rec_filter_end(t, now);
 	} else {
 		rec_filter_flush(t, d);
-		rec_emit(t, key, op, now, has_val, val);
+		rec_emit(t, key, op, now, has_val, val, NULL);
 	}
+	atomic_store(&t->busy, 0);
+}
+
+/* An event whose begins and ends carry values (REC_ON_VALUES): read at the
+ * begin after its timestamp, at the end before it, so that the span's own
+ * values include as little of the reading as can be. */
+static REC_NOI __attribute__((noinline)) void rec_event_values(uint64_t key, uint64_t op)
+{
+	if (!key || key == REC_CODE_TAG)
+		return;
+	struct rec_thread *t = rec_self;
+	if (!t && !(t = rec_thread_start()))
+		return;
+	uint64_t v[RECV_MAX], now;
+	if (op == REC_OP(WIRE_OP_END)) {
+		recv_read(&rec_vspec, &t->vt, v);
+		now = rec_now();
+	} else {
+		now = rec_now();
+		if (op == REC_OP(WIRE_OP_BEGIN))
+			recv_read(&rec_vspec, &t->vt, v);
+	}
+	if (atomic_exchange(&t->busy, 1)) {
+		rec_drop(t, 1u + rec_nvals);
+		return;
+	}
+	rec_emit(t, key, op, now, 0, 0, v);
+	rec_track(t, key, op);
 	atomic_store(&t->busy, 0);
 }
 
@@ -1223,7 +1342,7 @@ static REC_HOT void rec_event_agg(uint64_t key, uint64_t op)
 	if (likely(t != NULL && t->agg != NULL)) {
 		const struct rec_centry *c = &t->cache[rec_hash(key)];
 		if (likely(c->key == key)) {
-			rec_agg_op(t, key, (uint32_t)(c->word >> WIRE_ID_SHIFT), op, now);
+			rec_agg_op(t, key, (uint32_t)(c->word >> WIRE_ID_SHIFT), op, now, NULL);
 			rec_track(t, key, op);
 			return;
 		}
@@ -1239,6 +1358,8 @@ static REC_HOT void rec_event(uint64_t key, uint64_t op)
 			rec_event_agg(key, op);
 		else if (on == REC_ON_FILTERED)
 			rec_event_filtered(key, op, 0, 0);
+		else if (on == REC_ON_VALUES)
+			rec_event_values(key, op);
 		return;
 	}
 	uint64_t now = rec_now();
@@ -1280,7 +1401,7 @@ REC_API void spanstat_instant(const char *name)
 REC_API void spanstat_counter(const char *name, int64_t value)
 {
 	int on = __atomic_load_n(&rec_on, __ATOMIC_RELAXED);
-	if (on == REC_ON || on == REC_ON_AGG)
+	if (on == REC_ON || on == REC_ON_AGG || on == REC_ON_VALUES)
 		rec_event_slow((uintptr_t)name, REC_OP(WIRE_OP_COUNTER), rec_now(), 1, value);
 	else if (on == REC_ON_FILTERED)
 		rec_event_filtered((uintptr_t)name, REC_OP(WIRE_OP_COUNTER), 1, value);
@@ -1346,6 +1467,7 @@ static REC_NOI void rec_calibrate(void)
 			munmap(t, sizeof *t);
 		return;
 	}
+	t->calib = 1;
 	memset(t->cache, 0xff, sizeof t->cache);
 	memset(t->fcache, 0xff, sizeof t->fcache);
 	struct rec_centry *c = &t->cache[rec_hash((uintptr_t)name)];
@@ -1356,6 +1478,24 @@ static REC_NOI void rec_calibrate(void)
 		t->anode = ring_agg_nodes(t->agg);
 		t->aframe = ring_agg_frames(t->agg);
 		t->agg->nodes = 1;
+	}
+	/* the values cost what they cost in every thread: the same reads */
+	t->swmark = &rec_nomark;
+	recv_close(&t->vt);
+	recv_switch_close(&t->vt);
+	void *vals = MAP_FAILED;
+	if (rec_nvals) {
+		recv_open(&rec_vspec, &t->vt, rec_alloc_fn);
+		if (agg)
+			vals = mmap(NULL, ring_vals_bytes(rec_nvals), PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		t->avals = vals == MAP_FAILED ? NULL : vals;
+		if (agg && !t->avals) {
+			recv_close(&t->vt);
+			munmap(agg, RING_AGG_BYTES);
+			munmap(t, sizeof *t);
+			return;
+		}
 	}
 	void (*volatile begin)(const char *) = spanstat_begin;
 	void (*volatile end)(const char *) = spanstat_end;
@@ -1395,6 +1535,9 @@ static REC_NOI void rec_calibrate(void)
 	rec_calib = with > without ? (with - without) * 1000 / (2 * REC_CALIB_PAIRS) : 0;
 	if (agg)
 		munmap(agg, RING_AGG_BYTES);
+	if (vals != MAP_FAILED)
+		munmap(vals, ring_vals_bytes(rec_nvals));
+	recv_close(&t->vt);
 	munmap(t, sizeof *t);
 }
 
@@ -1830,7 +1973,7 @@ static REC_NOI void rec_unwind(const void *env)
 			}
 			unsigned d = --t->depth;
 			if (d < REC_STACK)
-				rec_emit(t, t->stk[d], REC_OP(WIRE_OP_END), now, 0, 0);
+				rec_emit(t, t->stk[d], REC_OP(WIRE_OP_END), now, 0, 0, NULL);
 		}
 	}
 	atomic_store(&t->busy, 0);
@@ -1923,6 +2066,13 @@ __attribute__((constructor)) static REC_NOI void rec_connect(void)
 	/* a malformed spec leaves it empty: no filtering rather than a guess */
 	recf_parse(rec_getenv(SPANSTAT_ENV_FILTER), &rec_filter);
 	rec_filtering = recf_active(&rec_filter);
+	recv_parse(rec_getenv(SPANSTAT_ENV_VALUES), &rec_vspec);
+	rec_nvals = rec_vspec.n;
+	if (rec_vspec.allocs)
+		rec_alloc_fn =
+			(const uint64_t *(*)(void))dlsym(RTLD_DEFAULT, "spanstat__alloc_counts");
+	const char *off = rec_getenv(SPANSTAT_ENV_OFFCPU);
+	rec_offcpu = off && strcmp(off, "1") == 0;
 	if (path && strlen(path) < sizeof rec_pipe_path)
 		strcpy(rec_pipe_path, path);
 	int inherited = -1;

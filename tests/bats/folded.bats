@@ -96,8 +96,9 @@ work;outer;inner;scoped'
 		FNR == NR { self[$1] = $2; next }
 		/^ Spans by stack path:/ { sec = 1; next }
 		/^ Spans by name:/ { sec = 0 }
+		/ count +total +self +mean +wall / { col = length($0) - 3; next }
 		sec && NF >= 9 && $1 ~ /^[0-9,]+$/ {
-			p = $9; rows++
+			p = substr($0, col); rows++
 			sum = 0
 			for (k in self) if (k == p || index(k, p ";") == 1) sum += self[k]
 			if (!near(ns($4, $5), self[p] + 0)) { print p ": self " $4 $5 " vs folded " self[p]; bad = 1 }

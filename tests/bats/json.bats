@@ -94,11 +94,12 @@ summary_value() {
 @test "every documented field is present with a documented type in real runs" {
 	# a run that fills nearly everything: two runs, intervals, spans in
 	# threads, an unsupported event, derived metrics
-	run "$SPANSTAT" --json=full.json -r 2 -I 100 --spans -e task-clock,page-faults,cycles -- "$THREADS"
+	run "$SPANSTAT" --json=full.json -r 2 -I 100 --spans -e task-clock,page-faults,cycles \
+		--span-events=page-faults,cycles -- "$THREADS"
 	assert_success
 	# one run, killed with spans open (--folded turns spans on): the values
 	# that are null or unset above are filled here
-	run "$SPANSTAT" --json=died.json --folded=died.folded -e task-clock -- "$DIE" term
+	run "$SPANSTAT" --json=died.json --folded=died.folded --no-off-cpu -e task-clock -- "$DIE" term
 	assert_failure 143
 	# spans off, perf stat's default events: empty arrays, collected false
 	run "$SPANSTAT" --json=plain.json -- true
@@ -175,7 +176,8 @@ summary_value() {
 	# spans: every path of the --spans table, with its count, total and self
 	# as the table rounds them
 	table=$(awk '/Spans by stack path/ { on = 1; next } /Spans by name/ { on = 0 }
-		on && NF == 9 && $1 ~ /^[0-9,]+$/ { gsub(",", "", $1); print $9, $1, $2, $3, $4, $5 }' sum.txt | sort)
+		/ count +total +self +mean +wall / { col = length($0) - 3; next }
+		on && NF >= 9 && $1 ~ /^[0-9,]+$/ { p = substr($0, col); gsub(",", "", $1); print p, $1, $2, $3, $4, $5 }' sum.txt | sort)
 	assert_equal "$(wc -l <<<"$table")" 8
 	run awk '
 		function ns(v, u) { return v * (u == "s" ? 1e9 : u == "ms" ? 1e6 : u == "us" ? 1e3 : 1) }
@@ -317,7 +319,8 @@ summary_value() {
 	assert_success
 	# span counts: the JSON tree against the --spans table
 	run awk '/Spans by stack path/ { on = 1; next } /Spans by name/ { on = 0 }
-		on && NF == 9 && $1 ~ /^[0-9,]+$/ { gsub(",", "", $1); print $9, $1 }' sum.txt
+		/ count +total +self +mean +wall / { col = length($0) - 3; next }
+		on && NF >= 9 && $1 ~ /^[0-9,]+$/ { p = substr($0, col); gsub(",", "", $1); print p, $1 }' sum.txt
 	assert_equal "$(sort <<<"$output")" "$(tree a.json | cut -f1,2 | tr '\t' ' ' | sort)"
 	# self time per stack: folded against the JSON tree, to the nanosecond
 	assert_equal "$(sort f.txt)" "$(tree a.json | awk -F'\t' '$4 > 0 { print $1, $4 }' | sort)"
@@ -402,15 +405,16 @@ term.json"
 	# the document nests no deeper than for a flat run
 	assert_equal "$(jq '[paths | length] | max' deep.json)" "$(jq '[paths | length] | max' flat.json)"
 	# and its size grows with the node count only (a nested document grew
-	# with depth squared): at most 250 bytes a node over the flat run's
+	# with depth squared): at most 600 bytes a node over the flat run's
 	# size, indentation included, thread trees and the merged one counted
+	# (a node has some 24 keys, its values among them: about 470 bytes)
 	local big small nodes
 	big=$(stat -c %s deep.json)
 	small=$(stat -c %s flat.json)
 	nodes=$(jq '[.spans.threads[].nodes, .spans.merged.nodes | length] | add' deep.json)
 	echo "deep $big bytes for $nodes nodes, flat $small bytes"
 	[ "$nodes" -eq 8002 ]
-	[ $(((big - small) / nodes)) -le 250 ]
+	[ $(((big - small) / nodes)) -le 600 ]
 }
 
 @test "names and arguments that are not UTF-8 are written as reversible UTF-8" {

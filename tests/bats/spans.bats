@@ -28,9 +28,10 @@ span_counts() {
 		/^ Spans by stack path:/ { sec = "path"; next }
 		/^ Spans by name:/ { sec = "name"; next }
 		/^ span data:/ { sec = ""; next }
+		/ count +total +self +mean +wall / { col = length($0) - 3; next }
 		sec == want && NF >= 9 && $1 ~ /^[0-9,]+$/ {
 			c = $1; gsub(",", "", c)
-			p = $9; for (i = 10; i <= NF; i++) p = p " " $i
+			p = substr($0, col)
 			print p, c
 		}' <<<"$output"
 }
@@ -40,7 +41,8 @@ span_total_ns() {
 	awk -v want="$1" '
 		/^ Spans by stack path:/ { sec = 1; next }
 		/^ Spans by name:/ { sec = 0 }
-		sec && $9 == want {
+		/ count +total +self +mean +wall / { col = length($0) - 3; next }
+		sec && substr($0, col) == want {
 			m = $3 == "s" ? 1e9 : $3 == "ms" ? 1e6 : $3 == "us" ? 1e3 : 1
 			printf "%.0f\n", $2 * m
 		}' <<<"$output"
@@ -100,8 +102,8 @@ work 4'
 	[ -n "$head" ] && [ -n "$tc" ] && [ -n "$el" ] && [ -n "$rss" ]
 	[ "$head" -lt "$tc" ] && [ "$tc" -lt "$el" ] && [ "$el" -lt "$bypath" ]
 	[ "$rss" -lt "$bypath" ] && [ "$bypath" -lt "$byname" ]
-	assert_output --regexp ' +count +total +self +mean +wall +path'
-	assert_output --regexp ' +count +total +self +mean +wall +name'
+	assert_output --regexp ' +count +total +self +mean +wall +cpu/call +off-cpu/call +off% +path'
+	assert_output --regexp ' +count +total +self +mean +wall +cpu/call +off-cpu/call +off% +name'
 	# rows by descending total, in both tables
 	awk '/^ Spans by/ { if (n) exit bad; n = 1; prev = -1; next }
 		n && $1 ~ /^[0-9,]+$/ && NF >= 9 {
@@ -112,7 +114,8 @@ work 4'
 		}
 		END { exit bad }' <<<"$output"
 	# main holds the 50 ms sleep: most of the wall time, never more than all
-	share=$(awk '/^ Spans by stack path:/ { s = 1 } s && $9 == "main" { sub("%", "", $8); print $8; exit }' <<<"$output")
+	share=$(awk '/^ Spans by stack path:/ { s = 1 } / count +total +self +mean +wall / { col = length($0) - 3 }
+		s && col && substr($0, col) == "main" { sub("%", "", $8); print $8; exit }' <<<"$output")
 	echo "main: $share% of wall"
 	awk -v p="$share" 'BEGIN { exit !(p >= 50 && p <= 100) }'
 }

@@ -38,7 +38,8 @@ span_counts() {
 		/^ Spans by stack path:/ { sec = "path"; next }
 		/^ Spans by name:/ { sec = "name"; next }
 		/^ span data:/ { sec = ""; next }
-		sec == want && NF >= 9 && $1 ~ /^[0-9,]+$/ { c = $1; gsub(",", "", c); print $9, c }' <<<"$output"
+		/ count +total +self +mean +wall / { col = length($0) - 3; next }
+		sec == want && NF >= 9 && $1 ~ /^[0-9,]+$/ { c = $1; gsub(",", "", c); print substr($0, col), c }' <<<"$output"
 }
 
 # without_extra_fds CMD...: CMD with only fds 0-2 open, so that a target that

@@ -1,5 +1,6 @@
 # fuzz.mk: builds and runs the libFuzzer targets for the ring reader
-# (fuzz_rings.c, FUZZ_RING_SECONDS, default 20) and for the span decoder and the
+# (fuzz_rings.c, FUZZ_RING_SECONDS, default 20), the context-switch records
+# (fuzz_offcpu.c, FUZZ_OFFCPU_SECONDS, default 10) and for the span decoder and the
 # writers (fuzz_decode.c: decoder + spantree + folded, JSON and Perfetto
 # writers, with clang's
 # -fsanitize=fuzzer,address,undefined) for FUZZ_SECONDS (default 30) over the
@@ -22,16 +23,22 @@ FUZZ_SRCS = $(srcdir)/tests/fuzz/fuzz_decode.c $(srcdir)/lib/decode.c $(srcdir)/
 	$(srcdir)/lib/strtab.c $(srcdir)/lib/u64map.c $(srcdir)/lib/symbols.c $(srcdir)/lib/spantree.c \
 	$(srcdir)/lib/folded.c $(srcdir)/lib/json.c $(srcdir)/lib/perfetto.c $(srcdir)/lib/pbenc.c \
 	$(srcdir)/lib/metrics.c $(srcdir)/lib/utf8esc.c $(srcdir)/lib/srcloc.c $(srcdir)/lib/demangle.c \
-	$(srcdir)/lib/spannames.c
+	$(srcdir)/lib/spannames.c $(srcdir)/lib/spanweight.c
 FUZZ_RING_SRCS = $(srcdir)/tests/fuzz/fuzz_rings.c $(srcdir)/lib/ringsrc.c $(srcdir)/lib/decode.c $(srcdir)/lib/wireframe.c $(srcdir)/lib/normalise.c \
 	$(srcdir)/lib/strtab.c $(srcdir)/lib/u64map.c $(srcdir)/lib/symbols.c $(srcdir)/lib/srcloc.c \
 	$(srcdir)/lib/demangle.c $(srcdir)/lib/spannames.c $(srcdir)/lib/utf8esc.c
 FUZZ_RING_SECONDS ?= 20
+FUZZ_OFFCPU_SRCS = $(srcdir)/tests/fuzz/fuzz_offcpu.c $(srcdir)/lib/offcpu.c $(srcdir)/lib/u64map.c \
+	$(srcdir)/lib/cause.c
+FUZZ_OFFCPU_SECONDS ?= 10
 FUZZ_LIBS = -ldw -lelf -liberty $(shell pkg-config --libs libcjson) -lm
 FUZZ_CFLAGS += -DHAVE_CONFIG_H -I$(builddir) $(shell pkg-config --cflags libcjson)
 
 .PHONY: fuzz corpus
-fuzz: $(FUZZ_DIR)/fuzz_decode $(FUZZ_DIR)/fuzz_rings
+fuzz: $(FUZZ_DIR)/fuzz_decode $(FUZZ_DIR)/fuzz_rings $(FUZZ_DIR)/fuzz_offcpu
+	rm -rf $(FUZZ_DIR)/owork && mkdir -p $(FUZZ_DIR)/owork
+	cd $(FUZZ_DIR) && ./fuzz_offcpu -max_total_time=$(FUZZ_OFFCPU_SECONDS) -timeout=10 \
+		-rss_limit_mb=1024 -max_len=8192 -print_final_stats=1 owork
 	rm -rf $(FUZZ_DIR)/rwork && mkdir -p $(FUZZ_DIR)/rwork
 	cd $(FUZZ_DIR) && ./fuzz_rings -max_total_time=$(FUZZ_RING_SECONDS) -timeout=10 \
 		-rss_limit_mb=1024 -max_len=20000 -print_final_stats=1 rwork
@@ -49,6 +56,10 @@ fuzz: $(FUZZ_DIR)/fuzz_decode $(FUZZ_DIR)/fuzz_rings
 $(FUZZ_DIR)/fuzz_rings: $(FUZZ_RING_SRCS) $(wildcard $(srcdir)/lib/*.h)
 	mkdir -p $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_RING_SRCS) -o $@ $(FUZZ_LIBS)
+
+$(FUZZ_DIR)/fuzz_offcpu: $(FUZZ_OFFCPU_SRCS) $(wildcard $(srcdir)/lib/*.h)
+	mkdir -p $(FUZZ_DIR)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_OFFCPU_SRCS) -o $@
 
 $(FUZZ_DIR)/fuzz_decode: $(FUZZ_SRCS) $(wildcard $(srcdir)/lib/*.h)
 	mkdir -p $(FUZZ_DIR)

@@ -148,6 +148,23 @@ static void fuzz_save(const char *dir, unsigned long n, const char *ext, const c
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* flags & 16: spans carry values (WIRE_VALUES in the input gives the
+ * target's): off-CPU from this made-up clock, then two events, the second
+ * unsupported. */
+static uint64_t fuzz_off_cpu(void *ctx, uint32_t pid, uint32_t tid, uint64_t ns)
+{
+	(void)ctx;
+	return (ns ^ pid ^ tid) / 8;
+}
+
+static const struct spanmetrics fuzz_metrics = {
+	.n = 3,
+	.m = {{SPANMETRIC_OFF_CPU, "off_cpu_ns", true, true},
+	      {SPANMETRIC_EVENT, "page-faults", true, false},
+	      {SPANMETRIC_EVENT, "cycles", false, false}},
+	.off_cpu = 0,
+	.first_target = 1};
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 3)
@@ -172,6 +189,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fuzz_check *check = calloc(1, sizeof *check);
 	if (!d || !check || spantree_init(&st) < 0)
 		abort();
+	if (flags & 16) {
+		struct decoder_values dv = {3, 1, 0, fuzz_off_cpu, NULL};
+		if (decoder_set_values(d, &dv) < 0 || spantree_set_values(&st, 3) < 0)
+			abort();
+	}
 	decoder_add_sink(d, (struct span_sink){spantree_event, &st});
 	decoder_add_sink(d, (struct span_sink){fuzz_event, check});
 	/* the Perfetto writer streams, as a sink of the decoder */
@@ -181,7 +203,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			     .strings = decoder_strings(d),
 			     .names = decoder_names(d),
 			     .spans = true,
-			     .runs = 1};
+			     .runs = 1,
+			     .metrics = flags & 16 ? &fuzz_metrics : NULL};
 	char *pbuf = NULL, *jbuf = NULL;
 	size_t plen = 0, jlen = 0;
 	FILE *pfp = open_memstream(&pbuf, &plen);
@@ -206,6 +229,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fp) {
 		struct writer w = {.ops = &folded_writer_ops, .fp = fp, .head = &h};
 		w.opts.folded_threads = flags & 8;
+		static const char *const weights[] = {NULL, "cpu", "page-faults", "cycles"};
+		w.opts.weight = weights[(flags >> 5) & 3];
 		w.ops->finish(&w, &r);
 		fclose(fp);
 	}

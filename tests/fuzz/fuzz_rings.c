@@ -6,8 +6,10 @@
  * their state mapped onto FREE, OWNED, DONE, OWNED), then 8-byte words
  * for those slots' rings, RS_WORDS each, in turn (short inputs leave zeros);
  * a slot whose mode is RING_MODE_AGG gets the start of its aggregate area
- * (ring.h) instead, and its tree must come out as ringsrc.h promises.
- * Each process named by a slot gets a HELLO and one name first.  Then a live
+ * (ring.h) after its words (which may hold its switched spans), and its
+ * tree must come out as ringsrc.h promises.  The file carries RS_VALS values
+ * per begin and end.  Each process named by a slot gets a HELLO, its
+ * WIRE_VALUES and one name first.  Then a live
  * drain, a drain of the first slot's process as gone, and the end-of-stream
  * drain run; besides the sanitizers, every record handed over must be whole
  * (a valid header and length), and the reader must leave every slot it
@@ -23,6 +25,7 @@
 #define RS_SLOTS 4u
 #define RS_WORDS 512u
 #define RS_AGG_BYTES 4096u /* of each slot's aggregate area the input fills */
+#define RS_VALS 2u
 
 static struct ringsrc *fz_rings;
 
@@ -49,7 +52,14 @@ static int fz_tree(void *ctx, const struct ringsrc_tree *t)
 	for (uint32_t k = 0; k < t->depth; k++)
 		if (t->frame[k].node > t->n)
 			__builtin_trap();
-	return 0;
+	if (t->nvals != RS_VALS || !t->vals || (t->nsw && !t->sw))
+		__builtin_trap();
+	uint64_t sum = 0; /* every value row and switched span readable */
+	for (size_t k = 0; k < ((size_t)t->n + t->depth) * t->nvals; k++)
+		sum += t->vals[k];
+	for (size_t k = 0; k < t->nsw; k++)
+		sum += t->sw[k].node + t->sw[k].begin + t->sw[k].end;
+	return sum == 1 ? 1 : 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -57,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!fz_rings) {
-		if (ringsrc_new(&fz_rings) != 0)
+		if (ringsrc_new(&fz_rings, RS_VALS) != 0)
 			return 0;
 		ringsrc_set_tree_fn(fz_rings, fz_tree, NULL);
 	}
@@ -82,17 +92,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t n =
 			enc_hello(rec, sizeof rec, s->pid, 1, WIRE_CLOCK_MONOTONIC, 1, 1, "p", 1);
 		decoder_record(d, rec, n);
+		struct wire_values wv = {RS_VALS, 0};
+		n = enc_simple(rec, sizeof rec, WIRE_VALUES, s->pid, 0, &wv, sizeof wv);
+		decoder_record(d, rec, n);
 		n = enc_name(rec, sizeof rec, s->pid, 0, 1, WIRE_NAME_STRING, 0, 0, "a", 1);
 		decoder_record(d, rec, n);
 	}
 	size_t at = RS_SLOTS * sizeof(struct ring_slot);
 	for (unsigned i = 0; i < RS_SLOTS && at < size; i++) {
-		/* a slot in aggregate mode gets its tree area, the others words */
-		int agg = ring_slot_at(f, i)->mode == RING_MODE_AGG;
-		size_t cap = agg ? RS_AGG_BYTES : RS_WORDS * 8;
-		size_t n = size - at < cap ? size - at : cap;
-		memcpy(agg ? (void *)ring_agg_at(f, i) : (void *)ring_words_at(f, i), data + at, n);
+		/* words, then for a slot in aggregate mode its tree area */
+		size_t n = size - at < RS_WORDS * 8 ? size - at : RS_WORDS * 8;
+		memcpy(ring_words_at(f, i), data + at, n);
 		at += n;
+		if (ring_slot_at(f, i)->mode == RING_MODE_AGG && at < size) {
+			n = size - at < RS_AGG_BYTES ? size - at : RS_AGG_BYTES;
+			memcpy(ring_agg_at(f, i), data + at, n);
+			at += n;
+		}
 	}
 	uint32_t pid = ring_slot_at(f, 0)->pid;
 	ringsrc_snapshot(fz_rings);

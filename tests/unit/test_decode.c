@@ -951,8 +951,96 @@ static void test_empty_name(void)
 	free(s.buf);
 }
 
+/* Values: WIRE_VALUES says how many words follow each begin and end; the
+ * decoder puts them after the source's own (off-CPU, here a callback) and
+ * hands the normaliser cumulative values, the sinks END differences. */
+struct vrec {
+	uint64_t v[3];
+	unsigned ends, with;
+};
+
+static void vrec_event(void *arg, const struct span_event *ev)
+{
+	struct vrec *r = arg;
+	if (ev->kind != SPAN_END)
+		return;
+	r->ends++;
+	if (ev->vals) {
+		r->with++;
+		memcpy(r->v, ev->vals, sizeof r->v);
+	}
+}
+
+static uint64_t v_off(void *ctx, uint32_t pid, uint32_t tid, uint64_t ns)
+{
+	(void)ctx;
+	(void)pid;
+	(void)tid;
+	return ns / 10; /* a tenth of every interval is off-CPU */
+}
+
+static void v_run(const struct stream *s, struct vrec *r, struct decode_stats *st)
+{
+	memset(r, 0, sizeof *r);
+	struct decoder *d = decoder_new(NULL);
+	struct decoder_values dv = {3, 1, 0, v_off, NULL};
+	ok(decoder_set_values(d, &dv) == 0, "the decoder takes a value layout");
+	decoder_add_sink(d, (struct span_sink){vrec_event, r});
+	decoder_feed(d, s->buf, s->len);
+	decoder_finish(d);
+	*st = *decoder_stats(d);
+	decoder_free(d);
+}
+
+static void test_values(void)
+{
+	struct stream s = {0};
+	struct vrec r;
+	struct decode_stats st;
+	struct wire_values wv = {2, 0};
+	s_hello(&s, 7, 1, WIRE_CLOCK_MONOTONIC, 1000, 1000, "v");
+	s_simple(&s, WIRE_VALUES, 7, 0, &wv, sizeof wv);
+	s_name(&s, 7, 1, "a");
+	EVENTS(&s, 7, 8, 1000, B(1, 0), 10, 500, E(1, 1000), 25, 800);
+	v_run(&s, &r, &st);
+	is_int(r.with, 1, "the span ends with values");
+	is_int(r.v[0], 100, "the source's: off-CPU over its 1000 ns");
+	is_int(r.v[1], 15, "the target's first value: 25 - 10");
+	is_int(r.v[2], 300, "its second: 800 - 500");
+	is_int(st.bad_records, 0, "nothing rejected");
+	free(s.buf);
+
+	/* a process that sends another count: its words skipped, values 0 */
+	memset(&s, 0, sizeof s);
+	wv.count = 1;
+	s_hello(&s, 7, 1, WIRE_CLOCK_MONOTONIC, 1000, 1000, "v");
+	s_simple(&s, WIRE_VALUES, 7, 0, &wv, sizeof wv);
+	s_name(&s, 7, 1, "a");
+	EVENTS(&s, 7, 8, 1000, B(1, 0), 10, E(1, 1000), 25);
+	v_run(&s, &r, &st);
+	is_int(r.ends, 1, "a process with another count still frames its events");
+	is_int(r.v[1], 0, "its values are unknown: 0");
+	is_int(r.v[0], 100, "the source's own still count");
+
+	/* value words cut off by the record's end */
+	memset(&s, 0, sizeof s);
+	wv.count = 2;
+	s_hello(&s, 7, 1, WIRE_CLOCK_MONOTONIC, 1000, 1000, "v");
+	s_simple(&s, WIRE_VALUES, 7, 0, &wv, sizeof wv);
+	s_name(&s, 7, 1, "a");
+	EVENTS(&s, 7, 8, 1000, B(1, 0), 10, 500, E(1, 1000), 25);
+	v_run(&s, &r, &st);
+	is_int(st.bad_records, 1, "missing value words: a bad record");
+	wv.count = 99;
+	s_simple(&s, WIRE_VALUES, 7, 0, &wv, sizeof wv);
+	v_run(&s, &r, &st);
+	is_int(st.bad_records, 2, "a count beyond SPANMETRIC_MAX is refused");
+	free(s.buf);
+}
+
 int main(void)
 {
+	test_values();
 	test_round_trip();
 	test_garbage();
 	test_bad_input();

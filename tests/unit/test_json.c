@@ -114,6 +114,12 @@ static void span(struct fixture *f, enum span_kind kind, uint32_t tid, uint64_t 
 	} else if (kind == SPAN_END) {
 		ev.depth = --*d;
 		ev.begin_ts = f->open_ts[tid - 100][*d];
+		/* its values: a tenth off-CPU, 3 faults, 2 allocations of 50
+		 * bytes, 1 free of 50, none counted for the unsupported event */
+		static uint64_t v[7];
+		uint64_t vals[7] = {(ts - ev.begin_ts) / 10, 3, 0, 2, 1, 100, 50};
+		memcpy(v, vals, sizeof v);
+		ev.vals = v;
 	}
 	spantree_event(&f->tree, &ev);
 }
@@ -206,6 +212,19 @@ static void fixture_init(struct fixture *f, bool spans)
 		return;
 	strtab_init(&f->st);
 	spantree_init(&f->tree);
+	spantree_set_values(&f->tree, 7);
+	static const struct spanmetrics ms = {
+		.n = 7,
+		.m = {{SPANMETRIC_OFF_CPU, "off_cpu_ns", true, true},
+		      {SPANMETRIC_EVENT, "page-faults", true, false},
+		      {SPANMETRIC_EVENT, "cycles", false, false},
+		      {SPANMETRIC_ALLOCS, "allocs", true, false},
+		      {SPANMETRIC_FREES, "frees", true, false},
+		      {SPANMETRIC_ALLOC_BYTES, "alloc_bytes", true, false},
+		      {SPANMETRIC_FREE_BYTES, "free_bytes", true, false}},
+		.off_cpu = 0,
+		.first_target = 1};
+	f->head.metrics = &ms;
 	f->head.strings = &f->st;
 	struct span_event pe = {.kind = SPAN_PROCESS, .pid = 100, .tid = 100, .ts = 1, .value = 1};
 	pe.name = strtab_intern(&f->st, "app", 3);
@@ -515,6 +534,11 @@ static void test_documented(void)
 	     l = strtok_r(NULL, "\n", &save)) {
 		char p[256];
 		snprintf(p, sizeof p, "%s", l);
+		/* the keys of metrics objects are the events' names: the object
+		 * is what is documented */
+		char *m = strstr(p, "metrics.");
+		if (m)
+			m[strlen("metrics")] = '\0';
 		int found = 0;
 		for (int i = 0; i < n && !found; i++)
 			found = !strcmp(fld[i].path, p);

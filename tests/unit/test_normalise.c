@@ -33,6 +33,91 @@ static void sink(void *arg, const struct span_event *ev)
 					   ev->flags & SPAN_F_UNFINISHED ? "u" : "");
 }
 
+/* What value sinks saw: the sum of every END's values, per value, and the
+ * last END's. */
+struct vlog {
+	uint64_t sum[2], last[2];
+	unsigned ends, with;
+};
+
+static void vsink(void *arg, const struct span_event *ev)
+{
+	struct vlog *l = arg;
+	if (ev->kind != SPAN_END)
+		return;
+	l->ends++;
+	if (!ev->vals)
+		return;
+	l->with++;
+	for (int k = 0; k < 2; k++) {
+		l->sum[k] += ev->vals[k];
+		l->last[k] = ev->vals[k];
+	}
+}
+
+/* Values: an END gets end - begin (never below 0); spans the normaliser
+ * closes take the thread's latest values; deep stacks keep their rows. */
+static void test_values(void)
+{
+	struct vlog l;
+	memset(&l, 0, sizeof l);
+	struct normaliser *n = norm_new();
+	ok(norm_set_values(n, 2) == 0, "values are set before any thread");
+	ok(norm_set_values(n, 99) < 0, "not more than SPANMETRIC_MAX");
+	norm_add_sink(n, (struct span_sink){vsink, &l});
+	struct norm_proc *p = norm_process_start(n, 1, 0, 1, 1);
+	struct norm_thread *t = norm_thread(n, p, 2, 1);
+	ok(norm_set_values(n, 3) < 0, "and not once a thread exists");
+	uint64_t a[2] = {100, 5}, b[2] = {130, 9}, c[2] = {160, 20}, d[2] = {150, 30};
+	norm_begin(n, t, 10, 1, a);
+	norm_begin(n, t, 20, 2, b);
+	norm_end(n, t, 30, 2, c);
+	is_int(l.last[0], 30, "an end gets its values minus its begin's");
+	is_int(l.last[1], 11, "each of them");
+	norm_end(n, t, 40, 1, d);
+	is_int(l.last[0], 50, "the outer span's difference");
+	is_int(l.last[1], 25, "spans its inner one");
+	norm_begin(n, t, 50, 1, c);
+	norm_end(n, t, 60, 1, a);
+	is_int(l.last[0], 0, "a value that went down counts 0, not a wrap");
+	/* an end naming the outer span closes the inner one with its values */
+	memset(&l, 0, sizeof l);
+	norm_begin(n, t, 70, 1, a);
+	norm_begin(n, t, 80, 2, b);
+	norm_end(n, t, 90, 1, c);
+	is_int(l.ends, 2, "the inner span closes first");
+	is_int(l.sum[0], 30 + 60, "inner (160 - 130) and outer (160 - 100) take the end's values");
+	/* NULL values: unchanged since the thread's last event */
+	memset(&l, 0, sizeof l);
+	norm_begin(n, t, 100, 1, NULL);
+	norm_end(n, t, 110, 1, NULL);
+	is_int(l.with, 1, "NULL values still give an END values");
+	is_int(l.last[0], 0, "no change: 0");
+	/* deep: rows survive the stack's growth */
+	memset(&l, 0, sizeof l);
+	for (uint64_t i = 0; i < 200; i++) {
+		uint64_t v[2] = {1000 + i, 7 * i};
+		norm_begin(n, t, 200 + i, 1, v);
+	}
+	for (uint64_t i = 200; i-- > 0;) {
+		uint64_t v[2] = {2000 + i, 9 * i};
+		norm_end(n, t, 1000 - i, 1, v);
+	}
+	is_int(l.ends, 200, "200 nested spans end");
+	/* span i: begin 1000 + i, end 2000 + i: 1000 each */
+	is_int(l.sum[0], 200 * 1000, "each with its own begin row, across the stack's growth");
+	/* span i: 9i - 7i = 2i, summed over 0..199 */
+	is_int(l.sum[1], 2 * 199 * 200 / 2, "every value of it");
+	/* a thread's exit closes spans with its latest values */
+	memset(&l, 0, sizeof l);
+	norm_begin(n, t, 2000, 1, a);
+	norm_begin(n, t, 2001, 2, b);
+	norm_thread_exit(n, t, 2002);
+	is_int(l.ends, 2, "an exit closes the open spans");
+	is_int(l.sum[0], 30, "with the latest values: 0 for the inner, 30 for the outer");
+	norm_free(n);
+}
+
 static struct normaliser *fresh(struct log *l)
 {
 	memset(l, 0, sizeof *l);
@@ -50,38 +135,38 @@ int main(void)
 	struct norm_thread *t = norm_thread(n, p, 11, 100);
 	ok(t != NULL, "a thread starts");
 	ok(norm_thread_find(n, 10, 11) == t, "and is found by pid and tid");
-	norm_begin(n, t, 110, 1);
-	norm_begin(n, t, 120, 2);
+	norm_begin(n, t, 110, 1, NULL);
+	norm_begin(n, t, 120, 2, NULL);
 	norm_instant(n, t, 125, 3);
-	norm_end(n, t, 130, 2);
-	norm_end(n, t, 140, 1);
+	norm_end(n, t, 130, 2, NULL);
+	norm_end(n, t, 140, 1, NULL);
 	is_str(l.buf, "P99:0 T0:0 B1:0 B2:1 I3:2 E2:1 E1:0 ", "balanced spans pass as they are");
 
 	l.len = 0;
 	l.buf[0] = 0;
-	norm_begin(n, t, 200, 1);
-	norm_begin(n, t, 210, 2);
-	norm_begin(n, t, 220, 3);
-	norm_end(n, t, 230, 1); /* names the outer span */
+	norm_begin(n, t, 200, 1, NULL);
+	norm_begin(n, t, 210, 2, NULL);
+	norm_begin(n, t, 220, 3, NULL);
+	norm_end(n, t, 230, 1, NULL); /* names the outer span */
 	is_str(l.buf, "B1:0 B2:1 B3:2 E3:2u E2:1u E1:0 ",
 	       "an end of an outer span closes the inner ones first, unfinished");
-	norm_end(n, t, 240, 7);
+	norm_end(n, t, 240, 7, NULL);
 	is_int(norm_stats(n)->unmatched, 1, "an end naming no open span is counted");
 	is_int(norm_stats(n)->unfinished, 2, "and the closed inner ones too");
 
 	l.len = 0;
 	l.buf[0] = 0;
-	norm_begin(n, t, 300, 4);
-	norm_end(n, t, 290, 4); /* before its begin */
+	norm_begin(n, t, 300, 4, NULL);
+	norm_end(n, t, 290, 4, NULL); /* before its begin */
 	ok(strstr(l.buf, "!ts") == NULL, "an end is never before its begin");
 
-	norm_begin(n, t, 400, 5);
+	norm_begin(n, t, 400, 5, NULL);
 	norm_lost(n, t);
 	ok(strstr(l.buf, "E5:0u") != NULL, "lost events close the open spans at the last ts");
 
 	l.len = 0;
 	l.buf[0] = 0;
-	norm_begin(n, t, 500, 6);
+	norm_begin(n, t, 500, 6, NULL);
 	norm_thread_exit(n, t, 510);
 	is_str(l.buf, "B6:0 E6:0u ", "a thread's exit closes what it left open");
 	ok(norm_thread_find(n, 10, 11) == NULL, "and forgets the thread");
@@ -89,7 +174,7 @@ int main(void)
 	l.len = 0;
 	l.buf[0] = 0;
 	t = norm_thread(n, p, 12, 600);
-	norm_begin(n, t, 610, 1);
+	norm_begin(n, t, 610, 1, NULL);
 	p = norm_process_start(n, 10, 1, 98, 700); /* exec: the same pid again */
 	is_str(l.buf, "T0:0 B1:0 E1:0u X99:0 P98:0 ",
 	       "a process restarted under its pid ends the old one first");
@@ -101,14 +186,16 @@ int main(void)
 	p = norm_process_start(n, 20, 1, 1, 1);
 	t = norm_thread(n, p, 21, 1);
 	for (unsigned i = 0; i < NORM_MAX_DEPTH + 100; i++)
-		norm_begin(n, t, 10 + i, 1 + i % 3);
+		norm_begin(n, t, 10 + i, 1 + i % 3, NULL);
 	for (unsigned i = NORM_MAX_DEPTH + 100; i-- > 0;)
-		norm_end(n, t, 100000 - i, 1 + i % 3);
+		norm_end(n, t, 100000 - i, 1 + i % 3, NULL);
 	is_int(norm_stats(n)->over_limit, 100,
 	       "begins beyond the depth limit are refused, counted");
 	is_int(l.begins, NORM_MAX_DEPTH, "the others pass");
 	is_int(l.ends, NORM_MAX_DEPTH, "every one passed gets its end");
 	is_int(norm_stats(n)->unmatched + l.unfinished, 0, "and the refused ones' ends match them");
 	norm_free(n);
+
+	test_values();
 	return tap_done();
 }

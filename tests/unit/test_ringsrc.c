@@ -94,7 +94,7 @@ static void live(struct ringsrc *r, struct seen *s)
 int main(void)
 {
 	struct ringsrc *r;
-	if (ringsrc_new(&r) != 0) {
+	if (ringsrc_new(&r, 0) != 0) {
 		ok(0, "ringsrc_new");
 		return tap_done();
 	}

@@ -226,10 +226,69 @@ static void test_from_decoder(void)
 	decoder_free(d);
 }
 
+/* Values: nodes sum their spans' values, children's beside; self = total
+ * minus children's; merge adds threads; import takes rows. */
+static void test_values(void)
+{
+	struct spantree st;
+	spantree_init(&st);
+	ok(spantree_set_values(&st, 2) == 0, "values per span are set before any event");
+	uint64_t va[2] = {100, 7}, vb[2] = {30, 2};
+	for (uint32_t tid = 1; tid <= 2; tid++) {
+		begin(&st, tid, 0, A, 10);
+		begin(&st, tid, 1, B_, 20);
+		struct span_event e = ev(SPAN_END, 1, tid, 30, B_);
+		e.depth = 1;
+		e.begin_ts = 20;
+		e.vals = vb;
+		spantree_event(&st, &e);
+		e = ev(SPAN_END, 1, tid, 40, A);
+		e.begin_ts = 10;
+		e.vals = va;
+		spantree_event(&st, &e);
+	}
+	const struct span_tree *t = st.thread[0];
+	const uint32_t pa[] = {A, 0}, pb[] = {A, B_, 0};
+	uint32_t ia = (uint32_t)(node_at(t, pa) - t->node),
+		 ib = (uint32_t)(node_at(t, pb) - t->node);
+	is_int(span_node_vals(t, ia)[0], 100, "a node sums its spans' values");
+	is_int(span_node_vals(t, ia)[2], 30, "and its children's beside");
+	is_int(span_node_val_self(t, ia, 0), 70, "self = total - children's");
+	is_int(span_node_val_self(t, ia, 1), 5, "for every value");
+	is_int(span_node_val_self(t, ib, 1), 2, "a leaf's self is its total");
+	struct span_tree m;
+	ok(spantree_merge(&st, &m) == 0, "trees with values merge");
+	uint32_t ma = (uint32_t)(node_at(&m, pa) - m.node);
+	is_int(span_node_vals(&m, ma)[0], 200, "the merged node sums both threads");
+	is_int(span_node_val_self(&m, ma, 0), 140, "and its self");
+	span_tree_release(&m);
+	/* an imported tree (aggregated by the target) with value rows */
+	uint32_t parent[3] = {0, 0, 1}, name[3] = {0, C, D};
+	uint64_t count[3] = {0, 1, 2}, total[3] = {0, 50, 20}, unf[3] = {0, 0, 0};
+	uint64_t vals[6] = {0, 0, 9, 1, 4, 1};
+	struct span_import im = {.pid = 1,
+				 .tid = 3,
+				 .n = 3,
+				 .parent = parent,
+				 .name = name,
+				 .count = count,
+				 .total_ns = total,
+				 .unfinished = unf,
+				 .vals = vals};
+	ok(spantree_import(&st, &im) == 0, "a tree with value rows imports");
+	t = st.thread[2];
+	const uint32_t pc[] = {C, 0};
+	uint32_t ic = (uint32_t)(node_at(t, pc) - t->node);
+	is_int(span_node_vals(t, ic)[0], 9, "its values land on its nodes");
+	is_int(span_node_val_self(t, ic, 0), 5, "children's subtracted");
+	spantree_release(&st);
+}
+
 int main(void)
 {
 	test_known();
 	test_bounded();
 	test_from_decoder();
+	test_values();
 	return tap_done();
 }

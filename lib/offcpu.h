@@ -1,0 +1,47 @@
+/* offcpu.h: how long each thread of the target was switched out, from the
+ * kernel's context-switch records (PERF_RECORD_SWITCH of a software event
+ * with context_switch, inherited by every thread and child of the target),
+ * so that spanstat can split any span of a thread into on- and off-CPU time
+ * without the target doing anything: off(b, e) = offcpu_at(e) - offcpu_at(b).
+ * Times are CLOCK_MONOTONIC ns (use_clockid), as the spans' are once
+ * converted.  Memory grows with the number of switches (16 bytes each, at
+ * most OFFCPU_MAX_INTERVALS in all). */
+#ifndef SPANSTAT_OFFCPU_H
+#define SPANSTAT_OFFCPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define OFFCPU_MAX_INTERVALS (1u << 26)
+
+struct offcpu;
+
+struct offcpu_stats {
+	uint64_t records; /* switch records taken */
+	uint64_t lost;	  /* records the kernel lost (its ring was full) */
+	uint64_t bad;	  /* records that made no sense (skipped) */
+	uint64_t refused; /* intervals not kept: OFFCPU_MAX_INTERVALS */
+	uint64_t threads; /* threads seen */
+};
+
+/* Starts recording the switches of the child `pid` (held before its exec:
+ * the event is enabled at exec, like the counters of counters.c) and of
+ * every thread and process it creates.  0, or -errno with *cause (may be
+ * NULL) when the kernel refuses. */
+int offcpu_open(struct offcpu **out, pid_t pid, char **cause);
+/* Takes every record the kernel has written so far: afterwards, every switch
+ * of the target before the call is known.  0, or -ENOMEM. */
+int offcpu_drain(struct offcpu *o);
+/* Thread (pid, tid)'s switched-out ns from its first known switch up to ns. */
+uint64_t offcpu_at(struct offcpu *o, uint32_t pid, uint32_t tid, uint64_t ns);
+const struct offcpu_stats *offcpu_stats(const struct offcpu *o);
+void offcpu_close(struct offcpu *o);
+
+/* For tests and fuzzing: a recorder with no event, fed raw ring records
+ * (struct perf_event_header, body, sample_id {u32 pid, tid; u64 time}) as
+ * the kernel writes them; nothing in them is trusted.  0, or -ENOMEM. */
+struct offcpu *offcpu_new(void);
+int offcpu_feed(struct offcpu *o, const void *buf, size_t len);
+
+#endif

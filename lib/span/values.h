@@ -1,0 +1,60 @@
+/* values.h: what a span carries besides its times, read inside the target
+ * (the recorder's side of spanmetric.h): the perf events of --span-events,
+ * counted by each thread on itself in one group, and the allocation counts of
+ * --span-allocs kept by libspanstat-alloc; plus the mark that tells whether a
+ * thread was switched out (off-CPU) between two instants.  Nothing here
+ * prints, exits or allocates on the reading path. */
+#ifndef SPANSTAT_SPAN_VALUES_H
+#define SPANSTAT_SPAN_VALUES_H
+
+#include <linux/perf_event.h>
+#include <stdint.h>
+
+#define RECV_MAX 16   /* values per begin and end (SPANMETRIC_MAX) */
+#define RECV_ALLOCS 4 /* allocs, frees, alloc bytes, free bytes */
+
+/* One event to count, as spanstat resolved it. */
+struct recv_event {
+	uint32_t type;
+	uint64_t config, config1, config2;
+	unsigned excl; /* 1: exclude_user, 2: exclude_kernel, 4: exclude_hv */
+};
+
+/* The process's list, from SPANSTAT_VALUES. */
+struct recv_spec {
+	unsigned nev;
+	struct recv_event ev[RECV_MAX];
+	int allocs; /* the RECV_ALLOCS counts follow the events */
+	unsigned n; /* values in all */
+};
+
+/* A thread's counters. */
+struct recv_thread {
+	int fd[RECV_MAX];			   /* the group (fd[0] leads); -1: not counting */
+	struct perf_event_mmap_page *pg[RECV_MAX]; /* for rdpmc, or NULL */
+	int rdpmc;				   /* every event readable with rdpmc */
+	uint32_t alone;				   /* events counting outside the group (bit i) */
+	const uint64_t *ac;			   /* the thread's allocation counts, or NULL */
+	int open;				   /* opened for this thread (and process) */
+	/* off-CPU: the thread's own task-clock page, whose seqlock moves at
+	 * every switch in */
+	int swfd;
+	void *swpage;
+};
+
+/* "e:TYPE:CONFIG:CONFIG1:CONFIG2:EXCL,...,a" (hex numbers; "a": the
+ * allocation counts); 0, or -1 when malformed or too long (then empty). */
+int recv_parse(const char *s, struct recv_spec *out);
+/* Opens the calling thread's counters; what cannot open reads as 0. */
+void recv_open(const struct recv_spec *sp, struct recv_thread *vt,
+	       const uint64_t *(*alloc_fn)(void));
+void recv_close(struct recv_thread *vt);
+/* The calling thread's values now, sp->n of them. */
+void recv_read(const struct recv_spec *sp, struct recv_thread *vt, uint64_t *v);
+/* The thread's switch mark (see ring.h's frames): the address of a word
+ * that changes whenever the thread was switched out and back in; NULL when
+ * no page could be had. */
+const volatile uint32_t *recv_switch_mark(struct recv_thread *vt);
+void recv_switch_close(struct recv_thread *vt);
+
+#endif

@@ -1,0 +1,34 @@
+/* spanweight.h: what a tree writer counts for each node (--weight): self
+ * wall time by default, or self CPU time, self off-CPU time, or the self
+ * value of one of the run's span metrics (an event of --span-events,
+ * allocations, bytes allocated).  The folded writer uses it today; every
+ * later tree writer (SVG, pprof) takes the same weight. */
+#ifndef SPANSTAT_SPANWEIGHT_H
+#define SPANSTAT_SPANWEIGHT_H
+
+#include <stdint.h>
+
+#include "spanmetric.h"
+#include "spantree.h"
+
+enum span_weight_kind {
+	SPAN_WEIGHT_WALL,
+	SPAN_WEIGHT_CPU,
+	SPAN_WEIGHT_OFF_CPU,
+	SPAN_WEIGHT_VALUE, /* metric `index` */
+};
+
+struct span_weight {
+	enum span_weight_kind kind;
+	unsigned index;
+};
+
+/* name: NULL or "wall", "cpu", "off-cpu", "allocs", "alloc-bytes", or an
+ * event of the run's metrics.  0, or -ENOENT when the run does not carry it
+ * (off-CPU time unsupported here, no --span-allocs, an unknown event) or
+ * -ENOTSUP when it carries it but cannot count it (an event not supported). */
+int span_weight_parse(const char *name, const struct spanmetrics *ms, struct span_weight *out);
+/* Node i's self weight. */
+uint64_t span_weight_self(const struct span_weight *w, const struct span_tree *t, uint32_t i);
+
+#endif
