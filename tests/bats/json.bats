@@ -95,7 +95,7 @@ summary_value() {
 	# a run that fills nearly everything: two runs, intervals, spans in
 	# threads, an unsupported event, derived metrics
 	run "$SPANSTAT" --json=full.json -r 2 -I 100 --spans -e task-clock,page-faults,cycles \
-		--span-events=page-faults,cycles -- "$THREADS"
+		--span-events=page-faults,cycles --span-allocs -- "$THREADS"
 	assert_success
 	# one run, killed with spans open (--folded turns spans on): the values
 	# that are null or unset above are filled here

@@ -33,7 +33,7 @@ node() {
 
 # thread_node FILE NAME FIELD: FIELD of NAME in every thread's tree, one per line.
 thread_node() {
-	jq ".spans.threads[] | .nodes[] | select(.name == \"$2\") | $3" "$1"
+	jq -r ".spans.threads[] | .nodes[] | select(.name == \"$2\") | $3" "$1"
 }
 
 @test "--span-events: page faults and task-clock per span, exact, in both transports" {
@@ -161,4 +161,112 @@ thread_node() {
 	faults=$(awk '/Spans by stack path/ { on = 1 } on && $NF == "touch" { print $(NF - 1); exit }' sum.txt)
 	faults=${faults//,/}
 	[ "${faults%.*}" -ge 16000 ]
+}
+
+@test "--span-allocs: allocations and frees per span, exact, in both transports" {
+	for mode in agg stream; do
+		run "$SPANSTAT" $(mode_opts "$mode") --json=x.json --span-allocs --spans \
+			-e task-clock -- "$METRICS"
+		assert_success
+		assert_equal "$(node x.json mallocs '[.allocs, .frees, .alloc_bytes, .free_bytes]' | jq -c .)" \
+			'[1000,0,100000,0]'
+		# memory allocated before the span began counts as freed where it is freed
+		assert_equal "$(node x.json frees '[.allocs, .frees, .alloc_bytes, .free_bytes]' | jq -c .)" \
+			'[0,1000,0,100000]'
+		assert_equal "$(node x.json sleep '[.allocs, .frees]' | jq -c .)" '[0,0]'
+		# the table: allocations, frees, bytes and the change in bytes in use, per call
+		grep -E ' +1,000\.0 +0\.0 +100,000\.0 +100,000\.0 +mallocs$' <<<"$output"
+		grep -E ' +0\.0 +1,000\.0 +0\.0 +-100,000\.0 +frees$' <<<"$output"
+	done
+}
+
+@test "--span-allocs: threads and forked children count their own" {
+	for how in threads fork; do
+		run "$SPANSTAT" --json=x.json --span-allocs --spans -e task-clock -- "$METRICS" "$how"
+		assert_success
+		run jq -r ".spans.threads[] | .nodes[] | select(.name == \"mallocs\") | [.allocs, .alloc_bytes] | @tsv" x.json
+		assert_equal "${#lines[@]}" 2
+		assert_equal "${lines[0]}" $'1000\t100000'
+		assert_equal "${lines[1]}" $'1000\t100000'
+	done
+}
+
+@test "--span-allocs: C++ new and delete, aligned new included, are counted" {
+	command -v "${CXX:-g++}" >/dev/null 2>&1 || skip_or_fail "${CXX:-g++} not installed"
+	local inc=()
+	[ -n "${SPANSTAT_INCLUDEDIR:-}" ] && inc=(-I"$SPANSTAT_INCLUDEDIR")
+	# shellcheck disable=SC2046
+	"${CXX:-g++}" -O1 "${inc[@]}" "$WORKLOADS/alloc_cxx.cc" -o axx $(span_link_flags)
+	run "$SPANSTAT" --json=x.json --span-allocs --folded=f.txt --weight=allocs -e task-clock -- ./axx
+	assert_success
+	# 100 objects of 40 bytes, a vector and its 1000 ints
+	assert_equal "$(node x.json news '[.allocs, .alloc_bytes]' | jq -c .)" '[102,8024]'
+	assert_equal "$(node x.json deletes '[.frees, .free_bytes]' | jq -c .)" '[102,8024]'
+	assert_equal "$(node x.json aligned '[.allocs, .frees, .alloc_bytes, .free_bytes]' | jq -c .)" \
+		'[10,10,2560,2560]'
+	# --weight=allocs: the folded value is the span's allocations
+	assert_equal "$(awk '$1 == "news" { print $2 }' f.txt)" 102
+}
+
+@test "libspanstat-alloc: every function it replaces counts right, and programs run normally" {
+	local lib="$SPANSTAT_LIBDIR/libspanstat-alloc.so.0"
+	assert_file_exists "$lib"
+	local ac
+	ac=$(build_workload alloc_calls -ldl)
+	run env LD_PRELOAD="$lib" "$ac" threads
+	assert_success
+	refute_output --partial FAIL
+	# glibc's own programs, a threaded one, and Python
+	run env LD_PRELOAD="$lib" sort -r /etc/passwd
+	assert_success
+	assert_equal "$(env LD_PRELOAD="$lib" sort /etc/passwd | md5sum)" "$(sort /etc/passwd | md5sum)"
+	run env LD_PRELOAD="$lib" ls -la /usr/lib
+	assert_success
+	run env LD_PRELOAD="$lib" python3 -c 'import json, threading; t = [threading.Thread(target=lambda: json.dumps(list(range(10000)))) for _ in range(4)]; [x.start() for x in t]; [x.join() for x in t]; print("fine")'
+	assert_success
+	assert_output fine
+	# without the library: the counter is not there (the workload says so)
+	run "$ac"
+	assert_failure
+	assert_output --partial "not preloaded"
+}
+
+@test "on- and off-CPU time of every span, unasked, in both transports" {
+	for mode in agg stream; do
+		for how in "" threads; do
+			run "$SPANSTAT" $(mode_opts "$mode") --json=x.json --spans -e task-clock -- \
+				"$METRICS" $how
+			assert_success
+			# every thread's sleep: at least 45 ms off-CPU, under 5 ms on it
+			run thread_node x.json sleep '"\(.off_cpu_ns) \(.cpu_ns)"'
+			echo "$mode $how sleep: $output"
+			for l in "${lines[@]}"; do
+				read -r off on <<<"$l"
+				[ "$off" -ge 45000000 ] && [ "$on" -lt 5000000 ]
+			done
+			# every thread's spin: on-CPU within 10% of its wall time
+			run thread_node x.json spin '"\(.cpu_ns) \(.total_ns)"'
+			echo "$mode $how spin: $output"
+			for l in "${lines[@]}"; do
+				read -r on wall <<<"$l"
+				[ "$on" -ge $((wall * 9 / 10)) ] && [ "$on" -le "$wall" ]
+			done
+		done
+	done
+	# the two add up to the span's time, and self times likewise
+	assert_equal "$(jq '[.spans.merged.nodes[] | select(.cpu_ns + .off_cpu_ns != .total_ns or .self_cpu_ns + .self_off_cpu_ns != .self_ns)] | length' x.json)" 0
+}
+
+@test "--weight=off-cpu and cpu; --no-off-cpu turns the split off" {
+	run "$SPANSTAT" --folded=off.txt --weight=off-cpu -e task-clock -- "$METRICS"
+	assert_success
+	assert_equal "$(sort -k2,2nr off.txt | head -1 | cut -d' ' -f1)" sleep
+	run "$SPANSTAT" --folded=cpu.txt --weight=cpu -e task-clock -- "$METRICS"
+	assert_equal "$(sort -k2,2nr cpu.txt | head -1 | cut -d' ' -f1)" spin
+	[ "$(awk '$1 == "sleep" { print $2 }' cpu.txt)" -lt 5000000 ]
+	run "$SPANSTAT" --json=x.json --spans --no-off-cpu -e task-clock -- "$METRICS"
+	assert_success
+	refute_output --partial "off-cpu/call"
+	assert_equal "$(node x.json sleep '[.cpu_ns, .off_cpu_ns]' | jq -c .)" '[null,null]'
+	assert_equal "$(jq '.spans.metrics | length' x.json)" 0
 }

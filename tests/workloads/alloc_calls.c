@@ -1,0 +1,150 @@
+/* alloc_calls.c: every function libspanstat-alloc replaces, with the
+ * counts it must add, checked from inside (the counters read through
+ * spanstat__alloc_counts, as the recorder reads them).  Prints "ok N" or
+ * "FAIL: what" lines and exits 1 on any failure; with "threads", memory
+ * allocated in one thread is freed in another. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const uint64_t *(*counts)(void);
+static int fails, oks;
+
+static void check(int cond, const char *what)
+{
+	if (cond)
+		oks++;
+	else
+		printf("FAIL: %s\n", what), fails++;
+}
+
+/* The change of each count over fn, in the calling thread. */
+struct delta {
+	uint64_t allocs, frees, abytes, fbytes;
+};
+
+static struct delta snap(void)
+{
+	const uint64_t *c = counts();
+	return (struct delta){c[0], c[1], c[2], c[3]};
+}
+
+static struct delta since(struct delta a)
+{
+	struct delta b = snap();
+	return (struct delta){b.allocs - a.allocs, b.frees - a.frees, b.abytes - a.abytes,
+			      b.fbytes - a.fbytes};
+}
+
+static void *other_free(void *p)
+{
+	struct delta a = snap();
+	free(p);
+	struct delta d = since(a);
+	check(d.frees == 1 && d.fbytes == 300, "a block from another thread is freed here");
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	counts = (const uint64_t *(*)(void))dlsym(RTLD_DEFAULT, "spanstat__alloc_counts");
+	if (!counts) {
+		puts("FAIL: no spanstat__alloc_counts (not preloaded)");
+		return 1;
+	}
+	void *p[1000];
+	struct delta a = snap();
+	for (int i = 0; i < 1000; i++)
+		p[i] = malloc(100);
+	struct delta d = since(a);
+	check(d.allocs == 1000 && d.abytes == 100000, "1000 mallocs of 100 bytes");
+	a = snap();
+	for (int i = 0; i < 1000; i++)
+		free(p[i]);
+	d = since(a);
+	check(d.frees == 1000 && d.fbytes == 100000, "1000 frees of them");
+	a = snap();
+	char *c = calloc(10, 7);
+	check(c && c[0] == 0 && c[69] == 0, "calloc zeroes");
+	c = realloc(c, 500);
+	check(c != NULL, "realloc grows");
+	c = realloc(c, 20);
+	free(c);
+	d = since(a);
+	check(d.allocs == 3 && d.abytes == 70 + 500 + 20, "calloc and two reallocs allocate");
+	check(d.frees == 3 && d.fbytes == 70 + 500 + 20, "and everything is freed");
+	check(realloc(malloc(5), 0) == NULL, "realloc(p, 0) frees");
+	errno = 0;
+	volatile size_t huge = SIZE_MAX / 2; /* not known to the compiler */
+	check(calloc(huge, 3) == NULL && errno == ENOMEM, "calloc overflow: ENOMEM");
+	check(reallocarray(NULL, huge, 3) == NULL, "reallocarray overflow");
+	void *r = reallocarray(NULL, 10, 10);
+	check(r && malloc_usable_size(r) >= 100,
+	      "reallocarray allocates, usable size at least asked");
+	free(r);
+	for (size_t al = 8; al <= 65536; al *= 2) {
+		void *q = NULL;
+		a = snap();
+		int rc = posix_memalign(&q, al, 1000);
+		check(rc == 0 && ((uintptr_t)q % al) == 0, "posix_memalign aligns");
+		check(malloc_usable_size(q) >= 1000, "its usable size");
+		memset(q, 1, 1000);
+		q = realloc(q, 3000);
+		check(q && ((char *)q)[999] == 1, "realloc keeps an aligned block's bytes");
+		free(q);
+		d = since(a);
+		check(d.allocs == 2 && d.frees == 2 && d.abytes == 4000 && d.fbytes == 4000,
+		      "aligned blocks count too");
+	}
+	void *q = NULL;
+	check(posix_memalign(&q, 24, 10) == EINVAL, "posix_memalign refuses a non-power of two");
+	q = aligned_alloc(256, 512);
+	check(q && (uintptr_t)q % 256 == 0, "aligned_alloc");
+	free(q);
+	q = memalign(100, 50);
+	check(q && (uintptr_t)q % 128 == 0, "memalign rounds the alignment up");
+	free(q);
+	long pg = sysconf(_SC_PAGESIZE);
+	a = snap();
+	q = valloc(10);
+	check(q && (uintptr_t)q % (uintptr_t)pg == 0, "valloc is page-aligned");
+	free(q);
+	q = pvalloc(10);
+	check(q && (uintptr_t)q % (uintptr_t)pg == 0 && malloc_usable_size(q) >= (size_t)pg,
+	      "pvalloc rounds to pages");
+	free(q);
+	d = since(a);
+	check(d.abytes == 20 && d.fbytes == 20, "valloc and pvalloc count the bytes asked for");
+	/* glibc's own allocations (strdup, asprintf, fopen, getline) free cleanly */
+	char *s = strdup("abc"), *t = NULL;
+	check(s && asprintf(&t, "%s%d", s, 42) > 0 && strcmp(t, "abc42") == 0, "strdup, asprintf");
+	free(s);
+	free(t);
+	FILE *f = fopen("/proc/self/status", "r");
+	char *line = NULL;
+	size_t cap = 0;
+	check(f && getline(&line, &cap, f) > 0, "fopen and getline");
+	free(line);
+	if (f)
+		fclose(f);
+	if (argc > 1 && strcmp(argv[1], "threads") == 0) {
+		void *b = malloc(300);
+		pthread_t th;
+		pthread_create(&th, NULL, other_free, b);
+		pthread_join(th, NULL);
+		a = snap();
+		void *volatile one = malloc(1);
+		free(one);
+		d = since(a);
+		check(d.allocs == 1, "each thread counts its own");
+	}
+	printf("ok %d\n", oks);
+	return fails != 0;
+}
