@@ -1324,6 +1324,14 @@ static REC_NOI __attribute__((noinline)) void rec_event_values(uint64_t key, uin
 		if (op == REC_OP(WIRE_OP_BEGIN))
 			recv_read(&rec_vspec, &t->vt, v);
 	}
+	if (likely(t->agg != NULL)) { /* a known name into the tree, as rec_event_agg */
+		const struct rec_centry *c = &t->cache[rec_hash(key)];
+		if (likely(c->key == key)) {
+			rec_agg_op(t, key, (uint32_t)(c->word >> WIRE_ID_SHIFT), op, now, v);
+			rec_track(t, key, op);
+			return;
+		}
+	}
 	if (atomic_exchange(&t->busy, 1)) {
 		rec_drop(t, 1u + rec_nvals);
 		return;
