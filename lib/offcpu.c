@@ -78,23 +78,40 @@ struct offcpu *offcpu_new(void)
 	return calloc(1, sizeof(struct offcpu));
 }
 
+/* The switch-record event, disabled, user-space only. */
+static void oc_attr(struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof *a);
+	a->size = sizeof *a;
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_DUMMY;
+	a->context_switch = 1;
+	a->sample_id_all = 1;
+	a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->disabled = 1;
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+}
+
+bool offcpu_probe(void)
+{
+	struct perf_event_attr a;
+	oc_attr(&a);
+	long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return false;
+	close((int)fd);
+	return true;
+}
+
 int offcpu_open(struct offcpu **out, pid_t pid, char **cause)
 {
 	struct perf_event_attr a;
-	memset(&a, 0, sizeof a);
-	a.size = sizeof a;
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_DUMMY;
-	a.context_switch = 1;
-	a.sample_id_all = 1;
-	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-	a.use_clockid = 1;
-	a.clockid = CLOCK_MONOTONIC;
+	oc_attr(&a);
 	a.inherit = 1;
-	a.disabled = 1;
 	a.enable_on_exec = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
 	a.watermark = 1;
 	a.wakeup_watermark = OC_PAGES / 2 * 4096u;
 	struct offcpu *o = offcpu_new();

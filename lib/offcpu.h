@@ -9,6 +9,7 @@
 #ifndef SPANSTAT_OFFCPU_H
 #define SPANSTAT_OFFCPU_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -25,6 +26,9 @@ struct offcpu_stats {
 	uint64_t threads; /* threads seen */
 };
 
+/* Whether the kernel gives switch records to this user (a probe on the
+ * calling thread). */
+bool offcpu_probe(void);
 /* Starts recording the switches of the child `pid` (held before its exec:
  * the event is enabled at exec, like the counters of counters.c) and of
  * every thread and process it creates.  0, or -errno with *cause (may be

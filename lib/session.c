@@ -304,29 +304,6 @@ static int session_spans_read(struct session *s, size_t limit, size_t *got);
 static int session_spans_poll_ms(struct session *s);
 static int session_spans_finish(struct session *s);
 
-/* Whether the kernel gives switch records here (off-CPU per span). */
-static bool session_offcpu_probe(void)
-{
-	struct perf_event_attr a;
-	memset(&a, 0, sizeof a);
-	a.size = sizeof a;
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_DUMMY;
-	a.context_switch = 1;
-	a.sample_id_all = 1;
-	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-	a.use_clockid = 1;
-	a.clockid = CLOCK_MONOTONIC;
-	a.disabled = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	int fd = perfev_open(&a, 0, -1);
-	if (fd < 0)
-		return false;
-	close(fd);
-	return true;
-}
-
 /* Whether event e can count on a thread of ours, as the target's will. */
 static bool session_event_probe(const struct event *e)
 {
@@ -360,7 +337,7 @@ static int session_metrics(struct session *s, char **cause)
 	int r = 0;
 	memset(m, 0, sizeof *m);
 	m->off_cpu = -1;
-	if (!o->no_off_cpu && session_offcpu_probe()) {
+	if (!o->no_off_cpu && offcpu_probe()) {
 		m->off_cpu = (int)m->n;
 		r = session_metric(m, SPANMETRIC_OFF_CPU, "off_cpu_ns", true, true);
 	}

@@ -324,32 +324,30 @@ static int summary_val_width(const char *head)
 	return n > SUMMARY_VAL_WIDTH ? n : SUMMARY_VAL_WIDTH;
 }
 
+/* The column head of a value (not the off-CPU split: three columns). */
+static const char *summary_val_head(const struct spanmetric *m, char *h, size_t size)
+{
+	static const char *const fixed[] = {[SPANMETRIC_ALLOCS] = "allocs/call",
+					    [SPANMETRIC_FREES] = "frees/call",
+					    [SPANMETRIC_ALLOC_BYTES] = "bytes/call",
+					    [SPANMETRIC_FREE_BYTES] = "net/call"};
+	if (m->kind != SPANMETRIC_EVENT)
+		return fixed[m->kind];
+	snprintf(h, size, "%s/call", m->name);
+	return h;
+}
+
 static void summary_val_headers(FILE *fp, const struct spanmetrics *ms)
 {
 	char h[96];
 	for (unsigned i = 0; ms && i < ms->n; i++) {
 		const struct spanmetric *m = &ms->m[i];
-		switch (m->kind) {
-		case SPANMETRIC_OFF_CPU:
+		if (m->kind == SPANMETRIC_OFF_CPU) {
 			fprintf(fp, "%12s %12s %6s ", "cpu/call", "off-cpu/call", "off%");
 			continue;
-		case SPANMETRIC_EVENT:
-			snprintf(h, sizeof h, "%s/call", m->name);
-			break;
-		case SPANMETRIC_ALLOCS:
-			snprintf(h, sizeof h, "allocs/call");
-			break;
-		case SPANMETRIC_FREES:
-			snprintf(h, sizeof h, "frees/call");
-			break;
-		case SPANMETRIC_ALLOC_BYTES:
-			snprintf(h, sizeof h, "bytes/call");
-			break;
-		case SPANMETRIC_FREE_BYTES:
-			snprintf(h, sizeof h, "net/call");
-			break;
 		}
-		fprintf(fp, "%*s ", summary_val_width(h), h);
+		const char *head = summary_val_head(m, h, sizeof h);
+		fprintf(fp, "%*s ", summary_val_width(head), head);
 	}
 	if (summary_event(ms, "instructions") >= 0 && summary_event(ms, "cycles") >= 0)
 		fprintf(fp, "%6s ", "IPC");
@@ -365,10 +363,9 @@ static void summary_val_cells(FILE *fp, const struct spanmetrics *ms, const stru
 		const struct spanmetric *m = &ms->m[i];
 		uint64_t v = row->v ? row->v[i] : 0;
 		char h[96];
-		snprintf(h, sizeof h, "%s/call", m->name);
-		int w = m->kind == SPANMETRIC_EVENT ? summary_val_width(h) : SUMMARY_VAL_WIDTH;
-		if (m->kind == SPANMETRIC_ALLOCS)
-			w = summary_val_width("allocs/call");
+		int w = m->kind == SPANMETRIC_OFF_CPU
+				? 0
+				: summary_val_width(summary_val_head(m, h, sizeof h));
 		switch (m->kind) {
 		case SPANMETRIC_OFF_CPU: {
 			if (!m->supported) {
