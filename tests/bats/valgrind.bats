@@ -1,12 +1,14 @@
 #!/usr/bin/env bats
 # valgrind.bats: spanstat's core paths run clean under valgrind's memcheck
-# (counting, repeated runs, intervals, CSV, the list, bad input).
+# (counting, repeated runs, intervals, CSV, the list, bad input, spans with
+# their values in both transports and every output).
 
 load helpers
 
 setup_file() {
-	export SPIN
+	export SPIN METRICS
 	SPIN=$(build_workload spin)
+	METRICS=$(build_workload span_metrics $(span_link_flags))
 }
 
 setup() {
@@ -41,4 +43,14 @@ vg() {
 	assert_failure 125
 	run vg -- ./no-such-command
 	assert_failure 127
+}
+
+@test "valgrind: spans with off-CPU time, events and allocations, aggregated and streamed" {
+	run vg --spans --span-events=page-faults,cycles --span-allocs --json=a.json --folded=a.txt \
+		--weight=page-faults -e task-clock -- "$METRICS" threads
+	assert_success
+	run vg --spans --span-events=page-faults --span-allocs --perfetto=s.pftrace --json=s.json \
+		-e task-clock -- "$METRICS" fork
+	assert_success
+	assert_equal "$(jq '[.spans.merged.nodes[] | select(.name == "mallocs") | .allocs] | first' s.json)" 2000
 }
