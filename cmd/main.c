@@ -20,6 +20,7 @@
 #include "launch.h"
 #include "options.h"
 #include "outfile.h"
+#include "outpath.h"
 #include "session.h"
 #include "sigrelay.h"
 #include "spanfilter.h"
@@ -38,6 +39,7 @@ struct cli {
 	unsigned runs, interval_ms;
 	const char *sep;
 	const char *path[OUT_MAX]; /* OUT_SUMMARY: -o FILE or NULL for stderr */
+	char *expanded[OUT_MAX];   /* path[k] with its %-sequences expanded */
 	bool append, spans_table, spans_location, folded_threads, list, compensate;
 	enum demangle_mode demangle;
 	struct spanfilter filter;
@@ -300,6 +302,22 @@ static bool weight_known(const struct cli *c, const char *w)
 	return false;
 }
 
+/* Output names with %r, %h and the like in them (outpath.h). */
+static void expand_paths(struct cli *c)
+{
+	for (int k = 0; k < OUT_MAX; k++) {
+		const char *why = NULL;
+		if (!c->path[k] || !strchr(c->path[k], '%'))
+			continue;
+		int r = outpath_expand(c->path[k], &c->expanded[k], &why);
+		if (r == -ENOMEM)
+			die("out of memory");
+		if (r < 0)
+			die("invalid %s '%s': %s", optname[k], c->path[k], why);
+		c->path[k] = c->expanded[k];
+	}
+}
+
 /* Checks what only makes sense together, before anything is created. */
 static void check(struct cli *c, int nargs)
 {
@@ -449,6 +467,7 @@ int main(int argc, char **argv)
 		return sig ? SESSION_EXIT_SIGNAL + sig : r;
 	}
 	check(&c, argc - optind);
+	expand_paths(&c);
 	if (c.evl.n == 0 && evlist_add_defaults(&c.evl, &cause) < 0)
 		die("%s", cause ? cause : "cannot set up the default events");
 	/* Any span output turns collection on; --json then includes spans. */
@@ -489,6 +508,8 @@ int main(int argc, char **argv)
 		spanfilter_release(&c.filter);
 		evlist_release(&c.evl);
 		evlist_release(&c.span_evl);
+		for (int k = 0; k < OUT_MAX; k++)
+			free(c.expanded[k]);
 		return code;
 	}
 	/* Each output stands alone: a failed one is reported and removed, the
@@ -529,5 +550,7 @@ int main(int argc, char **argv)
 	spanfilter_release(&c.filter);
 	evlist_release(&c.evl);
 	evlist_release(&c.span_evl);
+	for (int k = 0; k < OUT_MAX; k++)
+		free(c.expanded[k]);
 	return code;
 }

@@ -438,3 +438,40 @@ same_file() {
 	run ls -A
 	assert_output ""
 }
+
+@test "output names take the job's coordinates: %r %l %h %p %j %%" {
+	run env OMPI_COMM_WORLD_RANK=3 OMPI_COMM_WORLD_LOCAL_RANK=1 PMI_RANK=9 \
+		"$SPANSTAT" --json=r%r.l%l.json -o 's%h.%%.txt' -e task-clock -- true
+	assert_success
+	assert_file_exists r3.l1.json
+	assert_file_exists "s$(hostname).%.txt"
+	# the first variable set wins, then the next
+	run env PMI_RANK=5 MPI_LOCALRANKID=2 "$SPANSTAT" --json=p%r.%l.json -e task-clock -- true
+	assert_file_exists p5.2.json
+	run env -u OMPI_COMM_WORLD_RANK -u PMI_RANK SLURM_PROCID=7 SLURM_LOCALID=4 SLURM_JOB_ID=42 \
+		"$SPANSTAT" --folded=f%r.%l.%j.txt -- true
+	assert_file_exists f7.4.42.txt
+	# outside a job: rank 0, and the job is the start time
+	run env -u OMPI_COMM_WORLD_RANK -u PMI_RANK -u SLURM_PROCID -u SLURM_JOB_ID -u PBS_JOBID \
+		"$SPANSTAT" --json=o%r.%j.json -e task-clock -- true
+	assert_success
+	run ls
+	assert_output --regexp 'o0\.[0-9]{8}-[0-9]{6}\.json'
+	# %p: spanstat's own pid, not the command's
+	run "$SPANSTAT" --json=pid%p.json -e task-clock -- sh -c 'echo $$'
+	cmdpid=$(tail -1 <<<"$output")
+	run ls pid*.json
+	refute_output "pid$cmdpid.json"
+	assert_output --regexp '^pid[0-9]+\.json$'
+}
+
+@test "an unknown or dangling %-sequence in an output name is refused before the command runs" {
+	run -125 "$SPANSTAT" --json=x%q.json -- touch ran
+	assert_output "spanstat: invalid --json 'x%q.json': unknown %-sequence (expected %r, %l, %h, %p, %j or %%)"
+	run -125 "$SPANSTAT" --perfetto=x% -- touch ran
+	assert_output "spanstat: invalid --perfetto 'x%': a '%' ends it (write %% for a '%')"
+	assert_file_not_exists ran
+	# the expanded name is the one the same-file check sees
+	run -125 env OMPI_COMM_WORLD_RANK=2 "$SPANSTAT" --json=a2.json --folded=a%r.json -- true
+	assert_output --partial "a2.json"
+}
