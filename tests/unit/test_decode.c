@@ -1021,6 +1021,7 @@ static void test_values(void)
 	is_int(r.ends, 1, "a process with another count still frames its events");
 	is_int(r.v[1], 0, "its values are unknown: 0");
 	is_int(r.v[0], 100, "the source's own still count");
+	free(s.buf);
 
 	/* value words cut off by the record's end */
 	memset(&s, 0, sizeof s);
