@@ -475,6 +475,9 @@ int main(int argc, char **argv)
 	char *preload = NULL, *alloc = NULL;
 	if (spans && !(preload = launch_preload_path("libspanstat.so.0")))
 		die("cannot find the span library libspanstat.so.0 (is spanstat installed?)");
+	/* the line protocol's helpers, where they are (else the target goes without) */
+	char *pydir = spans ? launch_python_dir() : NULL;
+	char *shell = spans ? launch_shell_helper() : NULL;
 	if (c.span_allocs && !(alloc = launch_preload_path("libspanstat-alloc.so.0")))
 		die("cannot find the allocation counter libspanstat-alloc.so.0 (is spanstat "
 		    "installed?)");
@@ -495,6 +498,8 @@ int main(int argc, char **argv)
 		.span_allocs = c.span_allocs,
 		.no_off_cpu = c.no_off_cpu,
 		.alloc_preload = alloc,
+		.python_dir = pydir,
+		.shell_helper = shell,
 		.writers = c.wv,
 		.nwriters = c.nw,
 	};
@@ -505,6 +510,8 @@ int main(int argc, char **argv)
 		free(cause);
 		free(preload);
 		free(alloc);
+		free(pydir);
+		free(shell);
 		spanfilter_release(&c.filter);
 		evlist_release(&c.evl);
 		evlist_release(&c.span_evl);
@@ -546,6 +553,8 @@ int main(int argc, char **argv)
 	sigrelay_take(&sr);
 	free(preload);
 	free(alloc);
+	free(pydir);
+	free(shell);
 	free(cause);
 	spanfilter_release(&c.filter);
 	evlist_release(&c.evl);

@@ -210,7 +210,9 @@ static void decode_names_drop(struct decoder *d, struct dproc *p)
 /* The process ends (ts 0: at each thread's last ts) and is forgotten. */
 static void decode_proc_end(struct decoder *d, struct dproc *p, uint64_t ts, uint32_t signal)
 {
-	if (p->np)
+	if (p->np && p->np->shared) /* its lines may still come: lines.c ends it */
+		p->np->src = NULL;
+	else if (p->np)
 		norm_process_end(d->norm, p->np, ts, signal);
 	decode_names_drop(d, p);
 	u64map_del(&d->procs, p->pid);
@@ -364,7 +366,12 @@ static bool decode_hello(struct decoder *d, const struct wire_hdr *h, const uint
 		d->stats.clock_unknown++;
 	}
 	uint32_t name = decode_intern(d, (const char *)pl + sizeof hello, hello.name_len, false);
-	p->np = norm_process_start(d->norm, p->pid, hello.ppid, name, decode_ns(p, hello.ts));
+	/* a process another source (lines.c) started first is the same one:
+	 * the library's spans join it rather than end it */
+	struct norm_proc *other = norm_process(d->norm, p->pid);
+	p->np = other && !other->src ? other
+				     : norm_process_start(d->norm, p->pid, hello.ppid, name,
+							  decode_ns(p, hello.ts));
 	if (!p->np) { /* refused by a limit (counted): its records are bad */
 		u64map_del(&d->procs, p->pid);
 		free(p);
@@ -604,6 +611,8 @@ void decoder_free(struct decoder *d)
 		return;
 	for (struct norm_proc *np = norm_first_process(d->norm); np; np = np->next) {
 		struct dproc *p = np->src; /* every live dproc has its norm_proc */
+		if (!p)			   /* another source's (lines.c) */
+			continue;
 		free(p->map);
 		u64map_release(&p->big);
 		free(p);
@@ -634,6 +643,10 @@ void decoder_finish(struct decoder *d)
 	struct norm_proc *np;
 	while ((np = norm_first_process(d->norm))) {
 		struct dproc *p = np->src;
+		if (!p) { /* another source's (lines.c) */
+			norm_process_end(d->norm, np, 0, 0);
+			continue;
+		}
 		/* only processes that recorded something: a shell that loaded
 		 * the library and left through _exit() lost nothing */
 		if (p->ndefined || p->dropped)
@@ -672,6 +685,27 @@ void decoder_count(struct decoder *d, uint64_t spans, uint64_t unfinished, uint6
 	decode_add(&d->stats.spans, spans);
 	decode_add(&d->stats.unfinished, unfinished);
 	decode_add(&d->stats.unmatched, unmatched);
+}
+
+struct normaliser *decoder_norm(struct decoder *d)
+{
+	return d->norm;
+}
+
+uint32_t decoder_intern(struct decoder *d, const char *s, size_t len)
+{
+	return decode_intern(d, s, len, true);
+}
+
+const struct decoder_values *decoder_values_of(const struct decoder *d)
+{
+	return &d->vals;
+}
+
+void decoder_count_lines(struct decoder *d, uint64_t events, uint64_t bad)
+{
+	decode_add(&d->stats.lines, events);
+	decode_add(&d->stats.bad_lines, bad);
 }
 
 const struct decode_stats *decoder_stats(const struct decoder *d)

@@ -48,6 +48,9 @@ struct decode_stats {
 				 * own limits (DECODE_MAX_*) or out of memory */
 	uint64_t clock_unknown; /* TSC processes seen without a valid span_clock:
 				 * their ticks are taken as ns from the HELLO */
+	uint64_t lines;		/* events of the line protocol taken (lines.h): not
+				 * the library's, not in its cost */
+	uint64_t bad_lines;	/* lines of the line protocol skipped */
 };
 
 struct decoder; /* opaque: decode.c */
@@ -92,6 +95,14 @@ struct decoder_values {
 	void *ctx;
 };
 int decoder_set_values(struct decoder *d, const struct decoder_values *v);
+/* For other sources feeding the same spans (lines.c): the normaliser (its
+ * processes with a NULL src are theirs), a string id for s (empty allowed),
+ * the value layout, and their rejects counted with the decoder's. */
+struct normaliser;
+struct normaliser *decoder_norm(struct decoder *d);
+uint32_t decoder_intern(struct decoder *d, const char *s, size_t len);
+const struct decoder_values *decoder_values_of(const struct decoder *d);
+void decoder_count_lines(struct decoder *d, uint64_t events, uint64_t bad);
 /* End of stream: partial record counted as bad, open spans closed. */
 void decoder_finish(struct decoder *d);
 const struct decode_stats *decoder_stats(const struct decoder *d);

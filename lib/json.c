@@ -478,10 +478,13 @@ static cJSON *json_spans(const struct report *r)
 	json_u64(d, "unfinished", ds->unfinished);
 	json_u64(d, "over_limit", ds->over_limit);
 	json_u64(d, "clock_unknown", ds->clock_unknown);
+	json_u64(d, "lines", ds->lines);
+	json_u64(d, "bad_lines", ds->bad_lines);
 	json_u64(d, "untracked", r->spans ? r->spans->untracked : 0);
 
 	cJSON *ov = cJSON_AddObjectToObject(o, "overhead");
 	uint64_t events = st ? 2 * ds->spans + st->instants + st->counters : 0;
+	events = events > ds->lines ? events - ds->lines : 0; /* the line protocol's are not the library's */
 	double cpu = (double)(r->ru.utime_ns + r->ru.stime_ns) * (r->nruns ? r->nruns : 1);
 	json_u64(ov, "events", events);
 	if (r->event_cost_ns > 0) {

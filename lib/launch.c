@@ -157,7 +157,7 @@ static char *launch_try(const char *fmt, const char *a, const char *b)
 	return NULL;
 }
 
-char *launch_preload_path(const char *lib)
+char *launch_find(const char *dir, const char *tree, const char *name)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -167,21 +167,39 @@ char *launch_preload_path(const char *lib)
 		char *slash = strrchr(exe, '/');
 		if (slash)
 			*slash = 0;
-		/* installed: <root>BINDIR/spanstat -> <root>LIBDIR/ */
+		/* installed: <root>BINDIR/spanstat -> <root>dir/ */
 		size_t bl = strlen(BINDIR), el = strlen(exe);
 		if (el >= bl && strcmp(exe + el - bl, BINDIR) == 0) {
 			char root[PATH_MAX];
 			snprintf(root, sizeof root, "%.*s", (int)(el - bl), exe);
-			snprintf(root + strlen(root), sizeof root - strlen(root), "%s", LIBDIR);
-			p = launch_try("%s/%s", root, lib);
+			snprintf(root + strlen(root), sizeof root - strlen(root), "%s", dir);
+			p = launch_try("%s/%s", root, name);
 		}
-		/* the build tree: cmd/spanstat -> lib/span/.libs/ */
+		/* the build tree: cmd/spanstat -> cmd/tree/ */
 		if (!p) {
-			strncat(exe, "/../lib/span/.libs", sizeof exe - strlen(exe) - 1);
-			p = launch_try("%s/%s", exe, lib);
+			strncat(exe, tree, sizeof exe - strlen(exe) - 1);
+			p = launch_try("%s/%s", exe, name);
 		}
 	}
 	if (!p)
-		p = launch_try("%s/%s", LIBDIR, lib);
+		p = launch_try("%s/%s", dir, name);
 	return p;
+}
+
+char *launch_preload_path(const char *lib)
+{
+	return launch_find(LIBDIR, "/../lib/span/.libs", lib);
+}
+
+char *launch_python_dir(void)
+{
+	char *p = launch_find(PYTHONDIR, "/../lib/python", "spanstat.py");
+	if (p)
+		*strrchr(p, '/') = '\0';
+	return p;
+}
+
+char *launch_shell_helper(void)
+{
+	return launch_find(PKGDATADIR, "/../lib/shell", "spanstat.bash");
 }

@@ -31,5 +31,12 @@ int launch_which(const char *file, struct stat *st);
  * spanstat (so a DESTDIR or relocated install finds its own), else the build tree's, else LIBDIR.
  * Returns a malloc'd path, or NULL when none exists. */
 char *launch_preload_path(const char *lib);
+/* The same search for any installed file: name in dir (as installed), or
+ * in tree (relative to cmd/ in the build tree). */
+char *launch_find(const char *dir, const char *tree, const char *name);
+/* The directory of the Python module spanstat.py, and the bash helper
+ * spanstat.bash (spanstat-lines(5)), found the same way; NULL: none. */
+char *launch_python_dir(void);
+char *launch_shell_helper(void);
 
 #endif

@@ -79,6 +79,8 @@ struct norm_thread {
 struct norm_proc {
 	uint32_t pid;
 	uint32_t name;
+	bool shared; /* another source (lines.c) records into it too: the
+		      * decoder hands it over at its EXIT instead of ending it */
 	uint64_t last_ts;
 	void *src;
 	struct norm_thread *threads;

@@ -29,6 +29,7 @@
 #include "counters.h"
 #include "decode.h"
 #include "launch.h"
+#include "lines.h"
 #include "normalise.h"
 #include "perfev.h"
 #include "offcpu.h"
@@ -73,6 +74,8 @@ struct session {
 	struct sigrelay sr;
 	/* spans */
 	int pipe_r, pipe_w;
+	int lines_r, lines_w; /* the line protocol's pipe (lines.h) */
+	struct linesrc *lines;
 	char *buf;
 	struct decoder *dec;
 	struct ringsrc *rings; /* the shared-memory transport, or NULL: the pipe only */
@@ -115,12 +118,12 @@ static int session_fail(char **cause, int err, const char *fmt, const char *arg)
 static int session_env(struct session *s, const struct span_clock *tsc)
 {
 	size_t n = 0, k = 0;
-	const char *oldpre = NULL;
+	const char *oldpre = NULL, *oldpy = NULL;
 	struct stat st;
 
 	while (environ[n])
 		n++;
-	s->envp = calloc(n + 11, sizeof *s->envp); /* ours: at most 9, and NULL */
+	s->envp = calloc(n + 14, sizeof *s->envp); /* ours: at most 12, and NULL */
 	if (!s->envp)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
@@ -128,6 +131,10 @@ static int session_env(struct session *s, const struct span_clock *tsc)
 			continue;
 		if (strncmp(environ[i], "LD_PRELOAD=", 11) == 0) {
 			oldpre = environ[i] + 11;
+			continue;
+		}
+		if (strncmp(environ[i], "PYTHONPATH=", 11) == 0 && s->o->python_dir) {
+			oldpy = environ[i] + 11;
 			continue;
 		}
 		s->envp[k++] = environ[i];
@@ -147,6 +154,17 @@ static int session_env(struct session *s, const struct span_clock *tsc)
 			      (int)getpid(), ringsrc_fd(s->rings)) > 0;
 	if (ok && s->rings && s->agg)
 		ok = (own[s->nowned++] = strdup(SPANSTAT_ENV_AGG "=1")) != NULL;
+	if (ok && s->lines)
+		ok = asprintf(&own[s->nowned++], "%s=/proc/%d/fd/%d", SPANSTAT_ENV_LINES,
+			      (int)getpid(), s->lines_w) > 0;
+	if (ok && s->lines && s->o->shell_helper)
+		ok = asprintf(&own[s->nowned++], "%s=%s", SPANSTAT_ENV_SH, s->o->shell_helper) > 0;
+	/* import spanstat: after the user's own path, so theirs wins */
+	if (ok && s->lines && s->o->python_dir)
+		ok = asprintf(&own[s->nowned++], "PYTHONPATH=%s%s%s", oldpy ? oldpy : "",
+			      oldpy && *oldpy ? ":" : "", s->o->python_dir) > 0;
+	else if (ok && oldpy)
+		ok = asprintf(&own[s->nowned++], "PYTHONPATH=%s", oldpy) > 0;
 	if (ok && s->values_spec)
 		ok = asprintf(&own[s->nowned++], "%s=%s", SPANSTAT_ENV_VALUES, s->values_spec) > 0;
 	if (ok && s->agg && s->metrics.off_cpu >= 0)
@@ -377,6 +395,48 @@ static int session_metrics(struct session *s, char **cause)
 	return 0;
 }
 
+/* Reads what the line pipe holds now (at most limit bytes). */
+static int session_lines_read(struct session *s, size_t limit, size_t *got)
+{
+	*got = 0;
+	while (*got < limit) {
+		ssize_t n = read(s->lines_r, s->buf, SESSION_READ_BUF);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		*got += (size_t)n;
+		if (linesrc_feed(s->lines, s->buf, (size_t)n, session_now(CLOCK_MONOTONIC)) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int session_lines_finish(struct session *s)
+{
+	linesrc_finish(s->lines);
+	return 0;
+}
+
+/* The pipe of the line protocol, which a program opens by its /proc path
+ * (SPANSTAT_LINES), and its reader. */
+static int session_lines_setup(struct session *s)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -errno;
+	s->lines_r = p[0];
+	s->lines_w = p[1];
+#if HAVE_DECL_F_SETPIPE_SZ
+	for (int sz = 1 << 20; sz >= 65536; sz >>= 1)
+		if (fcntl(p[1], F_SETPIPE_SZ, sz) >= 0)
+			break;
+#endif
+	int64_t off = (int64_t)session_now(CLOCK_REALTIME) - (int64_t)session_now(CLOCK_MONOTONIC);
+	s->lines = linesrc_new(s->dec, off);
+	return s->lines ? 0 : -ENOMEM;
+}
+
 static int session_spans_setup(struct session *s, char **cause)
 {
 	int p[2];
@@ -424,11 +484,16 @@ static int session_spans_setup(struct session *s, char **cause)
 	}
 	s->head.strings = decoder_strings(s->dec);
 	s->head.names = decoder_names(s->dec);
+	r = session_lines_setup(s);
+	if (r < 0)
+		return session_fail(cause, -r, "cannot create the span %s", "line pipe");
 	r = session_env(s, tsc ? &clk : NULL);
 	if (r < 0)
 		return session_fail(cause, -r, "cannot collect %s", "spans");
 	s->src[s->nsrc++] = (struct session_source){s->pipe_r, session_spans_read,
 						    session_spans_poll_ms, session_spans_finish};
+	s->src[s->nsrc++] =
+		(struct session_source){s->lines_r, session_lines_read, NULL, session_lines_finish};
 	return 0;
 }
 
@@ -784,6 +849,11 @@ static void session_release(struct session *s)
 		close(s->pipe_r);
 	if (s->pipe_w >= 0)
 		close(s->pipe_w);
+	if (s->lines_r >= 0)
+		close(s->lines_r);
+	if (s->lines_w >= 0)
+		close(s->lines_w);
+	linesrc_free(s->lines);
 	if (s->run)
 		for (unsigned k = 0; k < s->o->runs; k++)
 			free(s->run[k].counts);
@@ -809,7 +879,7 @@ int session_run(const struct session_opts *o, int *exit_code, char **cause)
 
 	memset(&s, 0, sizeof s);
 	s.o = o;
-	s.sfd = s.pipe_r = s.pipe_w = -1;
+	s.sfd = s.pipe_r = s.pipe_w = s.lines_r = s.lines_w = -1;
 	*exit_code = SESSION_EXIT_ERROR;
 	*cause = NULL;
 	s.head = (struct run_head){.argc = o->argc,

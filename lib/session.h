@@ -27,6 +27,8 @@ struct session_opts {
 	bool span_allocs;		 /* --span-allocs */
 	bool no_off_cpu;		 /* --no-off-cpu: spans carry no off-CPU time */
 	const char *alloc_preload;	 /* libspanstat-alloc.so for --span-allocs */
+	const char *python_dir;		 /* where spanstat.py is (PYTHONPATH), or NULL */
+	const char *shell_helper;	 /* spanstat.bash (SPANSTAT_SH), or NULL */
 	struct writer *const *writers;
 	size_t nwriters;
 };

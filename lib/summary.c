@@ -537,6 +537,7 @@ static void summary_span_problems(FILE *fp, const struct decode_stats *d, uint64
 		 "spans beyond the aggregation limit"},
 		{d->over_limit, "event beyond the decoder's limits",
 		 "events beyond the decoder's limits"},
+		{d->bad_lines, "bad line skipped", "bad lines skipped"},
 		{d->clock_unknown, "process with an uncalibrated clock",
 		 "processes with an uncalibrated clock"},
 		{d->no_exit, "process whose end was not seen (killed, _exit or records lost)",
@@ -565,6 +566,7 @@ static void summary_overhead(FILE *fp, const struct report *r)
 {
 	const struct spantree *st = r->spans;
 	uint64_t events = 2 * r->dstats->spans + st->instants + st->counters;
+	events = events > r->dstats->lines ? events - r->dstats->lines : 0; /* not the library's */
 	if (!events || r->event_cost_ns <= 0)
 		return;
 	char n[48], total[48];

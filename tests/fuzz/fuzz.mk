@@ -1,6 +1,7 @@
 # fuzz.mk: builds and runs the libFuzzer targets for the ring reader
 # (fuzz_rings.c, FUZZ_RING_SECONDS, default 20), the context-switch records
-# (fuzz_offcpu.c, FUZZ_OFFCPU_SECONDS, default 10) and for the span decoder and the
+# (fuzz_offcpu.c, FUZZ_OFFCPU_SECONDS, default 10), the line protocol
+# (fuzz_lines.c, FUZZ_LINES_SECONDS, default 10) and for the span decoder and the
 # writers (fuzz_decode.c: decoder + spantree + folded, JSON and Perfetto
 # writers, with clang's
 # -fsanitize=fuzzer,address,undefined) for FUZZ_SECONDS (default 30) over the
@@ -31,11 +32,19 @@ FUZZ_RING_SECONDS ?= 20
 FUZZ_OFFCPU_SRCS = $(srcdir)/tests/fuzz/fuzz_offcpu.c $(srcdir)/lib/offcpu.c $(srcdir)/lib/u64map.c \
 	$(srcdir)/lib/cause.c
 FUZZ_OFFCPU_SECONDS ?= 10
+FUZZ_LINES_SRCS = $(srcdir)/tests/fuzz/fuzz_lines.c $(srcdir)/lib/lines.c $(srcdir)/lib/decode.c \
+	$(srcdir)/lib/wireframe.c $(srcdir)/lib/normalise.c $(srcdir)/lib/strtab.c $(srcdir)/lib/u64map.c \
+	$(srcdir)/lib/symbols.c $(srcdir)/lib/srcloc.c $(srcdir)/lib/demangle.c $(srcdir)/lib/spannames.c \
+	$(srcdir)/lib/utf8esc.c $(srcdir)/lib/spantree.c
+FUZZ_LINES_SECONDS ?= 10
 FUZZ_LIBS = -ldw -lelf -liberty $(shell pkg-config --libs libcjson) -lm
 FUZZ_CFLAGS += -DHAVE_CONFIG_H -I$(builddir) $(shell pkg-config --cflags libcjson)
 
 .PHONY: fuzz corpus
-fuzz: $(FUZZ_DIR)/fuzz_decode $(FUZZ_DIR)/fuzz_rings $(FUZZ_DIR)/fuzz_offcpu
+fuzz: $(FUZZ_DIR)/fuzz_decode $(FUZZ_DIR)/fuzz_rings $(FUZZ_DIR)/fuzz_offcpu $(FUZZ_DIR)/fuzz_lines
+	rm -rf $(FUZZ_DIR)/lwork && mkdir -p $(FUZZ_DIR)/lwork
+	cd $(FUZZ_DIR) && ./fuzz_lines -max_total_time=$(FUZZ_LINES_SECONDS) -timeout=10 \
+		-rss_limit_mb=1024 -max_len=16384 -print_final_stats=1 lwork
 	rm -rf $(FUZZ_DIR)/owork && mkdir -p $(FUZZ_DIR)/owork
 	cd $(FUZZ_DIR) && ./fuzz_offcpu -max_total_time=$(FUZZ_OFFCPU_SECONDS) -timeout=10 \
 		-rss_limit_mb=1024 -max_len=8192 -print_final_stats=1 owork
@@ -56,6 +65,10 @@ fuzz: $(FUZZ_DIR)/fuzz_decode $(FUZZ_DIR)/fuzz_rings $(FUZZ_DIR)/fuzz_offcpu
 $(FUZZ_DIR)/fuzz_rings: $(FUZZ_RING_SRCS) $(wildcard $(srcdir)/lib/*.h)
 	mkdir -p $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_RING_SRCS) -o $@ $(FUZZ_LIBS)
+
+$(FUZZ_DIR)/fuzz_lines: $(FUZZ_LINES_SRCS) $(wildcard $(srcdir)/lib/*.h)
+	mkdir -p $(FUZZ_DIR)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_LINES_SRCS) -o $@ $(FUZZ_LIBS)
 
 $(FUZZ_DIR)/fuzz_offcpu: $(FUZZ_OFFCPU_SRCS) $(wildcard $(srcdir)/lib/*.h)
 	mkdir -p $(FUZZ_DIR)

@@ -1,0 +1,261 @@
+/* lines.c: the span line protocol (lines.h) into the normaliser.  Bytes are
+ * cut into lines (a partial last line waits for the next feed; a line longer
+ * than LINES_MAX_LINE is skipped up to its newline), each line is parsed
+ * strictly, and its event goes to the decoder's normaliser with a name from
+ * the decoder's strings, so that these spans and the binary stream's share
+ * one table of names and one set of sinks.  Processes this source starts
+ * carry a NULL src (the decoder's are never NULL); a pid the binary stream
+ * already has is shared. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lines.h"
+#include "normalise.h"
+#include "spanmetric.h"
+
+struct linesrc {
+	struct decoder *dec;
+	struct normaliser *norm;
+	int64_t rt_off; /* realtime - monotonic, ns */
+	char line[LINES_MAX_LINE];
+	size_t len;    /* bytes of the line in progress */
+	bool skipping; /* in a line too long: up to its newline */
+	struct lines_stats st;
+};
+
+struct linesrc *linesrc_new(struct decoder *d, int64_t realtime_minus_mono)
+{
+	struct linesrc *ls = calloc(1, sizeof *ls);
+	if (!ls)
+		return NULL;
+	ls->dec = d;
+	ls->norm = decoder_norm(d);
+	ls->rt_off = realtime_minus_mono;
+	return ls;
+}
+
+void linesrc_free(struct linesrc *ls)
+{
+	free(ls);
+}
+
+const struct lines_stats *linesrc_stats(const struct linesrc *ls)
+{
+	return &ls->st;
+}
+
+/* A decimal field ending at a space (or at the end when last); 0 or -1. */
+static int lines_u64(const char **p, const char *end, uint64_t *out, bool last)
+{
+	const char *s = *p;
+	uint64_t v = 0;
+	if (s == end || *s < '0' || *s > '9')
+		return -1;
+	for (; s < end && *s >= '0' && *s <= '9'; s++) {
+		uint64_t digit = (uint64_t)(*s - '0');
+		if (v > (UINT64_MAX - digit) / 10)
+			return -1;
+		v = v * 10 + digit;
+	}
+	if (s < end && *s != ' ')
+		return -1;
+	if (!last && s == end)
+		return -1;
+	*out = v;
+	*p = s < end ? s + 1 : s;
+	return 0;
+}
+
+/* TIME: ns, '-' (now) or '@' realtime seconds with a fraction. */
+static int lines_time(struct linesrc *ls, const char **p, const char *end, uint64_t now,
+		      uint64_t *ns, bool last)
+{
+	const char *s = *p;
+	if (s < end && *s == '-' && (s + 1 == end || s[1] == ' ')) {
+		*ns = now;
+		*p = s + 1 < end ? s + 2 : s + 1;
+		return last || s + 1 < end ? 0 : -1;
+	}
+	if (s < end && *s == '@') {
+		uint64_t sec = 0, frac = 0, scale = 1000000000u;
+		s++;
+		if (s == end || *s < '0' || *s > '9')
+			return -1;
+		for (; s < end && *s >= '0' && *s <= '9'; s++) {
+			if (sec > UINT64_MAX / 1000000000u / 10)
+				return -1;
+			sec = sec * 10 + (uint64_t)(*s - '0');
+		}
+		if (s < end && (*s == '.' || *s == ',')) /* bash: the locale's point */
+			for (s++; s < end && *s >= '0' && *s <= '9'; s++)
+				if (scale > 1) {
+					scale /= 10;
+					frac += (uint64_t)(*s - '0') * scale;
+				}
+		if ((s < end && *s != ' ') || (!last && s == end))
+			return -1;
+		int64_t mono = (int64_t)(sec * 1000000000u + frac) - ls->rt_off;
+		*ns = mono > 0 ? (uint64_t)mono : 1;
+		*p = s < end ? s + 1 : s;
+		return 0;
+	}
+	return lines_u64(p, end, ns, last);
+}
+
+/* The values of a begin or end at ns: what a source other than the target
+ * knows (off-CPU); the target's own are unknown here (0). */
+static const uint64_t *lines_values(struct linesrc *ls, uint32_t pid, uint32_t tid, uint64_t ns,
+				    uint64_t *v)
+{
+	const struct decoder_values *dv = decoder_values_of(ls->dec);
+	if (!dv->n)
+		return NULL;
+	memset(v, 0, dv->n * sizeof *v);
+	if (dv->off_cpu >= 0 && dv->off_cpu_at)
+		v[dv->off_cpu] = dv->off_cpu_at(dv->ctx, pid, tid, ns);
+	return v;
+}
+
+/* The process pid, started at ts (named from /proc when it can be read). */
+static struct norm_proc *lines_proc(struct linesrc *ls, uint32_t pid, uint64_t ts)
+{
+	struct norm_proc *p = norm_process(ls->norm, pid);
+	if (p) {
+		p->shared = true;
+		return p;
+	}
+	char path[64], comm[64] = "";
+	snprintf(path, sizeof path, "/proc/%u/comm", pid);
+	FILE *f = fopen(path, "re");
+	if (f) {
+		if (!fgets(comm, sizeof comm, f))
+			comm[0] = '\0';
+		fclose(f);
+	}
+	comm[strcspn(comm, "\n")] = '\0';
+	uint32_t name = comm[0] ? decoder_intern(ls->dec, comm, strlen(comm)) : 0;
+	p = norm_process_start(ls->norm, pid, 0, name, ts);
+	if (p)
+		p->shared = true;
+	return p;
+}
+
+/* One whole line (no newline); false when it does not parse. */
+static bool lines_take(struct linesrc *ls, const char *s, size_t n, uint64_t now)
+{
+	const char *p = s, *end = s + n;
+	if (n < 2 || p[1] != ' ')
+		return false;
+	char op = p[0];
+	if (!strchr("BEICNX", op))
+		return false;
+	p += 2;
+	uint64_t pid, tid, ts;
+	if (lines_u64(&p, end, &pid, false) < 0 || pid == 0 || pid > UINT32_MAX)
+		return false;
+	if (p < end && *p == '-' && p + 1 < end && p[1] == ' ') {
+		tid = pid;
+		p += 2;
+	} else if (lines_u64(&p, end, &tid, false) < 0 || tid == 0 || tid > UINT32_MAX) {
+		return false;
+	}
+	if (lines_time(ls, &p, end, now, &ts, op == 'X') < 0)
+		return false;
+	int64_t value = 0;
+	if (op == 'C') {
+		bool neg = p < end && *p == '-';
+		uint64_t u;
+		if (neg)
+			p++;
+		if (lines_u64(&p, end, &u, false) < 0 || u > (uint64_t)INT64_MAX + neg)
+			return false;
+		value = neg ? (int64_t)(0 - u) : (int64_t)u;
+	}
+	struct norm_proc *np = lines_proc(ls, (uint32_t)pid, ts);
+	if (!np)
+		return true; /* refused by a limit: counted there */
+	if (op == 'X') {     /* a process the binary stream also has ends by it */
+		if (!np->src)
+			norm_process_end(ls->norm, np, ts, 0);
+		return true;
+	}
+	uint32_t name = decoder_intern(ls->dec, p, (size_t)(end - p));
+	if (op == 'N') {
+		if (name)
+			norm_thread_name(ls->norm, np, (uint32_t)tid, name);
+		return true;
+	}
+	struct norm_thread *t = norm_thread(ls->norm, np, (uint32_t)tid, ts);
+	if (!t || !name)
+		return true;
+	uint64_t vbuf[SPANMETRIC_MAX];
+	ls->st.events++;
+	switch (op) {
+	case 'B':
+		norm_begin(ls->norm, t, ts, name, lines_values(ls, t->pid, t->tid, ts, vbuf));
+		break;
+	case 'E':
+		norm_end(ls->norm, t, ts, name, lines_values(ls, t->pid, t->tid, ts, vbuf));
+		break;
+	case 'I':
+		norm_instant(ls->norm, t, ts, name);
+		break;
+	default:
+		norm_counter(ls->norm, t, ts, name, value);
+		break;
+	}
+	return true;
+}
+
+int linesrc_feed(struct linesrc *ls, const void *buf, size_t len, uint64_t now_ns)
+{
+	const char *b = buf;
+	uint64_t bad = 0, events = ls->st.events;
+	while (len) {
+		const char *nl = memchr(b, '\n', len);
+		size_t n = nl ? (size_t)(nl - b) : len;
+		if (ls->skipping) {
+			if (nl)
+				ls->skipping = false;
+		} else if (ls->len + n + 1 > LINES_MAX_LINE) { /* too long, newline counted */
+			bad++;
+			ls->len = 0;
+			ls->skipping = !nl;
+		} else {
+			memcpy(ls->line + ls->len, b, n);
+			ls->len += n;
+			if (nl) {
+				if (lines_take(ls, ls->line, ls->len, now_ns))
+					ls->st.lines++;
+				else
+					bad++;
+				ls->len = 0;
+			}
+		}
+		b += n + (nl != NULL);
+		len -= n + (nl != NULL);
+	}
+	ls->st.bad += bad;
+	decoder_count_lines(ls->dec, ls->st.events - events, bad);
+	return norm_oom(ls->norm) ? -ENOMEM : 0;
+}
+
+void linesrc_finish(struct linesrc *ls)
+{
+	if (ls->len || ls->skipping) {
+		ls->st.bad++;
+		decoder_count_lines(ls->dec, 0, 1);
+	}
+	ls->len = 0;
+	ls->skipping = false;
+	/* this source's processes end; the decoder ends its own */
+	for (struct norm_proc *p = norm_first_process(ls->norm), *next; p; p = next) {
+		next = p->next;
+		if (!p->src)
+			norm_process_end(ls->norm, p, 0, 0);
+	}
+}

@@ -1,0 +1,51 @@
+/* lines.h: the span line protocol (spanstat-lines(5)): spans from programs
+ * that do not link libspanstat (Python, shell scripts, anything that can
+ * write a line), read from a pipe spanstat names in SPANSTAT_LINES and fed to
+ * the same normaliser as the binary stream, so every output applies.
+ *
+ * One event per line, fields separated by one space, at most
+ * LINES_MAX_LINE bytes with its newline:
+ *     OP PID TID TIME [VALUE] NAME
+ *   OP    B (begin), E (end), I (instant), C (counter: VALUE, a decimal
+ *         int64, comes before NAME), N (NAME is the thread's name), X (the
+ *         process ends; NAME is ignored and may be absent)
+ *   PID   the writing process, decimal
+ *   TID   its thread, decimal, or '-' for the process's main thread (= PID)
+ *   TIME  CLOCK_MONOTONIC nanoseconds (decimal); '@' and CLOCK_REALTIME
+ *         seconds with a fraction ('.' or ',': bash's $EPOCHREALTIME); or
+ *         '-', the time spanstat reads the line
+ *   NAME  the rest of the line, any bytes but the newline (may be empty)
+ * A line that does not parse is counted and skipped; so is one longer than
+ * LINES_MAX_LINE (up to its newline).  A process is started by its first
+ * line and named from /proc/PID/comm when that can be read; it ends at an X
+ * line or at the end of the stream. */
+#ifndef SPANSTAT_LINES_H
+#define SPANSTAT_LINES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "decode.h"
+
+#define LINES_MAX_LINE 4096
+
+struct linesrc;
+
+struct lines_stats {
+	uint64_t lines;	 /* lines taken */
+	uint64_t events; /* of them, begins, ends, instants and counters */
+	uint64_t bad;	 /* lines skipped: malformed or too long */
+};
+
+/* A source feeding d's normaliser and strings; realtime_ns - mono_ns is the
+ * offset that turns '@' times into CLOCK_MONOTONIC (0: none given). */
+struct linesrc *linesrc_new(struct decoder *d, int64_t realtime_minus_mono);
+void linesrc_free(struct linesrc *ls);
+/* Bytes as read from the channel, in any pieces; now_ns: CLOCK_MONOTONIC now
+ * (the time of '-' lines).  0, or -ENOMEM. */
+int linesrc_feed(struct linesrc *ls, const void *buf, size_t len, uint64_t now_ns);
+/* The end of the stream: a partial last line is bad; live processes end. */
+void linesrc_finish(struct linesrc *ls);
+const struct lines_stats *linesrc_stats(const struct linesrc *ls);
+
+#endif

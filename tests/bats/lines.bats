@@ -1,0 +1,155 @@
+#!/usr/bin/env bats
+# lines.bats: spans from programs that do not link libspanstat, through the
+# line protocol (spanstat-lines(5)) and its Python module and bash helper, as
+# installed: nested spans per thread and process in every output, forks and
+# multiprocessing, malformed and over-long lines counted, interleaved writers,
+# the time forms, and no effect without spanstat.
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# paths FILE: "path count" for every node of the merged tree of a JSON document
+paths() {
+	jq -r '.spans.merged.nodes as $n
+		| reduce $n[] as $x ({}; .[$x.id | tostring] =
+			(if $x.parent == null then $x.name else .[$x.parent | tostring] + ";" + $x.name end))
+		| . as $p | $n[] | "\($p[.id | tostring]) \(.count)"' "$1" | sort
+}
+
+@test "Python: nested spans per thread, fork and multiprocessing children, in every output" {
+	require_cmd python3
+	run "$SPANSTAT" --json=p.json --folded=p.txt --perfetto=p.pftrace --spans -o sum.txt \
+		-e task-clock -- python3 "$WORKLOADS/lines_py.py"
+	assert_success
+	assert_output 2470
+	run paths p.json
+	assert_output "child 1
+main 1
+main;work 2
+main;work;inner 2
+square 20
+work 3
+work;inner 3"
+	# the worker thread is named, and the main thread's spans are its own
+	assert_equal "$(jq -r '.spans.threads[] | select(.thread_name == "worker") | [.nodes[] | .name] | join(",")' p.json)" \
+		"work,inner"
+	# the fork child and the pool workers are processes of their own
+	[ "$(jq '[.spans.threads[] | .pid] | unique | length' p.json)" -ge 3 ]
+	assert_equal "$(jq '.spans.instants, .spans.counters' p.json | tr '\n' ' ')" "1 1 "
+	assert_equal "$(jq '.spans.decode | .bad_lines, .unmatched, .unfinished' p.json | tr '\n' ' ')" "0 0 0 "
+	grep -q '^main;work;inner [0-9]' p.txt
+	grep -q 'main;work;inner$' sum.txt
+	[ -s p.pftrace ]
+	# on- and off-CPU time apply to these spans as to the library's
+	[ "$(jq '[.spans.merged.nodes[] | select(.name == "inner") | .off_cpu_ns] | first' p.json)" -gt 1000000 ]
+}
+
+@test "Python: the module does nothing without spanstat, and imports without it" {
+	require_cmd python3
+	local dir
+	dir=$(dirname "$(find "$STAGE" -name spanstat.py | head -1)")
+	[ -f "$dir/spanstat.py" ]
+	run env -u SPANSTAT_LINES PYTHONPATH="$dir" python3 "$WORKLOADS/lines_py.py" noop
+	assert_success
+	assert_output disabled
+	run "$SPANSTAT" --spans -e task-clock -- python3 "$WORKLOADS/lines_py.py" noop
+	assert_success
+	assert_line enabled
+	assert_output --regexp ' work;inner'
+}
+
+@test "bash: spanstat.bash, one printf per event; subshells are processes; statuses kept" {
+	run "$SPANSTAT" --json=b.json --folded=b.txt -e task-clock -- bash "$WORKLOADS/lines_sh.bash" raw
+	assert_success
+	assert_output --partial "status 1"
+	run paths b.json
+	assert_output "build 1
+build;failing 1
+build;step 3
+build;step;inner 1
+raw 1
+sub 1"
+	assert_equal "$(jq '.spans.counters, .spans.decode.bad_lines' b.json | tr '\n' ' ')" "1 1 "
+	# no process per span: the script starts sleep and false only
+	grep -q '^build;step;inner [0-9]' b.txt
+}
+
+@test "interleaved writers: 8 processes x 500 spans, every line whole" {
+	cat >w.sh <<'SH'
+exec {fd}>>"$SPANSTAT_LINES"
+for p in 1 2 3 4 5 6 7 8; do
+	(for i in $(seq 500); do printf 'B %d - - w%d\nE %d - - w%d\n' $BASHPID $p $BASHPID $p >&$fd; done) &
+done
+wait
+SH
+	run "$SPANSTAT" --json=w.json --spans -e task-clock -- bash w.sh
+	assert_success
+	assert_equal "$(jq '[.spans.merged.nodes[] | .count] | add' w.json)" 4000
+	assert_equal "$(jq '.spans.decode | .bad_lines, .unmatched' w.json | tr '\n' ' ')" "0 0 "
+}
+
+@test "times: monotonic ns, realtime seconds with '.' or ',', and the reading time" {
+	cat >t.sh <<'SH'
+exec {fd}>>"$SPANSTAT_LINES"
+now=$(awk '{ print $1 }' /proc/uptime) # not monotonic: only a sanity bound below
+m=$(python3 -c 'import time; print(time.monotonic_ns())')
+r=$(python3 -c 'import time; print("%.6f" % time.time())')
+printf 'B %d - %d mono\nE %d - %d mono\n' $$ $m $$ $((m + 5000000)) >&$fd
+printf 'B %d - @%s real\n' $$ "$r" >&$fd
+r2=$(python3 -c "print('%.6f' % ($r + 0.25))")
+printf 'E %d - @%s real\n' $$ "${r2/./,}" >&$fd
+printf 'B %d - - now\n' $$ >&$fd
+sleep 0.1
+printf 'E %d - - now\n' $$ >&$fd
+SH
+	require_cmd python3
+	run "$SPANSTAT" --json=t.json -e task-clock --spans -- bash t.sh
+	assert_success
+	assert_equal "$(jq '[.spans.merged.nodes[] | select(.name == "mono") | .total_ns] | first' t.json)" 5000000
+	real=$(jq '[.spans.merged.nodes[] | select(.name == "real") | .total_ns] | first' t.json)
+	[ "$real" -ge 249000000 ] && [ "$real" -le 251000000 ]
+	now=$(jq '[.spans.merged.nodes[] | select(.name == "now") | .total_ns] | first' t.json)
+	[ "$now" -ge 50000000 ]
+}
+
+@test "malformed lines are counted and skipped, never trusted" {
+	cat >m.sh <<'SH'
+exec {fd}>>"$SPANSTAT_LINES"
+{
+printf 'B %d - 100 ok\n' $$
+printf 'Q %d - 100 x\n' $$            # unknown op
+printf 'B x - 100 x\n'                 # pid not a number
+printf 'B 0 - 100 x\n'                 # pid 0
+printf 'B %d 5x 100 x\n' $$           # tid not a number
+printf 'B %d - 1e9 x\n' $$            # time not a number
+printf 'B %d - 99999999999999999999 x\n' $$   # time overflows
+printf 'C %d - 100 12q x\n' $$        # counter value not a number
+printf 'B %d - 100\n' $$              # no name field
+printf 'B%d - 100 x\n' $$             # no space after the op
+printf '\n'                            # empty
+head -c 5000 /dev/zero | tr '\0' 'a'; printf '\n'   # too long
+printf 'E %d - 200 ok\n' $$
+printf 'B %d - 300 tail-without-newline' $$
+} >&$fd
+SH
+	run "$SPANSTAT" --json=m.json -e task-clock --spans -- bash m.sh
+	assert_success
+	assert_equal "$(jq ".spans.decode.bad_lines" m.json)" 12
+	assert_equal "$(jq -c '[.spans.merged.nodes[] | [.name, .count, .total_ns]]' m.json)" '[["ok",1,100]]'
+	assert_output --partial "12 bad lines skipped"
+}
+
+@test "the process's X line ends its spans; lines and the library share a process" {
+	cat >x.sh <<'SH'
+exec {fd}>>"$SPANSTAT_LINES"
+printf 'B %d - 100 open\nX %d - 150\n' $$ $$ >&$fd
+SH
+	run "$SPANSTAT" --json=x.json -e task-clock --spans -- bash x.sh
+	assert_success
+	assert_equal "$(jq -c '[.spans.merged.nodes[] | [.name, .count, .total_ns, .unfinished]]' x.json)" \
+		'[["open",1,50,1]]'
+}
