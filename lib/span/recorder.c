@@ -161,6 +161,7 @@ struct rec_thread {
 	struct rec_jmp jmp[REC_JMPS]; /* setjmp buffers seen, and the depth then */
 	unsigned njmp;		      /* next jmp entry to replace */
 	uint64_t fts[REC_STACK];      /* filters: each open span's begin ts */
+	uint32_t fmark[REC_STACK];    /* filters: its switch mark at its begin */
 	uint8_t ffl[REC_STACK];	      /* filters: REC_F_* of each open span */
 	struct rec_fcentry fcache[REC_CACHE]; /* filters: classification cache */
 	struct ring_slot *slot;		      /* ring mode (ring.h): our slot; NULL: the pipe */
@@ -1180,6 +1181,16 @@ static REC_NOI unsigned rec_classify(struct rec_thread *t, uint64_t key)
 	return cls;
 }
 
+/* Sends the begin of open span i, held back until now (--min-duration), as
+ * of its own begin: its time, values and (aggregating) switch mark. */
+static REC_NOI void rec_filter_late_begin(struct rec_thread *t, unsigned i)
+{
+	uint32_t depth = t->adepth;
+	rec_emit(t, t->stk[i], REC_OP(WIRE_OP_BEGIN), t->fts[i], 0, 0, t->fval[i]);
+	if (t->agg && t->adepth == depth + 1) /* its frame: pushed, not refused */
+		t->aframe[depth].lock = t->fmark[i];
+}
+
 /* Sends the begins of the open spans below depth `upto` that wait for their
  * duration (--min-duration) to be known: one inside them is being sent. */
 static REC_NOI void rec_filter_flush(struct rec_thread *t, unsigned upto)
@@ -1188,7 +1199,7 @@ static REC_NOI void rec_filter_flush(struct rec_thread *t, unsigned upto)
 		upto = REC_STACK;
 	for (unsigned i = t->fdone; i < upto; i++)
 		if ((t->ffl[i] & (REC_F_PENDING | REC_F_SENT)) == REC_F_PENDING) {
-			rec_emit(t, t->stk[i], REC_OP(WIRE_OP_BEGIN), t->fts[i], 0, 0, t->fval[i]);
+			rec_filter_late_begin(t, i);
 			t->ffl[i] |= REC_F_SENT;
 		}
 	if (upto > t->fdone)
@@ -1216,6 +1227,7 @@ static REC_NOI unsigned rec_filter_flags(struct rec_thread *t, unsigned d, uint6
 static REC_NOI void rec_filter_begin(struct rec_thread *t, unsigned d, uint64_t now)
 {
 	t->fts[d] = now;
+	t->fmark[d] = *t->swmark + t->swflip;
 	if (rec_nvals)
 		recv_read(&rec_vspec, &t->vt, t->fval[d]);
 	if (rec_filter.min_dur) {
@@ -1242,7 +1254,7 @@ static REC_NOI void rec_filter_end(struct rec_thread *t, uint64_t now)
 		rec_emit(t, t->stk[d], REC_OP(WIRE_OP_END), now, 0, 0, NULL);
 	} else if ((fl & REC_F_PENDING) && now - t->fts[d] >= rec_filter.min_dur) {
 		rec_filter_flush(t, d);
-		rec_emit(t, t->stk[d], REC_OP(WIRE_OP_BEGIN), t->fts[d], 0, 0, t->fval[d]);
+		rec_filter_late_begin(t, d);
 		rec_emit(t, t->stk[d], REC_OP(WIRE_OP_END), now, 0, 0, NULL);
 	}
 }

@@ -270,3 +270,19 @@ thread_node() {
 	assert_equal "$(node x.json sleep '[.cpu_ns, .off_cpu_ns]' | jq -c .)" '[null,null]'
 	assert_equal "$(jq '.spans.metrics | length' x.json)" 0
 }
+
+@test "values under the filters: a span --min-duration held back keeps its own begin's values" {
+	for mode in agg stream; do
+		run "$SPANSTAT" $(mode_opts "$mode") --json=x.json --span-events=page-faults --span-allocs \
+			--min-duration=1ms --spans -e task-clock -- "$METRICS"
+		assert_success
+		# sent late, at their ends, yet measured from their begins
+		[ "$(node x.json sleep .off_cpu_ns)" -ge 45000000 ]
+		[ "$(node x.json touch '.metrics["page-faults"]')" -ge 16000 ]
+		assert_equal "$(node x.json mallocs .count)" null
+		run "$SPANSTAT" $(mode_opts "$mode") --json=y.json --span-allocs --exclude=sleep --spans \
+			-e task-clock -- "$METRICS"
+		assert_equal "$(node y.json mallocs '[.allocs, .alloc_bytes]' | jq -c .)" '[1000,100000]'
+		assert_equal "$(node y.json sleep .count)" null
+	done
+}
