@@ -178,9 +178,13 @@ static bool lines_take(struct linesrc *ls, const char *s, size_t n, uint64_t now
 	struct norm_proc *np = lines_proc(ls, (uint32_t)pid, ts);
 	if (!np)
 		return true; /* refused by a limit: counted there */
-	if (op == 'X') {     /* a process the binary stream also has ends by it */
+	if (op == 'X') {
+		/* a process the binary stream also has ends at its EXIT: the X
+		 * closes its spans */
 		if (!np->src)
 			norm_process_end(ls->norm, np, ts, 0);
+		else
+			norm_process_close(ls->norm, np, ts);
 		return true;
 	}
 	uint32_t name = decoder_intern(ls->dec, p, (size_t)(end - p));

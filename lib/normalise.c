@@ -127,6 +127,12 @@ struct norm_proc *norm_process(const struct normaliser *n, uint32_t pid)
 	return (struct norm_proc *)(uintptr_t)u64map_get(&n->procs, pid);
 }
 
+void norm_process_close(struct normaliser *n, struct norm_proc *p, uint64_t ts)
+{
+	for (struct norm_thread *t = p->threads; t; t = t->next)
+		norm_close(n, t, ts, 0);
+}
+
 struct norm_proc *norm_first_process(const struct normaliser *n)
 {
 	return n->phead;

@@ -119,6 +119,8 @@ struct norm_proc *norm_process(const struct normaliser *n, uint32_t pid);
 /* The process ends at ts (0: at each thread's last ts) by `signal` (0:
  * normally) and p is freed (its `src` is the source's to free). */
 void norm_process_end(struct normaliser *n, struct norm_proc *p, uint64_t ts, uint32_t signal);
+/* Every open span of p's threads closes at ts (unfinished); p lives on. */
+void norm_process_close(struct normaliser *n, struct norm_proc *p, uint64_t ts);
 /* The oldest live process, to end them all at the end of the stream. */
 struct norm_proc *norm_first_process(const struct normaliser *n);
 
