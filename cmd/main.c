@@ -28,8 +28,24 @@
 
 enum { EXIT_SPANSTAT = SESSION_EXIT_ERROR };
 
-enum out_kind { OUT_SUMMARY, OUT_FOLDED, OUT_JSON, OUT_PERFETTO, OUT_MAX };
-static const char *const optname[OUT_MAX] = {"--output", "--folded", "--json", "--perfetto"};
+/* Every output, once: its option, what it needs, its writer.  The summary
+ * (OUT_SUMMARY, -o) is always there; its writer is the table or CSV (-x). */
+enum out_kind { OUT_SUMMARY, OUT_FOLDED, OUT_JSON, OUT_PERFETTO, OUT_PPROF, OUT_MAX };
+#define OUT_SPANS 1u /* asking for it turns span collection on */
+struct output_def {
+	int opt;	  /* OPT_*: the option that names its file */
+	const char *name; /* "--folded", as messages say it */
+	unsigned flags;	  /* OUT_* */
+	const struct writer_ops *ops;
+};
+static const struct output_def outputs[OUT_MAX] = {
+	[OUT_SUMMARY] = {OPT_OUTPUT, "--output", 0, NULL},
+	[OUT_FOLDED] = {OPT_FOLDED, "--folded", OUT_SPANS, &folded_writer_ops},
+	[OUT_JSON] = {OPT_JSON, "--json", 0, &json_writer_ops},
+	[OUT_PERFETTO] = {OPT_PERFETTO, "--perfetto", OUT_SPANS, &perfetto_writer_ops},
+	[OUT_PPROF] = {OPT_PPROF, "--pprof", OUT_SPANS, &pprof_writer_ops},
+};
+#define optname(k) (outputs[k].name)
 
 struct cli {
 	struct evlist evl;
@@ -195,7 +211,13 @@ static void parse(struct cli *c, int argc, char **argv)
 			c->sep = optarg;
 			break;
 		case OPT_OUTPUT:
-			c->path[OUT_SUMMARY] = optarg;
+		case OPT_FOLDED:
+		case OPT_JSON:
+		case OPT_PERFETTO:
+		case OPT_PPROF:
+			for (int k = 0; k < OUT_MAX; k++)
+				if (outputs[k].opt == id)
+					c->path[k] = optarg;
 			break;
 		case OPT_APPEND:
 			c->append = true;
@@ -210,9 +232,6 @@ static void parse(struct cli *c, int argc, char **argv)
 		case OPT_DEMANGLE:
 			if (demangle_mode_parse(optarg, &c->demangle) < 0)
 				die("invalid --demangle '%s': expected simple, full or no", optarg);
-			break;
-		case OPT_FOLDED:
-			c->path[OUT_FOLDED] = optarg;
 			break;
 		case OPT_COMPENSATE:
 			c->compensate = true;
@@ -233,12 +252,6 @@ static void parse(struct cli *c, int argc, char **argv)
 			break;
 		case OPT_FOLDED_THREADS:
 			c->folded_threads = true;
-			break;
-		case OPT_JSON:
-			c->path[OUT_JSON] = optarg;
-			break;
-		case OPT_PERFETTO:
-			c->path[OUT_PERFETTO] = optarg;
 			break;
 		case OPT_MIN_DURATION: {
 			const char *why;
@@ -289,6 +302,15 @@ static void parse(struct cli *c, int argc, char **argv)
 	free(lo);
 }
 
+/* Whether an output asked for turns span collection on. */
+static bool wants_spans(const struct cli *c)
+{
+	bool spans = c->spans_table;
+	for (int k = 0; k < OUT_MAX; k++)
+		spans |= c->path[k] && (outputs[k].flags & OUT_SPANS);
+	return spans;
+}
+
 /* Whether --weight names something spans will carry. */
 static bool weight_known(const struct cli *c, const char *w)
 {
@@ -313,7 +335,7 @@ static void expand_paths(struct cli *c)
 		if (r == -ENOMEM)
 			die("out of memory");
 		if (r < 0)
-			die("invalid %s '%s': %s", optname[k], c->path[k], why);
+			die("invalid %s '%s': %s", optname(k), c->path[k], why);
 		c->path[k] = c->expanded[k];
 	}
 }
@@ -325,8 +347,8 @@ static void check(struct cli *c, int nargs)
 		die("--append needs --output FILE");
 	if (c->folded_threads && !c->path[OUT_FOLDED])
 		die("--folded-threads needs --folded FILE");
-	if (c->weight && !c->path[OUT_FOLDED])
-		die("--weight needs --folded FILE");
+	if (c->weight && !c->path[OUT_FOLDED] && !c->path[OUT_PPROF])
+		die("--weight needs --folded FILE or --pprof FILE");
 	if (c->weight && !weight_known(c, c->weight))
 		die("invalid --weight '%s': expected wall, cpu, off-cpu, allocs, alloc-bytes "
 		    "or an event of --span-events",
@@ -337,25 +359,25 @@ static void check(struct cli *c, int nargs)
 	if (c->weight && (!strcmp(c->weight, "cpu") || !strcmp(c->weight, "off-cpu")) &&
 	    c->no_off_cpu)
 		die("--weight=%s needs the off-CPU split that --no-off-cpu turns off", c->weight);
-	bool spans = c->spans_table || c->path[OUT_FOLDED] || c->path[OUT_PERFETTO];
+	bool spans = wants_spans(c);
 	if (c->span_evl.n && !spans)
-		die("--span-events needs a span output: --spans, --folded or --perfetto");
+		die("--span-events needs a span output: --spans, --folded, --perfetto or --pprof");
 	if (c->span_allocs && !spans)
-		die("--span-allocs needs a span output: --spans, --folded or --perfetto");
+		die("--span-allocs needs a span output: --spans, --folded, --perfetto or --pprof");
 	for (int k = 0; k < OUT_MAX; k++)
 		if (c->path[k] && !*c->path[k])
 			die("invalid %s '': expected a file name, or - for standard output",
-			    optname[k]);
+			    optname(k));
 	const char *stdout_user = NULL;
 	for (int k = 0; k < OUT_MAX; k++) {
 		if (!c->path[k] || strcmp(c->path[k], "-") != 0)
 			continue;
 		if (stdout_user)
 			die("%s and %s cannot both write to standard output", stdout_user,
-			    optname[k]);
-		stdout_user = optname[k];
+			    optname(k));
+		stdout_user = optname(k);
 		if (std_closed[1])
-			die("cannot write %s to standard output: %s", optname[k],
+			die("cannot write %s to standard output: %s", optname(k),
 			    stdout_why(EBADF));
 	}
 	if (nargs == 0)
@@ -401,10 +423,10 @@ static void check_outputs(struct cli *c, const char *command)
 				continue;
 			abort_outputs(c);
 			if (strcmp(c->path[a], c->path[b]) == 0)
-				die("%s and %s name the same file '%s'", optname[a], optname[b],
+				die("%s and %s name the same file '%s'", optname(a), optname(b),
 				    c->path[a]);
-			die("%s '%s' and %s '%s' name the same file", optname[a], c->path[a],
-			    optname[b], c->path[b]);
+			die("%s '%s' and %s '%s' name the same file", optname(a), c->path[a],
+			    optname(b), c->path[b]);
 		}
 	struct stat st;
 	if (launch_which(command, &st) < 0)
@@ -419,8 +441,6 @@ static void check_outputs(struct cli *c, const char *command)
 /* Opens every output now, so a bad path fails before the target starts. */
 static void open_outputs(struct cli *c, const char *command)
 {
-	static const struct writer_ops *const ops[OUT_MAX] = {
-		NULL, &folded_writer_ops, &json_writer_ops, &perfetto_writer_ops};
 	char *cause = NULL;
 
 	for (int k = 0; k < OUT_MAX; k++) {
@@ -437,7 +457,7 @@ static void open_outputs(struct cli *c, const char *command)
 	add_writer(c, OUT_SUMMARY, c->sep ? &csv_writer_ops : &summary_writer_ops, sfp);
 	for (int k = OUT_FOLDED; k < OUT_MAX; k++)
 		if (c->path[k])
-			add_writer(c, k, ops[k], c->out[k].fp);
+			add_writer(c, k, outputs[k].ops, c->out[k].fp);
 }
 
 int main(int argc, char **argv)
@@ -471,7 +491,7 @@ int main(int argc, char **argv)
 	if (c.evl.n == 0 && evlist_add_defaults(&c.evl, &cause) < 0)
 		die("%s", cause ? cause : "cannot set up the default events");
 	/* Any span output turns collection on; --json then includes spans. */
-	bool spans = c.spans_table || c.path[OUT_FOLDED] || c.path[OUT_PERFETTO];
+	bool spans = wants_spans(&c);
 	char *preload = NULL, *alloc = NULL;
 	if (spans && !(preload = launch_preload_path("libspanstat.so.0")))
 		die("cannot find the span library libspanstat.so.0 (is spanstat installed?)");
@@ -529,13 +549,14 @@ int main(int argc, char **argv)
 				die_soft("cannot write the summary to standard error: %s",
 					 strerror(e));
 			else if (!c.path[k] || strcmp(c.path[k], "-") == 0)
-				die_soft("cannot write %s to standard output: %s", optname[k],
+				die_soft("cannot write %s to standard output: %s", optname(k),
 					 stdout_why(e));
-			else if (k == OUT_FOLDED && c.weight && (e == ENOTSUP || e == ENOENT))
+			else if (k != OUT_JSON && k != OUT_PERFETTO && c.weight &&
+				 (e == ENOTSUP || e == ENOENT))
 				die_soft("cannot write %s '%s': --weight=%s cannot be counted here",
-					 optname[k], c.path[k], c.weight);
+					 optname(k), c.path[k], c.weight);
 			else
-				die_soft("cannot write %s '%s': %s", optname[k], c.path[k],
+				die_soft("cannot write %s '%s': %s", optname(k), c.path[k],
 					 strerror(e));
 			outfile_abort(&c.out[k]);
 			code = code ? code : EXIT_SPANSTAT;

@@ -31,6 +31,7 @@ enum opt_id {
 	OPT_SPAN_ALLOCS,
 	OPT_WEIGHT,
 	OPT_NO_OFF_CPU,
+	OPT_PPROF,
 };
 
 struct opt_def {

@@ -31,6 +31,7 @@
 
 #include "spannames.h"
 #include "spantree.h"
+#include "spanwalk.h"
 #include "spanweight.h"
 #include "strtab.h"
 #include "writer.h"
@@ -44,6 +45,7 @@ struct folded_out {
 	char *buf; /* the current path */
 	size_t len, cap;
 	size_t *mark; /* buf length before each depth's frame */
+	size_t base;  /* buf length of the root frames (--folded-threads) */
 	size_t nmark;
 	struct folded_line *line;
 	size_t nline, capline;
@@ -124,52 +126,43 @@ static int folded_add_line(struct folded_out *o, uint64_t self)
 	return 0;
 }
 
-/* Adds a line for every node of t with self time, under the path already in
+/* One node of the walk: its path is its parent's (cut back to the mark of
+ * its depth) and its frame; a line when its value is not 0. */
+static int folded_visit(void *ctx, const struct span_tree *t, uint32_t i, uint32_t d)
+{
+	struct folded_out *o = ctx;
+	if (d + 1 >= o->nmark) {
+		size_t n = o->nmark ? 2 * o->nmark : 64;
+		while (n <= d + 1)
+			n *= 2;
+		size_t *m = realloc(o->mark, n * sizeof *m);
+		if (!m)
+			return -ENOMEM;
+		o->mark = m;
+		o->nmark = n;
+	}
+	o->len = d ? o->mark[d] : o->base;
+	if (o->buf)
+		o->buf[o->len] = '\0';
+	if (o->len && folded_put(o, ";", 1) < 0)
+		return -ENOMEM;
+	if (folded_frame(o, folded_name(o, t->node[i].name)) < 0)
+		return -ENOMEM;
+	o->mark[d + 1] = o->len;
+	uint64_t self = span_weight_self(&o->weight, t, i);
+	return self ? folded_add_line(o, self) : 0;
+}
+
+/* Adds a line for every node of t with a value, under the path already in
  * o->buf (o->len bytes: empty, or root frames). */
 static int folded_tree(struct folded_out *o, const struct span_tree *t)
 {
-	size_t base = o->len;
-	uint32_t i = t->node[0].first_child, d = 0;
-	while (i) {
-		if (d == o->nmark) {
-			size_t n = o->nmark ? 2 * o->nmark : 64;
-			size_t *m = realloc(o->mark, n * sizeof *m);
-			if (!m)
-				return -ENOMEM;
-			o->mark = m;
-			o->nmark = n;
-		}
-		o->mark[d] = o->len;
-		if (o->len && folded_put(o, ";", 1) < 0)
-			return -ENOMEM;
-		if (folded_frame(o, folded_name(o, t->node[i].name)) < 0)
-			return -ENOMEM;
-		uint64_t self = span_weight_self(&o->weight, t, i);
-		if (self && folded_add_line(o, self) < 0)
-			return -ENOMEM;
-		if (t->node[i].first_child) {
-			i = t->node[i].first_child;
-			d++;
-			continue;
-		}
-		for (;;) { /* next sibling, else the parent's next sibling */
-			o->len = o->mark[d];
-			if (t->node[i].next_sibling) {
-				i = t->node[i].next_sibling;
-				break;
-			}
-			if (d == 0) {
-				i = 0;
-				break;
-			}
-			d--;
-			i = t->node[i].parent;
-		}
-	}
-	o->len = base;
+	o->base = o->len;
+	int err = spanwalk(t, folded_visit, o);
+	o->len = o->base;
 	if (o->buf)
-		o->buf[base] = '\0';
-	return 0;
+		o->buf[o->base] = '\0';
+	return err;
 }
 
 static int folded_thread_roots(struct folded_out *o, const struct span_tree *t)
@@ -214,12 +207,11 @@ static int folded_finish(struct writer *w, const struct report *r)
 				err = folded_tree(&o, st->thread[k]);
 		}
 	} else {
-		struct span_tree merged;
-		err = spantree_merge(st, &merged);
-		if (!err) {
-			err = folded_tree(&o, &merged);
-			span_tree_release(&merged);
-		}
+		struct span_tree scratch;
+		const struct span_tree *merged = report_merged(r, &scratch, &err);
+		if (merged)
+			err = folded_tree(&o, merged);
+		span_tree_release(&scratch);
 	}
 	if (!err) {
 		if (o.nline)

@@ -451,15 +451,17 @@ static cJSON *json_spans(const struct report *r)
 	cJSON *threads = cJSON_AddArrayToObject(o, "threads");
 	for (size_t i = 0; st && threads && i < st->nthread; i++)
 		cJSON_AddItemToArray(threads, json_tree(st->thread[i], names, true));
-	struct span_tree merged;
-	memset(&merged, 0, sizeof merged);
-	if (st && spantree_merge(st, &merged) < 0) {
-		span_tree_release(&merged);
+	struct span_tree scratch, empty;
+	int err;
+	const struct span_tree *merged = report_merged(r, &scratch, &err);
+	if (err < 0) {
+		span_tree_release(&scratch);
 		cJSON_Delete(o);
 		return NULL;
 	}
-	cJSON_AddItemToObject(o, "merged", json_tree(&merged, names, false));
-	span_tree_release(&merged);
+	memset(&empty, 0, sizeof empty);
+	cJSON_AddItemToObject(o, "merged", json_tree(merged ? merged : &empty, names, false));
+	span_tree_release(&scratch);
 
 	cJSON *d = cJSON_AddObjectToObject(o, "decode");
 	struct decode_stats zero;
@@ -484,7 +486,8 @@ static cJSON *json_spans(const struct report *r)
 
 	cJSON *ov = cJSON_AddObjectToObject(o, "overhead");
 	uint64_t events = st ? 2 * ds->spans + st->instants + st->counters : 0;
-	events = events > ds->lines ? events - ds->lines : 0; /* the line protocol's are not the library's */
+	events = events > ds->lines ? events - ds->lines
+				    : 0; /* the line protocol's are not the library's */
 	double cpu = (double)(r->ru.utime_ns + r->ru.stime_ns) * (r->nruns ? r->nruns : 1);
 	json_u64(ov, "events", events);
 	if (r->event_cost_ns > 0) {

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include "counters.h"
@@ -69,11 +70,29 @@ struct report {
 	int exit_code;			 /* spanstat's own exit status */
 	/* spans: NULL/0 without collection */
 	const struct spantree *spans;
+	const struct span_tree *merged; /* every thread's tree merged by path, built
+					 * once for all writers (report_merged) */
 	const struct decode_stats *dstats;
 	uint64_t span_wall_ns; /* wall time the spans' shares refer to */
 	double event_cost_ns;  /* the instrumentation's cost per event (0: unknown) */
 	bool compensated;      /* --compensate: that cost is out of the span times */
 	uint64_t removed_ns;   /* what --compensate took out of the self times */
 };
+
+/* The merged tree: the report's, or (a report made without one) merged
+ * into scratch now; release scratch afterwards either way.  NULL without
+ * spans or with *err (-ENOMEM) set. */
+static inline const struct span_tree *report_merged(const struct report *r,
+						    struct span_tree *scratch, int *err)
+{
+	memset(scratch, 0, sizeof *scratch);
+	*err = 0;
+	if (r->merged)
+		return r->merged;
+	if (!r->spans)
+		return NULL;
+	*err = spantree_merge(r->spans, scratch);
+	return *err ? NULL : scratch;
+}
 
 #endif

@@ -84,6 +84,8 @@ struct session {
 	unsigned nsrc;
 	struct spantree tree;
 	bool have_tree;
+	struct span_tree merged; /* tree's threads merged, for the report */
+	bool have_merged;
 	struct spanmetrics metrics; /* what spans carry (spanmetric.h) */
 	char *values_spec;	    /* SPANSTAT_VALUES for the target */
 	struct offcpu *off;	    /* this run's switch records, or NULL */
@@ -835,6 +837,11 @@ static int session_report(struct session *s, struct report *rep, struct count **
 			rep->removed_ns = spantree_compensate(&s->tree, rep->event_cost_ns);
 			rep->compensated = true;
 		}
+		/* the merged tree, once, for every writer */
+		if (spantree_merge(&s->tree, &s->merged) < 0)
+			return -ENOMEM;
+		s->have_merged = true;
+		rep->merged = &s->merged;
 	}
 	return 0;
 }
@@ -867,6 +874,8 @@ static void session_release(struct session *s)
 	free(s->values_spec);
 	if (s->have_tree)
 		spantree_release(&s->tree);
+	if (s->have_merged)
+		span_tree_release(&s->merged);
 	session_env_free(s);
 }
 

@@ -588,24 +588,22 @@ static void summary_overhead(FILE *fp, const struct report *r)
 
 static int summary_spans(FILE *fp, const struct report *r, bool where)
 {
-	struct span_tree merged;
+	struct span_tree scratch;
 	int err = 0;
 	bool any = false;
 
-	memset(&merged, 0, sizeof(merged));
-	if (r->spans) {
-		err = spantree_merge(r->spans, &merged);
-		if (err < 0)
-			return err;
-		for (uint32_t i = 1; i < merged.n && !any; i++)
-			any = merged.node[i].count > 0;
+	const struct span_tree *merged = report_merged(r, &scratch, &err);
+	if (err < 0) {
+		span_tree_release(&scratch);
+		return err;
 	}
+	for (uint32_t i = 1; merged && i < merged->n && !any; i++)
+		any = merged->node[i].count > 0;
 	if (any)
-		err = summary_span_tables(fp, r, &merged, where);
+		err = summary_span_tables(fp, r, merged, where);
 	else
 		fputs(" no spans collected\n\n", fp);
-	if (r->spans)
-		span_tree_release(&merged);
+	span_tree_release(&scratch);
 	if (r->dstats)
 		summary_span_problems(fp, r->dstats, r->spans ? r->spans->untracked : 0);
 	if (any && r->dstats)

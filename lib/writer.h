@@ -46,5 +46,6 @@ extern const struct writer_ops csv_writer_ops;
 extern const struct writer_ops json_writer_ops;
 extern const struct writer_ops folded_writer_ops;
 extern const struct writer_ops perfetto_writer_ops;
+extern const struct writer_ops pprof_writer_ops;
 
 #endif

@@ -105,15 +105,15 @@ thread_node() {
 	run -125 "$SPANSTAT" --weight=bogus --folded=f.txt -- true
 	assert_output "spanstat: invalid --weight 'bogus': expected wall, cpu, off-cpu, allocs, alloc-bytes or an event of --span-events"
 	run -125 "$SPANSTAT" --weight=wall -- true
-	assert_output "spanstat: --weight needs --folded FILE"
+	assert_output "spanstat: --weight needs --folded FILE or --pprof FILE"
 	run -125 "$SPANSTAT" --weight=allocs --folded=f.txt -- true
 	assert_output "spanstat: --weight=allocs needs --span-allocs"
 	run -125 "$SPANSTAT" --weight=cpu --no-off-cpu --folded=f.txt -- true
 	assert_output "spanstat: --weight=cpu needs the off-CPU split that --no-off-cpu turns off"
 	run -125 "$SPANSTAT" --span-events=page-faults -- true
-	assert_output "spanstat: --span-events needs a span output: --spans, --folded or --perfetto"
+	assert_output "spanstat: --span-events needs a span output: --spans, --folded, --perfetto or --pprof"
 	run -125 "$SPANSTAT" --span-allocs --json=x.json -- true
-	assert_output "spanstat: --span-allocs needs a span output: --spans, --folded or --perfetto"
+	assert_output "spanstat: --span-allocs needs a span output: --spans, --folded, --perfetto or --pprof"
 	run -125 "$SPANSTAT" --span-events=nosuchevent --spans -- true
 	assert_output --partial "spanstat: invalid --span-events 'nosuchevent': "
 	assert_file_not_exists f.txt

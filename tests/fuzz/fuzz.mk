@@ -24,7 +24,7 @@ FUZZ_SRCS = $(srcdir)/tests/fuzz/fuzz_decode.c $(srcdir)/lib/decode.c $(srcdir)/
 	$(srcdir)/lib/strtab.c $(srcdir)/lib/u64map.c $(srcdir)/lib/symbols.c $(srcdir)/lib/spantree.c \
 	$(srcdir)/lib/folded.c $(srcdir)/lib/json.c $(srcdir)/lib/perfetto.c $(srcdir)/lib/pbenc.c \
 	$(srcdir)/lib/metrics.c $(srcdir)/lib/utf8esc.c $(srcdir)/lib/srcloc.c $(srcdir)/lib/demangle.c \
-	$(srcdir)/lib/spannames.c $(srcdir)/lib/spanweight.c
+	$(srcdir)/lib/spannames.c $(srcdir)/lib/spanweight.c $(srcdir)/lib/spanwalk.c $(srcdir)/lib/pprof.c
 FUZZ_RING_SRCS = $(srcdir)/tests/fuzz/fuzz_rings.c $(srcdir)/lib/ringsrc.c $(srcdir)/lib/decode.c $(srcdir)/lib/wireframe.c $(srcdir)/lib/normalise.c \
 	$(srcdir)/lib/strtab.c $(srcdir)/lib/u64map.c $(srcdir)/lib/symbols.c $(srcdir)/lib/srcloc.c \
 	$(srcdir)/lib/demangle.c $(srcdir)/lib/spannames.c $(srcdir)/lib/utf8esc.c
@@ -37,7 +37,7 @@ FUZZ_LINES_SRCS = $(srcdir)/tests/fuzz/fuzz_lines.c $(srcdir)/lib/lines.c $(srcd
 	$(srcdir)/lib/symbols.c $(srcdir)/lib/srcloc.c $(srcdir)/lib/demangle.c $(srcdir)/lib/spannames.c \
 	$(srcdir)/lib/utf8esc.c $(srcdir)/lib/spantree.c
 FUZZ_LINES_SECONDS ?= 10
-FUZZ_LIBS = -ldw -lelf -liberty $(shell pkg-config --libs libcjson) -lm
+FUZZ_LIBS = -ldw -lelf -liberty $(shell pkg-config --libs libcjson) -lz -lm
 FUZZ_CFLAGS += -DHAVE_CONFIG_H -I$(builddir) $(shell pkg-config --cflags libcjson)
 
 .PHONY: fuzz corpus

@@ -236,6 +236,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (!pw.err && pw.ops->finish(&pw, &r) < 0)
 		abort();
+	/* pprof: a gzip stream (its weight as --folded's) */
+	char *gbuf = NULL;
+	size_t glen = 0;
+	FILE *gfp = open_memstream(&gbuf, &glen);
+	if (!gfp)
+		abort();
+	struct writer gw = {.ops = &pprof_writer_ops, .fp = gfp, .head = &h};
+	static const char *const gweights[] = {NULL, "cpu", "page-faults", "cycles"};
+	gw.opts.weight = gweights[(flags >> 5) & 3];
+	int gerr = gw.ops->finish(&gw, &r);
+	fclose(gfp);
+	if (gerr == 0 && (glen < 18 || (uint8_t)gbuf[0] != 0x1f || (uint8_t)gbuf[1] != 0x8b))
+		abort(); /* written, yet not gzip */
+	free(gbuf);
 	pw.ops->release(&pw);
 	fclose(pfp);
 	if (!fuzz_proto((const uint8_t *)pbuf, (const uint8_t *)pbuf + plen, 1))
