@@ -30,7 +30,15 @@ enum { EXIT_SPANSTAT = SESSION_EXIT_ERROR };
 
 /* Every output, once: its option, what it needs, its writer.  The summary
  * (OUT_SUMMARY, -o) is always there; its writer is the table or CSV (-x). */
-enum out_kind { OUT_SUMMARY, OUT_FOLDED, OUT_JSON, OUT_PERFETTO, OUT_PPROF, OUT_MAX };
+enum out_kind {
+	OUT_SUMMARY,
+	OUT_FOLDED,
+	OUT_JSON,
+	OUT_PERFETTO,
+	OUT_PPROF,
+	OUT_FLAMEGRAPH,
+	OUT_MAX
+};
 #define OUT_SPANS 1u /* asking for it turns span collection on */
 struct output_def {
 	int opt;	  /* OPT_*: the option that names its file */
@@ -44,6 +52,7 @@ static const struct output_def outputs[OUT_MAX] = {
 	[OUT_JSON] = {OPT_JSON, "--json", 0, &json_writer_ops},
 	[OUT_PERFETTO] = {OPT_PERFETTO, "--perfetto", OUT_SPANS, &perfetto_writer_ops},
 	[OUT_PPROF] = {OPT_PPROF, "--pprof", OUT_SPANS, &pprof_writer_ops},
+	[OUT_FLAMEGRAPH] = {OPT_FLAMEGRAPH, "--flamegraph", OUT_SPANS, &flamegraph_writer_ops},
 };
 #define optname(k) (outputs[k].name)
 
@@ -215,6 +224,7 @@ static void parse(struct cli *c, int argc, char **argv)
 		case OPT_JSON:
 		case OPT_PERFETTO:
 		case OPT_PPROF:
+		case OPT_FLAMEGRAPH:
 			for (int k = 0; k < OUT_MAX; k++)
 				if (outputs[k].opt == id)
 					c->path[k] = optarg;
@@ -347,8 +357,8 @@ static void check(struct cli *c, int nargs)
 		die("--append needs --output FILE");
 	if (c->folded_threads && !c->path[OUT_FOLDED])
 		die("--folded-threads needs --folded FILE");
-	if (c->weight && !c->path[OUT_FOLDED] && !c->path[OUT_PPROF])
-		die("--weight needs --folded FILE or --pprof FILE");
+	if (c->weight && !c->path[OUT_FOLDED] && !c->path[OUT_PPROF] && !c->path[OUT_FLAMEGRAPH])
+		die("--weight needs --folded, --pprof or --flamegraph");
 	if (c->weight && !weight_known(c, c->weight))
 		die("invalid --weight '%s': expected wall, cpu, off-cpu, allocs, alloc-bytes "
 		    "or an event of --span-events",
@@ -361,9 +371,11 @@ static void check(struct cli *c, int nargs)
 		die("--weight=%s needs the off-CPU split that --no-off-cpu turns off", c->weight);
 	bool spans = wants_spans(c);
 	if (c->span_evl.n && !spans)
-		die("--span-events needs a span output: --spans, --folded, --perfetto or --pprof");
+		die("--span-events needs a span output: --spans, --folded, --perfetto, --pprof or "
+		    "--flamegraph");
 	if (c->span_allocs && !spans)
-		die("--span-allocs needs a span output: --spans, --folded, --perfetto or --pprof");
+		die("--span-allocs needs a span output: --spans, --folded, --perfetto, --pprof or "
+		    "--flamegraph");
 	for (int k = 0; k < OUT_MAX; k++)
 		if (c->path[k] && !*c->path[k])
 			die("invalid %s '': expected a file name, or - for standard output",

@@ -40,6 +40,8 @@ const struct opt_def options_table[] = {
 	 "write spans as a gzipped pprof profile (go tool pprof, Pyroscope), its samples "
 	 "the span paths with their count, times and values",
 	 0},
+	{OPT_FLAMEGRAPH, 0, "flamegraph", "FILE",
+	 "write the spans as an interactive SVG flame graph (zoom, search; no network) to FILE", 0},
 	{OPT_DEMANGLE, 0, "demangle", "MODE",
 	 "how C++ function names show: simple (scopes and name), full (as c++filt prints "
 	 "them) or no (the symbol); default simple",
@@ -65,8 +67,8 @@ const struct opt_def options_table[] = {
 	{OPT_SPAN_ALLOCS, 0, "span-allocs", NULL,
 	 "count each span's allocations and frees and their bytes (malloc and friends)", 0},
 	{OPT_WEIGHT, 0, "weight", "METRIC",
-	 "what --folded counts (and --pprof's default sample): wall (self ns, the "
-	 "default), cpu, off-cpu, allocs, alloc-bytes or an event of --span-events",
+	 "what --folded and --flamegraph count (and --pprof's default sample): wall (self "
+	 "ns, the default), cpu, off-cpu, allocs, alloc-bytes or an event of --span-events",
 	 0},
 	{OPT_NO_OFF_CPU, 0, "no-off-cpu", NULL,
 	 "do not split span times into on- and off-CPU time (no context-switch records)", 0},

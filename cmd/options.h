@@ -32,6 +32,7 @@ enum opt_id {
 	OPT_WEIGHT,
 	OPT_NO_OFF_CPU,
 	OPT_PPROF,
+	OPT_FLAMEGRAPH,
 };
 
 struct opt_def {

@@ -47,5 +47,6 @@ extern const struct writer_ops json_writer_ops;
 extern const struct writer_ops folded_writer_ops;
 extern const struct writer_ops perfetto_writer_ops;
 extern const struct writer_ops pprof_writer_ops;
+extern const struct writer_ops flamegraph_writer_ops;
 
 #endif

@@ -46,13 +46,15 @@ thread_node() {
 		echo "$mode: touch $pf faults, sibling $sib"
 		[ "$pf" -ge 16000 ]
 		[ "$sib" -le 8 ]
-		# task-clock: the spin is on a CPU for (nearly) all its 100 ms; the
-		# sleep barely
+		# task-clock: the spin is on a CPU for all of its time the thread's
+		# own clock saw (all its 100 ms on an idle machine); the sleep barely
+		own=$(awk '$1 == "spin-cpu" { print $3 }' <<<"$output")
 		spin=$(node x.json spin '.metrics["task-clock"]')
 		sleep_=$(node x.json sleep '.metrics["task-clock"]')
 		wall=$(node x.json spin .total_ns)
-		echo "$mode: spin task-clock $spin of $wall ns, sleep $sleep_"
-		[ "$spin" -ge $((wall * 9 / 10)) ] && [ "$spin" -le "$wall" ]
+		echo "$mode: spin task-clock $spin of $wall ns (its own clock $own), sleep $sleep_"
+		[ "$spin" -ge $((own * 9 / 10)) ] && [ "$spin" -le $((own * 11 / 10 + 1000000)) ]
+		[ "$spin" -le "$wall" ]
 		[ "$sleep_" -lt 5000000 ]
 		assert_equal "$(jq -c '[.spans.metrics[] | [.name, .kind, .supported, .unit]]' x.json)" \
 			'[["off_cpu_ns","off_cpu",true,"ns"],["page-faults","event",true,""],["task-clock","event",true,"ns"]]'
@@ -105,15 +107,15 @@ thread_node() {
 	run -125 "$SPANSTAT" --weight=bogus --folded=f.txt -- true
 	assert_output "spanstat: invalid --weight 'bogus': expected wall, cpu, off-cpu, allocs, alloc-bytes or an event of --span-events"
 	run -125 "$SPANSTAT" --weight=wall -- true
-	assert_output "spanstat: --weight needs --folded FILE or --pprof FILE"
+	assert_output "spanstat: --weight needs --folded, --pprof or --flamegraph"
 	run -125 "$SPANSTAT" --weight=allocs --folded=f.txt -- true
 	assert_output "spanstat: --weight=allocs needs --span-allocs"
 	run -125 "$SPANSTAT" --weight=cpu --no-off-cpu --folded=f.txt -- true
 	assert_output "spanstat: --weight=cpu needs the off-CPU split that --no-off-cpu turns off"
 	run -125 "$SPANSTAT" --span-events=page-faults -- true
-	assert_output "spanstat: --span-events needs a span output: --spans, --folded, --perfetto or --pprof"
+	assert_output "spanstat: --span-events needs a span output: --spans, --folded, --perfetto, --pprof or --flamegraph"
 	run -125 "$SPANSTAT" --span-allocs --json=x.json -- true
-	assert_output "spanstat: --span-allocs needs a span output: --spans, --folded, --perfetto or --pprof"
+	assert_output "spanstat: --span-allocs needs a span output: --spans, --folded, --perfetto, --pprof or --flamegraph"
 	run -125 "$SPANSTAT" --span-events=nosuchevent --spans -- true
 	assert_output --partial "spanstat: invalid --span-events 'nosuchevent': "
 	assert_file_not_exists f.txt
@@ -237,6 +239,7 @@ thread_node() {
 			run "$SPANSTAT" $(mode_opts "$mode") --json=x.json --spans -e task-clock -- \
 				"$METRICS" $how
 			assert_success
+			local out=$output
 			# every thread's sleep: at least 45 ms off-CPU, under 5 ms on it
 			run thread_node x.json sleep '"\(.off_cpu_ns) \(.cpu_ns)"'
 			echo "$mode $how sleep: $output"
@@ -244,12 +247,18 @@ thread_node() {
 				read -r off on <<<"$l"
 				[ "$off" -ge 45000000 ] && [ "$on" -lt 5000000 ]
 			done
-			# every thread's spin: on-CPU within 10% of its wall time
-			run thread_node x.json spin '"\(.cpu_ns) \(.total_ns)"'
-			echo "$mode $how spin: $output"
+			# every thread's spin: on-CPU within 10% of its wall time on an
+			# idle machine; on a loaded one the spin is preempted, so what
+			# is checked is the thread's own CPU clock over the span
+			run jq -r '.spans.threads[] | .tid as $t | .nodes[] | select(.name == "spin")
+				| "\($t) \(.cpu_ns) \(.total_ns)"' x.json
+			echo "$mode $how spin (tid on wall): $output"
 			for l in "${lines[@]}"; do
-				read -r on wall <<<"$l"
-				[ "$on" -ge $((wall * 9 / 10)) ] && [ "$on" -le "$wall" ]
+				read -r tid on wall <<<"$l"
+				own=$(awk -v t="$tid" '$1 == "spin-cpu" && $2 == t { print $3 }' <<<"$out")
+				echo "tid $tid: spanstat $on ns on-CPU, its own clock $own ns, wall $wall"
+				[ -n "$own" ] && [ "$on" -le "$wall" ]
+				[ "$on" -ge $((own * 9 / 10)) ] && [ "$on" -le $((own * 11 / 10 + 1000000)) ]
 			done
 		done
 	done
@@ -260,7 +269,8 @@ thread_node() {
 @test "--weight=off-cpu and cpu; --no-off-cpu turns the split off" {
 	run "$SPANSTAT" --folded=off.txt --weight=off-cpu -e task-clock -- "$METRICS"
 	assert_success
-	assert_equal "$(sort -k2,2nr off.txt | head -1 | cut -d' ' -f1)" sleep
+	# the sleep waits 50 ms (a loaded machine may preempt the spin as long)
+	[ "$(awk '$1 == "sleep" { print $2 }' off.txt)" -ge 45000000 ]
 	run "$SPANSTAT" --folded=cpu.txt --weight=cpu -e task-clock -- "$METRICS"
 	assert_equal "$(sort -k2,2nr cpu.txt | head -1 | cut -d' ' -f1)" spin
 	[ "$(awk '$1 == "sleep" { print $2 }' cpu.txt)" -lt 5000000 ]
