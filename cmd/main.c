@@ -17,6 +17,7 @@
 
 #include "demangle.h"
 #include "events.h"
+#include "attach.h"
 #include "launch.h"
 #include "options.h"
 #include "outfile.h"
@@ -60,7 +61,9 @@ struct cli {
 	struct evlist evl;
 	struct evlist span_evl; /* --span-events */
 	bool span_allocs, no_off_cpu;
-	const char *weight; /* --weight */
+	const char *pids, *tids, *cpus; /* -p, -t, -C */
+	bool all_cpus;			/* -a */
+	const char *weight;		/* --weight */
 	unsigned runs, interval_ms;
 	const char *sep;
 	const char *path[OUT_MAX]; /* OUT_SUMMARY: -o FILE or NULL for stderr */
@@ -254,6 +257,18 @@ static void parse(struct cli *c, int argc, char **argv)
 		case OPT_SPAN_ALLOCS:
 			c->span_allocs = true;
 			break;
+		case OPT_PID:
+			c->pids = optarg;
+			break;
+		case OPT_TID:
+			c->tids = optarg;
+			break;
+		case OPT_ALL_CPUS:
+			c->all_cpus = true;
+			break;
+		case OPT_CPU:
+			c->cpus = optarg;
+			break;
 		case OPT_WEIGHT:
 			c->weight = optarg;
 			break;
@@ -392,7 +407,14 @@ static void check(struct cli *c, int nargs)
 			die("cannot write %s to standard output: %s", optname(k),
 			    stdout_why(EBADF));
 	}
-	if (nargs == 0)
+	bool attach = c->pids || c->tids || c->all_cpus || c->cpus;
+	if ((c->pids != NULL) + (c->tids != NULL) + (c->all_cpus || c->cpus) > 1)
+		die("-p, -t and -a or -C cannot be combined: count one kind of target");
+	if (attach && spans)
+		die("span collection needs a COMMAND that spanstat starts, not -p, -t, -a or -C");
+	if (attach && c->runs > 1)
+		die("-r repeats a COMMAND that spanstat starts: not with -p, -t, -a or -C");
+	if (nargs == 0 && !attach)
 		die("missing COMMAND (see 'spanstat --help')");
 }
 
@@ -441,7 +463,7 @@ static void check_outputs(struct cli *c, const char *command)
 			    optname(b), c->path[b]);
 		}
 	struct stat st;
-	if (launch_which(command, &st) < 0)
+	if (!command || launch_which(command, &st) < 0)
 		return;
 	for (int k = 0; k < OUT_MAX; k++)
 		if (c->path[k] && outfile_is(&c->out[k], st.st_dev, st.st_ino)) {
@@ -500,6 +522,15 @@ int main(int argc, char **argv)
 	}
 	check(&c, argc - optind);
 	expand_paths(&c);
+	struct attach at;
+	memset(&at, 0, sizeof at);
+	if (c.pids || c.tids || c.all_cpus || c.cpus) {
+		int r = c.pids	 ? attach_tasks(&at, c.pids, false, &cause)
+			: c.tids ? attach_tasks(&at, c.tids, true, &cause)
+				 : attach_cpus(&at, c.cpus, &cause);
+		if (r < 0)
+			die("%s", cause ? cause : strerror(-r));
+	}
 	if (c.evl.n == 0 && evlist_add_defaults(&c.evl, &cause) < 0)
 		die("%s", cause ? cause : "cannot set up the default events");
 	/* Any span output turns collection on; --json then includes spans. */
@@ -532,6 +563,7 @@ int main(int argc, char **argv)
 		.alloc_preload = alloc,
 		.python_dir = pydir,
 		.shell_helper = shell,
+		.attach = at.n ? &at : NULL,
 		.writers = c.wv,
 		.nwriters = c.nw,
 	};
@@ -544,6 +576,7 @@ int main(int argc, char **argv)
 		free(alloc);
 		free(pydir);
 		free(shell);
+		attach_release(&at);
 		spanfilter_release(&c.filter);
 		evlist_release(&c.evl);
 		evlist_release(&c.span_evl);
@@ -588,6 +621,7 @@ int main(int argc, char **argv)
 	free(alloc);
 	free(pydir);
 	free(shell);
+	attach_release(&at);
 	free(cause);
 	spanfilter_release(&c.filter);
 	evlist_release(&c.evl);

@@ -20,9 +20,9 @@ function __spanstat_no_command
             case --list
                 return 1
             case '--*=*'
-            case --event --repeat --interval-print --field-separator --output --folded --json --perfetto --pprof --flamegraph --demangle --min-duration --max-depth --filter --exclude --span-events --weight
+            case --event --repeat --pid --tid --cpu --interval-print --field-separator --output --folded --json --perfetto --pprof --flamegraph --demangle --min-duration --max-depth --filter --exclude --span-events --weight
                 set skip 1
-            case -e -r -I -x -o
+            case -e -r -p -t -C -I -x -o
                 set skip 1
             case '-*'
             case '*'
@@ -43,11 +43,15 @@ function __spanstat_events
 end
 
 complete -c spanstat -f -n __spanstat_no_command -a '(__fish_complete_command)'
-complete -c spanstat -f -n 'not __spanstat_no_command; and not __fish_seen_argument -l list' -a '(__fish_complete_subcommand -e -r -I -x -o --event --repeat --interval-print --field-separator --output --folded --json --perfetto --pprof --flamegraph --demangle --min-duration --max-depth --filter --exclude --span-events --weight)'
+complete -c spanstat -f -n 'not __spanstat_no_command; and not __fish_seen_argument -l list' -a '(__fish_complete_subcommand -e -r -p -t -C -I -x -o --event --repeat --pid --tid --cpu --interval-print --field-separator --output --folded --json --perfetto --pprof --flamegraph --demangle --min-duration --max-depth --filter --exclude --span-events --weight)'
 complete -c spanstat -f -n '__fish_seen_argument -l list' -a '(__spanstat_events)'
 
 complete -c spanstat -n __spanstat_no_command -s e -l event -x -a '(__spanstat_events)' -d 'Events to count, in perf syntax'
 complete -c spanstat -n __spanstat_no_command -s r -l repeat -x -d 'Run COMMAND N times; print means and spread'
+complete -c spanstat -n __spanstat_no_command -s p -l pid -x -a '(__fish_complete_pids)' -d 'Count running processes instead of COMMAND'
+complete -c spanstat -n __spanstat_no_command -s t -l tid -x -d 'Count running threads'
+complete -c spanstat -n __spanstat_no_command -s a -l all-cpus -d 'Count system-wide, on every CPU'
+complete -c spanstat -n __spanstat_no_command -s C -l cpu -x -d 'Count system-wide on these CPUs (0,2-3)'
 complete -c spanstat -n __spanstat_no_command -s I -l interval-print -x -d 'Print counts every MS milliseconds'
 complete -c spanstat -n __spanstat_no_command -s x -l field-separator -x -d 'Print counts as CSV with separator SEP'
 complete -c spanstat -n __spanstat_no_command -s o -l output -r -F -d 'Write the summary to FILE instead of stderr'

@@ -29,6 +29,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "cause.h"
 #include "counters.h"
 #include "perfev.h"
 
@@ -105,8 +106,10 @@ static int counters_leader_of(const struct counters *cs, size_t i)
 	return -1;
 }
 
-/* Opens event i; returns the fd or -errno (after the paranoid fallback). */
-static int counters_open_one(struct counters *cs, size_t i, pid_t pid, int paranoid)
+/* Opens event i at `at`; returns the fd or -errno (after the paranoid
+ * fallback). */
+static int counters_open_one(struct counters *cs, size_t i, const struct counters_at *at,
+			     int paranoid)
 {
 	const struct event *ev = &cs->evl->ev[i];
 	struct counter *c = &cs->c[i];
@@ -114,18 +117,18 @@ static int counters_open_one(struct counters *cs, size_t i, pid_t pid, int paran
 	int lead = counters_leader_of(cs, i), fd;
 
 	attr.size = sizeof(attr);
-	attr.inherit = 1;
+	attr.inherit = cs->inherit;
 	attr.read_format = COUNTERS_RF_BASE | (counters_grouped(cs, i) ? PERF_FORMAT_GROUP : 0);
-	attr.disabled = lead < 0;
-	attr.enable_on_exec = lead < 0;
+	attr.disabled = lead < 0 && cs->on_exec;
+	attr.enable_on_exec = lead < 0 && cs->on_exec;
 	c->leader = lead < 0 ? (int)i : lead;
 	c->user_only = false;
-	fd = perfev_open(&attr, pid, lead < 0 ? -1 : cs->c[lead].fd);
+	fd = perfev_open_cpu(&attr, at->pid, at->cpu, lead < 0 ? -1 : cs->c[lead].fd);
 	if ((fd == -EACCES || fd == -EPERM) && paranoid > 1 && !attr.exclude_user &&
 	    !attr.exclude_kernel) {
 		attr.exclude_kernel = 1;
 		attr.exclude_hv = 1;
-		int fd2 = perfev_open(&attr, pid, lead < 0 ? -1 : cs->c[lead].fd);
+		int fd2 = perfev_open_cpu(&attr, at->pid, at->cpu, lead < 0 ? -1 : cs->c[lead].fd);
 		if (fd2 >= 0) {
 			c->user_only = true;
 			fd = fd2;
@@ -136,11 +139,17 @@ static int counters_open_one(struct counters *cs, size_t i, pid_t pid, int paran
 
 static void counters_close_fds(struct counters *cs)
 {
-	for (size_t i = 0; cs->c && i < cs->evl->n; i++) {
-		if (cs->c[i].fd >= 0)
-			close(cs->c[i].fd);
-		cs->c[i].fd = -1;
+	for (size_t i = 0; cs->all && i < cs->nat * cs->evl->n; i++) {
+		if (cs->all[i].fd >= 0)
+			close(cs->all[i].fd);
+		cs->all[i].fd = -1;
 	}
+}
+
+/* Makes set k the one opened and read. */
+static void counters_set(struct counters *cs, size_t k)
+{
+	cs->c = cs->all + k * cs->evl->n;
 }
 
 static bool counters_fatal(int err)
@@ -150,19 +159,20 @@ static bool counters_fatal(int err)
 
 /* One pass over the list.  Returns 0, -EAGAIN to start over without group
  * reads, or a fatal -errno with *cause. */
-static int counters_open_pass(struct counters *cs, pid_t pid, int paranoid, char **cause)
+static int counters_open_pass(struct counters *cs, const struct counters_at *at, int paranoid,
+			      char **cause)
 {
 	const struct evlist *evl = cs->evl;
 	int refused = -1, nopen = 0;
 
 	for (size_t i = 0; i < evl->n; i++) {
-		int fd = counters_open_one(cs, i, pid, paranoid);
+		int fd = counters_open_one(cs, i, at, paranoid);
 		struct counter *c = &cs->c[i];
 
 		if (fd == -EINVAL && counters_grouped(cs, i) && c->leader == (int)i) {
 			/* inherit with PERF_FORMAT_GROUP (rejected before Linux 6.x)? */
 			cs->group_read = false;
-			fd = counters_open_one(cs, i, pid, paranoid);
+			fd = counters_open_one(cs, i, at, paranoid);
 			if (fd >= 0) {
 				close(fd);
 				return -EAGAIN;
@@ -199,14 +209,56 @@ static int counters_open_pass(struct counters *cs, pid_t pid, int paranoid, char
 	return 0;
 }
 
-int counters_open(struct counters *cs, const struct evlist *evl, pid_t pid, char **cause)
+/* Every set, each pass from the first; sets whose task is gone are left
+ * empty (attach), unless none is left. */
+static int counters_open_sets(struct counters *cs, int paranoid, char **cause)
+{
+	size_t alive = 0;
+	bool gone = false;
+	int err = 0;
+	for (size_t k = 0; k < cs->nat && err >= 0; k++) {
+		counters_set(cs, k);
+		char *why = NULL;
+		err = counters_open_pass(cs, &cs->at[k], paranoid, &why);
+		if (err == -ESRCH && !cs->on_exec) { /* a task that ended meanwhile */
+			free(why);
+			for (size_t i = 0; i < cs->evl->n; i++) {
+				if (cs->c[i].fd >= 0)
+					close(cs->c[i].fd);
+				cs->c[i].fd = -1;
+			}
+			gone = true;
+			err = 0;
+			continue;
+		}
+		if (err < 0 && cause)
+			*cause = why;
+		else
+			free(why);
+		alive += err >= 0;
+	}
+	if (err >= 0 && !alive && gone) {
+		cause_set(cause, -ESRCH, "%s", "it exited before it could be counted");
+		return -ESRCH;
+	}
+	return err;
+}
+
+static int counters_open_common(struct counters *cs, const struct evlist *evl,
+				const struct counters_at *at, size_t n, bool inherit, bool on_exec,
+				char **cause)
 {
 	size_t maxgroup = 1;
 	int paranoid = perfev_paranoid(), err;
 
 	memset(cs, 0, sizeof(*cs));
 	cs->evl = evl;
-	cs->c = calloc(evl->n ? evl->n : 1, sizeof(*cs->c));
+	cs->nat = n ? n : 1;
+	cs->inherit = inherit;
+	cs->on_exec = on_exec;
+	cs->all = calloc(cs->nat * (evl->n ? evl->n : 1), sizeof(*cs->all));
+	cs->at = calloc(cs->nat, sizeof(*cs->at));
+	cs->tmp = calloc(evl->n ? evl->n : 1, sizeof(*cs->tmp));
 	for (size_t i = 0; i < evl->n; i++) {
 		size_t g = counters_group_size(evl, evl->ev[i].group);
 		if (g > maxgroup)
@@ -214,21 +266,34 @@ int counters_open(struct counters *cs, const struct evlist *evl, pid_t pid, char
 	}
 	cs->nbuf = 3 + 2 * maxgroup;
 	cs->buf = calloc(cs->nbuf, sizeof(*cs->buf));
-	if (!cs->c || !cs->buf) {
+	if (!cs->all || !cs->at || !cs->tmp || !cs->buf) {
 		counters_close(cs);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < evl->n; i++)
-		cs->c[i].fd = -1;
+	memcpy(cs->at, at, cs->nat * sizeof(*at));
+	for (size_t i = 0; i < cs->nat * evl->n; i++)
+		cs->all[i].fd = -1;
 	cs->group_read = true;
-	err = counters_open_pass(cs, pid, paranoid, cause);
+	err = counters_open_sets(cs, paranoid, cause);
 	if (err == -EAGAIN) {
 		counters_close_fds(cs);
-		err = counters_open_pass(cs, pid, paranoid, cause);
+		err = counters_open_sets(cs, paranoid, cause);
 	}
 	if (err < 0)
 		counters_close(cs);
 	return err;
+}
+
+int counters_open_at(struct counters *cs, const struct evlist *evl, const struct counters_at *at,
+		     size_t n, bool inherit, char **cause)
+{
+	return counters_open_common(cs, evl, at, n, inherit, false, cause);
+}
+
+int counters_open(struct counters *cs, const struct evlist *evl, pid_t pid, char **cause)
+{
+	struct counters_at at = {pid, -1};
+	return counters_open_common(cs, evl, &at, 1, true, true, cause);
 }
 
 /* Raw totals (raw/enabled/running, state OK or NOT_SUPPORTED) into out. */
@@ -300,11 +365,34 @@ static void counters_scale(const struct event *ev, struct count *c)
 	c->value = v * (ev->scale != 0 ? ev->scale : 1.0);
 }
 
+/* Adds set counts a into the totals o: counted somewhere is counted. */
+static void counters_add(struct count *o, const struct count *a, bool first)
+{
+	if (first) {
+		*o = *a;
+		return;
+	}
+	if (a->state != COUNT_NOT_SUPPORTED) {
+		if (o->state == COUNT_NOT_SUPPORTED)
+			o->err = 0;
+		o->state = a->state;
+	}
+	o->raw += a->raw;
+	o->enabled += a->enabled;
+	o->running += a->running;
+	o->user_only |= a->user_only;
+}
+
 int counters_read(struct counters *cs, struct count *out)
 {
-	if (!cs->c)
+	if (!cs->all)
 		return -EBADF;
-	counters_fetch(cs, out);
+	for (size_t k = 0; k < cs->nat; k++) {
+		counters_set(cs, k);
+		counters_fetch(cs, cs->tmp);
+		for (size_t i = 0; i < cs->evl->n; i++)
+			counters_add(&out[i], &cs->tmp[i], k == 0);
+	}
 	for (size_t i = 0; i < cs->evl->n; i++)
 		counters_scale(&cs->evl->ev[i], &out[i]);
 	return 0;
@@ -317,34 +405,44 @@ static uint64_t counters_sub(uint64_t now, uint64_t prev)
 
 int counters_delta(struct counters *cs, struct count *out)
 {
-	if (!cs->c)
+	if (!cs->all)
 		return -EBADF;
-	counters_fetch(cs, out);
-	for (size_t i = 0; i < cs->evl->n; i++) {
-		struct counter *c = &cs->c[i];
-		struct count *o = &out[i];
+	for (size_t k = 0; k < cs->nat; k++) {
+		counters_set(cs, k);
+		counters_fetch(cs, cs->tmp);
+		for (size_t i = 0; i < cs->evl->n; i++) {
+			struct counter *c = &cs->c[i];
+			struct count *o = &cs->tmp[i];
 
-		if (o->state != COUNT_NOT_SUPPORTED) {
-			uint64_t raw = o->raw, ena = o->enabled, run = o->running;
+			if (o->state != COUNT_NOT_SUPPORTED) {
+				uint64_t raw = o->raw, ena = o->enabled, run = o->running;
 
-			o->raw = counters_sub(raw, c->prev_raw);
-			o->enabled = counters_sub(ena, c->prev_enabled);
-			o->running = counters_sub(run, c->prev_running);
-			c->prev_raw = raw;
-			c->prev_enabled = ena;
-			c->prev_running = run;
+				o->raw = counters_sub(raw, c->prev_raw);
+				o->enabled = counters_sub(ena, c->prev_enabled);
+				o->running = counters_sub(run, c->prev_running);
+				c->prev_raw = raw;
+				c->prev_enabled = ena;
+				c->prev_running = run;
+			}
+			counters_add(&out[i], o, k == 0);
 		}
-		counters_scale(&cs->evl->ev[i], o);
 	}
+	for (size_t i = 0; i < cs->evl->n; i++)
+		counters_scale(&cs->evl->ev[i], &out[i]);
 	return 0;
 }
 
 void counters_close(struct counters *cs)
 {
 	counters_close_fds(cs);
-	free(cs->c);
+	free(cs->all);
+	free(cs->at);
+	free(cs->tmp);
 	free(cs->buf);
-	cs->c = NULL;
+	cs->c = cs->all = NULL;
+	cs->at = NULL;
+	cs->tmp = NULL;
 	cs->buf = NULL;
 	cs->nbuf = 0;
+	cs->nat = 0;
 }

@@ -1,6 +1,8 @@
 /* counters.h: perf_event counters opened on a (stopped) child, grouped as the
- * evlist says, enabled on exec, inherited by its threads and children.
- * Reads with TOTAL_TIME_ENABLED/RUNNING and scales multiplexed counts as perf.
+ * evlist says, enabled on exec, inherited by its threads and children; or on
+ * running threads (attach) or CPUs (system-wide), one set per thread or CPU,
+ * whose counts add up as perf stat adds them.  Reads with
+ * TOTAL_TIME_ENABLED/RUNNING and scales multiplexed counts as perf.
  */
 #ifndef SPANSTAT_COUNTERS_H
 #define SPANSTAT_COUNTERS_H
@@ -36,9 +38,21 @@ struct counter {
 	bool user_only; /* opened with exclude_kernel/hv after EACCES/EPERM */
 };
 
+/* Where a set of counters counts. */
+struct counters_at {
+	pid_t pid; /* a thread or process, or -1 (every task: with a cpu) */
+	int cpu;   /* a CPU, or -1 (wherever pid runs) */
+};
+
 struct counters {
 	const struct evlist *evl;
-	struct counter *c; /* evl->n */
+	struct counter *c;   /* evl->n: the set being opened or read */
+	struct counter *all; /* nat sets of evl->n */
+	struct counters_at *at;
+	size_t nat;
+	bool on_exec;	   /* a held child: enabled at its exec */
+	bool inherit;	   /* children of the counted tasks count too */
+	struct count *tmp; /* one set's counts */
 	bool group_read;   /* PERF_FORMAT_GROUP accepted with inherit */
 	/* private: one group read's buffer */
 	uint64_t *buf;
@@ -49,6 +63,11 @@ struct counters {
  * Fatal (-EACCES/-EPERM with a perf_event_paranoid explanation in *cause,
  * -ENOMEM) only when nothing can be counted for that reason. */
 int counters_open(struct counters *cs, const struct evlist *evl, pid_t pid, char **cause);
+/* Opens every event on each of at[n] (running tasks or CPUs), enabled now;
+ * inherit: what those tasks start is counted too.  A task that has exited
+ * (ESRCH) is skipped; -ESRCH only when none is left. */
+int counters_open_at(struct counters *cs, const struct evlist *evl, const struct counters_at *at,
+		     size_t n, bool inherit, char **cause);
 /* Totals since exec into out[evl->n]. */
 int counters_read(struct counters *cs, struct count *out);
 /* Counts since the previous counters_delta() (or the start). */

@@ -180,10 +180,18 @@ static cJSON *json_events(const struct evlist *evl, const struct count *c, doubl
 	return arr;
 }
 
-static cJSON *json_rusage(const struct rusage_info *ru)
+static cJSON *json_rusage(const struct rusage_info *ru, bool known)
 {
 	cJSON *o = cJSON_CreateObject();
 	json_u64(o, "elapsed_ns", ru->elapsed_ns);
+	if (!known) { /* attached tasks: not spanstat's children */
+		static const char *const keys[] = {
+			"user_ns",	"sys_ns",	 "max_rss_kib",	   "minor_faults",
+			"major_faults", "voluntary_csw", "involuntary_csw"};
+		for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+			cJSON_AddNullToObject(o, keys[i]);
+		return o;
+	}
 	json_u64(o, "user_ns", ru->utime_ns);
 	json_u64(o, "sys_ns", ru->stime_ns);
 	json_i64(o, "max_rss_kib", ru->maxrss_kb);
@@ -215,6 +223,7 @@ static void json_header(cJSON *doc, const struct run_head *h)
 	cJSON *cmd = cJSON_AddArrayToObject(doc, "command");
 	for (int i = 0; cmd && i < h->argc && h->argv && h->argv[i]; i++)
 		cJSON_AddItemToArray(cmd, json_text_item(h->argv[i]));
+	json_text_or_null(doc, "target", h->target); /* attached: what was counted */
 
 	cJSON *start = cJSON_AddObjectToObject(doc, "start");
 	struct tm tm;
@@ -558,7 +567,7 @@ static cJSON *json_build(const struct json *j, const struct run_head *h, const s
 				      json_events(evl, mean, (double)r->ru.elapsed_ns,
 						  r->stat ? r->stat : NULL, r->nruns));
 	free(zeros);
-	cJSON_AddItemToObject(doc, "rusage", json_rusage(&r->ru));
+	cJSON_AddItemToObject(doc, "rusage", json_rusage(&r->ru, !r->head->rusage_unknown));
 	cJSON *el = cJSON_AddObjectToObject(doc, "elapsed");
 	if (r->nruns >= 2) {
 		json_num(el, "mean_ns", r->elapsed.mean * 1e9);
@@ -584,7 +593,7 @@ static cJSON *json_build(const struct json *j, const struct run_head *h, const s
 				json_events(evl, rr->counts, (double)rr->ru.elapsed_ns, NULL, 1));
 		else
 			cJSON_AddArrayToObject(o, "events");
-		cJSON_AddItemToObject(o, "rusage", json_rusage(&rr->ru));
+		cJSON_AddItemToObject(o, "rusage", json_rusage(&rr->ru, !r->head->rusage_unknown));
 		cJSON_AddItemToObject(o, "exit", json_exit(rr->exit_code, rr->wstatus));
 	}
 	cJSON_AddItemToObject(doc, "intervals", json_intervals(j, evl));

@@ -11,11 +11,16 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-int perfev_open(struct perf_event_attr *attr, pid_t pid, int group_fd)
+int perfev_open_cpu(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd)
 {
-	long fd = syscall(SYS_perf_event_open, attr, pid, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
+	long fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
 
 	return fd < 0 ? -errno : (int)fd;
+}
+
+int perfev_open(struct perf_event_attr *attr, pid_t pid, int group_fd)
+{
+	return perfev_open_cpu(attr, pid, -1, group_fd);
 }
 
 int perfev_open_self(uint32_t type, uint64_t config)

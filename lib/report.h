@@ -49,6 +49,9 @@ struct run_head {
 	const struct span_names *names;	   /* how they show (NULL: as they are) */
 	const struct spanmetrics *metrics; /* what spans carry besides wall time
 					    * (NULL or none: nothing) */
+	const char *target;		   /* tasks attached to, as perf names them
+					    * ("process id '1234'"), NULL: the command */
+	bool rusage_unknown;		   /* attached tasks: only the time counted is known */
 };
 
 struct interval_sample {

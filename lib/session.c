@@ -35,6 +35,7 @@
 #include "offcpu.h"
 #include "ringsrc.h"
 #include "sigrelay.h"
+#include "target.h"
 #include "spanclock.h"
 #include "spanenv.h"
 #include "spantree.h"
@@ -64,6 +65,8 @@ struct session_source {
 };
 
 #define SESSION_MAX_SOURCES 4
+/* pidfds of attached processes polled at once; more are looked for in /proc */
+#define SESSION_MAX_WATCH 64
 
 struct session {
 	const struct session_opts *o;
@@ -591,29 +594,6 @@ static void session_rusage(struct rusage_info *ri, const struct rusage *ru, uint
 	ri->nivcsw = ru->ru_nivcsw;
 }
 
-/* Relays pending signals, then reaps the target if it has exited; returns
- * true once it has.  Signals are read before the reap, so one that comes
- * after it stays pending: sigrelay_take() finds it later. */
-static bool session_signals(struct session *s, pid_t pid, int *wstatus, struct rusage *ru)
-{
-	struct signalfd_siginfo si;
-	while (read(s->sfd, &si, sizeof si) == (ssize_t)sizeof si) {
-		if (!sigrelay_foreign((int)si.ssi_signo, si.ssi_code, (pid_t)si.ssi_pid))
-			continue;
-		/* A terminal's signal reaches the whole foreground group, the
-		 * target included; relay only what was sent with kill() and the
-		 * like.  A kill() to the process group cannot be told from one
-		 * to spanstat alone: the target gets that one twice. */
-		if (si.ssi_code == SI_QUEUE) /* keep sigqueue()'s value */
-			sigqueue(pid, (int)si.ssi_signo,
-				 (union sigval){.sival_ptr = (void *)(uintptr_t)si.ssi_ptr});
-		else if (si.ssi_code != SI_KERNEL)
-			kill(pid, (int)si.ssi_signo);
-		s->interrupted = true;
-	}
-	return wait4(pid, wstatus, WNOHANG, ru) == pid;
-}
-
 /* The first foreign signal pending while no target runs, or 0; takes them
  * all. */
 static int session_pending(struct session *s)
@@ -626,20 +606,37 @@ static int session_pending(struct session *s)
 	return first;
 }
 
+/* "cannot VERB 'COMMAND'", or "cannot count TARGET" for tasks attached to. */
+static int session_target_fail(struct session *s, char **cause, int err, const char *verb)
+{
+	const struct session_opts *o = s->o;
+	if (o->attach)
+		return session_fail(cause, err, "cannot count %s", o->attach->what);
+	char fmt[64];
+	snprintf(fmt, sizeof fmt, "cannot %s '%%s'", verb);
+	return session_fail(cause, err, fmt, o->argv[0]);
+}
+
+/* One run of the target: a command spanstat spawns, counted with what it
+ * starts and its spans, or the tasks or CPUs attached to (target.h). */
 static int session_one(struct session *s, unsigned run, char **cause)
 {
 	const struct session_opts *o = s->o;
 	struct run_result *rr = &s->run[run];
-	struct launch l;
+	struct target t;
 	struct counters cs;
 	int r;
 
-	r = launch_start(&l, o->argv, o->spans ? s->envp : environ, o->spans ? s->pipe_w : -1);
+	if (o->attach)
+		r = target_attach(&t, o->attach, o->argc ? o->argv : NULL);
+	else
+		r = target_spawn(&t, o->argv, o->spans ? s->envp : environ,
+				 o->spans ? s->pipe_w : -1);
 	if (r < 0)
-		return session_fail(cause, -r, "cannot start '%s'", o->argv[0]);
-	r = counters_open(&cs, o->evl, l.pid, cause);
+		return session_target_fail(s, cause, -r, "start");
+	r = t.ops->open(&t, &cs, o->evl, cause);
 	if (r < 0) {
-		launch_abort(&l);
+		t.ops->close(&t);
 		return r;
 	}
 	/* the last run's records stay until this one's start: processes it left
@@ -647,7 +644,7 @@ static int session_one(struct session *s, unsigned run, char **cause)
 	if (s->off)
 		offcpu_close(s->off);
 	s->off = NULL;
-	if (o->spans && s->metrics.off_cpu >= 0 && offcpu_open(&s->off, l.pid, NULL) < 0) {
+	if (o->spans && s->metrics.off_cpu >= 0 && offcpu_open(&s->off, t.pid, NULL) < 0) {
 		s->off = NULL; /* refused after the probe worked: no off-CPU times */
 		if (run == 0)
 			s->metrics.m[s->metrics.off_cpu].supported = false;
@@ -655,15 +652,15 @@ static int session_one(struct session *s, unsigned run, char **cause)
 	rr->counts = calloc(o->evl->n ? o->evl->n : 1, sizeof *rr->counts);
 	if (!rr->counts) {
 		counters_close(&cs);
-		launch_abort(&l);
-		return session_fail(cause, ENOMEM, "cannot run '%s'", o->argv[0]);
+		t.ops->close(&t);
+		return session_target_fail(s, cause, ENOMEM, "run");
 	}
 	/* A signal that came before the target exists ends spanstat instead:
 	 * the held child never runs the command. */
 	s->signo = session_pending(s);
 	if (s->signo) {
 		counters_close(&cs);
-		launch_abort(&l);
+		t.ops->close(&t);
 		return 0;
 	}
 	uint64_t start = session_now(CLOCK_MONOTONIC);
@@ -671,11 +668,14 @@ static int session_one(struct session *s, unsigned run, char **cause)
 		clock_gettime(CLOCK_REALTIME, &s->head.start);
 		s->head.start_mono = start;
 	}
-	r = launch_go(&l);
+	r = t.ops->go(&t);
 	if (r < 0) {
 		counters_close(&cs);
-		s->exec_errno = -r;
-		return session_fail(cause, -r, "cannot run '%s'", o->argv[0]);
+		t.ops->close(&t);
+		if (t.argv)
+			s->exec_errno = -r;
+		return session_fail(cause, -r, "cannot run '%s'",
+				    t.argv ? t.argv[0] : o->attach->what);
 	}
 	int tfd = -1;
 	if (o->interval_ms) {
@@ -687,14 +687,13 @@ static int session_one(struct session *s, unsigned run, char **cause)
 			timerfd_settime(tfd, 0, &it, NULL);
 	}
 	uint64_t last = start, end = start;
-	int wstatus = 0;
-	struct rusage ru;
-	memset(&ru, 0, sizeof ru);
+	struct target_end te;
+	memset(&te, 0, sizeof te);
 	r = 0;
 	bool streaming = false;
 	for (bool done = false; !done;) {
-		struct pollfd pfd[2 + SESSION_MAX_SOURCES] = {{s->sfd, POLLIN, 0},
-							      {tfd, POLLIN, 0}};
+		struct pollfd pfd[2 + SESSION_MAX_SOURCES + SESSION_MAX_WATCH] = {
+			{s->sfd, POLLIN, 0}, {tfd, POLLIN, 0}};
 		int timeout = 1000;
 		for (unsigned i = 0; i < s->nsrc; i++) {
 			pfd[2 + i] = (struct pollfd){s->src[i].fd, POLLIN, 0};
@@ -702,6 +701,8 @@ static int session_one(struct session *s, unsigned run, char **cause)
 			if (ms >= 0 && ms < timeout)
 				timeout = ms;
 		}
+		struct pollfd *tp = pfd + 2 + s->nsrc;
+		size_t nt = t.ops->fds(&t, tp, SESSION_MAX_WATCH);
 		/* While spans stream in, doze between bulk reads instead of
 		 * blocking in poll: a reader asleep in poll must be woken by
 		 * every 4 KiB record the target writes, which costs both sides
@@ -710,7 +711,7 @@ static int session_one(struct session *s, unsigned run, char **cause)
 		 * wake up now and then to look anyway. */
 		if (streaming)
 			timeout = 0;
-		if (poll(pfd, 2 + s->nsrc, timeout) < 0 && errno != EINTR) {
+		if (poll(pfd, 2 + s->nsrc + nt, timeout) < 0 && errno != EINTR) {
 			r = -errno;
 			break;
 		}
@@ -729,10 +730,19 @@ static int session_one(struct session *s, unsigned run, char **cause)
 			if (read(tfd, &exp, sizeof exp) == (ssize_t)sizeof exp && r == 0)
 				r = session_interval(s, &cs, run, start, &last);
 		}
-		if (session_signals(s, l.pid, &wstatus, &ru)) {
-			end = session_now(CLOCK_MONOTONIC);
-			done = true;
+		/* Signals are read before the end is looked for, so one that
+		 * comes after the target ended stays pending: sigrelay_take()
+		 * finds it later. */
+		struct signalfd_siginfo si;
+		while (read(s->sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+			if (!sigrelay_foreign((int)si.ssi_signo, si.ssi_code, (pid_t)si.ssi_pid))
+				continue;
+			s->interrupted = true;
+			done |= t.ops->signal(&t, &si) == TARGET_SIGNAL_STOP;
 		}
+		done |= t.ops->ended(&t, tp, nt, &te);
+		if (done)
+			end = session_now(CLOCK_MONOTONIC);
 	}
 	size_t drained;
 	if (r == 0)
@@ -745,13 +755,17 @@ static int session_one(struct session *s, unsigned run, char **cause)
 	if (r == 0)
 		r = counters_read(&cs, rr->counts);
 	counters_close(&cs);
-	session_rusage(&rr->ru, &ru, end - start);
-	rr->wstatus = wstatus;
-	rr->exit_code = WIFSIGNALED(wstatus) ? SESSION_EXIT_SIGNAL + WTERMSIG(wstatus)
-					     : WEXITSTATUS(wstatus);
+	t.ops->close(&t);
+	if (!te.rusage_known)
+		memset(&te.ru, 0, sizeof te.ru);
+	session_rusage(&rr->ru, &te.ru, end - start);
+	rr->wstatus = te.wstatus;
+	rr->exit_code = !te.has_status		  ? 0
+			: WIFSIGNALED(te.wstatus) ? SESSION_EXIT_SIGNAL + WTERMSIG(te.wstatus)
+						  : WEXITSTATUS(te.wstatus);
 	s->nruns = run + 1;
 	if (r < 0)
-		return session_fail(cause, -r, "cannot measure '%s'", o->argv[0]);
+		return session_target_fail(s, cause, -r, "measure");
 	return 0;
 }
 
@@ -896,10 +910,12 @@ int session_run(const struct session_opts *o, int *exit_code, char **cause)
 				   .evl = o->evl,
 				   .runs = o->runs,
 				   .interval_ms = o->interval_ms,
-				   .spans = o->spans};
+				   .spans = o->spans,
+				   .target = o->attach ? o->attach->what : NULL,
+				   .rusage_unknown = o->attach != NULL};
 	s.run = calloc(o->runs, sizeof *s.run);
 	if (!s.run)
-		return session_fail(cause, ENOMEM, "cannot run '%s'", o->argv[0]);
+		return session_fail(cause, ENOMEM, "cannot run '%s'", o->argc ? o->argv[0] : "");
 	/* The caller should have blocked them already, before creating any
 	 * output; if it did, the saved mask keeps them blocked afterwards. */
 	r = sigrelay_block(&s.sr);

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "attach.h"
 #include "demangle.h"
 #include "events.h"
 #include "spanfilter.h"
@@ -29,6 +30,9 @@ struct session_opts {
 	const char *alloc_preload;	 /* libspanstat-alloc.so for --span-allocs */
 	const char *python_dir;		 /* where spanstat.py is (PYTHONPATH), or NULL */
 	const char *shell_helper;	 /* spanstat.bash (SPANSTAT_SH), or NULL */
+	/* attach (-p, -t, -a, -C): count these tasks or CPUs instead of a command
+	 * spanstat starts; argc may then be 0 */
+	const struct attach *attach; /* NULL: count the command */
 	struct writer *const *writers;
 	size_t nwriters;
 };

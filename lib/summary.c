@@ -153,10 +153,14 @@ static void summary_header(FILE *fp, const struct report *r)
 {
 	const struct run_head *h = r->head;
 
-	fputs("\n Performance counter stats for '", fp);
-	for (int i = 0; i < h->argc; i++)
-		fprintf(fp, "%s%s", i ? " " : "", h->argv[i]);
-	fputc('\'', fp);
+	if (h->target) { /* as perf stat: process id '1234', 'system wide' */
+		fprintf(fp, "\n Performance counter stats for %s", h->target);
+	} else {
+		fputs("\n Performance counter stats for '", fp);
+		for (int i = 0; i < h->argc; i++)
+			fprintf(fp, "%s%s", i ? " " : "", h->argv[i]);
+		fputc('\'', fp);
+	}
 	if (h->runs > 1 && r->nruns != h->runs)
 		fprintf(fp, " (%u of %u runs)", r->nruns, h->runs);
 	else if (h->runs > 1)
@@ -202,6 +206,12 @@ static void summary_times(FILE *fp, const struct report *r)
 		fmt_fprintf_c(fp, " %17.9f seconds time elapsed\n", (double)ru->elapsed_ns / 1e9);
 	}
 	fputc('\n', fp);
+	if (r->head->rusage_unknown) { /* not our child: its rusage is not ours */
+		fputs(" (user and sys time and the rest of rusage are not known for tasks spanstat "
+		      "did not start)\n\n",
+		      fp);
+		return;
+	}
 	fmt_fprintf_c(fp, " %17.9f seconds user\n", (double)ru->utime_ns / 1e9);
 	fmt_fprintf_c(fp, " %17.9f seconds sys\n", (double)ru->stime_ns / 1e9);
 	fmt_grouped(a, sizeof(a), (double)ru->maxrss_kb, 0);

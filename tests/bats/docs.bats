@@ -192,6 +192,21 @@ same_options() {
 	assert_success
 	assert_line 'task-clock,page-faults'
 
+	# -p and -t take running ids, the one after the last comma too; -C CPUs
+	sleep 30 &
+	local pid=$!
+	run bash_complete -p "$pid"
+	kill "$pid"
+	assert_success
+	assert_line "$pid"
+	run bash_complete --pid=1,"$$"
+	assert_success
+	assert_line "1,$$"
+	run bash_complete -C ''
+	assert_success
+	assert_line 0
+	refute_line "$(nproc)"
+
 	# after COMMAND, spanstat's own options are not offered
 	run bash_complete -e task-clock -- true --ev
 	assert_success

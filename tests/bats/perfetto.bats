@@ -397,7 +397,8 @@ task-clock msec"
 	boot=$(awk '$1 == 6 { print $2 }' <<<"$output")
 	mono=$(awk '$1 == 3 { print $2 }' <<<"$output")
 	echo "BOOTTIME $boot MONOTONIC $mono"
-	[ -n "$boot" ] && [ -n "$mono" ]
+	[ -n "$boot" ]
+	[ -n "$mono" ]
 	[ "$((boot + 1000000))" -ge "$mono" ]
 	[ "$boot" -ge "$(awk '{ printf "%d", $1 * 1e9 - 1e9 }' /proc/uptime)" ]
 	# every MONOTONIC timestamp is after the snapshot's (same session)

@@ -99,9 +99,15 @@ work 4'
 	bypath=$(line_of '^ Spans by stack path:')
 	byname=$(line_of '^ Spans by name:')
 	echo "lines: header $head task-clock $tc elapsed $el rss $rss paths $bypath names $byname"
-	[ -n "$head" ] && [ -n "$tc" ] && [ -n "$el" ] && [ -n "$rss" ]
-	[ "$head" -lt "$tc" ] && [ "$tc" -lt "$el" ] && [ "$el" -lt "$bypath" ]
-	[ "$rss" -lt "$bypath" ] && [ "$bypath" -lt "$byname" ]
+	[ -n "$head" ]
+	[ -n "$tc" ]
+	[ -n "$el" ]
+	[ -n "$rss" ]
+	[ "$head" -lt "$tc" ]
+	[ "$tc" -lt "$el" ]
+	[ "$el" -lt "$bypath" ]
+	[ "$rss" -lt "$bypath" ]
+	[ "$bypath" -lt "$byname" ]
 	assert_output --regexp ' +count +total +self +mean +wall +cpu/call +off-cpu/call +off% +path'
 	assert_output --regexp ' +count +total +self +mean +wall +cpu/call +off-cpu/call +off% +name'
 	# rows by descending total, in both tables
@@ -142,7 +148,8 @@ work 4'
 		output=$stderr
 		table=$(span_total_ns 'main;sleep')
 		echo "try $try: folded $folded ns, table $table ns"
-		[ -n "$folded" ] && [ -n "$table" ]
+		[ -n "$folded" ]
+		[ -n "$table" ]
 		if awk -v f="$folded" -v t="$table" 'BEGIN {
 			exit !(f >= 45e6 && f <= 55e6 && t >= 45e6 && t <= 55e6) }'; then
 			ok=1
@@ -227,7 +234,8 @@ work 4'
 	child=$(pid_of 'child;child-step')
 	image=$(pid_of 'exec-image;exec-step')
 	echo "parent $parent, child $child, exec'd image $image"
-	[ -n "$parent" ] && [ -n "$child" ]
+	[ -n "$parent" ]
+	[ -n "$child" ]
 	[ "$parent" != "$child" ]
 	assert_equal "$image" "$child"
 }

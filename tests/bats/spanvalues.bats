@@ -53,7 +53,8 @@ thread_node() {
 		sleep_=$(node x.json sleep '.metrics["task-clock"]')
 		wall=$(node x.json spin .total_ns)
 		echo "$mode: spin task-clock $spin of $wall ns (its own clock $own), sleep $sleep_"
-		[ "$spin" -ge $((own * 9 / 10)) ] && [ "$spin" -le $((own * 11 / 10 + 1000000)) ]
+		[ "$spin" -ge $((own * 9 / 10)) ]
+		[ "$spin" -le $((own * 11 / 10 + 1000000)) ]
 		[ "$spin" -le "$wall" ]
 		[ "$sleep_" -lt 5000000 ]
 		assert_equal "$(jq -c '[.spans.metrics[] | [.name, .kind, .supported, .unit]]' x.json)" \
@@ -83,10 +84,13 @@ thread_node() {
 			run thread_node x.json touch '.metrics["page-faults"]'
 			echo "$mode $how: $output"
 			assert_equal "${#lines[@]}" 2
-			[ "${lines[0]}" -ge 16000 ] && [ "${lines[0]}" -le 17000 ]
-			[ "${lines[1]}" -ge 16000 ] && [ "${lines[1]}" -le 17000 ]
+			[ "${lines[0]}" -ge 16000 ]
+			[ "${lines[0]}" -le 17000 ]
+			[ "${lines[1]}" -ge 16000 ]
+			[ "${lines[1]}" -le 17000 ]
 			run thread_node x.json sibling '.metrics["page-faults"]'
-			[ "${lines[0]}" -le 8 ] && [ "${lines[1]}" -le 8 ]
+			[ "${lines[0]}" -le 8 ]
+			[ "${lines[1]}" -le 8 ]
 		done
 	done
 }
@@ -245,7 +249,8 @@ thread_node() {
 			echo "$mode $how sleep: $output"
 			for l in "${lines[@]}"; do
 				read -r off on <<<"$l"
-				[ "$off" -ge 45000000 ] && [ "$on" -lt 5000000 ]
+				[ "$off" -ge 45000000 ]
+				[ "$on" -lt 5000000 ]
 			done
 			# every thread's spin: on-CPU within 10% of its wall time on an
 			# idle machine; on a loaded one the spin is preempted, so what
@@ -257,8 +262,10 @@ thread_node() {
 				read -r tid on wall <<<"$l"
 				own=$(awk -v t="$tid" '$1 == "spin-cpu" && $2 == t { print $3 }' <<<"$out")
 				echo "tid $tid: spanstat $on ns on-CPU, its own clock $own ns, wall $wall"
-				[ -n "$own" ] && [ "$on" -le "$wall" ]
-				[ "$on" -ge $((own * 9 / 10)) ] && [ "$on" -le $((own * 11 / 10 + 1000000)) ]
+				[ -n "$own" ]
+				[ "$on" -le "$wall" ]
+				[ "$on" -ge $((own * 9 / 10)) ]
+				[ "$on" -le $((own * 11 / 10 + 1000000)) ]
 			done
 		done
 	done

@@ -138,7 +138,9 @@ die_check() {
 	# all 300,045 bytes accounted for, as skipped bytes or bad records
 	bad=$(sed -n -E 's/^ span data: ([0-9,]+) bad bytes skipped.*/\1/p' <<<"$output" | tr -d ,)
 	echo "bad bytes: $bad"
-	[ -n "$bad" ] && [ "$bad" -ge 300000 ] && [ "$bad" -le 300045 ]
+	[ -n "$bad" ]
+	[ "$bad" -ge 300000 ]
+	[ "$bad" -le 300045 ]
 }
 
 @test "a daemon child holding the span pipe does not hold spanstat" {
@@ -190,7 +192,8 @@ die_check() {
 		"$(printf '%s\n' 'after 1000' 'resumed 1')"
 	stalled=$(span_counts name | awk '$1 == "stalled" { print $2 }')
 	echo "stalled pairs that arrived: $stalled"
-	[ -n "$stalled" ] && [ "$stalled" -lt 2000000 ]
+	[ -n "$stalled" ]
+	[ "$stalled" -lt 2000000 ]
 }
 
 @test "events lost in a stall: spans begun after it do not nest under spans begun before it" {
@@ -216,7 +219,8 @@ die_check() {
 	assert_success
 	pairs=$(span_counts name | awk '$1 == "pair" { print $2 }')
 	echo "pairs that arrived: $pairs"
-	[ -n "$pairs" ] && [ "$pairs" -lt 2000000 ]
+	[ -n "$pairs" ]
+	[ "$pairs" -lt 2000000 ]
 	assert_line --regexp '^ span data: [0-9,]+ events dropped by the target'
 	# the same run, continued while the target still runs: the drops get
 	# through (at the latest in its final records, which wait up to 1 s for

@@ -1,0 +1,182 @@
+/* attach.c: the tasks and CPUs of -p, -t, -a and -C (attach.h).  A
+ * process's threads come from /proc/PID/task at the moment of attaching;
+ * each gets its own counters with inherit, so the threads and processes
+ * they start later count too (as for a command spanstat starts).  A thread
+ * that ends between the listing and the opening is skipped by counters.c. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "attach.h"
+#include "cause.h"
+
+static int attach_add(struct attach *a, pid_t pid, int cpu)
+{
+	struct counters_at *at = realloc(a->at, (a->n + 1) * sizeof *at);
+	if (!at)
+		return -ENOMEM;
+	a->at = at;
+	a->at[a->n++] = (struct counters_at){pid, cpu};
+	return 0;
+}
+
+/* The ids of a comma-separated list, each positive; ranges "a-b" when
+ * ranges.  *n ids into *out (malloc'd); -EINVAL when malformed. */
+static int attach_list(const char *s, bool ranges, long max, long **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if (!s || !*s)
+		return -EINVAL;
+	for (const char *p = s; *p;) {
+		char *end;
+		errno = 0;
+		long lo = strtol(p, &end, 10), hi;
+		if (end == p || errno || lo < 0 || lo > max || (!ranges && lo == 0))
+			goto bad;
+		hi = lo;
+		if (ranges && *end == '-') {
+			p = end + 1;
+			hi = strtol(p, &end, 10);
+			if (end == p || errno || hi < lo || hi > max)
+				goto bad;
+		}
+		for (long v = lo; v <= hi; v++) {
+			long *o = realloc(*out, (*n + 1) * sizeof *o);
+			if (!o) {
+				free(*out);
+				*out = NULL;
+				return -ENOMEM;
+			}
+			*out = o;
+			(*out)[(*n)++] = v;
+		}
+		if (*end == ',' && end[1])
+			p = end + 1;
+		else if (*end)
+			goto bad;
+		else
+			p = end;
+	}
+	return 0;
+bad:
+	free(*out);
+	*out = NULL;
+	*n = 0;
+	return -EINVAL;
+}
+
+/* "process id '1,2'" and the like. */
+static int attach_name(struct attach *a, const char *kind, const char *list)
+{
+	return asprintf(&a->what, "%s'%s'", kind, list) < 0 ? -ENOMEM : 0;
+}
+
+int attach_tasks(struct attach *a, const char *list, bool threads, char **cause)
+{
+	long *ids;
+	size_t n;
+	memset(a, 0, sizeof *a);
+	int r = attach_list(list, false, 0x3fffffff, &ids, &n);
+	if (r == -EINVAL)
+		return cause_set(cause, r, "invalid %s '%s': expected ids separated by commas",
+				 threads ? "--tid" : "--pid", list);
+	if (r < 0)
+		return r;
+	a->inherit = !threads;
+	a->watch = calloc(n, sizeof *a->watch);
+	if (!a->watch || attach_name(a, threads ? "thread id " : "process id ", list) < 0) {
+		free(ids);
+		attach_release(a);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n && r == 0; i++) {
+		char path[64];
+		pid_t id = (pid_t)ids[i];
+		a->watch[a->nwatch++] = id;
+		if (threads) {
+			snprintf(path, sizeof path, "/proc/%d/status", (int)id); /* any thread */
+			if (access(path, F_OK) != 0) {
+				r = cause_set(cause, -ESRCH, "cannot count thread %d: %s", (int)id,
+					      strerror(ESRCH));
+				break;
+			}
+			r = attach_add(a, id, -1);
+			continue;
+		}
+		snprintf(path, sizeof path, "/proc/%d/task", (int)id);
+		DIR *d = opendir(path);
+		if (!d) {
+			r = cause_set(cause, -ESRCH, "cannot count process %d: %s", (int)id,
+				      strerror(errno == ENOENT ? ESRCH : errno));
+			break;
+		}
+		for (struct dirent *e; r == 0 && (e = readdir(d));) {
+			char *end;
+			long tid = strtol(e->d_name, &end, 10);
+			if (*end || tid <= 0)
+				continue;
+			r = attach_add(a, (pid_t)tid, -1);
+		}
+		closedir(d);
+	}
+	free(ids);
+	if (r < 0)
+		attach_release(a);
+	return r;
+}
+
+int attach_cpus(struct attach *a, const char *list, char **cause)
+{
+	char online[4096] = "";
+	memset(a, 0, sizeof *a);
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	if (f) {
+		if (!fgets(online, sizeof online, f))
+			online[0] = '\0';
+		fclose(f);
+	}
+	online[strcspn(online, "\n")] = '\0';
+	if (!online[0])
+		snprintf(online, sizeof online, "0-%ld", sysconf(_SC_NPROCESSORS_ONLN) - 1);
+	long *on, *want;
+	size_t non, nwant;
+	int r = attach_list(online, true, 1 << 20, &on, &non);
+	if (r < 0)
+		return cause_set(cause, r, "cannot read the online CPUs ('%s')", online);
+	r = attach_list(list ? list : online, true, 1 << 20, &want, &nwant);
+	if (r == -EINVAL) {
+		free(on);
+		return cause_set(cause, r, "invalid --cpu '%s': expected CPUs such as 0,2-3", list);
+	}
+	for (size_t i = 0; r == 0 && i < nwant; i++) {
+		bool ok = false;
+		for (size_t j = 0; j < non && !ok; j++)
+			ok = on[j] == want[i];
+		if (!ok)
+			r = cause_set(cause, -ENODEV, "invalid --cpu '%s': CPU %ld is not online",
+				      list, want[i]);
+		else
+			r = attach_add(a, -1, (int)want[i]);
+	}
+	free(on);
+	free(want);
+	if (r == 0 && (list ? asprintf(&a->what, "'CPU(s) %s'", list)
+			    : asprintf(&a->what, "%s", "'system wide'")) < 0)
+		r = -ENOMEM;
+	if (r < 0)
+		attach_release(a);
+	return r;
+}
+
+void attach_release(struct attach *a)
+{
+	free(a->at);
+	free(a->watch);
+	free(a->what);
+	memset(a, 0, sizeof *a);
+}
