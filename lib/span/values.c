@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -98,6 +99,7 @@ RECV_NOI void recv_open(const struct recv_spec *sp, struct recv_thread *vt,
 		a.exclude_kernel = !!(e->excl & 2);
 		a.exclude_hv = !!(e->excl & 4);
 		a.read_format = PERF_FORMAT_GROUP;
+		a.disabled = !i; /* the group starts whole, below */
 		int lead = vt->fd[0];
 		vt->fd[i] = i && lead < 0 ? -1 : recv_perf_open(&a, i ? lead : -1);
 		if (vt->fd[i] < 0 && i) { /* counts alone, read apart */
@@ -105,6 +107,13 @@ RECV_NOI void recv_open(const struct recv_spec *sp, struct recv_thread *vt,
 			if (vt->fd[i] >= 0)
 				vt->alone |= 1u << i;
 		}
+	}
+	/* A member of another PMU (task-clock beside page-faults) joining a
+	 * running group would not count until the thread's next switch in:
+	 * the group is enabled once complete. */
+	if (sp->nev && vt->fd[0] >= 0)
+		ioctl(vt->fd[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+	for (unsigned i = 0; i < sp->nev; i++) {
 		vt->pg[i] = NULL;
 		if (vt->fd[i] >= 0) {
 			void *m = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED,

@@ -1,0 +1,85 @@
+/* test_values.c: the span library's per-span values (lib/span/values.c):
+ * the SPANSTAT_VALUES parser, and a thread's group of software events read
+ * around work whose cost is known, whichever PMU leads the group. */
+#define _GNU_SOURCE
+#include <linux/perf_event.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "tap.h"
+#include "values.h"
+
+#define TV_PAGES 2000
+
+static void test_parse(void)
+{
+	struct recv_spec s;
+	is_int(recv_parse("e:1:2:0:0:0,a", &s), 0, "events then allocations parse");
+	is_int((int)s.nev, 1, "one event");
+	is_int((int)s.n, 1 + RECV_ALLOCS, "its value and the allocation counts");
+	is_int(recv_parse("a,e:1:2:0:0:0", &s), -1, "events after the allocations are refused");
+	is_int((int)s.n, 0, "a refused spec is empty");
+}
+
+/* Touches TV_PAGES fresh pages: that many page faults. */
+static void tv_touch(void)
+{
+	size_t len = (size_t)TV_PAGES * 4096;
+	volatile char *m =
+		mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return;
+	for (size_t i = 0; i < len; i += 4096)
+		m[i] = 1;
+	munmap((void *)m, len);
+}
+
+static uint64_t tv_thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A group of task-clock and page-faults (two PMUs), in the given order,
+ * counts from its first read: the member of the other PMU too. */
+static void test_group(int clock_first)
+{
+	char spec[64];
+	snprintf(spec, sizeof spec, "e:%x:%x:0:0:0,e:%x:%x:0:0:0", PERF_TYPE_SOFTWARE,
+		 clock_first ? PERF_COUNT_SW_TASK_CLOCK : PERF_COUNT_SW_PAGE_FAULTS,
+		 PERF_TYPE_SOFTWARE,
+		 clock_first ? PERF_COUNT_SW_PAGE_FAULTS : PERF_COUNT_SW_TASK_CLOCK);
+	struct recv_spec s;
+	struct recv_thread vt = {.open = 0};
+	recv_parse(spec, &s);
+	recv_close(&vt);
+	recv_open(&s, &vt, NULL);
+	if (vt.fd[0] < 0 || vt.fd[1] < 0) {
+		skip(2, "perf_event_open refused software events here");
+		recv_close(&vt);
+		return;
+	}
+	uint64_t b[RECV_MAX], e[RECV_MAX];
+	unsigned tc = clock_first ? 0 : 1, pf = 1 - tc;
+	uint64_t c0 = tv_thread_cpu_ns();
+	recv_read(&s, &vt, b);
+	tv_touch();
+	recv_read(&s, &vt, e);
+	uint64_t cpu = tv_thread_cpu_ns() - c0;
+	const char *order = clock_first ? "task-clock leading" : "page-faults leading";
+	ok(e[pf] - b[pf] >= TV_PAGES, "%s: page faults %llu of %d pages touched", order,
+	   (unsigned long long)(e[pf] - b[pf]), TV_PAGES);
+	ok(e[tc] - b[tc] >= cpu / 2, "%s: task-clock %llu ns of the thread's %llu", order,
+	   (unsigned long long)(e[tc] - b[tc]), (unsigned long long)cpu);
+	recv_close(&vt);
+}
+
+int main(void)
+{
+	test_parse();
+	test_group(1);
+	test_group(0);
+	return tap_done();
+}
