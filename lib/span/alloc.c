@@ -23,6 +23,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <malloc.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -162,7 +163,9 @@ AL_API void *realloc(void *p, size_t n)
 		void *q = malloc(n);
 		if (!q)
 			return NULL;
-		memcpy(q, p, old < n ? old : n);
+		/* all malloc_usable_size promised, as glibc's realloc keeps */
+		size_t keep = malloc_usable_size(p);
+		memcpy(q, p, keep < n ? keep : n);
 		free(p);
 		return q;
 	}
