@@ -162,7 +162,9 @@ _Static_assert(64 + RING_AGG_NODES * sizeof(struct ring_agg_node) +
 	       "ring agg area size");
 
 /* Values (ring_file.vals = k > 0): after everything above, per slot, k
- * values per node (their sums) then k per frame (the values at its begin). */
+ * values per node (their sums) then k per frame (the values at its begin;
+ * a closed frame's row keeps the values at its end, so the thread's latest
+ * values are in the row of its innermost open frame or the one after). */
 static inline uint64_t ring_vals_bytes(unsigned k)
 {
 	return (uint64_t)(RING_AGG_NODES + RING_AGG_DEPTH) * k * 8u;

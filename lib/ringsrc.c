@@ -243,11 +243,12 @@ static int rs_tree(struct ringsrc *r, unsigned i)
 		t.depth = RING_AGG_DEPTH;
 	memcpy(r->tnode, ring_agg_nodes(a), t.n * sizeof *r->tnode);
 	memcpy(r->tframe, ring_agg_frames(a), t.depth * sizeof *r->tframe);
-	if (r->nvals) { /* node rows, then the open frames' rows right after */
+	if (r->nvals) { /* node rows, then the open frames' rows (and one) right after */
 		const uint64_t *v = ring_vals_at(r->map, i, r->nvals);
+		size_t rows = t.depth < RING_AGG_DEPTH ? t.depth + 1u : t.depth;
 		memcpy(r->tvals, v, (size_t)t.n * r->nvals * 8);
 		memcpy(r->tvals + (size_t)t.n * r->nvals, v + (size_t)RING_AGG_NODES * r->nvals,
-		       (size_t)t.depth * r->nvals * 8);
+		       rows * r->nvals * 8);
 	}
 	r->tnode[0].id = 0;
 	r->tnode[0].parent = 0;

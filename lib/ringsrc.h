@@ -29,7 +29,9 @@ struct ringsrc_tree {
 	const struct ring_agg_frame *frame;
 	unsigned nvals;			   /* the file's values per span (0: none) */
 	const uint64_t *vals;		   /* n rows of nvals sums, then depth rows of the
-					    * open spans' begin values */
+					    * open spans' begin values, then one more (or
+					    * with depth RING_AGG_DEPTH, none): the values
+					    * at the last end at that depth (ring.h) */
 	const struct ringsrc_switched *sw; /* spans it was switched out in */
 	size_t nsw;
 };

@@ -245,6 +245,34 @@ static uint64_t *session_tree_values(struct session *s, const struct ringsrc_tre
 		if (oe > ob)
 			v[(size_t)w->node * k + (unsigned)oc] += oe - ob;
 	}
+	/* the spans still open run to the thread's last event, as their time
+	 * does: their values up to its latest (ring.h), their off-CPU time */
+	const uint64_t *fr =
+		t->vals && t->nvals == k - ft ? t->vals + (size_t)t->n * t->nvals : NULL;
+	uint64_t last[SPANMETRIC_MAX] = {0};
+	for (uint32_t d = t->depth ? t->depth - 1 : 0; fr && d <= t->depth && d < RING_AGG_DEPTH;
+	     d++)
+		for (unsigned i = 0; i < t->nvals; i++)
+			if (fr[(size_t)d * t->nvals + i] > last[i])
+				last[i] = fr[(size_t)d * t->nvals + i];
+	for (uint32_t d = 0; d < t->depth; d++) {
+		const struct ring_agg_frame *f = &t->frame[d];
+		if (f->node >= t->n)
+			continue;
+		uint64_t *nv = v + (size_t)f->node * k;
+		for (unsigned i = 0; fr && i < t->nvals; i++) {
+			uint64_t b = fr[(size_t)d * t->nvals + i];
+			nv[ft + i] += last[i] > b ? last[i] - b : 0;
+		}
+		if (oc >= 0 && s->off && t->last_ts > f->ts) {
+			uint64_t ob = offcpu_at(s->off, t->pid, t->tid,
+						decoder_ts_ns(s->dec, t->pid, f->ts));
+			uint64_t oe = offcpu_at(s->off, t->pid, t->tid,
+						decoder_ts_ns(s->dec, t->pid, t->last_ts));
+			if (oe > ob)
+				nv[oc] += oe - ob;
+		}
+	}
 	return v;
 }
 

@@ -976,11 +976,13 @@ static REC_HOT void rec_agg_close(struct rec_thread *t, const struct ring_agg_fr
 	if (unlikely(f->lock != *t->swmark))
 		rec_agg_switched(t, f->node, f->ts, now);
 	if (v) {
-		const uint64_t *b =
-			t->avals + (uint64_t)(RING_AGG_NODES + (f - t->aframe)) * rec_nvals;
+		uint64_t *b = t->avals + (uint64_t)(RING_AGG_NODES + (f - t->aframe)) * rec_nvals;
 		uint64_t *sum = t->avals + (uint64_t)f->node * rec_nvals;
 		for (unsigned i = 0; i < rec_nvals; i++)
 			sum[i] += v[i] > b[i] ? v[i] - b[i] : 0;
+		/* the frame's row is free: it keeps the latest values, for
+		 * the spans still open if the thread dies (ring.h) */
+		memcpy(b, v, rec_nvals * sizeof *v);
 	}
 }
 

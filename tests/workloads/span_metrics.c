@@ -8,9 +8,11 @@
  *            CPU time its thread had in it, by the thread's own clock)
  *   mallocs  1000 mallocs of 100 bytes (freed after the span)
  *   frees    frees memory allocated before it began
- * threads: a second thread runs the same spans; fork: a child does. */
+ * threads: a second thread runs the same spans; fork: a child does;
+ * killed: runs them inside "killed", then dies by SIGKILL with it open. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/syscall.h>
 #include <stdlib.h>
@@ -92,6 +94,10 @@ int main(int argc, char **argv)
 		}
 		int st;
 		waitpid(pid, &st, 0);
+	} else if (strcmp(mode, "killed") == 0) {
+		spanstat_begin("killed");
+		work(NULL);
+		raise(SIGKILL);
 	}
 	work(NULL);
 	return 0;
