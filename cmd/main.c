@@ -38,6 +38,7 @@ enum out_kind {
 	OUT_PERFETTO,
 	OUT_PPROF,
 	OUT_FLAMEGRAPH,
+	OUT_FLAMECHART,
 	OUT_MAX
 };
 #define OUT_SPANS 1u /* asking for it turns span collection on */
@@ -54,6 +55,7 @@ static const struct output_def outputs[OUT_MAX] = {
 	[OUT_PERFETTO] = {OPT_PERFETTO, "--perfetto", OUT_SPANS, &perfetto_writer_ops},
 	[OUT_PPROF] = {OPT_PPROF, "--pprof", OUT_SPANS, &pprof_writer_ops},
 	[OUT_FLAMEGRAPH] = {OPT_FLAMEGRAPH, "--flamegraph", OUT_SPANS, &flamegraph_writer_ops},
+	[OUT_FLAMECHART] = {OPT_FLAMECHART, "--flamechart", OUT_SPANS, &flamechart_writer_ops},
 };
 #define optname(k) (outputs[k].name)
 
@@ -228,6 +230,7 @@ static void parse(struct cli *c, int argc, char **argv)
 		case OPT_PERFETTO:
 		case OPT_PPROF:
 		case OPT_FLAMEGRAPH:
+		case OPT_FLAMECHART:
 			for (int k = 0; k < OUT_MAX; k++)
 				if (outputs[k].opt == id)
 					c->path[k] = optarg;
@@ -370,8 +373,8 @@ static void check(struct cli *c, int nargs)
 {
 	if (c->append && !c->path[OUT_SUMMARY])
 		die("--append needs --output FILE");
-	if (c->folded_threads && !c->path[OUT_FOLDED])
-		die("--folded-threads needs --folded FILE");
+	if (c->folded_threads && !c->path[OUT_FOLDED] && !c->path[OUT_FLAMEGRAPH])
+		die("--folded-threads needs --folded or --flamegraph");
 	if (c->weight && !c->path[OUT_FOLDED] && !c->path[OUT_PPROF] && !c->path[OUT_FLAMEGRAPH])
 		die("--weight needs --folded, --pprof or --flamegraph");
 	if (c->weight && !weight_known(c, c->weight))
@@ -386,11 +389,11 @@ static void check(struct cli *c, int nargs)
 		die("--weight=%s needs the off-CPU split that --no-off-cpu turns off", c->weight);
 	bool spans = wants_spans(c);
 	if (c->span_evl.n && !spans)
-		die("--span-events needs a span output: --spans, --folded, --perfetto, --pprof or "
-		    "--flamegraph");
+		die("--span-events needs a span output: --spans, --folded, --perfetto, --pprof, "
+		    "--flamegraph or --flamechart");
 	if (c->span_allocs && !spans)
-		die("--span-allocs needs a span output: --spans, --folded, --perfetto, --pprof or "
-		    "--flamegraph");
+		die("--span-allocs needs a span output: --spans, --folded, --perfetto, --pprof, "
+		    "--flamegraph or --flamechart");
 	for (int k = 0; k < OUT_MAX; k++)
 		if (c->path[k] && !*c->path[k])
 			die("invalid %s '': expected a file name, or - for standard output",

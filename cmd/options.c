@@ -37,7 +37,7 @@ const struct opt_def options_table[] = {
 	{OPT_FOLDED, 0, "folded", "FILE",
 	 "write spans as folded stacks (self time in ns) to FILE, - for stdout", 0},
 	{OPT_FOLDED_THREADS, 0, "folded-threads", NULL,
-	 "root each folded stack in its process and thread", 0},
+	 "root each folded stack and --flamegraph's frames in their process and thread", 0},
 	{OPT_JSON, 0, "json", "FILE",
 	 "write the results as one JSON document to FILE, - for stdout", 0},
 	{OPT_PERFETTO, 0, "perfetto", "FILE",
@@ -50,6 +50,10 @@ const struct opt_def options_table[] = {
 	 0},
 	{OPT_FLAMEGRAPH, 0, "flamegraph", "FILE",
 	 "write the spans as an interactive SVG flame graph (zoom, search; no network) to FILE", 0},
+	{OPT_FLAMECHART, 0, "flamechart", "FILE",
+	 "write every span in time order, a lane per thread, as an interactive SVG flame chart "
+	 "to FILE",
+	 0},
 	{OPT_DEMANGLE, 0, "demangle", "MODE",
 	 "how C++ function names show: simple (scopes and name), full (as c++filt prints "
 	 "them) or no (the symbol); default simple",

@@ -37,6 +37,7 @@ enum opt_id {
 	OPT_NO_OFF_CPU,
 	OPT_PPROF,
 	OPT_FLAMEGRAPH,
+	OPT_FLAMECHART,
 };
 
 struct opt_def {

@@ -20,7 +20,7 @@ function __spanstat_no_command
             case --list
                 return 1
             case '--*=*'
-            case --event --repeat --pid --tid --cpu --interval-print --field-separator --output --folded --json --perfetto --pprof --flamegraph --demangle --min-duration --max-depth --filter --exclude --span-events --weight
+            case --event --repeat --pid --tid --cpu --interval-print --field-separator --output --folded --json --perfetto --pprof --flamegraph --flamechart --demangle --min-duration --max-depth --filter --exclude --span-events --weight
                 set skip 1
             case -e -r -p -t -C -I -x -o
                 set skip 1
@@ -43,7 +43,7 @@ function __spanstat_events
 end
 
 complete -c spanstat -f -n __spanstat_no_command -a '(__fish_complete_command)'
-complete -c spanstat -f -n 'not __spanstat_no_command; and not __fish_seen_argument -l list' -a '(__fish_complete_subcommand -e -r -p -t -C -I -x -o --event --repeat --pid --tid --cpu --interval-print --field-separator --output --folded --json --perfetto --pprof --flamegraph --demangle --min-duration --max-depth --filter --exclude --span-events --weight)'
+complete -c spanstat -f -n 'not __spanstat_no_command; and not __fish_seen_argument -l list' -a '(__fish_complete_subcommand -e -r -p -t -C -I -x -o --event --repeat --pid --tid --cpu --interval-print --field-separator --output --folded --json --perfetto --pprof --flamegraph --flamechart --demangle --min-duration --max-depth --filter --exclude --span-events --weight)'
 complete -c spanstat -f -n '__fish_seen_argument -l list' -a '(__spanstat_events)'
 
 complete -c spanstat -n __spanstat_no_command -s e -l event -x -a '(__spanstat_events)' -d 'Events to count, in perf syntax'
@@ -69,6 +69,7 @@ complete -c spanstat -n __spanstat_no_command -l json -r -F -d 'Write the result
 complete -c spanstat -n __spanstat_no_command -l perfetto -r -F -d 'Write a Perfetto trace to FILE'
 complete -c spanstat -n __spanstat_no_command -l pprof -r -F -d 'Write the spans as a gzipped pprof profile'
 complete -c spanstat -n __spanstat_no_command -l flamegraph -r -F -d 'Write the spans as an SVG flame graph'
+complete -c spanstat -n __spanstat_no_command -l flamechart -r -F -d 'Write every span in time order as an SVG flame chart'
 complete -c spanstat -n __spanstat_no_command -l min-duration -x -d 'Send no span shorter than TIME (500ns, 2us, 1ms)'
 complete -c spanstat -n __spanstat_no_command -l max-depth -x -d 'Send no span deeper than N'
 complete -c spanstat -n __spanstat_no_command -l filter -x -d 'Send only spans inside a span matching GLOB'

@@ -15,4 +15,22 @@ typedef int (*spanwalk_fn)(void *ctx, const struct span_tree *t, uint32_t node, 
 
 int spanwalk(const struct span_tree *t, spanwalk_fn fn, void *ctx);
 
+/* A root frame's name in spanwalk_rooted's tree: not a strtab id but
+ * SPANWALK_ROOT | k, label k of the pid and tid it stands for. */
+#define SPANWALK_ROOT 0x80000000u
+
+struct spanwalk_roots {
+	struct span_tree tree;
+	struct spanwalk_root {
+		uint32_t pid, tid; /* tid 0: the process's frame */
+	} * root;
+	uint32_t n;
+};
+
+/* Every thread's tree of st under two root frames, its process's and its
+ * own (--folded-threads' rooting), as one tree whose root frames carry no
+ * time of their own.  Release with spanwalk_roots_release.  0 or -ENOMEM. */
+int spanwalk_rooted(const struct spantree *st, struct spanwalk_roots *out);
+void spanwalk_roots_release(struct spanwalk_roots *r);
+
 #endif

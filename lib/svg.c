@@ -9,14 +9,10 @@
  * does not fit its frame is elided with "..".  Each frame's <title> holds
  * its name, value, unit and share, which browsers show on hover.
  *
- * The script (inline): a click zooms into a frame (its ancestors stay, full
- * width), "Reset zoom" returns; "Search" (or Ctrl-F) asks for a regular
- * expression, highlights the frames whose name matches and shows the
- * share they hold (counted once per stack).  A URL fragment does the same
- * on load, for scripted checks: #search=REGEX, #zoom=N (frame N, in the
- * order written, 0 the first), both joined by '&'; the results are
- * reflected in the document (the "matched" text and each frame's
- * data-zoomed attribute). */
+ * The script, zoom and search are svgkit.c's: a click zooms into a frame
+ * (its ancestors stay, full width), Search highlights and gives the share
+ * matched. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,14 +23,14 @@
 #include "spantree.h"
 #include "spanwalk.h"
 #include "spanweight.h"
+#include "svgkit.h"
 #include "writer.h"
 
-#define SVG_WIDTH 1200
-#define SVG_FRAME 16 /* frame height */
-#define SVG_PAD 10
+#define SVG_WIDTH SVGKIT_WIDTH
+#define SVG_FRAME SVGKIT_FRAME
+#define SVG_PAD SVGKIT_PAD
 #define SVG_TOP 60 /* title and buttons */
 #define SVG_MIN_WIDTH 0.1
-#define SVG_CHAR 7.0 /* px per character at font-size 12 */
 
 struct svg_out {
 	FILE *fp;
@@ -46,50 +42,42 @@ struct svg_out {
 	uint64_t total;
 	unsigned long hidden, drawn;
 	int err;
+	char **label; /* --folded-threads: the root frames' names */
 };
 
 static const char *svg_name(const struct svg_out *o, uint32_t id)
 {
+	if (id & SPANWALK_ROOT)
+		return o->label[id & ~SPANWALK_ROOT];
 	return o->h ? span_names_text(o->h->names, o->h->strings, id) : "";
 }
 
-/* Writes s escaped for XML text and attributes. */
-static void svg_escape(FILE *fp, const char *s, size_t max)
+/* The root frames' names, as --folded writes them: PROCNAME-PID and
+ * THREADNAME-PID/TID (the thread named as its process when it has none). */
+static int svg_labels(struct svg_out *o, const struct spantree *st, const struct spanwalk_roots *rt)
 {
-	size_t n = 0;
-	for (const unsigned char *p = (const unsigned char *)s; *p && n < max; p++, n++) {
-		switch (*p) {
-		case '&':
-			fputs("&amp;", fp);
-			break;
-		case '<':
-			fputs("&lt;", fp);
-			break;
-		case '>':
-			fputs("&gt;", fp);
-			break;
-		case '"':
-			fputs("&quot;", fp);
-			break;
-		default:
-			if (*p < 0x20 || *p == 0x7f)
-				fprintf(fp, "%%%02X", *p); /* as in folded output */
-			else
-				fputc(*p, fp);
+	o->label = calloc(rt->n ? rt->n : 1, sizeof *o->label);
+	if (!o->label)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < rt->n; k++) {
+		const struct spanwalk_root *r = &rt->root[k];
+		const struct span_tree *th = NULL;
+		for (size_t i = 0; i < st->nthread && !th; i++)
+			if (st->thread[i]->pid == r->pid &&
+			    (!r->tid || st->thread[i]->tid == r->tid))
+				th = st->thread[i];
+		const char *proc = th ? svg_name(o, th->process_name) : "";
+		const char *thread = th && th->thread_name ? svg_name(o, th->thread_name) : proc;
+		int n = r->tid ? asprintf(&o->label[k], "%s-%" PRIu32 "/%" PRIu32,
+					  *thread ? thread : "process", r->pid, r->tid)
+			       : asprintf(&o->label[k], "%s-%" PRIu32, *proc ? proc : "process",
+					  r->pid);
+		if (n < 0) {
+			o->label[k] = NULL;
+			return -ENOMEM;
 		}
 	}
-	if (n == max && s[n])
-		fputs("..", fp);
-}
-
-/* A warm colour from the name's hash, stable across graphs. */
-static void svg_colour(const char *name, char *buf, size_t size)
-{
-	uint32_t h = 2166136261u;
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		h = (h ^ *p) * 16777619u;
-	snprintf(buf, size, "rgb(%u,%u,%u)", 205 + (h % 50), 80 + ((h >> 8) % 130),
-		 40 + ((h >> 16) % 50));
+	return 0;
 }
 
 static const char *svg_unit(const struct svg_out *o)
@@ -170,106 +158,13 @@ static int svg_frame(void *ctx, const struct span_tree *t, uint32_t i, uint32_t 
 	if (d + 1 > o->maxdepth)
 		o->maxdepth = d + 1;
 	const char *name = svg_name(o, t->node[i].name);
-	char fill[32];
-	svg_colour(name, fill, sizeof fill);
-	FILE *fp = o->fp;
-	fprintf(fp, "<g class=\"f\" data-d=\"%u\" data-v=\"%" PRIu64 "\" data-n=\"", d, o->cum[i]);
-	svg_escape(fp, name, 4096);
-	fputs("\"><title>", fp);
-	svg_escape(fp, name, 4096);
-	fprintf(fp, " (%" PRIu64 " %s, %.2f%%)</title>", o->cum[i], svg_unit(o),
-		o->total ? 100.0 * (double)o->cum[i] / (double)o->total : 0.0);
-	fprintf(fp, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\" rx=\"2\"/>",
-		o->x[i], -(int)(d + 1) * SVG_FRAME, w, SVG_FRAME - 1, fill);
-	fprintf(fp, "<text x=\"%.2f\" y=\"%d\">", o->x[i] + 3, -(int)d * SVG_FRAME - 4);
-	size_t fit = w > 3 * SVG_CHAR ? (size_t)((w - 6) / SVG_CHAR) : 0;
-	if (fit >= 3)
-		svg_escape(fp, name, fit - 2 >= strlen(name) ? strlen(name) : fit - 2);
-	fputs("</text></g>\n", fp);
+	char about[96];
+	snprintf(about, sizeof about, "(%" PRIu64 " %s, %.2f%%)", o->cum[i], svg_unit(o),
+		 o->total ? 100.0 * (double)o->cum[i] / (double)o->total : 0.0);
+	svgkit_frame(o->fp, name, about, o->x[i], -(int)(d + 1) * SVG_FRAME, w, d, 0, o->cum[i]);
 	o->drawn++;
 	return 0;
 }
-
-/* The script: zoom, reset, search, and the fragment's commands. */
-static const char svg_script[] =
-	"<script type=\"text/ecmascript\"><![CDATA[\n"
-	"'use strict';\n"
-	"var W = %d, PAD = %d, CH = %.1f, frames = [], zoomed = null;\n"
-	"function init() {\n"
-	"  frames = Array.prototype.slice.call(document.querySelectorAll('g.f'));\n"
-	"  frames.forEach(function (g, i) {\n"
-	"    var r = g.querySelector('rect');\n"
-	"    g.dataset.x = r.getAttribute('x'); g.dataset.w = r.getAttribute('width');\n"
-	"    g.dataset.i = i; g.addEventListener('click', function () { zoom(g); });\n"
-	"  });\n"
-	"  document.getElementById('reset').addEventListener('click', reset);\n"
-	"  document.getElementById('search').addEventListener('click', function () {\n"
-	"    var re = prompt('Search frames (regular expression)', '');\n"
-	"    if (re !== null) search(re);\n"
-	"  });\n"
-	"  window.addEventListener('keydown', function (e) {\n"
-	"    if ((e.ctrlKey || e.metaKey) && e.key === 'f') { e.preventDefault();\n"
-	"      var re = prompt('Search frames (regular expression)', ''); if (re !== null) "
-	"search(re); }\n"
-	"  });\n"
-	"  var h = decodeURIComponent((location.hash || '').slice(1));\n"
-	"  h.split('&').forEach(function (kv) {\n"
-	"    var m = kv.match(/^(search|zoom)=(.*)$/); if (!m) return;\n"
-	"    if (m[1] === 'search') search(m[2]); else if (frames[+m[2]]) zoom(frames[+m[2]]);\n"
-	"  });\n"
-	"}\n"
-	"function label(g, w) {\n"
-	"  var t = g.querySelector('text'), n = g.dataset.n, fit = Math.floor((w - 6) / CH);\n"
-	"  t.textContent = w < 3 * CH || fit < 3 ? '' : (n.length <= fit ? n : n.slice(0, fit - 2) "
-	"+ '..');\n"
-	"}\n"
-	"function place(g, x, w) {\n"
-	"  var r = g.querySelector('rect'); r.setAttribute('x', x); r.setAttribute('width', w);\n"
-	"  g.querySelector('text').setAttribute('x', x + 3); label(g, w);\n"
-	"}\n"
-	"function zoom(z) {\n"
-	"  var zx = +z.dataset.x, zw = +z.dataset.w, zd = +z.dataset.d, s = (W - 2 * PAD) / zw;\n"
-	"  frames.forEach(function (g) {\n"
-	"    var x = +g.dataset.x, w = +g.dataset.w, d = +g.dataset.d;\n"
-	"    var inside = x >= zx - 1e-6 && x + w <= zx + zw + 1e-6;\n"
-	"    var below = d < zd && x <= zx + 1e-6 && x + w >= zx + zw - 1e-6;\n"
-	"    if (inside && d >= zd) { g.style.display = ''; g.dataset.zoomed = 'in';\n"
-	"      place(g, PAD + (x - zx) * s, w * s); }\n"
-	"    else if (below) { g.style.display = ''; g.dataset.zoomed = 'below'; place(g, PAD, W - "
-	"2 * PAD); }\n"
-	"    else { g.style.display = 'none'; g.dataset.zoomed = 'out'; }\n"
-	"  });\n"
-	"  zoomed = z; document.getElementById('reset').style.opacity = 1;\n"
-	"}\n"
-	"function reset() {\n"
-	"  frames.forEach(function (g) { g.style.display = ''; delete g.dataset.zoomed;\n"
-	"    place(g, +g.dataset.x, +g.dataset.w); });\n"
-	"  zoomed = null; document.getElementById('reset').style.opacity = 0.3;\n"
-	"}\n"
-	"function search(re) {\n"
-	"  var rx; try { rx = new RegExp(re); } catch (e) { return; }\n"
-	"  var total = 0, hit = [];\n"
-	"  frames.forEach(function (g) {\n"
-	"    var r = g.querySelector('rect'), m = re !== '' && rx.test(g.dataset.n);\n"
-	"    if (!r.dataset.fill) r.dataset.fill = r.getAttribute('fill');\n"
-	"    r.setAttribute('fill', m ? 'rgb(230,0,230)' : r.dataset.fill);\n"
-	"    if (m) hit.push(g);\n"
-	"  });\n"
-	"  /* a stack's value counts once: skip matches inside another match */\n"
-	"  hit.forEach(function (g) {\n"
-	"    var x = +g.dataset.x, w = +g.dataset.w, d = +g.dataset.d;\n"
-	"    var under = hit.some(function (o) { return +o.dataset.d < d && +o.dataset.x <= x + "
-	"1e-6 &&\n"
-	"      +o.dataset.x + +o.dataset.w >= x + w - 1e-6; });\n"
-	"    if (!under) total += +g.dataset.v;\n"
-	"  });\n"
-	"  var all = +document.documentElement.dataset.total;\n"
-	"  document.getElementById('matched').textContent =\n"
-	"    re === '' ? '' : 'Matched: ' + (all ? (100 * total / all).toFixed(1) : '0.0') + "
-	"'%%';\n"
-	"}\n"
-	"window.addEventListener('load', init);\n"
-	"]]></script>\n";
 
 static int svg_finish(struct writer *w, const struct report *r)
 {
@@ -282,7 +177,18 @@ static int svg_finish(struct writer *w, const struct report *r)
 	if (err)
 		return err;
 	struct span_tree scratch;
-	const struct span_tree *t = r ? report_merged(r, &scratch, &err) : NULL;
+	struct spanwalk_roots roots;
+	memset(&scratch, 0, sizeof scratch);
+	memset(&roots, 0, sizeof roots);
+	const struct span_tree *t = NULL;
+	if (r && r->spans && w->opts.folded_threads) {
+		err = spanwalk_rooted(r->spans, &roots);
+		if (!err)
+			err = svg_labels(&o, r->spans, &roots);
+		t = err ? NULL : &roots.tree;
+	} else if (r) {
+		t = report_merged(r, &scratch, &err);
+	}
 	struct span_tree empty;
 	memset(&empty, 0, sizeof empty);
 	if (!t && !err) {
@@ -311,35 +217,15 @@ static int svg_finish(struct writer *w, const struct report *r)
 		if (!err) {
 			int height = SVG_TOP + (int)(o.maxdepth + 1) * SVG_FRAME + 2 * SVG_PAD;
 			FILE *fp = w->fp;
-			fprintf(fp,
-				"<?xml version=\"1.0\" standalone=\"no\"?>\n"
-				"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" "
-				"width=\"%d\" "
-				"height=\"%d\" viewBox=\"0 0 %d %d\" data-total=\"%" PRIu64 "\">\n"
-				"<style>text { font-family: monospace; font-size: 12px; "
-				"pointer-events: none; } g.f { cursor: pointer; } "
-				"g.f:hover rect { stroke: black; stroke-width: 0.5; } "
-				"#reset, #search { cursor: pointer; }</style>\n",
-				SVG_WIDTH, height, SVG_WIDTH, height, o.total);
-			fprintf(fp, svg_script, SVG_WIDTH, SVG_PAD, SVG_CHAR);
-			fprintf(fp,
-				"<rect width=\"100%%\" height=\"100%%\" "
-				"fill=\"rgb(250,250,240)\"/>\n"
-				"<text x=\"%d\" y=\"24\" style=\"font-size: 16px\">Flame graph: ",
-				SVG_WIDTH / 2 - 200);
-			svg_escape(fp, h && h->argc ? h->argv[0] : "", 80);
-			fprintf(fp,
-				" (%s, %s)</text>\n"
-				"<text id=\"reset\" x=\"%d\" y=\"44\" style=\"opacity: 0.3\">Reset "
-				"zoom</text>\n"
-				"<text id=\"search\" x=\"%d\" y=\"44\">Search</text>\n"
-				"<text id=\"matched\" x=\"%d\" y=\"%d\"></text>\n"
-				"<text id=\"hidden\" x=\"%d\" y=\"%d\" style=\"fill: gray\">%lu "
-				"frame%s of %lu too narrow to draw</text>\n"
-				"<g id=\"frames\" transform=\"translate(0,%d)\">\n",
-				w->opts.weight ? w->opts.weight : "wall", svg_unit(&o), SVG_PAD,
-				SVG_WIDTH - 60, SVG_WIDTH - 260, 44, SVG_PAD + 120, 44, o.hidden,
-				o.hidden == 1 ? "" : "s", o.hidden + o.drawn, height - SVG_PAD);
+			char note[128], hidden[96];
+			snprintf(note, sizeof note, "%s, %s",
+				 w->opts.weight ? w->opts.weight : "wall", svg_unit(&o));
+			snprintf(hidden, sizeof hidden, "%lu frame%s of %lu too narrow to draw",
+				 o.hidden, o.hidden == 1 ? "" : "s", o.hidden + o.drawn);
+			svgkit_open(fp, height, o.total, 0, "Flame graph",
+				    h && h->argc ? h->argv[0] : "", note, hidden);
+			fprintf(fp, "<g id=\"frames\" transform=\"translate(0,%d)\">\n",
+				height - SVG_PAD);
 			if (blen && fwrite(body, 1, blen, fp) != blen)
 				err = -EIO;
 			fputs("</g>\n</svg>\n", fp);
@@ -350,6 +236,10 @@ static int svg_finish(struct writer *w, const struct report *r)
 	}
 	if (r)
 		span_tree_release(&scratch);
+	for (uint32_t k = 0; o.label && k < roots.n; k++)
+		free(o.label[k]);
+	free(o.label);
+	spanwalk_roots_release(&roots);
 	free(o.cum);
 	free(o.x);
 	return err;

@@ -48,5 +48,6 @@ extern const struct writer_ops folded_writer_ops;
 extern const struct writer_ops perfetto_writer_ops;
 extern const struct writer_ops pprof_writer_ops;
 extern const struct writer_ops flamegraph_writer_ops;
+extern const struct writer_ops flamechart_writer_ops;
 
 #endif

@@ -76,3 +76,37 @@ chromium_dom() {
 	assert_equal "${widest##*data-n=}" '"touch"'
 	grep -q 'page-faults' f.svg
 }
+
+@test "README's picture is the demo's flame graph as this spanstat draws it" {
+	require_cmd xmllint
+	pic="$SRCDIR/man/demo-flamegraph.svg"
+	grep -q '](man/demo-flamegraph.svg)' "$SRCDIR/README.md"
+	run -0 xmllint --noout "$pic"
+	demo=$(build_workload demo -finstrument-functions)
+	run -0 "$SPANSTAT" --flamegraph=d.svg -- "$demo"
+	# the same frames (name and depth), drawn by the same script
+	frames() { grep -o 'data-d="[0-9]*" data-v="[0-9]*" data-n="[^"]*"' "$1" | sed 's/ data-v="[0-9]*"//' | sort; }
+	assert_equal "$(frames "$pic")" "$(frames d.svg)"
+	[ "$(frames d.svg | wc -l)" -ge 5 ]
+	assert_equal "$(sed -n '/<script/,/<\/script>/p' "$pic")" "$(sed -n '/<script/,/<\/script>/p' d.svg)"
+}
+
+@test "--flamegraph --folded-threads: each thread apart under its process, as --folded roots them" {
+	run -0 "$SPANSTAT" --flamegraph=r.svg --folded=r.folded --folded-threads --json=r.json \
+		-e task-clock -- "$SPAN_THREADS"
+	run -0 xmllint --noout r.svg
+	svgframes() { grep -o "data-d=\"$2\" data-v=\"[0-9]*\" data-n=\"[^\"]*\"" "$1" | sed -E 's/.*data-n="([^"]*)"/\1/' | sort; }
+	# the process frame and one frame per thread, named as the folded roots
+	assert_equal "$(svgframes r.svg 0)" "$(cut -d';' -f1 r.folded | sort -u)"
+	assert_equal "$(svgframes r.svg 1)" "$(cut -d';' -f2 r.folded | cut -d' ' -f1 | sort -u)"
+	assert_equal "$(svgframes r.svg 1 | wc -l)" 5
+	# a thread's frame is as wide as its spans' time: the JSON's thread total
+	for tid in $(jq '.spans.threads[].tid' r.json); do
+		want=$(jq "[.spans.threads[] | select(.tid == $tid) | .nodes[] | select(.depth == 0) | .total_ns] | add" r.json)
+		grep -q "data-d=\"1\" data-v=\"$want\" data-n=\"[^\"]*/$tid\"" r.svg
+	done
+	# "work" is under each worker, not merged into one
+	assert_equal "$(svgframes r.svg 2 | grep -c '^work$')" 4
+	run -125 "$SPANSTAT" --folded-threads --pprof=x.pb.gz -- true
+	assert_output "spanstat: --folded-threads needs --folded or --flamegraph"
+}

@@ -117,9 +117,9 @@ thread_node() {
 	run -125 "$SPANSTAT" --weight=cpu --no-off-cpu --folded=f.txt -- true
 	assert_output "spanstat: --weight=cpu needs the off-CPU split that --no-off-cpu turns off"
 	run -125 "$SPANSTAT" --span-events=page-faults -- true
-	assert_output "spanstat: --span-events needs a span output: --spans, --folded, --perfetto, --pprof or --flamegraph"
+	assert_output "spanstat: --span-events needs a span output: --spans, --folded, --perfetto, --pprof, --flamegraph or --flamechart"
 	run -125 "$SPANSTAT" --span-allocs --json=x.json -- true
-	assert_output "spanstat: --span-allocs needs a span output: --spans, --folded, --perfetto, --pprof or --flamegraph"
+	assert_output "spanstat: --span-allocs needs a span output: --spans, --folded, --perfetto, --pprof, --flamegraph or --flamechart"
 	run -125 "$SPANSTAT" --span-events=nosuchevent --spans -- true
 	assert_output --partial "spanstat: invalid --span-events 'nosuchevent': "
 	assert_file_not_exists f.txt

@@ -1,0 +1,115 @@
+#!/usr/bin/env bats
+# flamechart.bats: --flamechart checked as a person would look at it: valid
+# XML (xmllint), a lane per thread under its process, every span instance in
+# time order, the ones shorter than a pixel merged and counted, loaded by
+# headless Chromium without a script error, its zoom (with the time axis) and
+# search driven through the URL fragment and read back from the DOM.
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	export SPAN_THREADS METRICS LOOP
+	SPAN_THREADS=$(build_workload span_threads $(span_link_flags))
+	METRICS=$(build_workload span_metrics $(span_link_flags))
+	LOOP=$(build_workload span_loop $(span_link_flags))
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+chromium_dom() {
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --enable-logging=stderr --v=0 \
+		--user-data-dir="$BATS_TEST_TMPDIR/profile" --dump-dom "file://$PWD/$1$2" 2>chromium.log
+}
+
+# frames FILE: "lane depth x width name" per frame, in the order written
+frames() {
+	sed -n -E 's/.*<g class="f" data-d="([0-9]+)" data-v="[0-9]+" data-n="([^"]*)" data-l="([0-9]+)">.*<rect x="([0-9.]+)" y="-?[0-9]+" width="([0-9.]+)".*/\3 \1 \4 \5 \2/p' "$1"
+}
+
+@test "--flamechart: a lane per thread, every span counted, drawn or merged" {
+	require_cmd xmllint
+	run -0 "$SPANSTAT" --flamechart=t.svg --json=t.json -e task-clock -- "$SPAN_THREADS"
+	run -0 xmllint --noout t.svg
+	# every thread with spans has its lane, named, under its one process
+	for tid in $(jq '.spans.threads[] | select(.nodes | length > 0) | .tid' t.json); do
+		name=$(jq -r ".spans.threads[] | select(.tid == $tid) | .thread_name" t.json)
+		grep -q "thread $name \\[$tid\\]" t.svg
+	done
+	assert_equal "$(grep -c '>process ' t.svg)" 1
+	assert_equal "$(frames t.svg | cut -d' ' -f1 | sort -u | wc -l)" \
+		"$(jq '[.spans.threads[] | select(.nodes | length > 0)] | length' t.json)"
+	# drawn + merged = every span the JSON counts
+	drawn=$(grep -c '<g class="f"' t.svg)
+	read -r merged all < <(sed -n -E 's/.*>([0-9]+) spans? of ([0-9]+) shorter than a pixel.*/\1 \2/p' t.svg)
+	assert_equal "$all" "$(jq '[.spans.threads[].nodes[].count] | add' t.json)"
+	assert_equal "$((drawn + merged))" "$all"
+	# the main thread's spans, in time order, each with its own instance
+	run -0 jq -r '.spans.threads[] | select(.thread_name == "main-thread") | .tid' t.json
+	grep -q '<title>main (' t.svg
+	grep -q '<title>sleep (50.[0-9][0-9] ms, at ' t.svg
+	# every worker's "work" is one frame at depth 0, not merged with the others
+	assert_equal "$(frames t.svg | awk '$2 == 0 && $5 == "work"' | wc -l)" 4
+}
+
+@test "--flamechart: x is time, children inside their parents, in the order they ran" {
+	run -0 "$SPANSTAT" --flamechart=m.svg -e task-clock -- "$METRICS"
+	frames m.svg >f.txt
+	cat f.txt
+	# touch, sibling, sleep, spin run one after another inside the lane
+	order=$(awk '$5 ~ /^(touch|sleep|spin)$/ { print $5 }' f.txt | head -3 | tr '\n' ' ')
+	assert_equal "$order" "touch sleep spin "
+	# a depth-1 frame lies within a depth-0 frame of its lane
+	run awk '$2 == 0 { lo[$1] = $3; hi[$1] = $3 + $4 }
+		$2 == 1 && ($3 < lo[$1] - 0.01 || $3 + $4 > hi[$1] + 0.01) { print "outside:", $0; bad = 1 }
+		END { exit bad }' f.txt
+	assert_success
+	# sleep's 50 ms are about 50 ms of the axis
+	grep -q '<g id="axis"' m.svg
+	grep -q '>0 ns</text>' m.svg
+}
+
+@test "--flamechart in a browser: no script error, zoom redraws the axis, search matches" {
+	require_cmd chromium
+	run -0 "$SPANSTAT" --flamechart=m.svg -e task-clock -- "$METRICS"
+	n=$(frames m.svg | awk '$5 == "sleep" { print NR - 1; exit }')
+	run chromium_dom m.svg "#zoom=$n"
+	assert_success
+	[ "$(grep -o 'data-zoomed="in"' <<<"$output" | wc -l)" -ge 1 ]
+	[ "$(grep -o 'data-zoomed="out"' <<<"$output" | wc -l)" -ge 1 ]
+	# the axis now spans the sleep's 50 ms: no tick beyond it
+	ticks=$(grep -o '<g id="axis".*</g>' <<<"$output" | grep -o '[0-9.]* ms</text>' | tr -d ' ms</text>')
+	echo "ticks: $ticks"
+	[ -n "$ticks" ]
+	awk -v t="$ticks" 'BEGIN { n = split(t, a, "\n"); exit !(a[n] - a[1] <= 55) }'
+	run grep -ci 'uncaught\|syntaxerror' chromium.log
+	assert_output 0
+	run chromium_dom m.svg '#search=^spin$'
+	assert_success
+	assert_output --regexp 'Matched: [1-9][0-9]?\.[0-9]%'
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$BATS_TEST_TMPDIR/p2" \
+		--screenshot="$PWD/m.png" --window-size=1200,300 "file://$PWD/m.svg" 2>/dev/null
+	[ "$(stat -c %s m.png)" -gt 5000 ]
+}
+
+@test "--flamechart of a million spans: merged below a pixel, a small file, every span counted" {
+	run -0 "$SPANSTAT" --flamechart=l.svg --json=l.json -e task-clock -- "$LOOP" pairs 1000000
+	read -r merged all < <(sed -n -E 's/.*>([0-9]+) spans? of ([0-9]+) shorter than a pixel.*/\1 \2/p' l.svg)
+	echo "merged $merged of $all"
+	assert_equal "$all" "$(jq '[.spans.threads[].nodes[].count] | add' l.json)"
+	[ "$all" -ge 1000000 ]
+	[ "$merged" -ge 990000 ]
+	[ "$(stat -c %s l.svg)" -lt 2000000 ]
+	run -0 xmllint --noout l.svg
+}
+
+@test "--flamechart: bad file names and no spans" {
+	run -125 "$SPANSTAT" --flamechart= -- true
+	assert_output "spanstat: invalid --flamechart '': expected a file name, or - for standard output"
+	# a command that emits no spans: an empty chart, still valid
+	run -0 "$SPANSTAT" --flamechart=e.svg -e task-clock -- true
+	run -0 xmllint --noout e.svg
+	grep -q '>0 spans of 0 shorter than a pixel' e.svg
+}
