@@ -20,14 +20,14 @@
 #include "attach.h"
 #include "launch.h"
 #include "options.h"
+#include "errline.h"
+#include "diffcmd.h"
 #include "outfile.h"
 #include "outpath.h"
 #include "session.h"
 #include "sigrelay.h"
 #include "spanfilter.h"
 #include "writer.h"
-
-enum { EXIT_SPANSTAT = SESSION_EXIT_ERROR };
 
 /* Every output, once: its option, what it needs, its writer.  The summary
  * (OUT_SUMMARY, -o) is always there; its writer is the table or CSV (-x). */
@@ -83,52 +83,6 @@ struct cli {
  * close-on-exec /dev/null, so nothing of ours lands on fd 0-2 while the
  * target still starts with them closed. */
 static bool std_closed[3];
-
-/* One error line, "spanstat: MSG": control bytes in MSG (which may echo the
- * user's arguments) are escaped so the message stays one line. */
-static void errline(const char *msg)
-{
-	fputs("spanstat: ", stderr);
-	for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
-		if (*p == '\n')
-			fputs("\\n", stderr);
-		else if (*p == '\t')
-			fputs("\\t", stderr);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(stderr, "\\x%02x", *p);
-		else
-			fputc(*p, stderr);
-	}
-	fputc('\n', stderr);
-	fflush(stderr);
-}
-
-static void verrline(const char *fmt, va_list ap)
-{
-	char *msg = NULL;
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
-	errline(msg ? msg : "out of memory");
-	free(msg);
-}
-
-/* An error line for a failure that does not end spanstat. */
-__attribute__((format(printf, 1, 2))) static void die_soft(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	verrline(fmt, ap);
-	va_end(ap);
-}
-
-__attribute__((format(printf, 1, 2), noreturn)) static void die(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	verrline(fmt, ap);
-	va_end(ap);
-	exit(EXIT_SPANSTAT);
-}
 
 /* Why writing to standard output failed, in words. */
 static const char *stdout_why(int err)
@@ -508,6 +462,10 @@ int main(int argc, char **argv)
 	evlist_init(&c.span_evl);
 	spanfilter_init(&c.filter);
 	std_sanitize();
+	/* subcommands: the first word, before any option ("spanstat -- diff"
+	 * runs a program named diff) */
+	if (argc > 1 && strcmp(argv[1], "diff") == 0)
+		return diff_main(argc - 1, argv + 1);
 	/* From here until every output is committed, a terminating signal waits
 	 * in a queue: the session relays it to the target, or it ends spanstat
 	 * as 128+N once the results are whole.  SIGPIPE among them: a closed

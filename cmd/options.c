@@ -94,6 +94,7 @@ void options_help(FILE *fp)
 {
 	fputs("Usage: spanstat [OPTIONS] [--] COMMAND [ARGS...]\n"
 	      "       spanstat --list [PATTERN]\n"
+	      "       spanstat diff [OPTIONS] OLD NEW   (see spanstat diff --help)\n"
 	      "\n"
 	      "Run COMMAND and report what it cost: perf_event counters, rusage, and the\n"
 	      "spans it emits through libspanstat (or -finstrument-functions).\n"

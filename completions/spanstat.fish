@@ -77,3 +77,9 @@ complete -c spanstat -n __spanstat_no_command -l exclude -x -d 'Send no span mat
 complete -c spanstat -n __spanstat_no_command -l list -d 'List the events usable here'
 complete -c spanstat -n __spanstat_no_command -s h -l help -d 'Show the help'
 complete -c spanstat -n __spanstat_no_command -s V -l version -d 'Show the version'
+
+# spanstat diff [OPTIONS] OLD NEW: its own options (a loop: they are not
+# spanstat's, whose option lines tests/bats/docs.bats reads)
+for o in threshold alpha json folded flamegraph
+    complete -c spanstat -n '__fish_seen_subcommand_from diff' -l $o -r
+end

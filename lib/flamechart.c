@@ -250,7 +250,7 @@ static int fc_finish(struct writer *w, const struct report *r)
 				 s->flags & SPAN_F_UNFINISHED ? ", closed by spanstat" : "");
 			double x = SVGKIT_PAD + (double)(s->b - c->t0) / (double)span * FC_PLOT;
 			double wd = (double)(s->e - s->b) / (double)span * FC_PLOT;
-			svgkit_frame(fp, fc_text(h, s->name), about, x,
+			svgkit_frame(fp, fc_text(h, s->name), about, NULL, x,
 				     y + (int)s->depth * SVGKIT_FRAME, wd, s->depth, lane,
 				     s->e - s->b);
 		}

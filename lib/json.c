@@ -416,6 +416,7 @@ static cJSON *json_tree(const struct span_tree *t, const struct run_head *h, boo
 		json_text_or_null(o, "process_name",
 				  names && t->process_name ? strtab_get(names, t->process_name)
 							   : NULL);
+		cJSON_AddNumberToObject(o, "run", t->run);
 	}
 	uint64_t total = 0, count = 0;
 	for (uint32_t c = t->n ? t->node[0].first_child : 0; c && c < t->n;

@@ -696,6 +696,7 @@ static int session_one(struct session *s, unsigned run, char **cause)
 		clock_gettime(CLOCK_REALTIME, &s->head.start);
 		s->head.start_mono = start;
 	}
+	s->tree.run = run; /* the threads that start now are this run's */
 	r = t.ops->go(&t);
 	if (r < 0) {
 		counters_close(&cs);

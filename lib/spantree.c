@@ -228,6 +228,7 @@ static struct span_tree *spantree_tree(struct spantree *st, uint32_t pid, uint32
 	}
 	uint32_t pn = u64map_get(&ix->proc, pid);
 	t->process_name = pn ? pn - 1 : 0;
+	t->run = st->run;
 	st->thread[st->nthread++] = t;
 	st->last = t;
 	return t;

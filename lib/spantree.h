@@ -25,6 +25,7 @@ struct span_tree {
 	uint32_t pid, tid;
 	uint32_t thread_name; /* strtab id or 0 */
 	uint32_t process_name;
+	unsigned run;		/* the run (-r) it ran in, from 0 */
 	struct span_node *node; /* node[0] is the root; a parent's index is
 				 * always below its children's */
 	uint32_t n, cap;
@@ -50,6 +51,7 @@ struct spantree {
 			     * parent's self time */
 	size_t nodes;	    /* over all threads */
 	unsigned nval;	    /* values per span: spantree_set_values */
+	unsigned run;	    /* the run new threads belong to (-r, from 0) */
 	/* private */
 	struct span_tree *last;
 	void *index;

@@ -3,6 +3,8 @@
 #ifndef SPANSTAT_STATS_H
 #define SPANSTAT_STATS_H
 
+#include <stddef.h>
+
 #include "report.h"
 
 struct stats {
@@ -16,5 +18,13 @@ static inline void stats_init(struct stats *s)
 void stats_add(struct stats *s, double x);
 double stats_stddev(const struct stats *s); /* sample stddev, 0 for n < 2 */
 struct stat_summary stats_summary(const struct stats *s);
+
+/* Welch's t-test: the two-sided p-value that samples a[na] and b[nb] have
+ * the same mean; NAN when a side has fewer than 2. */
+double stats_welch_p(const double *a, size_t na, const double *b, size_t nb);
+/* Mann-Whitney U: the two-sided p-value that a and b come from the same
+ * distribution (normal approximation with the tie and continuity
+ * corrections: meant for 8 or more a side); NAN when a side is empty. */
+double stats_mwu_p(const double *a, size_t na, const double *b, size_t nb);
 
 #endif

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "spannames.h"
+#include "svg.h"
 #include "spantree.h"
 #include "spanwalk.h"
 #include "spanweight.h"
@@ -42,13 +43,18 @@ struct svg_out {
 	uint64_t total;
 	unsigned long hidden, drawn;
 	int err;
-	char **label; /* --folded-threads: the root frames' names */
+	char **label;		    /* --folded-threads: the root frames' names */
+	const struct strtab *names; /* a tree of its own (diff): its names */
+	const uint64_t *old_self;   /* differential: per node, the old self value */
+	uint64_t *old;		    /* its totals */
 };
 
 static const char *svg_name(const struct svg_out *o, uint32_t id)
 {
 	if (id & SPANWALK_ROOT)
 		return o->label[id & ~SPANWALK_ROOT];
+	if (o->names)
+		return strtab_get(o->names, id);
 	return o->h ? span_names_text(o->h->names, o->h->strings, id) : "";
 }
 
@@ -98,9 +104,15 @@ static int svg_totals(struct svg_out *o, const struct span_tree *t)
 	o->x = calloc(t->n, sizeof *o->x);
 	if (!o->cum || !o->x)
 		return -ENOMEM;
+	if (o->old_self && !(o->old = calloc(t->n, sizeof *o->old)))
+		return -ENOMEM;
 	for (uint32_t i = t->n; i-- > 1;) {
 		o->cum[i] += span_weight_self(&o->weight, t, i);
 		o->cum[t->node[i].parent] += o->cum[i];
+		if (o->old) {
+			o->old[i] += o->old_self[i];
+			o->old[t->node[i].parent] += o->old[i];
+		}
 	}
 	o->total = o->cum[0];
 	return 0;
@@ -158,12 +170,73 @@ static int svg_frame(void *ctx, const struct span_tree *t, uint32_t i, uint32_t 
 	if (d + 1 > o->maxdepth)
 		o->maxdepth = d + 1;
 	const char *name = svg_name(o, t->node[i].name);
-	char about[96];
-	snprintf(about, sizeof about, "(%" PRIu64 " %s, %.2f%%)", o->cum[i], svg_unit(o),
-		 o->total ? 100.0 * (double)o->cum[i] / (double)o->total : 0.0);
-	svgkit_frame(o->fp, name, about, o->x[i], -(int)(d + 1) * SVG_FRAME, w, d, 0, o->cum[i]);
+	char about[160], fill[32];
+	if (o->old) {
+		/* red grew, blue shrank, white stayed: as much as the change */
+		double nw = (double)o->cum[i], od = (double)o->old[i];
+		double r = (nw - od) / (nw > od ? nw : od);
+		int v = 255 - (int)(200 * (r < 0 ? -r : r));
+		snprintf(fill, sizeof fill, r > 0 ? "rgb(255,%d,%d)" : "rgb(%d,%d,255)", v, v);
+		if (od > 0)
+			snprintf(about, sizeof about,
+				 "(old %" PRIu64 ", new %" PRIu64 " %s, %+.2f%%)", o->old[i],
+				 o->cum[i], svg_unit(o), 100 * (nw - od) / od);
+		else
+			snprintf(about, sizeof about, "(old 0, new %" PRIu64 " %s, new)", o->cum[i],
+				 svg_unit(o));
+	} else {
+		snprintf(about, sizeof about, "(%" PRIu64 " %s, %.2f%%)", o->cum[i], svg_unit(o),
+			 o->total ? 100.0 * (double)o->cum[i] / (double)o->total : 0.0);
+	}
+	svgkit_frame(o->fp, name, about, o->old ? fill : NULL, o->x[i], -(int)(d + 1) * SVG_FRAME,
+		     w, d, 0, o->cum[i]);
 	o->drawn++;
 	return 0;
+}
+
+/* Lays out and writes the picture of t (o set up, fp its file). */
+static int svg_draw(struct svg_out *o, const struct span_tree *t, const char *kind,
+		    const char *command, const char *note)
+{
+	FILE *fp0 = o->fp;
+	int err = 0;
+	if (!err && t->n)
+		err = svg_totals(o, t);
+	if (!err && t->n)
+		err = svg_layout(o, t);
+	if (!err) {
+		/* the frames first, into a buffer: the height comes from them */
+		char *body = NULL;
+		size_t blen = 0;
+		FILE *mem = open_memstream(&body, &blen);
+		if (!mem) {
+			err = -ENOMEM;
+		} else {
+			o->fp = mem;
+			if (t->n)
+				err = spanwalk(t, svg_frame, o);
+			if (fclose(mem) != 0 && !err)
+				err = -ENOMEM;
+			o->fp = fp0;
+		}
+		if (!err) {
+			int height = SVG_TOP + (int)(o->maxdepth + 1) * SVG_FRAME + 2 * SVG_PAD;
+			FILE *fp = fp0;
+			char hidden[96];
+			snprintf(hidden, sizeof hidden, "%lu frame%s of %lu too narrow to draw",
+				 o->hidden, o->hidden == 1 ? "" : "s", o->hidden + o->drawn);
+			svgkit_open(fp, height, o->total, 0, kind, command, note, hidden);
+			fprintf(fp, "<g id=\"frames\" transform=\"translate(0,%d)\">\n",
+				height - SVG_PAD);
+			if (blen && fwrite(body, 1, blen, fp) != blen)
+				err = -EIO;
+			fputs("</g>\n</svg>\n", fp);
+			if (!err && (fflush(fp) != 0 || ferror(fp)))
+				err = -EIO;
+		}
+		free(body);
+	}
+	return err;
 }
 
 static int svg_finish(struct writer *w, const struct report *r)
@@ -195,44 +268,11 @@ static int svg_finish(struct writer *w, const struct report *r)
 		t = &empty;
 		empty.n = 0;
 	}
-	if (!err && t->n)
-		err = svg_totals(&o, t);
-	if (!err && t->n)
-		err = svg_layout(&o, t);
 	if (!err) {
-		/* the frames first, into a buffer: the height comes from them */
-		char *body = NULL;
-		size_t blen = 0;
-		FILE *mem = open_memstream(&body, &blen);
-		if (!mem) {
-			err = -ENOMEM;
-		} else {
-			o.fp = mem;
-			if (t->n)
-				err = spanwalk(t, svg_frame, &o);
-			if (fclose(mem) != 0 && !err)
-				err = -ENOMEM;
-			o.fp = w->fp;
-		}
-		if (!err) {
-			int height = SVG_TOP + (int)(o.maxdepth + 1) * SVG_FRAME + 2 * SVG_PAD;
-			FILE *fp = w->fp;
-			char note[128], hidden[96];
-			snprintf(note, sizeof note, "%s, %s",
-				 w->opts.weight ? w->opts.weight : "wall", svg_unit(&o));
-			snprintf(hidden, sizeof hidden, "%lu frame%s of %lu too narrow to draw",
-				 o.hidden, o.hidden == 1 ? "" : "s", o.hidden + o.drawn);
-			svgkit_open(fp, height, o.total, 0, "Flame graph",
-				    h && h->argc ? h->argv[0] : "", note, hidden);
-			fprintf(fp, "<g id=\"frames\" transform=\"translate(0,%d)\">\n",
-				height - SVG_PAD);
-			if (blen && fwrite(body, 1, blen, fp) != blen)
-				err = -EIO;
-			fputs("</g>\n</svg>\n", fp);
-			if (!err && (fflush(fp) != 0 || ferror(fp)))
-				err = -EIO;
-		}
-		free(body);
+		char note[128];
+		snprintf(note, sizeof note, "%s, %s", w->opts.weight ? w->opts.weight : "wall",
+			 svg_unit(&o));
+		err = svg_draw(&o, t, "Flame graph", h && h->argc ? h->argv[0] : "", note);
 	}
 	if (r)
 		span_tree_release(&scratch);
@@ -242,6 +282,23 @@ static int svg_finish(struct writer *w, const struct report *r)
 	spanwalk_roots_release(&roots);
 	free(o.cum);
 	free(o.x);
+	free(o.old);
+	return err;
+}
+
+int svg_flamegraph_diff(FILE *fp, const struct span_tree *t, const struct strtab *names,
+			const uint64_t *old_self, const char *command, const char *note)
+{
+	struct svg_out o;
+	memset(&o, 0, sizeof o);
+	o.fp = fp;
+	o.names = names;
+	o.old_self = old_self;
+	o.weight.kind = SPAN_WEIGHT_WALL;
+	int err = svg_draw(&o, t, "Differential flame graph", command, note);
+	free(o.cum);
+	free(o.x);
+	free(o.old);
 	return err;
 }
 

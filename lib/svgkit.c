@@ -229,11 +229,14 @@ void svgkit_open(FILE *fp, int height, uint64_t total, uint64_t span_ns, const c
 	fputs("</text>\n", fp);
 }
 
-void svgkit_frame(FILE *fp, const char *name, const char *about, double x, int y, double w,
-		  unsigned d, unsigned lane, uint64_t value)
+void svgkit_frame(FILE *fp, const char *name, const char *about, const char *fill, double x, int y,
+		  double w, unsigned d, unsigned lane, uint64_t value)
 {
-	char fill[32];
-	svgkit_colour(name, fill, sizeof fill);
+	char colour[32];
+	if (!fill) {
+		svgkit_colour(name, colour, sizeof colour);
+		fill = colour;
+	}
 	fprintf(fp, "<g class=\"f\" data-d=\"%u\" data-v=\"%" PRIu64 "\" data-n=\"", d, value);
 	svgkit_escape(fp, name, 4096);
 	fprintf(fp, "\" data-l=\"%u\"><title>", lane);

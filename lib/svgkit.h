@@ -30,9 +30,10 @@ void svgkit_open(FILE *fp, int height, uint64_t total, uint64_t span_ns, const c
 
 /* One frame: a group of class "f" whose data- attributes the script reads
  * (d depth, l lane, v value, n name), its <title> (name then the text
- * `about`), its rect at x, y of width w, and the name as far as it fits. */
-void svgkit_frame(FILE *fp, const char *name, const char *about, double x, int y, double w,
-		  unsigned d, unsigned lane, uint64_t value);
+ * `about`), its rect at x, y of width w filled with fill (NULL: the name's
+ * colour), and the name as far as it fits. */
+void svgkit_frame(FILE *fp, const char *name, const char *about, const char *fill, double x, int y,
+		  double w, unsigned d, unsigned lane, uint64_t value);
 
 /* A readable time: "1.50 ms", "12 ns". */
 void svgkit_time(char *buf, size_t size, double ns);

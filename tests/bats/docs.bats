@@ -207,6 +207,12 @@ same_options() {
 	assert_line 0
 	refute_line "$(nproc)"
 
+	# spanstat diff has its own options
+	run bash_complete diff --th
+	assert_success
+	assert_line -- '--threshold='
+	refute_line -- '--event='
+
 	# after COMMAND, spanstat's own options are not offered
 	run bash_complete -e task-clock -- true --ev
 	assert_success

@@ -352,9 +352,34 @@ static void test_runs(void)
 	ok(!c[0].user_only || geteuid() != 0, "no user-only fallback for root");
 }
 
+/* p-values against values computed independently (the t density
+ * integrated numerically; the U formula by hand). */
+static void test_tests(void)
+{
+	static const double a[] = {1, 2, 3, 4, 5}, b[] = {2, 3, 4, 5, 6};
+	is_dbl(stats_welch_p(a, 5, b, 5), 0.3465935, 1e-6, "Welch: t = -1, df = 8");
+	static const double c[] = {19.8, 20.4, 19.6, 17.8, 18.5, 18.9, 18.3, 18.9, 19.5, 22.0};
+	static const double d[] = {28.2, 26.6, 20.1, 23.3, 25.2, 22.1, 17.7, 27.6, 20.6, 13.7,
+				   23.2, 17.5, 20.6, 18.0, 23.9, 21.6, 24.3, 20.4, 23.9, 13.3};
+	is_dbl(stats_welch_p(c, 10, d, 20), 0.0354845, 1e-6,
+	       "Welch: unequal sizes and variances (t = -2.23, df = 24.5)");
+	is_dbl(stats_welch_p(c, 10, c, 10), 1, 1e-9, "Welch: the same samples: p = 1");
+	ok(isnan(stats_welch_p(a, 1, b, 5)), "Welch: one run a side is no test");
+	static const double k[] = {7, 7, 7}, l[] = {8, 8, 8};
+	is_dbl(stats_welch_p(k, 3, l, 3), 0, 0, "Welch: no spread, different means: p = 0");
+	is_dbl(stats_welch_p(k, 3, k, 3), 1, 0, "Welch: no spread, same means: p = 1");
+	static const double lo[] = {1, 2, 3, 4, 5, 6, 7, 8}, hi[] = {9, 10, 11, 12, 13, 14, 15, 16};
+	is_dbl(stats_mwu_p(lo, 8, hi, 8), 0.0009391, 1e-6, "U: apart (U = 0)");
+	is_dbl(stats_mwu_p(hi, 8, lo, 8), 0.0009391, 1e-6, "U: symmetric");
+	static const double mix[] = {1, 3, 5, 7, 9, 11, 13, 15}, mix2[] = {2, 4, 6, 8, 10, 12, 14, 16};
+	ok(stats_mwu_p(mix, 8, mix2, 8) > 0.5, "U: interleaved: no difference");
+	is_dbl(stats_mwu_p(k, 3, k, 3), 1, 0, "U: all tied: p = 1");
+}
+
 int main(void)
 {
 	test_welford();
+	test_tests();
 	test_rel();
 	test_counting();
 	test_enable_on_exec();
