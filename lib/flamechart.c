@@ -203,9 +203,11 @@ static int fc_finish(struct writer *w, const struct report *r)
 			l->s[keep++] = *s;
 		}
 		l->n = keep;
-		qsort(l->s, l->n, sizeof *l->s, fc_by_time);
+		if (l->n)
+			qsort(l->s, l->n, sizeof *l->s, fc_by_time);
 	}
-	qsort(c->lane, c->nlane, sizeof *c->lane, fc_by_task);
+	if (c->nlane)
+		qsort(c->lane, c->nlane, sizeof *c->lane, fc_by_task);
 	/* the height: a heading per process, per thread, and its rows */
 	int height = FC_TOP + FC_AXIS + SVGKIT_PAD;
 	int64_t last = -1; /* the pid of the last lane drawn */

@@ -166,8 +166,9 @@ int spanwalk_rooted(const struct spantree *st, struct spanwalk_roots *o)
 					       span_node_vals(th, i), 2 * t->nval * sizeof *t->val);
 				if (!par)
 					spanwalk_carry(t, thr, &th->node[i],
-						       th->nval == t->nval ? span_node_vals(th, i)
-									   : NULL);
+						       t->nval && th->nval == t->nval
+							       ? span_node_vals(th, i)
+							       : NULL);
 			}
 			free(lastkid);
 		}

@@ -16,11 +16,20 @@
 #include <string.h>
 
 #include "svgkit.h"
+#include "utf8esc.h"
 
 void svgkit_escape(FILE *fp, const char *s, size_t max)
 {
-	size_t n = 0;
-	for (const unsigned char *p = (const unsigned char *)s; *p && n < max; p++, n++) {
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = 0, left = strlen(s);
+	for (; *p && n < max; n++) {
+		size_t len = utf8esc_seqlen(p, left);
+		if (len > 1) { /* a whole character of more than one byte */
+			fwrite(p, 1, len, fp);
+			p += len;
+			left -= len;
+			continue;
+		}
 		switch (*p) {
 		case '&':
 			fputs("&amp;", fp);
@@ -35,13 +44,17 @@ void svgkit_escape(FILE *fp, const char *s, size_t max)
 			fputs("&quot;", fp);
 			break;
 		default:
-			if (*p < 0x20 || *p == 0x7f)
-				fprintf(fp, "%%%02X", *p); /* as in folded output */
+			/* a control byte, or one that is not UTF-8: %XX, as in
+			 * folded output (XML allows neither) */
+			if (!len || *p < 0x20 || *p == 0x7f)
+				fprintf(fp, "%%%02X", *p);
 			else
 				fputc(*p, fp);
 		}
+		p++;
+		left--;
 	}
-	if (n == max && s[n])
+	if (n == max && *p)
 		fputs("..", fp);
 }
 

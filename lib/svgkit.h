@@ -14,8 +14,9 @@
 #define SVGKIT_PAD 10
 #define SVGKIT_CHAR 7.0 /* px per character at font-size 12 */
 
-/* Writes at most max bytes of s escaped for XML text and attributes (a
- * control byte as %XX, as folded output writes it), ".." when cut. */
+/* Writes at most max characters of s escaped for XML text and attributes
+ * (a control byte, or one that is not part of valid UTF-8, as %XX, as
+ * folded output writes it), ".." when cut. */
 void svgkit_escape(FILE *fp, const char *s, size_t max);
 /* A warm colour from the name's hash, stable across pictures. */
 void svgkit_colour(const char *name, char *buf, size_t size);

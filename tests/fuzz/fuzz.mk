@@ -1,9 +1,10 @@
 # fuzz.mk: builds and runs the libFuzzer targets for the ring reader
 # (fuzz_rings.c, FUZZ_RING_SECONDS, default 20), the context-switch records
 # (fuzz_offcpu.c, FUZZ_OFFCPU_SECONDS, default 10), the line protocol
-# (fuzz_lines.c, FUZZ_LINES_SECONDS, default 10) and for the span decoder and the
-# writers (fuzz_decode.c: decoder + spantree + folded, JSON and Perfetto
-# writers, with clang's
+# (fuzz_lines.c, FUZZ_LINES_SECONDS, default 10), spanstat diff's JSON input
+# (fuzz_diff.c, FUZZ_DIFF_SECONDS, default 10, seeds in tests/fuzz/diffcorpus/) and for the span decoder and the
+# writers (fuzz_decode.c: decoder + spantree + folded, JSON, Perfetto, pprof
+# and the SVG flame graph and chart writers, with clang's
 # -fsanitize=fuzzer,address,undefined) for FUZZ_SECONDS (default 30) over the
 # committed seed corpus tests/fuzz/corpus/.  New inputs go to a scratch
 # directory in the build tree, never into the source tree; a crash leaves
@@ -24,7 +25,8 @@ FUZZ_SRCS = $(srcdir)/tests/fuzz/fuzz_decode.c $(srcdir)/lib/decode.c $(srcdir)/
 	$(srcdir)/lib/strtab.c $(srcdir)/lib/u64map.c $(srcdir)/lib/symbols.c $(srcdir)/lib/spantree.c \
 	$(srcdir)/lib/folded.c $(srcdir)/lib/json.c $(srcdir)/lib/perfetto.c $(srcdir)/lib/pbenc.c \
 	$(srcdir)/lib/metrics.c $(srcdir)/lib/utf8esc.c $(srcdir)/lib/srcloc.c $(srcdir)/lib/demangle.c \
-	$(srcdir)/lib/spannames.c $(srcdir)/lib/spanweight.c $(srcdir)/lib/spanwalk.c $(srcdir)/lib/pprof.c
+	$(srcdir)/lib/spannames.c $(srcdir)/lib/spanweight.c $(srcdir)/lib/spanwalk.c $(srcdir)/lib/pprof.c \
+	$(srcdir)/lib/svg.c $(srcdir)/lib/svgkit.c $(srcdir)/lib/flamechart.c
 FUZZ_RING_SRCS = $(srcdir)/tests/fuzz/fuzz_rings.c $(srcdir)/lib/ringsrc.c $(srcdir)/lib/decode.c $(srcdir)/lib/wireframe.c $(srcdir)/lib/normalise.c \
 	$(srcdir)/lib/strtab.c $(srcdir)/lib/u64map.c $(srcdir)/lib/symbols.c $(srcdir)/lib/srcloc.c \
 	$(srcdir)/lib/demangle.c $(srcdir)/lib/spannames.c $(srcdir)/lib/utf8esc.c
@@ -37,11 +39,21 @@ FUZZ_LINES_SRCS = $(srcdir)/tests/fuzz/fuzz_lines.c $(srcdir)/lib/lines.c $(srcd
 	$(srcdir)/lib/symbols.c $(srcdir)/lib/srcloc.c $(srcdir)/lib/demangle.c $(srcdir)/lib/spannames.c \
 	$(srcdir)/lib/utf8esc.c $(srcdir)/lib/spantree.c
 FUZZ_LINES_SECONDS ?= 10
+FUZZ_DIFF_SRCS = $(srcdir)/tests/fuzz/fuzz_diff.c $(srcdir)/lib/diff.c $(srcdir)/lib/stats.c \
+	$(srcdir)/lib/strtab.c $(srcdir)/lib/cause.c $(srcdir)/lib/svg.c $(srcdir)/lib/svgkit.c \
+	$(srcdir)/lib/spantree.c $(srcdir)/lib/spanwalk.c $(srcdir)/lib/spanweight.c $(srcdir)/lib/utf8esc.c \
+	$(srcdir)/lib/u64map.c
+FUZZ_DIFF_SECONDS ?= 10
 FUZZ_LIBS = -ldw -lelf -liberty $(shell pkg-config --libs libcjson) -lz -lm
 FUZZ_CFLAGS += -DHAVE_CONFIG_H -I$(builddir) $(shell pkg-config --cflags libcjson)
 
 .PHONY: fuzz corpus
-fuzz: $(FUZZ_DIR)/fuzz_decode $(FUZZ_DIR)/fuzz_rings $(FUZZ_DIR)/fuzz_offcpu $(FUZZ_DIR)/fuzz_lines
+fuzz: $(FUZZ_DIR)/fuzz_decode $(FUZZ_DIR)/fuzz_rings $(FUZZ_DIR)/fuzz_offcpu $(FUZZ_DIR)/fuzz_lines \
+	$(FUZZ_DIR)/fuzz_diff
+	rm -rf $(FUZZ_DIR)/dwork && mkdir -p $(FUZZ_DIR)/dwork
+	cd $(FUZZ_DIR) && ./fuzz_diff -max_total_time=$(FUZZ_DIFF_SECONDS) -timeout=10 \
+		-rss_limit_mb=1024 -max_len=65536 -print_final_stats=1 dwork \
+		'$(abspath $(srcdir))/tests/fuzz/diffcorpus'
 	rm -rf $(FUZZ_DIR)/lwork && mkdir -p $(FUZZ_DIR)/lwork
 	cd $(FUZZ_DIR) && ./fuzz_lines -max_total_time=$(FUZZ_LINES_SECONDS) -timeout=10 \
 		-rss_limit_mb=1024 -max_len=16384 -print_final_stats=1 lwork
@@ -65,6 +77,10 @@ fuzz: $(FUZZ_DIR)/fuzz_decode $(FUZZ_DIR)/fuzz_rings $(FUZZ_DIR)/fuzz_offcpu $(F
 $(FUZZ_DIR)/fuzz_rings: $(FUZZ_RING_SRCS) $(wildcard $(srcdir)/lib/*.h)
 	mkdir -p $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_RING_SRCS) -o $@ $(FUZZ_LIBS)
+
+$(FUZZ_DIR)/fuzz_diff: $(FUZZ_DIFF_SRCS) $(wildcard $(srcdir)/lib/*.h)
+	mkdir -p $(FUZZ_DIR)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_DIFF_SRCS) -o $@ $(FUZZ_LIBS)
 
 $(FUZZ_DIR)/fuzz_lines: $(FUZZ_LINES_SRCS) $(wildcard $(srcdir)/lib/*.h)
 	mkdir -p $(FUZZ_DIR)

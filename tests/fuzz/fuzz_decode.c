@@ -133,6 +133,19 @@ static int fuzz_utf8(const char *s, size_t n)
 	return 1;
 }
 
+/* An SVG as written: valid UTF-8, no control byte but newlines, and ending
+ * with the closing tag. */
+static int fuzz_svg(const char *b, size_t n)
+{
+	if (!fuzz_utf8(b, n))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (((unsigned char)b[i] < 0x20 && b[i] != '\n') || b[i] == 0x7f)
+			return 0;
+	static const char end[] = "</svg>\n";
+	return n >= sizeof end - 1 && memcmp(b + n - (sizeof end - 1), end, sizeof end - 1) == 0;
+}
+
 /* Keeps a copy of an output for tests/fuzz/check-outputs. */
 static void fuzz_save(const char *dir, unsigned long n, const char *ext, const char *buf,
 		      size_t len)
@@ -214,6 +227,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (pw.ops->start(&pw, &h) < 0)
 		abort();
 	decoder_add_sink(d, (struct span_sink){pw.ops->span, &pw});
+	/* the flame chart streams too */
+	char *cbuf = NULL, *gsvg = NULL;
+	size_t clen = 0, gsvglen = 0;
+	FILE *cfp = open_memstream(&cbuf, &clen);
+	if (!cfp)
+		abort();
+	struct writer cw = {.ops = &flamechart_writer_ops, .fp = cfp, .head = &h};
+	if (cw.ops->start(&cw, &h) < 0)
+		abort();
+	decoder_add_sink(d, (struct span_sink){cw.ops->span, &cw});
 	for (int k = 0; k < 3; k++)
 		decoder_feed(d, p + cut[k], cut[k + 1] - cut[k]);
 	decoder_finish(d);
@@ -252,6 +275,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(gbuf);
 	pw.ops->release(&pw);
 	fclose(pfp);
+	/* the pictures: UTF-8 with no raw control byte, whole documents */
+	if (cw.ops->finish(&cw, &r) < 0)
+		abort();
+	cw.ops->release(&cw);
+	fclose(cfp);
+	FILE *sfp = open_memstream(&gsvg, &gsvglen);
+	if (!sfp)
+		abort();
+	struct writer sw = {.ops = &flamegraph_writer_ops, .fp = sfp, .head = &h};
+	sw.opts.folded_threads = flags & 8;
+	sw.opts.weight = gweights[(flags >> 5) & 3];
+	int serr = sw.ops->finish(&sw, &r);
+	fclose(sfp);
+	if (serr == 0 && !fuzz_svg(gsvg, gsvglen))
+		abort();
+	if (!fuzz_svg(cbuf, clen))
+		abort();
 	if (!fuzz_proto((const uint8_t *)pbuf, (const uint8_t *)pbuf + plen, 1))
 		abort(); /* not a well-formed sequence of trace packets */
 
@@ -275,8 +315,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		out_dir = getenv("FUZZ_OUT_DIR");
 	if (out_dir) {
 		fuzz_save(out_dir, out_n, "json", jbuf, jlen);
-		fuzz_save(out_dir, out_n++, "pftrace", pbuf, plen);
+		fuzz_save(out_dir, out_n, "pftrace", pbuf, plen);
+		fuzz_save(out_dir, out_n, "chart.svg", cbuf, clen);
+		if (serr == 0) /* refused: a weight the run has no metric for */
+			fuzz_save(out_dir, out_n, "graph.svg", gsvg, gsvglen);
+		out_n++;
 	}
+	free(cbuf);
+	free(gsvg);
 	free(pbuf);
 	free(jbuf);
 	spantree_release(&st);
