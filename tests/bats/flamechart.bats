@@ -113,3 +113,16 @@ frames() {
 	run -0 xmllint --noout e.svg
 	grep -q '>0 spans of 0 shorter than a pixel' e.svg
 }
+
+@test "--flamegraph and --flamechart: names that are not UTF-8 or hold markup stay valid XML" {
+	require_cmd xmllint
+	run -0 "$SPANSTAT" --flamegraph=u.svg --flamechart=uc.svg -e task-clock -- bash -c \
+		'n=$(printf "caf\xc3\xa9 \xff\xfe<b>&\"x\"")
+		printf "B %d - - %s\n" $$ "$n" >"$SPANSTAT_LINES"
+		sleep 0.05
+		printf "E %d - - %s\n" $$ "$n" >"$SPANSTAT_LINES"'
+	for f in u.svg uc.svg; do
+		run -0 xmllint --noout "$f"
+		grep -q 'data-n="café %FF%FE&lt;b&gt;&amp;&quot;x&quot;"' "$f"
+	done
+}
