@@ -19,11 +19,6 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
-chromium_dom() {
-	timeout 120 chromium --headless --no-sandbox --disable-gpu --enable-logging=stderr --v=0 \
-		--user-data-dir="$BATS_TEST_TMPDIR/profile" --dump-dom "file://$PWD/$1$2" 2>chromium.log
-}
-
 # frames FILE: "lane depth x width name" per frame, in the order written
 frames() {
 	sed -n -E 's/.*<g class="f" data-d="([0-9]+)" data-v="[0-9]+" data-n="([^"]*)" data-l="([0-9]+)">.*<rect x="([0-9.]+)" y="-?[0-9]+" width="([0-9.]+)".*/\3 \1 \4 \5 \2/p' "$1"

@@ -17,13 +17,6 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
-# chromium_dom SVG FRAGMENT: the DOM after the SVG's script ran; stderr
-# (Chromium's log, console messages included) goes to chromium.log.
-chromium_dom() {
-	timeout 120 chromium --headless --no-sandbox --disable-gpu --enable-logging=stderr --v=0 \
-		--user-data-dir="$BATS_TEST_TMPDIR/profile" --dump-dom "file://$PWD/$1$2" 2>chromium.log
-}
-
 @test "--flamegraph: valid XML, one frame per path, widths the JSON's totals" {
 	require_cmd xmllint
 	run "$SPANSTAT" --flamegraph=t.svg --json=t.json -e task-clock -- "$SPAN_THREADS"

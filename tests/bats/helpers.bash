@@ -66,3 +66,10 @@ build_cxx_workload() {
 	fi
 	printf '%s\n' "$out"
 }
+
+# chromium_dom SVG FRAGMENT: the DOM after the SVG's script ran; stderr
+# (Chromium's log, console messages included) goes to chromium.log.
+chromium_dom() {
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --enable-logging=stderr --v=0 \
+		--user-data-dir="$BATS_TEST_TMPDIR/profile" --dump-dom "file://$PWD/$1$2" 2>chromium.log
+}
