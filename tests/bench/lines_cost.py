@@ -1,9 +1,13 @@
 """lines_cost.py: what a span pair costs a Python program through the line
 protocol's module, against its baseline in the same process: two
 time.perf_counter_ns() calls and a list append.  Run under spanstat (driven by
-lines-bench); prints "base NS", "pair NS" (spanstat.begin + end) and "with NS"
-(a with spanstat.span block), each the best of 5 rounds, per iteration."""
+lines-bench); prints "base NS", "pair NS" (spanstat.begin + end), "with NS"
+(a with spanstat.span block), and the floors of any pure-Python pair: "floor NS"
+(two calls appending a clock reading each) and "floor_named NS" (the same
+with the name and a buffer per thread, the least a span needs), each the best
+of 5 rounds, per iteration."""
 import sys
+import threading
 import time
 
 import spanstat
@@ -38,6 +42,65 @@ def with_(n):
     return clock() - t
 
 
+# The floor of any pure-Python begin/end: two calls that each only append a
+# clock reading to a list (no name, no thread, nothing written), and the same
+# with what a span needs at least, the name and a buffer per thread.
+_floor_buf = []
+
+
+def _fbegin(name, _now=time.perf_counter_ns, _add=_floor_buf.append):
+    _add(_now())
+
+
+def _fend(name, _now=time.perf_counter_ns, _add=_floor_buf.append):
+    _add(_now())
+
+
+def floor(n):
+    clock = time.perf_counter_ns
+    t = clock()
+    for _ in range(n):
+        _fbegin("work")
+        _fend("work")
+    t = clock() - t
+    del _floor_buf[:]
+    return t
+
+
+_tl = threading.local()
+
+
+def _tbegin(name, _now=time.perf_counter_ns):
+    try:
+        b = _tl.b
+    except AttributeError:
+        b = _tl.b = []
+    b.append(name)
+    b.append(_now())
+    if len(b) >= 1024:
+        del b[:]
+
+
+def _tend(name, _now=time.perf_counter_ns):
+    try:
+        b = _tl.b
+    except AttributeError:
+        b = _tl.b = []
+    b.append(None)
+    b.append(_now())
+    if len(b) >= 1024:
+        del b[:]
+
+
+def floor_named(n):
+    clock = time.perf_counter_ns
+    t = clock()
+    for _ in range(n):
+        _tbegin("work")
+        _tend("work")
+    return clock() - t
+
+
 def empty(n):
     clock = time.perf_counter_ns
     t = clock()
@@ -51,6 +114,7 @@ if not spanstat.enabled():
     print("lines_cost: not under spanstat", file=sys.stderr)
     sys.exit(2)
 loop = min(empty(n) for _ in range(5))
-for name, fn in (("base", base), ("pair", pair), ("with", with_)):
+for name, fn in (("base", base), ("pair", pair), ("with", with_), ("floor", floor),
+                 ("floor_named", floor_named)):
     best = min(fn(n) for _ in range(5))
     print("%s %.2f" % (name, (best - loop) / n))
