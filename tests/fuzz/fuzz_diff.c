@@ -39,9 +39,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			const struct diff_item *it = &d.item[i];
 			if (it->n[0] > d.runs[0] || it->n[1] > d.runs[1])
 				abort();
-			if (it->verdict == DIFF_WORSE && !(it->significant && it->mean[1] > it->mean[0]))
+			if (it->verdict == DIFF_WORSE &&
+			    !(it->significant && it->mean[1] > it->mean[0]))
 				abort();
-			if (it->verdict == DIFF_BETTER && !(it->significant && it->mean[1] < it->mean[0]))
+			if (it->verdict == DIFF_BETTER &&
+			    !(it->significant && it->mean[1] < it->mean[0]))
 				abort();
 			if (!isnan(it->welch_p) && (it->welch_p < 0 || it->welch_p > 1 + 1e-9))
 				abort();
@@ -59,11 +61,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				int err = svg_flamegraph_diff(fp, &t, &names, old, "new", "note");
 				fclose(fp);
 				static const char end[] = "</svg>\n";
-				if (!err && (len < sizeof end - 1 ||
-					     memcmp(buf + len - (sizeof end - 1), end, sizeof end - 1)))
+				if (!err &&
+				    (len < sizeof end - 1 ||
+				     memcmp(buf + len - (sizeof end - 1), end, sizeof end - 1)))
 					abort();
 				for (size_t i = 0; !err && i < len;) {
-					size_t n = utf8esc_seqlen((const unsigned char *)buf + i, len - i);
+					size_t n = utf8esc_seqlen((const unsigned char *)buf + i,
+								  len - i);
 					if (!n || ((unsigned char)buf[i] < 0x20 && buf[i] != '\n'))
 						abort();
 					i += n;

@@ -371,7 +371,8 @@ static void test_tests(void)
 	static const double lo[] = {1, 2, 3, 4, 5, 6, 7, 8}, hi[] = {9, 10, 11, 12, 13, 14, 15, 16};
 	is_dbl(stats_mwu_p(lo, 8, hi, 8), 0.0009391, 1e-6, "U: apart (U = 0)");
 	is_dbl(stats_mwu_p(hi, 8, lo, 8), 0.0009391, 1e-6, "U: symmetric");
-	static const double mix[] = {1, 3, 5, 7, 9, 11, 13, 15}, mix2[] = {2, 4, 6, 8, 10, 12, 14, 16};
+	static const double mix[] = {1, 3, 5, 7, 9, 11, 13, 15},
+			    mix2[] = {2, 4, 6, 8, 10, 12, 14, 16};
 	ok(stats_mwu_p(mix, 8, mix2, 8) > 0.5, "U: interleaved: no difference");
 	is_dbl(stats_mwu_p(k, 3, k, 3), 1, 0, "U: all tied: p = 1");
 }
