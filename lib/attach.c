@@ -14,8 +14,13 @@
 #include "attach.h"
 #include "cause.h"
 
+/* Adds a task or CPU once: a list that names one twice (-p 7,7, -C 0,0-1,
+ * or a process and one of its threads) must not count it twice. */
 static int attach_add(struct attach *a, pid_t pid, int cpu)
 {
+	for (size_t i = 0; i < a->n; i++)
+		if (a->at[i].pid == pid && a->at[i].cpu == cpu)
+			return 0;
 	struct counters_at *at = realloc(a->at, (a->n + 1) * sizeof *at);
 	if (!at)
 		return -ENOMEM;
@@ -97,6 +102,11 @@ int attach_tasks(struct attach *a, const char *list, bool threads, char **cause)
 	for (size_t i = 0; i < n && r == 0; i++) {
 		char path[64];
 		pid_t id = (pid_t)ids[i];
+		bool again = false;
+		for (size_t k = 0; k < a->nwatch && !again; k++)
+			again = a->watch[k] == id;
+		if (again)
+			continue;
 		a->watch[a->nwatch++] = id;
 		if (threads) {
 			snprintf(path, sizeof path, "/proc/%d/status", (int)id); /* any thread */

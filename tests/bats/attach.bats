@@ -83,6 +83,21 @@ ndone() {
 	[ "$(faults worker.txt)" -ge 4096 ]
 }
 
+@test "a task or CPU named twice counts once: -p PID,PID, -p PID,TID, -t TID,TID, -C 0,0" {
+	local how
+	for how in "-p $TPID,$TPID" "-p $TPID,$TTID" "-t $TTID,$TTID"; do
+		# shellcheck disable=SC2086
+		run -0 "$SPANSTAT" $how -e page-faults -o f.txt -- sh -c "sleep 0.3; kill -USR1 $TPID; sleep 0.7"
+		cat f.txt
+		[ "$(faults f.txt)" -ge 4096 ]
+		[ "$(faults f.txt)" -lt 8000 ]
+	done
+	run -0 "$SPANSTAT" -C 0,0,0 -e task-clock -x, -o c.txt -- sleep 0.3
+	cat c.txt
+	# one CPU's clock: about 300 ms, not 900
+	[ "$(awk -F, '/task-clock/ { printf "%d", $1 }' c.txt)" -lt 600 ]
+}
+
 @test "-p without a COMMAND: until the process exits, or until SIGINT; the JSON says so" {
 	"$SPANSTAT" -p "$TPID" -e page-faults --json=j.json -o a.txt &
 	local s=$!
