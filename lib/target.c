@@ -142,7 +142,9 @@ static int attach_go(struct target *t)
 	for (size_t i = 0; i < t->at->nwatch; i++) {
 		pid_t id = t->at->watch[i];
 		int fd = (int)syscall(SYS_pidfd_open, id, 0);
-		if (fd < 0 && errno == EINVAL) /* a thread that leads no process */
+		/* a thread that leads no process: EINVAL before Linux 6.9,
+		 * ENOENT since (without PIDFD_THREAD) */
+		if (fd < 0 && (errno == EINVAL || errno == ENOENT))
 			fd = (int)syscall(SYS_pidfd_open, id, PIDFD_THREAD);
 		t->pidfd[i] = fd >= 0 ? fd : WATCH_PROC;
 		t->live++;

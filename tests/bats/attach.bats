@@ -131,6 +131,28 @@ ndone() {
 	kill "$t2"
 }
 
+@test "-t without a COMMAND: the count ends when the thread does, not at the next second" {
+	require_cmd python3
+	# a thread that is not its process's leader, alive for 0.3 s more
+	python3 -c '
+import threading, time, sys
+t = threading.Thread(target=time.sleep, args=(0.6,))
+t.start()
+print(t.native_id, flush=True)
+time.sleep(5)' >th.out &
+	local py=$!
+	for _ in $(seq 100); do
+		[ -s th.out ] && break
+		sleep 0.05
+	done
+	sleep 0.3
+	run -0 timeout 10 "$SPANSTAT" -t "$(cat th.out)" -e task-clock --json=t.json -o t.txt
+	kill "$py"
+	# seen through a PIDFD_THREAD pidfd, not found missing from /proc a
+	# second later
+	[ "$(jq '.rusage.elapsed_ns' t.json)" -lt 700000000 ]
+}
+
 @test "-a and -C: every task on the CPUs, with -I and -x" {
 	run -0 "$SPANSTAT" -a -e task-clock,context-switches -- sleep 0.3
 	assert_output --partial "Performance counter stats for 'system wide'"
