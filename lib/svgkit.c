@@ -24,6 +24,13 @@ void svgkit_escape(FILE *fp, const char *s, size_t max)
 	size_t n = 0, left = strlen(s);
 	for (; *p && n < max; n++) {
 		size_t len = utf8esc_seqlen(p, left);
+		/* U+FFFE and U+FFFF are UTF-8 but no XML character: %XX each */
+		if (len == 3 && p[0] == 0xef && p[1] == 0xbf && p[2] >= 0xbe) {
+			fprintf(fp, "%%%02X%%%02X%%%02X", p[0], p[1], p[2]);
+			p += len;
+			left -= len;
+			continue;
+		}
 		if (len > 1) { /* a whole character of more than one byte */
 			fwrite(p, 1, len, fp);
 			p += len;

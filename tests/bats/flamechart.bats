@@ -121,3 +121,20 @@ frames() {
 		grep -q 'data-n="café %FF%FE&lt;b&gt;&amp;&quot;x&quot;"' "$f"
 	done
 }
+
+@test "--flamegraph, --flamechart and diff --flamegraph: U+FFFE and U+FFFF in a name stay valid XML" {
+	require_cmd xmllint
+	# valid UTF-8, but no character XML allows
+	run -0 "$SPANSTAT" -r 2 --flamegraph=n.svg --flamechart=nc.svg --json=n.json -e task-clock -- bash -c \
+		'for n in "$(printf "a\xef\xbf\xbe")" "$(printf "b\xef\xbf\xbf")"; do
+			printf "B %d - - %s\n" $$ "$n" >"$SPANSTAT_LINES"
+			sleep 0.05
+			printf "E %d - - %s\n" $$ "$n" >"$SPANSTAT_LINES"
+		done'
+	run -0 "$SPANSTAT" diff --flamegraph=nd.svg n.json n.json
+	for f in n.svg nc.svg nd.svg; do
+		run -0 xmllint --noout "$f"
+		grep -q 'data-n="a%EF%BF%BE"' "$f"
+		grep -q 'data-n="b%EF%BF%BF"' "$f"
+	done
+}
