@@ -46,6 +46,7 @@ struct flamechart {
 	struct fc_lane *lane;
 	size_t nlane, cap;
 	uint64_t t0; /* 0 until the first span */
+	uint64_t t1; /* the latest end of any span, drawn or dropped */
 	unsigned long merged, spans;
 };
 
@@ -91,6 +92,10 @@ static void fc_end(struct writer *w, struct flamechart *c, const struct span_eve
 	}
 	if (ev->begin_ts < c->t0)
 		c->t0 = ev->begin_ts; /* a clock that disagrees: keep every span on the axis */
+	/* the axis runs to the last end of any span, dropped ones included:
+	 * then a span dropped here is shorter than a pixel at the end too */
+	if (ev->ts > c->t1)
+		c->t1 = ev->ts;
 	/* shorter than a pixel of the run so far: shorter than one at its end */
 	uint64_t dur = ev->ts - ev->begin_ts;
 	if (ev->ts > c->t0 && dur * FC_PLOT < ev->ts - c->t0) {
@@ -180,7 +185,7 @@ static int fc_finish(struct writer *w, const struct report *r)
 	if (w->err)
 		return w->err;
 	/* the final pixel: what is shorter is merged into its parent */
-	uint64_t t1 = c->t0;
+	uint64_t t1 = c->t1 > c->t0 ? c->t1 : c->t0;
 	for (size_t i = 0; i < c->nlane; i++)
 		for (size_t k = 0; k < c->lane[i].n; k++)
 			if (c->lane[i].s[k].e > t1)

@@ -138,3 +138,23 @@ frames() {
 		grep -q 'data-n="b%EF%BF%BF"' "$f"
 	done
 }
+
+@test "--flamechart: the axis reaches the last span's end, even one dropped below a pixel" {
+	require_cmd python3
+	# A: 10 ms; B, 90 ms later: 150 us, dropped as it ends (less than a
+	# pixel of the run so far).  The axis must still reach B, or B would
+	# have been wider than a pixel of the picture drawn.
+	run -0 "$SPANSTAT" --flamechart=d.svg -e task-clock -- python3 -c '
+import os, time
+fd = os.open(os.environ["SPANSTAT_LINES"], os.O_WRONLY | os.O_APPEND)
+p, t = os.getpid(), time.monotonic_ns()
+os.write(fd, ("B %d - %d A\nE %d - %d A\nB %d - %d B\nE %d - %d B\n" % (
+    p, t, p, t + 10000000, p, t + 100000000, p, t + 100150000)).encode())
+time.sleep(0.15)'
+	run -0 xmllint --noout d.svg
+	grep -q '>1 span of 2 shorter than a pixel' d.svg
+	span=$(grep -o 'data-span-ns="[0-9]*"' d.svg | grep -o '[0-9]*')
+	a=$(grep -o '<title>A ([0-9.]* ms, at [0-9.]* ms' d.svg | sed 's/.*at \([0-9.]*\) ms/\1/')
+	# the axis spans at least A's start plus 100.1 ms (B's end, less rounding)
+	python3 -c 'import sys; sys.exit(0 if int(sys.argv[1]) >= (float(sys.argv[2]) + 100.1) * 1e6 else 1)' "$span" "$a"
+}
