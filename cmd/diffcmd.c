@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "diff.h"
 #include "diffcmd.h"
@@ -30,7 +31,8 @@ static void diff_help(FILE *fp)
 	      "Compare two sessions' JSON documents (spanstat --json, with -r N for a test):\n"
 	      "every counter, the rusage and every span path's count, total, self time and\n"
 	      "values; old mean, new mean, change, Welch's t-test p (and Mann-Whitney U's\n"
-	      "with 8 or more runs a side) and a verdict.\n"
+	      "with 8 or more runs a side), adjusted for the number of quantities tested\n"
+	      "(Holm), and a verdict.\n"
 	      "\n"
 	      "Options:\n"
 	      "  --threshold=PCT      a change smaller than PCT percent is no change (0)\n"
@@ -100,12 +102,13 @@ static void diff_num(char *buf, size_t size, double v)
 static void diff_table(const struct diff *d, const char *old, const char *new, double alpha,
 		       double threshold)
 {
-	printf("\n Comparing '%s' (%u run%s) with '%s' (%u run%s): Welch's t-test at alpha %g, "
+	printf("\n Comparing '%s' (%u run%s) with '%s' (%u run%s): Welch's t-test, p adjusted "
+	       "(Holm) at alpha %g, "
 	       "threshold %g%%\n\n",
 	       old, d->runs[0], d->runs[0] == 1 ? "" : "s", new, d->runs[1],
 	       d->runs[1] == 1 ? "" : "s", alpha, threshold);
-	printf(" %16s %16s %-5s %9s %9s  %-7s  %s\n", "old mean", "new mean", "unit", "change", "p",
-	       "verdict", "what");
+	printf(" %16s %16s %-5s %9s %9s  %-7s  %s\n", "old mean", "new mean", "unit", "change",
+	       "p (Holm)", "verdict", "what");
 	int section = -1;
 	size_t worse = 0, better = 0, tested = 0;
 	for (size_t i = 0; i < d->n; i++) {
@@ -126,12 +129,10 @@ static void diff_table(const struct diff *d, const char *old, const char *new, d
 			snprintf(ch, sizeof ch, "new");
 		else
 			snprintf(ch, sizeof ch, "%+.2f%%", it->change_pct);
-		if (isnan(it->welch_p))
+		if (isnan(it->holm_p))
 			snprintf(p, sizeof p, "-");
 		else
-			snprintf(p, sizeof p, "%.3g",
-				 isnan(it->mwu_p) || it->mwu_p < it->welch_p ? it->welch_p
-									     : it->mwu_p);
+			snprintf(p, sizeof p, "%.3g", it->holm_p);
 		printf(" %16s %16s %-5s %9s %9s  %-7s  %s%s%s\n", a, b, it->unit, ch, p,
 		       verdict_text[it->verdict], it->name, *it->field ? ": " : "", it->field);
 		worse += it->verdict == DIFF_WORSE;
@@ -194,6 +195,8 @@ static int diff_json(FILE *fp, const struct diff *d, const char *old, const char
 		diff_num_or_null(o, "change_pct", it->change_pct);
 		diff_num_or_null(o, "welch_p", it->welch_p);
 		diff_num_or_null(o, "mann_whitney_p", it->mwu_p);
+		diff_num_or_null(o, "p", it->p);
+		diff_num_or_null(o, "holm_p", it->holm_p);
 		cJSON_AddBoolToObject(o, "significant", it->significant);
 		cJSON_AddStringToObject(o, "verdict", verdict_text[it->verdict]);
 	}
@@ -321,6 +324,28 @@ int diff_main(int argc, char **argv)
 				if (path[j])
 					outfile_abort(&out[j]);
 			die("%s", cause ? cause : "cannot open an output");
+		}
+	}
+	/* never write over an input, nor two outputs into one file */
+	for (int k = 0; k < DOUT_MAX; k++) {
+		char *why = NULL;
+		struct stat st;
+		for (int s = 0; path[k] && s < 2 && !why; s++)
+			if (strcmp(name[s], "-") != 0 && stat(name[s], &st) == 0 &&
+			    outfile_is(&out[k], st.st_dev, st.st_ino) &&
+			    asprintf(&why, "%s '%s' would overwrite the input '%s'", dout_opt[k],
+				     path[k], name[s]) < 0)
+				why = NULL;
+		for (int j = k + 1; path[k] && j < DOUT_MAX && !why; j++)
+			if (path[j] && outfile_same(&out[k], &out[j]) &&
+			    asprintf(&why, "%s and %s name one file ('%s', '%s')", dout_opt[k],
+				     dout_opt[j], path[k], path[j]) < 0)
+				why = NULL;
+		if (why) {
+			for (int j = 0; j < DOUT_MAX; j++)
+				if (path[j])
+					outfile_abort(&out[j]);
+			die("%s", why);
 		}
 	}
 	for (int k = 0; k < DOUT_MAX; k++) {

@@ -40,12 +40,16 @@ static int attach_list(const char *s, bool ranges, long max, long **out, size_t 
 	for (const char *p = s; *p;) {
 		char *end;
 		errno = 0;
+		if (*p < '0' || *p > '9') /* strtol would skip spaces and take signs */
+			goto bad;
 		long lo = strtol(p, &end, 10), hi;
 		if (end == p || errno || lo < 0 || lo > max || (!ranges && lo == 0))
 			goto bad;
 		hi = lo;
 		if (ranges && *end == '-') {
 			p = end + 1;
+			if (*p < '0' || *p > '9')
+				goto bad;
 			hi = strtol(p, &end, 10);
 			if (end == p || errno || hi < lo || hi > max)
 				goto bad;

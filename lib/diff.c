@@ -260,6 +260,42 @@ int diff_add(struct diff *d, int s, const char *json, size_t len, char **cause)
 	return err;
 }
 
+static const struct diff *diff_sort;
+static int diff_by_p(const void *a, const void *b)
+{
+	double x = diff_sort->item[*(const size_t *)a].p, y = diff_sort->item[*(const size_t *)b].p;
+	return (x > y) - (x < y);
+}
+
+/* Holm's step-down adjustment over the m items tested: the k-th smallest p
+ * (from 0) times m - k, never below an earlier one's, at most 1. */
+static void diff_holm(struct diff *d)
+{
+	size_t m = 0;
+	size_t *ix = malloc((d->n ? d->n : 1) * sizeof *ix);
+	if (!ix) { /* out of memory: Bonferroni, the cruder bound */
+		for (size_t i = 0; i < d->n; i++)
+			m += !isnan(d->item[i].p);
+		for (size_t i = 0; i < d->n; i++)
+			if (!isnan(d->item[i].p))
+				d->item[i].holm_p = fmin(1, d->item[i].p * (double)m);
+		return;
+	}
+	for (size_t i = 0; i < d->n; i++)
+		if (!isnan(d->item[i].p))
+			ix[m++] = i;
+	diff_sort = d;
+	if (m)
+		qsort(ix, m, sizeof *ix, diff_by_p);
+	double run = 0;
+	for (size_t k = 0; k < m; k++) {
+		double adj = fmin(1, d->item[ix[k]].p * (double)(m - k));
+		run = fmax(run, adj);
+		d->item[ix[k]].holm_p = run;
+	}
+	free(ix);
+}
+
 void diff_compare(struct diff *d, double alpha, double threshold_pct)
 {
 	for (size_t i = 0; i < d->n; i++) {
@@ -287,10 +323,15 @@ void diff_compare(struct diff *d, double alpha, double threshold_pct)
 		it->mwu_p = it->n[0] >= 8 && it->n[1] >= 8
 				    ? stats_mwu_p(x[0], it->n[0], x[1], it->n[1])
 				    : NAN;
-		it->significant = !isnan(it->welch_p) && it->welch_p < alpha &&
-				  (isnan(it->mwu_p) || it->mwu_p < alpha);
+		it->p = isnan(it->mwu_p) || it->mwu_p < it->welch_p ? it->welch_p : it->mwu_p;
+		it->holm_p = NAN;
+	}
+	diff_holm(d);
+	for (size_t i = 0; i < d->n; i++) {
+		struct diff_item *it = &d->item[i];
+		it->significant = !isnan(it->holm_p) && it->holm_p < alpha;
 		double change = isnan(it->change_pct) ? INFINITY : fabs(it->change_pct);
-		if (isnan(it->welch_p))
+		if (isnan(it->p))
 			it->verdict = DIFF_NO_TEST;
 		else if (!it->significant || change <= threshold_pct)
 			it->verdict = DIFF_SAME;

@@ -2,11 +2,14 @@
  * (spanstat diff).  Each side is a spanstat JSON document (spanstat-json(5));
  * its runs (-r) are the samples: every counter of .runs[], the rusage of
  * each run, and every span path's count, total, self time and per-span
- * values summed over the threads of each run (.spans.threads[].run).  A
- * change is significant when Welch's t-test says so at alpha and, with 8
- * or more runs a side, Mann-Whitney U says so too; it makes things worse
- * when the new mean is higher (more time, more events) by more than the
- * threshold percent. */
+ * values summed over the threads of each run (.spans.threads[].run).  An
+ * item's p is Welch's t-test's or, with 8 or more runs a side, the larger
+ * of it and Mann-Whitney U's; since a session has many items, the p-values
+ * are adjusted for their number (Holm-Bonferroni) and a change is
+ * significant when its adjusted p is below alpha, so that a comparison of
+ * two sessions with no difference fails at most at rate alpha.  A change
+ * makes things worse when the new mean is higher (more time, more events)
+ * by more than the threshold percent. */
 #ifndef SPANSTAT_DIFF_H
 #define SPANSTAT_DIFF_H
 
@@ -40,7 +43,9 @@ struct diff_item {
 	double change_pct; /* (new - old) / old, in percent; NAN: old is 0 */
 	double welch_p;	   /* NAN: no test */
 	double mwu_p;	   /* NAN: fewer than 8 runs a side */
-	bool significant;
+	double p;	   /* the larger of the two: the item's p (NAN: no test) */
+	double holm_p;	   /* p adjusted for every item tested (Holm), NAN: no test */
+	bool significant;  /* holm_p < alpha */
 	enum diff_verdict verdict;
 };
 

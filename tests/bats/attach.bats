@@ -174,6 +174,10 @@ time.sleep(5)' >th.out &
 	assert_output "spanstat: invalid --pid '12x': expected ids separated by commas"
 	run -125 "$SPANSTAT" -C 9999 -- true
 	assert_output "spanstat: invalid --cpu '9999': CPU 9999 is not online"
+	run -125 "$SPANSTAT" -p " $TPID" -- true
+	assert_output "spanstat: invalid --pid ' $TPID': expected ids separated by commas"
+	run -125 "$SPANSTAT" -C "0, 1" -- true
+	assert_output "spanstat: invalid --cpu '0, 1': expected CPUs such as 0,2-3"
 	run -125 "$SPANSTAT" -C 1-0 -- true
 	assert_output "spanstat: invalid --cpu '1-0': expected CPUs such as 0,2-3"
 	run -125 "$SPANSTAT" -p "$TPID" --spans -- true

@@ -149,3 +149,32 @@ verdict() { # verdict FILE NAME FIELD: the verdict of one item of a --json compa
 	run -1 "$SPANSTAT" -e task-clock -- diff ok.json broken.json
 	assert_output --partial 'Performance counter stats'
 }
+
+@test "diff: p-values are adjusted for the number of quantities (Holm): a lone 0.04 is no regression" {
+	session old.json 100 101 99 100.5 99.5
+	# +1.2: Welch's p about 0.04 for task-clock and the quantities that follow it
+	session new.json 101.2 102.2 100.2 101.7 100.7
+	run -0 "$SPANSTAT" diff --json=h.json old.json new.json
+	p=$(jq '.items[] | select(.name == "task-clock") | .welch_p' h.json)
+	holm=$(jq '.items[] | select(.name == "task-clock") | .holm_p' h.json)
+	m=$(jq '[.items[] | select(.p != null)] | length' h.json)
+	echo "raw p $p, Holm $holm over $m tested"
+	awk -v p="$p" 'BEGIN { exit !(p < 0.05) }'
+	awk -v h="$holm" 'BEGIN { exit !(h >= 0.05 && h <= 1) }'
+	assert_equal "$(verdict h.json task-clock '')" same
+	assert_output --partial 'p adjusted (Holm)'
+	# the adjusted p: never below the raw one
+	assert_equal "$(jq '[.items[] | select(.p != null and .holm_p < .p)] | length' h.json)" 0
+}
+
+@test "diff: an output over an input, or two outputs in one file, are refused before anything is written" {
+	session old.json 1 2 3
+	session new.json 2 3 4
+	cp old.json keep.json
+	run -125 "$SPANSTAT" diff --json=old.json old.json new.json
+	assert_output "spanstat: --json 'old.json' would overwrite the input 'old.json'"
+	cmp old.json keep.json
+	run -125 "$SPANSTAT" diff --json=x.out --folded=./x.out old.json new.json
+	assert_output "spanstat: --json and --folded name one file ('x.out', './x.out')"
+	[ ! -e x.out ]
+}

@@ -47,6 +47,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 			if (!isnan(it->welch_p) && (it->welch_p < 0 || it->welch_p > 1 + 1e-9))
 				abort();
+			if (isnan(it->p) != isnan(it->holm_p) || it->holm_p < it->p - 1e-12 ||
+			    it->holm_p > 1 + 1e-9)
+				abort(); /* Holm never lowers a p, nor passes 1 */
 		}
 		struct span_tree t;
 		struct strtab names;
