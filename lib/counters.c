@@ -119,7 +119,7 @@ static int counters_open_one(struct counters *cs, size_t i, const struct counter
 	attr.size = sizeof(attr);
 	attr.inherit = cs->inherit;
 	attr.read_format = COUNTERS_RF_BASE | (counters_grouped(cs, i) ? PERF_FORMAT_GROUP : 0);
-	attr.disabled = lead < 0 && cs->on_exec;
+	attr.disabled = lead < 0 && (cs->on_exec || cs->held);
 	attr.enable_on_exec = lead < 0 && cs->on_exec;
 	c->leader = lead < 0 ? (int)i : lead;
 	c->user_only = false;
@@ -256,6 +256,7 @@ static int counters_open_common(struct counters *cs, const struct evlist *evl,
 	cs->nat = n ? n : 1;
 	cs->inherit = inherit;
 	cs->on_exec = on_exec;
+	cs->held = !on_exec;
 	cs->all = calloc(cs->nat * (evl->n ? evl->n : 1), sizeof(*cs->all));
 	cs->at = calloc(cs->nat, sizeof(*cs->at));
 	cs->tmp = calloc(evl->n ? evl->n : 1, sizeof(*cs->tmp));
@@ -288,6 +289,26 @@ int counters_open_at(struct counters *cs, const struct evlist *evl, const struct
 		     size_t n, bool inherit, char **cause)
 {
 	return counters_open_common(cs, evl, at, n, inherit, false, cause);
+}
+
+static void counters_ioctl(struct counters *cs, unsigned long req)
+{
+	for (size_t k = 0; k < cs->nat; k++)
+		for (size_t i = 0; i < cs->evl->n; i++) {
+			const struct counter *c = &cs->all[k * cs->evl->n + i];
+			if (c->fd >= 0 && c->leader == (int)i)
+				ioctl(c->fd, req, PERF_IOC_FLAG_GROUP);
+		}
+}
+
+void counters_enable(struct counters *cs)
+{
+	counters_ioctl(cs, PERF_EVENT_IOC_ENABLE);
+}
+
+void counters_disable(struct counters *cs)
+{
+	counters_ioctl(cs, PERF_EVENT_IOC_DISABLE);
 }
 
 int counters_open(struct counters *cs, const struct evlist *evl, pid_t pid, char **cause)

@@ -51,6 +51,7 @@ struct counters {
 	struct counters_at *at;
 	size_t nat;
 	bool on_exec;	   /* a held child: enabled at its exec */
+	bool held;	   /* running tasks or CPUs: enabled by counters_enable */
 	bool inherit;	   /* children of the counted tasks count too */
 	struct count *tmp; /* one set's counts */
 	bool group_read;   /* PERF_FORMAT_GROUP accepted with inherit */
@@ -63,13 +64,18 @@ struct counters {
  * Fatal (-EACCES/-EPERM with a perf_event_paranoid explanation in *cause,
  * -ENOMEM) only when nothing can be counted for that reason. */
 int counters_open(struct counters *cs, const struct evlist *evl, pid_t pid, char **cause);
-/* Opens every event on each of at[n] (running tasks or CPUs), enabled now;
- * inherit: what those tasks start is counted too.  A task that has exited
- * (ESRCH) is skipped; -ESRCH only when none is left. */
+/* Opens every event on each of at[n] (running tasks or CPUs), disabled
+ * until counters_enable; inherit: what those tasks start is counted too.  A
+ * task that has exited (ESRCH) is skipped; -ESRCH only when none is left. */
 int counters_open_at(struct counters *cs, const struct evlist *evl, const struct counters_at *at,
 		     size_t n, bool inherit, char **cause);
 /* Totals since exec into out[evl->n]. */
 int counters_read(struct counters *cs, struct count *out);
+/* Starts and stops the count of counters_open_at's sets (every group at
+ * once), so that it covers the session's interval and nothing of setting
+ * it up: perf stat's enable after opening, disable before reading. */
+void counters_enable(struct counters *cs);
+void counters_disable(struct counters *cs);
 /* Counts since the previous counters_delta() (or the start). */
 int counters_delta(struct counters *cs, struct count *out);
 void counters_close(struct counters *cs);

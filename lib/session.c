@@ -773,6 +773,7 @@ static int session_one(struct session *s, unsigned run, char **cause)
 		if (done)
 			end = session_now(CLOCK_MONOTONIC);
 	}
+	t.ops->stop(&t);
 	size_t drained;
 	if (r == 0)
 		r = session_sources_read(s, SESSION_DRAIN_MAX, &drained);

@@ -89,12 +89,18 @@ static bool spawn_ended(struct target *t, const struct pollfd *pfd, size_t n,
 	return true;
 }
 
+static void spawn_stop(struct target *t)
+{
+	(void)t; /* the counters stopped with the last task */
+}
+
 static const struct target_ops spawn_ops = {
 	.open = spawn_open,
 	.go = spawn_go,
 	.fds = spawn_fds,
 	.signal = spawn_signal,
 	.ended = spawn_ended,
+	.stop = spawn_stop,
 	.close = target_unhold,
 };
 
@@ -117,8 +123,10 @@ static int attach_open(struct target *t, struct counters *cs, const struct evlis
 		       char **cause)
 {
 	int r = counters_open_at(cs, evl, t->at->at, t->at->n, t->at->inherit, cause);
-	if (r >= 0)
+	if (r >= 0) {
+		t->cs = cs;
 		return r;
+	}
 	char *why = cause ? *cause : NULL;
 	if (cause)
 		*cause = NULL;
@@ -129,7 +137,8 @@ static int attach_open(struct target *t, struct counters *cs, const struct evlis
 
 static int attach_go(struct target *t)
 {
-	if (t->argv) { /* bounded by a command, run as is */
+	counters_enable(t->cs); /* from now, not from their opening */
+	if (t->argv) {		/* bounded by a command, run as is */
 		int r = launch_start(&t->l, t->argv, environ, -1);
 		if (r < 0)
 			return r;
@@ -212,12 +221,18 @@ static void attach_close(struct target *t)
 	}
 }
 
+static void attach_stop(struct target *t)
+{
+	counters_disable(t->cs);
+}
+
 static const struct target_ops attach_ops = {
 	.open = attach_open,
 	.go = attach_go,
 	.fds = attach_fds,
 	.signal = attach_signal,
 	.ended = attach_ended,
+	.stop = attach_stop,
 	.close = attach_close,
 };
 

@@ -49,6 +49,8 @@ struct target_ops {
 	/* Whether it has ended, given the fds polled (pfd[n] as fds() gave
 	 * them); fills *end once it has. */
 	bool (*ended)(struct target *t, const struct pollfd *pfd, size_t n, struct target_end *end);
+	/* The count ends (before the counters are read). */
+	void (*stop)(struct target *t);
 	/* Releases it; a command never let go is killed and reaped. */
 	void (*close)(struct target *t);
 };
@@ -61,7 +63,8 @@ struct target {
 	bool held; /* l forked, not let go yet */
 	/* attach */
 	const struct attach *at;
-	int *pidfd; /* at->watch[i]'s, -1 once ended; only without a command */
+	struct counters *cs; /* what open() opened: enabled by go(), disabled by stop() */
+	int *pidfd;	     /* at->watch[i]'s, -1 once ended; only without a command */
 	size_t live;
 };
 
