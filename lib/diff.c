@@ -12,6 +12,7 @@
 #include "cause.h"
 #include "diff.h"
 #include "stats.h"
+#include "u64map.h"
 
 int diff_init(struct diff *d)
 {
@@ -138,18 +139,22 @@ static char *diff_frame(const char *name)
  * every field that is a number. */
 static int diff_thread(struct diff *d, int s, unsigned r, const cJSON *nodes)
 {
-	int n = cJSON_GetArraySize(nodes), err = 0;
+	int n = cJSON_GetArraySize(nodes), err = 0, i = 0;
 	char **path = calloc(n ? (size_t)n : 1, sizeof *path);
-	int *ids = calloc(n ? (size_t)n : 1, sizeof *ids);
-	if (!path || !ids) {
-		free(path);
-		free(ids);
+	struct u64map ids; /* a node's id -> its index + 1 */
+	memset(&ids, 0, sizeof ids);
+	if (!path)
 		return -ENOMEM;
-	}
-	static const char *const fields[] = {"count",	   "total_ns", "self_ns",    "cpu_ns",
-					     "off_cpu_ns", "allocs",   "alloc_bytes"};
-	for (int i = 0; i < n && !err; i++) {
-		const cJSON *nd = cJSON_GetArrayItem(nodes, i);
+	static const struct {
+		const char *name, *unit;
+	} fields[] = {{"count", ""},	       {"total_ns", "ns"},   {"self_ns", "ns"},
+		      {"cpu_ns", "ns"},	       {"off_cpu_ns", "ns"}, {"allocs", ""},
+		      {"alloc_bytes", "bytes"}};
+	const cJSON *nd;
+	cJSON_ArrayForEach(nd, nodes)
+	{
+		if (err || i >= n)
+			break;
 		const cJSON *name = cJSON_GetObjectItemCaseSensitive(nd, "name");
 		const cJSON *id = cJSON_GetObjectItemCaseSensitive(nd, "id");
 		const cJSON *parent = cJSON_GetObjectItemCaseSensitive(nd, "parent");
@@ -158,12 +163,14 @@ static int diff_thread(struct diff *d, int s, unsigned r, const cJSON *nodes)
 			err = -EINVAL;
 			break;
 		}
-		const char *up = NULL;
 		/* the outermost spans' parent is null (the root is not listed) */
-		for (int k = 0; k < i && cJSON_IsNumber(parent); k++)
-			if (ids[k] == parent->valueint)
-				up = path[k];
-		ids[i] = id->valueint;
+		uint64_t at =
+			cJSON_IsNumber(parent) ? u64map_get(&ids, (uint64_t)parent->valueint) : 0;
+		const char *up = at ? path[at - 1] : NULL;
+		if (u64map_put(&ids, (uint64_t)id->valueint, (uint64_t)i + 1) < 0) {
+			err = -ENOMEM;
+			break;
+		}
 		char *frame = diff_frame(name->valuestring);
 		int pr = !frame ? -1
 			 : up	? asprintf(&path[i], "%s;%s", up, frame)
@@ -175,24 +182,20 @@ static int diff_thread(struct diff *d, int s, unsigned r, const cJSON *nodes)
 			break;
 		}
 		for (size_t f = 0; f < sizeof fields / sizeof *fields && !err; f++)
-			err = diff_put(d, s, r, DIFF_SPAN, path[i], fields[f],
-				       strcmp(fields[f], "count") && strcmp(fields[f], "allocs") &&
-						       strcmp(fields[f], "alloc_bytes")
-					       ? "ns"
-				       : strcmp(fields[f], "alloc_bytes") ? ""
-									  : "bytes",
-				       cJSON_GetObjectItemCaseSensitive(nd, fields[f]));
+			err = diff_put(d, s, r, DIFF_SPAN, path[i], fields[f].name, fields[f].unit,
+				       cJSON_GetObjectItemCaseSensitive(nd, fields[f].name));
 		const cJSON *m;
 		cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(nd, "metrics"))
 		{
 			if (!err && m->string)
 				err = diff_put(d, s, r, DIFF_SPAN, path[i], m->string, "", m);
 		}
+		i++;
 	}
-	for (int i = 0; i < n; i++)
-		free(path[i]);
+	for (int k = 0; k < n; k++)
+		free(path[k]);
 	free(path);
-	free(ids);
+	u64map_release(&ids);
 	return err;
 }
 
@@ -249,8 +252,9 @@ int diff_add(struct diff *d, int s, const char *json, size_t len, char **cause)
 	cJSON_ArrayForEach(th, cJSON_GetObjectItemCaseSensitive(spans, "threads"))
 	{
 		const cJSON *rn = cJSON_GetObjectItemCaseSensitive(th, "run");
+		double rv = cJSON_IsNumber(rn) ? rn->valuedouble : 0;
 		unsigned k =
-			cJSON_IsNumber(rn) && rn->valuedouble >= 0 ? (unsigned)rn->valuedouble : 0;
+			rv >= 0 && rv < nruns ? (unsigned)rv : nruns; /* else: no run of ours */
 		if (!err && k < nruns)
 			err = diff_thread(d, s, k, cJSON_GetObjectItemCaseSensitive(th, "nodes"));
 	}
@@ -402,8 +406,9 @@ int diff_tree(const struct diff *d, struct span_tree *t, struct strtab *names, u
 			old = o;
 			oldcap = t->cap;
 		}
-		double nw = isnan(it->mean[1]) ? 0 : it->mean[1];
-		double od = isnan(it->mean[0]) ? 0 : it->mean[0];
+		/* a width: a time in ns, never negative, within uint64_t */
+		double nw = isnan(it->mean[1]) || it->mean[1] < 0 ? 0 : fmin(it->mean[1], 9e18);
+		double od = isnan(it->mean[0]) || it->mean[0] < 0 ? 0 : fmin(it->mean[0], 9e18);
 		t->node[at].total_ns = (uint64_t)llround(nw); /* self for now */
 		old[at] = (uint64_t)llround(od);
 	}
