@@ -167,19 +167,18 @@ static int folded_tree(struct folded_out *o, const struct span_tree *t)
 
 static int folded_thread_roots(struct folded_out *o, const struct span_tree *t)
 {
-	char num[48];
 	const char *proc = folded_name(o, t->process_name);
-	const char *thread = t->thread_name ? folded_name(o, t->thread_name) : proc;
+	const char *thread = t->thread_name ? folded_name(o, t->thread_name) : NULL;
+	char *p = spanwalk_root_name(proc, NULL, t->pid, 0);
+	char *th = spanwalk_root_name(proc, thread, t->pid, t->tid);
 	o->len = 0;
-	if (folded_frame(o, *proc ? proc : "process") < 0)
-		return -ENOMEM;
-	snprintf(num, sizeof num, "-%" PRIu32 ";", t->pid);
-	if (folded_put(o, num, strlen(num)) < 0)
-		return -ENOMEM;
-	if (folded_frame(o, *thread ? thread : "process") < 0)
-		return -ENOMEM;
-	snprintf(num, sizeof num, "-%" PRIu32 "/%" PRIu32, t->pid, t->tid);
-	return folded_put(o, num, strlen(num));
+	int err = !p || !th || folded_frame(o, p) < 0 || folded_put(o, ";", 1) < 0 ||
+				  folded_frame(o, th) < 0
+			  ? -ENOMEM
+			  : 0;
+	free(p);
+	free(th);
+	return err;
 }
 
 static int folded_cmp(const void *a, const void *b)

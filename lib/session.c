@@ -634,14 +634,13 @@ static int session_pending(struct session *s)
 	return first;
 }
 
-/* "cannot VERB 'COMMAND'", or "cannot count TARGET" for tasks attached to. */
-static int session_target_fail(struct session *s, char **cause, int err, const char *verb)
+/* fmt ("cannot start '%s'") with the command, or "cannot count TARGET"
+ * for tasks attached to. */
+static int session_target_fail(struct session *s, char **cause, int err, const char *fmt)
 {
 	const struct session_opts *o = s->o;
 	if (o->attach)
 		return session_fail(cause, err, "cannot count %s", o->attach->what);
-	char fmt[64];
-	snprintf(fmt, sizeof fmt, "cannot %s '%%s'", verb);
 	return session_fail(cause, err, fmt, o->argv[0]);
 }
 
@@ -661,7 +660,7 @@ static int session_one(struct session *s, unsigned run, char **cause)
 		r = target_spawn(&t, o->argv, o->spans ? s->envp : environ,
 				 o->spans ? s->pipe_w : -1);
 	if (r < 0)
-		return session_target_fail(s, cause, -r, "start");
+		return session_target_fail(s, cause, -r, "cannot start '%s'");
 	r = t.ops->open(&t, &cs, o->evl, cause);
 	if (r < 0) {
 		t.ops->close(&t);
@@ -681,7 +680,7 @@ static int session_one(struct session *s, unsigned run, char **cause)
 	if (!rr->counts) {
 		counters_close(&cs);
 		t.ops->close(&t);
-		return session_target_fail(s, cause, ENOMEM, "run");
+		return session_target_fail(s, cause, ENOMEM, "cannot run '%s'");
 	}
 	/* A signal that came before the target exists ends spanstat instead:
 	 * the held child never runs the command. */
@@ -701,10 +700,10 @@ static int session_one(struct session *s, unsigned run, char **cause)
 	if (r < 0) {
 		counters_close(&cs);
 		t.ops->close(&t);
-		if (t.argv)
-			s->exec_errno = -r;
-		return session_fail(cause, -r, "cannot run '%s'",
-				    t.argv ? t.argv[0] : o->attach->what);
+		if (!t.argv) /* attached, watching failed */
+			return session_target_fail(s, cause, -r, NULL);
+		s->exec_errno = -r;
+		return session_fail(cause, -r, "cannot run '%s'", t.argv[0]);
 	}
 	int tfd = -1;
 	if (o->interval_ms) {
@@ -795,7 +794,7 @@ static int session_one(struct session *s, unsigned run, char **cause)
 						  : WEXITSTATUS(te.wstatus);
 	s->nruns = run + 1;
 	if (r < 0)
-		return session_target_fail(s, cause, -r, "measure");
+		return session_target_fail(s, cause, -r, "cannot measure '%s'");
 	return 0;
 }
 

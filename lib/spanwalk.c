@@ -1,6 +1,10 @@
 /* spanwalk.c: the shared tree walk (spanwalk.h), through the tree's own
  * first-child and next-sibling links. */
+#include "config.h"
+
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,4 +189,14 @@ void spanwalk_roots_release(struct spanwalk_roots *o)
 	free(o->tree.val);
 	free(o->root);
 	memset(o, 0, sizeof *o);
+}
+
+char *spanwalk_root_name(const char *proc, const char *thread, uint32_t pid, uint32_t tid)
+{
+	char *out;
+	const char *name = tid && thread && *thread ? thread : proc;
+	int n = tid ? asprintf(&out, "%s-%" PRIu32 "/%" PRIu32, name && *name ? name : "process",
+			       pid, tid)
+		    : asprintf(&out, "%s-%" PRIu32, name && *name ? name : "process", pid);
+	return n < 0 ? NULL : out;
 }

@@ -31,6 +31,10 @@ struct spanwalk_roots {
  * own (--folded-threads' rooting), as one tree whose root frames carry no
  * time of their own.  Release with spanwalk_roots_release.  0 or -ENOMEM. */
 int spanwalk_rooted(const struct spantree *st, struct spanwalk_roots *out);
+/* A root frame's name: the process "PROCNAME-PID" (tid 0) or the thread
+ * "THREADNAME-PID/TID", a thread without a name named as its process, either
+ * "process" when empty.  malloc'd; NULL on ENOMEM. */
+char *spanwalk_root_name(const char *proc, const char *thread, uint32_t pid, uint32_t tid);
 void spanwalk_roots_release(struct spanwalk_roots *r);
 
 #endif

@@ -73,15 +73,10 @@ static int svg_labels(struct svg_out *o, const struct spantree *st, const struct
 			    (!r->tid || st->thread[i]->tid == r->tid))
 				th = st->thread[i];
 		const char *proc = th ? svg_name(o, th->process_name) : "";
-		const char *thread = th && th->thread_name ? svg_name(o, th->thread_name) : proc;
-		int n = r->tid ? asprintf(&o->label[k], "%s-%" PRIu32 "/%" PRIu32,
-					  *thread ? thread : "process", r->pid, r->tid)
-			       : asprintf(&o->label[k], "%s-%" PRIu32, *proc ? proc : "process",
-					  r->pid);
-		if (n < 0) {
-			o->label[k] = NULL;
+		const char *thread = th && th->thread_name ? svg_name(o, th->thread_name) : NULL;
+		o->label[k] = spanwalk_root_name(proc, thread, r->pid, r->tid);
+		if (!o->label[k])
 			return -ENOMEM;
-		}
 	}
 	return 0;
 }
