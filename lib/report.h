@@ -62,6 +62,22 @@ struct interval_sample {
 	const struct count *counts; /* deltas over the interval, evl->n */
 };
 
+/* One rank of a job whose record files `spanstat report` merges: its own
+ * means, rusage and span tree (names in the report's strings). */
+struct rank_info {
+	long rank;	  /* from the file's head (-1: unknown) */
+	const char *host; /* where it ran */
+	const char *file; /* the record file */
+	const struct count *count; /* evl->n: the mean over its runs */
+	struct rusage_info ru;	   /* the mean over its runs */
+	const struct span_tree *merged; /* its threads merged, or NULL */
+};
+
+struct report_ranks {
+	unsigned n;
+	const struct rank_info *r;
+};
+
 struct report {
 	const struct run_head *head;
 	unsigned nruns;			 /* runs actually completed */
@@ -80,6 +96,7 @@ struct report {
 	double event_cost_ns;  /* the instrumentation's cost per event (0: unknown) */
 	bool compensated;      /* --compensate: that cost is out of the span times */
 	uint64_t removed_ns;   /* what --compensate took out of the self times */
+	const struct report_ranks *ranks; /* several ranks merged (report), or NULL */
 };
 
 /* The merged tree: the report's, or (a report made without one) merged

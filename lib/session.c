@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis.h"
 #include "cause.h"
 #include "counters.h"
 #include "decode.h"
@@ -85,10 +86,8 @@ struct session {
 	bool agg;	       /* no output streams events: threads aggregate (ring.h) */
 	struct session_source src[SESSION_MAX_SOURCES];
 	unsigned nsrc;
-	struct spantree tree;
-	bool have_tree;
-	struct span_tree merged; /* tree's threads merged, for the report */
-	bool have_merged;
+	struct analysis an; /* trees, report and writers (analysis.h) */
+	bool have_an;
 	struct spanmetrics metrics; /* what spans carry (spanmetric.h) */
 	char *values_spec;	    /* SPANSTAT_VALUES for the target */
 	struct offcpu *off;	    /* this run's switch records, or NULL */
@@ -329,7 +328,7 @@ static int session_ring_tree(void *ctx, const struct ringsrc_tree *t)
 				 .instants = t->instants,
 				 .counters = t->counters,
 				 .untracked = t->untracked};
-	int r = s->metrics.n && !vals ? -ENOMEM : spantree_import(&s->tree, &im);
+	int r = s->metrics.n && !vals ? -ENOMEM : analysis_import(&s->an, &im);
 	free(vals);
 	decoder_count(s->dec, spans, unf, t->unmatched, t->deep);
 	free(u32);
@@ -470,6 +469,11 @@ static int session_lines_setup(struct session *s)
 	return s->lines ? 0 : -ENOMEM;
 }
 
+static void session_add_sink(void *dec, struct span_sink sink)
+{
+	decoder_add_sink(dec, sink);
+}
+
 static int session_spans_setup(struct session *s, char **cause)
 {
 	int p[2];
@@ -488,22 +492,20 @@ static int session_spans_setup(struct session *s, char **cause)
 #endif
 	s->buf = malloc(SESSION_READ_BUF);
 	s->dec = decoder_new(tsc ? &clk : NULL);
-	if (!s->buf || !s->dec || spantree_init(&s->tree) < 0)
+	if (!s->buf || !s->dec)
 		return session_fail(cause, ENOMEM, "cannot collect %s", "spans");
-	s->have_tree = true;
 	int r = session_metrics(s, cause);
 	if (r < 0)
 		return r;
 	struct decoder_values dv = {s->metrics.n, s->metrics.first_target, s->metrics.off_cpu,
 				    session_off_cpu_at, s};
-	if (spantree_set_values(&s->tree, s->metrics.n) < 0 || decoder_set_values(s->dec, &dv) < 0)
+	r = analysis_init(&s->an, s->o->writers, s->o->nwriters, true, s->metrics.n);
+	s->have_an = true;
+	if (r == -ENOMEM)
+		return session_fail(cause, ENOMEM, "cannot collect %s", "spans");
+	if (r < 0 || decoder_set_values(s->dec, &dv) < 0)
 		return session_fail(cause, EINVAL, "cannot collect %s", "span values");
-	decoder_add_sink(s->dec, (struct span_sink){spantree_event, &s->tree});
-	for (size_t i = 0; i < s->o->nwriters; i++) {
-		struct writer *w = s->o->writers[i];
-		if (w->ops->span)
-			decoder_add_sink(s->dec, (struct span_sink){w->ops->span, w});
-	}
+	analysis_sinks(&s->an, session_add_sink, s->dec);
 	decoder_set_demangle(s->dec, s->o->demangle);
 	/* Without a ring file (no memfd), every thread records through the pipe. */
 	if (ringsrc_new(&s->rings, s->metrics.n - s->metrics.first_target) == 0) {
@@ -599,11 +601,8 @@ static int session_interval(struct session *s, struct counters *cs, unsigned run
 	int r = counters_delta(cs, c);
 	struct interval_sample smp = {run, now - start, now, now - *last, c};
 	*last = now;
-	for (size_t i = 0; r == 0 && i < s->o->nwriters; i++) {
-		struct writer *w = s->o->writers[i];
-		if (w->ops->interval)
-			r = w->ops->interval(w, &smp);
-	}
+	if (r == 0)
+		r = analysis_interval(&s->an, &smp);
 	free(c);
 	return r;
 }
@@ -695,7 +694,7 @@ static int session_one(struct session *s, unsigned run, char **cause)
 		clock_gettime(CLOCK_REALTIME, &s->head.start);
 		s->head.start_mono = start;
 	}
-	s->tree.run = run; /* the threads that start now are this run's */
+	analysis_run(&s->an, run); /* the threads that start now are this run's */
 	r = t.ops->go(&t);
 	if (r < 0) {
 		counters_close(&cs);
@@ -798,97 +797,6 @@ static int session_one(struct session *s, unsigned run, char **cause)
 	return 0;
 }
 
-/* The mean over runs, per event and for rusage. */
-static int session_report(struct session *s, struct report *rep, struct count **countp,
-			  struct stat_summary **statp)
-{
-	const struct evlist *evl = s->o->evl;
-	size_t n = evl->n ? evl->n : 1;
-	struct count *cnt = calloc(n, sizeof *cnt);
-	struct stat_summary *st = calloc(n, sizeof *st);
-	*countp = cnt;
-	*statp = st;
-	if (!cnt || !st)
-		return -ENOMEM;
-	for (size_t i = 0; i < evl->n; i++) {
-		struct stats sv;
-		double raw = 0, ena = 0, run = 0;
-		unsigned ok = 0, counted = 0;
-		stats_init(&sv);
-		cnt[i] = s->run[0].counts[i];
-		for (unsigned k = 0; k < s->nruns; k++) {
-			const struct count *c = &s->run[k].counts[i];
-			if (c->state == COUNT_NOT_SUPPORTED)
-				continue;
-			counted++;
-			ena += (double)c->enabled;
-			run += (double)c->running;
-			if (c->state != COUNT_OK)
-				continue;
-			ok++;
-			raw += (double)c->raw;
-			stats_add(&sv, c->value);
-		}
-		st[i] = stats_summary(&sv);
-		if (ok) {
-			cnt[i].state = COUNT_OK;
-			cnt[i].value = sv.mean;
-			cnt[i].raw = (uint64_t)llround(raw / ok);
-		}
-		if (counted) {
-			cnt[i].enabled = (uint64_t)llround(ena / counted);
-			cnt[i].running = (uint64_t)llround(run / counted);
-		}
-	}
-	struct stats el;
-	stats_init(&el);
-	double u = 0, sy = 0, rss = 0, mi = 0, ma = 0, vc = 0, ic = 0, e = 0;
-	for (unsigned k = 0; k < s->nruns; k++) {
-		const struct rusage_info *ri = &s->run[k].ru;
-		stats_add(&el, (double)ri->elapsed_ns / 1e9);
-		e += (double)ri->elapsed_ns;
-		u += (double)ri->utime_ns;
-		sy += (double)ri->stime_ns;
-		rss += (double)ri->maxrss_kb;
-		mi += (double)ri->minflt;
-		ma += (double)ri->majflt;
-		vc += (double)ri->nvcsw;
-		ic += (double)ri->nivcsw;
-	}
-	double k = s->nruns;
-	rep->ru = (struct rusage_info){(uint64_t)llround(e / k),
-				       (uint64_t)llround(u / k),
-				       (uint64_t)llround(sy / k),
-				       lround(rss / k),
-				       lround(mi / k),
-				       lround(ma / k),
-				       lround(vc / k),
-				       lround(ic / k)};
-	rep->elapsed = stats_summary(&el);
-	rep->head = &s->head;
-	rep->nruns = s->nruns;
-	rep->run = s->run;
-	rep->count = cnt;
-	rep->stat = st;
-	rep->exit_code = s->run[s->nruns - 1].exit_code;
-	if (s->dec) {
-		rep->spans = &s->tree;
-		rep->dstats = decoder_stats(s->dec);
-		rep->span_wall_ns = (uint64_t)e;
-		rep->event_cost_ns = decoder_event_cost_ns(s->dec);
-		if (s->o->compensate && rep->event_cost_ns > 0) {
-			rep->removed_ns = spantree_compensate(&s->tree, rep->event_cost_ns);
-			rep->compensated = true;
-		}
-		/* the merged tree, once, for every writer */
-		if (spantree_merge(&s->tree, &s->merged) < 0)
-			return -ENOMEM;
-		s->have_merged = true;
-		rep->merged = &s->merged;
-	}
-	return 0;
-}
-
 static void session_release(struct session *s)
 {
 	if (s->sfd >= 0) {
@@ -915,10 +823,8 @@ static void session_release(struct session *s)
 	if (s->off)
 		offcpu_close(s->off);
 	free(s->values_spec);
-	if (s->have_tree)
-		spantree_release(&s->tree);
-	if (s->have_merged)
-		span_tree_release(&s->merged);
+	if (s->have_an)
+		analysis_release(&s->an);
 	session_env_free(s);
 }
 
@@ -962,16 +868,20 @@ int session_run(const struct session_opts *o, int *exit_code, char **cause)
 	}
 	if (o->spans && (r = session_spans_setup(&s, cause)) < 0)
 		goto out;
-	clock_gettime(CLOCK_REALTIME, &s.head.start);
-	s.head.start_mono = session_now(CLOCK_MONOTONIC);
-	for (size_t i = 0; i < o->nwriters; i++) {
-		struct writer *w = o->writers[i];
-		w->head = &s.head;
-		r = w->ops->start ? w->ops->start(w, &s.head) : 0;
+	if (!o->spans) {
+		r = analysis_init(&s.an, o->writers, o->nwriters, false, 0);
+		s.have_an = true;
 		if (r < 0) {
 			r = session_fail(cause, -r, "cannot write %s", "the results");
 			goto out;
 		}
+	}
+	clock_gettime(CLOCK_REALTIME, &s.head.start);
+	s.head.start_mono = session_now(CLOCK_MONOTONIC);
+	r = analysis_start(&s.an, &s.head);
+	if (r < 0) {
+		r = session_fail(cause, -r, "cannot write %s", "the results");
+		goto out;
 	}
 	for (unsigned k = 0; k < o->runs && !s.interrupted && !s.signo; k++) {
 		r = session_one(&s, k, cause);
@@ -993,31 +903,21 @@ int session_run(const struct session_opts *o, int *exit_code, char **cause)
 			s.src[i].finish(&s);
 	if (s.dec)
 		decoder_finish(s.dec);
-	struct report rep;
-	struct count *cnt = NULL;
-	struct stat_summary *st = NULL;
-	memset(&rep, 0, sizeof rep);
-	r = session_report(&s, &rep, &cnt, &st);
-	/* Every writer gets the report even when another failed: one bad
-	 * output never costs the others, nor the target's status. */
 	const struct writer *failed = NULL;
-	for (size_t i = 0; r == 0 && i < o->nwriters; i++) {
-		struct writer *w = o->writers[i];
-		if (!w->err)
-			w->err = w->ops->finish(w, &rep);
-		if (w->err < 0 && !failed) {
-			failed = w;
-			session_fail(cause, -w->err, "cannot write the %s output", w->ops->name);
-		}
-	}
-	free(cnt);
-	free(st);
+	struct analysis_end end = {.run = s.run,
+				   .nruns = s.nruns,
+				   .dstats = s.dec ? decoder_stats(s.dec) : NULL,
+				   .event_cost_ns = s.dec ? decoder_event_cost_ns(s.dec) : 0,
+				   .compensate = o->compensate};
+	r = analysis_finish(&s.an, &end, &failed);
+	if (failed)
+		session_fail(cause, -failed->err, "cannot write the %s output", failed->ops->name);
 	if (r < 0)
 		r = session_fail(cause, -r, "cannot write %s", "the results");
 	else
-		*exit_code = s.signo			? SESSION_EXIT_SIGNAL + s.signo
-			     : rep.exit_code || !failed ? rep.exit_code
-							: SESSION_EXIT_ERROR;
+		*exit_code = s.signo			      ? SESSION_EXIT_SIGNAL + s.signo
+			     : s.an.rep.exit_code || !failed ? s.an.rep.exit_code
+							     : SESSION_EXIT_ERROR;
 out:
 	session_release(&s);
 	return r;

@@ -28,6 +28,7 @@ struct writer_ops {
 	int (*start)(struct writer *w, const struct run_head *h);
 	int (*interval)(struct writer *w, const struct interval_sample *s);
 	void (*span)(void *w, const struct span_event *ev); /* a span_sink */
+	void (*run)(struct writer *w, unsigned run); /* run `run` (-r, from 0) starts */
 	int (*finish)(struct writer *w, const struct report *r);
 	void (*release)(struct writer *w);
 };
@@ -49,5 +50,6 @@ extern const struct writer_ops perfetto_writer_ops;
 extern const struct writer_ops pprof_writer_ops;
 extern const struct writer_ops flamegraph_writer_ops;
 extern const struct writer_ops flamechart_writer_ops;
+extern const struct writer_ops record_writer_ops;
 
 #endif

@@ -1,0 +1,209 @@
+/* analysis.c: trees, the report and the writers, fed with facts (see
+ * analysis.h).  The live session and `spanstat report` share it, so a live
+ * run and a recorded one reported later give the same outputs. */
+#include "config.h"
+
+#include "analysis.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+int analysis_init(struct analysis *a, struct writer *const *writers, size_t nwriters, bool spans,
+		  unsigned nval)
+{
+	memset(a, 0, sizeof *a);
+	a->writers = writers;
+	a->nwriters = nwriters;
+	a->spans = spans;
+	if (!spans)
+		return 0;
+	if (spantree_init(&a->tree) < 0)
+		return -ENOMEM;
+	a->have_tree = true;
+	return spantree_set_values(&a->tree, nval) < 0 ? -EINVAL : 0;
+}
+
+void analysis_sinks(struct analysis *a, void (*add)(void *ctx, struct span_sink sink), void *ctx)
+{
+	if (!a->spans)
+		return;
+	add(ctx, (struct span_sink){spantree_event, &a->tree});
+	for (size_t i = 0; i < a->nwriters; i++) {
+		struct writer *w = a->writers[i];
+		if (w->ops->span)
+			add(ctx, (struct span_sink){w->ops->span, w});
+	}
+}
+
+void analysis_run(struct analysis *a, unsigned run)
+{
+	a->tree.run = run;
+	for (size_t i = 0; i < a->nwriters; i++)
+		if (a->writers[i]->ops->run)
+			a->writers[i]->ops->run(a->writers[i], run);
+}
+
+int analysis_start(struct analysis *a, const struct run_head *h)
+{
+	a->head = h;
+	for (size_t i = 0; i < a->nwriters; i++) {
+		struct writer *w = a->writers[i];
+		w->head = h;
+		int r = w->ops->start ? w->ops->start(w, h) : 0;
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int analysis_interval(struct analysis *a, const struct interval_sample *s)
+{
+	for (size_t i = 0; i < a->nwriters; i++) {
+		struct writer *w = a->writers[i];
+		int r = w->ops->interval ? w->ops->interval(w, s) : 0;
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int analysis_import(struct analysis *a, const struct span_import *im)
+{
+	return spantree_import(&a->tree, im);
+}
+
+/* The mean over runs, per event: state, value, raw, enabled and running. */
+static void analysis_counts(const struct evlist *evl, const struct analysis_end *e,
+			    struct count *cnt, struct stat_summary *st)
+{
+	for (size_t i = 0; i < evl->n; i++) {
+		struct stats sv;
+		double raw = 0, ena = 0, run = 0;
+		unsigned ok = 0, counted = 0;
+		stats_init(&sv);
+		cnt[i] = e->run[0].counts[i];
+		for (unsigned k = 0; k < e->nruns; k++) {
+			const struct count *c = &e->run[k].counts[i];
+			if (c->state == COUNT_NOT_SUPPORTED)
+				continue;
+			counted++;
+			ena += (double)c->enabled;
+			run += (double)c->running;
+			if (c->state != COUNT_OK)
+				continue;
+			ok++;
+			raw += (double)c->raw;
+			stats_add(&sv, c->value);
+		}
+		st[i] = stats_summary(&sv);
+		if (ok) {
+			cnt[i].state = COUNT_OK;
+			cnt[i].value = sv.mean;
+			cnt[i].raw = (uint64_t)llround(raw / ok);
+		}
+		if (counted) {
+			cnt[i].enabled = (uint64_t)llround(ena / counted);
+			cnt[i].running = (uint64_t)llround(run / counted);
+		}
+	}
+}
+
+/* The mean rusage over runs, and the spread of the wall time. */
+static void analysis_rusage(const struct analysis_end *e, struct report *rep)
+{
+	struct stats el;
+	stats_init(&el);
+	double u = 0, sy = 0, rss = 0, mi = 0, ma = 0, vc = 0, ic = 0, w = 0;
+	for (unsigned k = 0; k < e->nruns; k++) {
+		const struct rusage_info *ri = &e->run[k].ru;
+		stats_add(&el, (double)ri->elapsed_ns / 1e9);
+		w += (double)ri->elapsed_ns;
+		u += (double)ri->utime_ns;
+		sy += (double)ri->stime_ns;
+		rss += (double)ri->maxrss_kb;
+		mi += (double)ri->minflt;
+		ma += (double)ri->majflt;
+		vc += (double)ri->nvcsw;
+		ic += (double)ri->nivcsw;
+	}
+	double k = e->nruns;
+	rep->ru = (struct rusage_info){(uint64_t)llround(w / k),
+				       (uint64_t)llround(u / k),
+				       (uint64_t)llround(sy / k),
+				       lround(rss / k),
+				       lround(mi / k),
+				       lround(ma / k),
+				       lround(vc / k),
+				       lround(ic / k)};
+	rep->elapsed = stats_summary(&el);
+	rep->span_wall_ns = (uint64_t)w;
+}
+
+static int analysis_report(struct analysis *a, const struct analysis_end *e)
+{
+	struct report *rep = &a->rep;
+	const struct evlist *evl = a->head->evl;
+	size_t n = evl->n ? evl->n : 1;
+	a->count = calloc(n, sizeof *a->count);
+	a->stat = calloc(n, sizeof *a->stat);
+	if (!a->count || !a->stat)
+		return -ENOMEM;
+	analysis_counts(evl, e, a->count, a->stat);
+	analysis_rusage(e, rep);
+	rep->head = a->head;
+	rep->nruns = e->nruns;
+	rep->run = e->run;
+	rep->count = a->count;
+	rep->stat = a->stat;
+	rep->exit_code = e->run[e->nruns - 1].exit_code;
+	rep->ranks = e->ranks;
+	if (!a->spans) {
+		rep->span_wall_ns = 0;
+		return 0;
+	}
+	rep->spans = &a->tree;
+	rep->dstats = e->dstats;
+	rep->event_cost_ns = e->event_cost_ns;
+	if (e->compensate && rep->event_cost_ns > 0) {
+		rep->removed_ns = spantree_compensate(&a->tree, rep->event_cost_ns);
+		rep->compensated = true;
+	}
+	/* the merged tree, once, for every writer */
+	if (spantree_merge(&a->tree, &a->merged) < 0)
+		return -ENOMEM;
+	a->have_merged = true;
+	rep->merged = &a->merged;
+	return 0;
+}
+
+int analysis_finish(struct analysis *a, const struct analysis_end *e,
+		    const struct writer **failed)
+{
+	*failed = NULL;
+	int r = analysis_report(a, e);
+	/* Every writer gets the report even when another failed: one bad
+	 * output never costs the others, nor the target's status. */
+	for (size_t i = 0; r == 0 && i < a->nwriters; i++) {
+		struct writer *w = a->writers[i];
+		if (!w->err)
+			w->err = w->ops->finish(w, &a->rep);
+		if (w->err < 0 && !*failed)
+			*failed = w;
+	}
+	return r;
+}
+
+void analysis_release(struct analysis *a)
+{
+	free(a->count);
+	free(a->stat);
+	if (a->have_tree)
+		spantree_release(&a->tree);
+	if (a->have_merged)
+		span_tree_release(&a->merged);
+	memset(a, 0, sizeof *a);
+}

@@ -1,0 +1,61 @@
+/* analysis.h: the analysis half of a session (ARCHITECTURE "record vs
+ * analyse"): what the writers see, built from facts alone.  A source of
+ * facts (the live session's acquisition, or a record file read back by
+ * `spanstat report`) hands it the head, interval samples, normalised span
+ * events (its sink), trees a target aggregated itself, and at the end each
+ * run's results; it keeps the span trees, merges them once, builds the
+ * report (means and spreads over runs) and drives the writers.  It owns its
+ * trees; everything else it is handed stays the caller's until
+ * analysis_release. */
+#ifndef SPANSTAT_ANALYSIS_H
+#define SPANSTAT_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "report.h"
+#include "writer.h"
+
+struct analysis {
+	struct writer *const *writers;
+	size_t nwriters;
+	const struct run_head *head;
+	bool spans;
+	struct spantree tree;
+	struct span_tree merged;
+	bool have_tree, have_merged;
+	struct count *count; /* the report's means, evl->n */
+	struct stat_summary *stat;
+	struct report rep;
+};
+
+/* What the source knew at the end, besides the runs. */
+struct analysis_end {
+	const struct run_result *run; /* nruns, the caller's */
+	unsigned nruns;		      /* >= 1 */
+	const struct decode_stats *dstats; /* NULL without spans */
+	double event_cost_ns;		   /* the instrumentation's cost per event, 0: unknown */
+	bool compensate;		   /* take it out of the span times */
+	const struct report_ranks *ranks;  /* several ranks of one job, or NULL */
+};
+
+/* spans: span events and trees come; nval: values per span. */
+int analysis_init(struct analysis *a, struct writer *const *writers, size_t nwriters, bool spans,
+		  unsigned nval);
+/* Every sink span events go to: the tree, then each writer that streams.
+ * add is the source's (decoder_add_sink or a reader's). */
+void analysis_sinks(struct analysis *a, void (*add)(void *ctx, struct span_sink sink), void *ctx);
+/* The run (from 0) the threads that start from now on belong to. */
+void analysis_run(struct analysis *a, unsigned run);
+/* The head, before anything else: each writer's start. */
+int analysis_start(struct analysis *a, const struct run_head *h);
+int analysis_interval(struct analysis *a, const struct interval_sample *s);
+int analysis_import(struct analysis *a, const struct span_import *im);
+/* The report, built and handed to every writer (each gets it even when
+ * another failed); 0, or -ENOMEM when the report could not be built.
+ * *failed: the first writer whose finish failed, or NULL. */
+int analysis_finish(struct analysis *a, const struct analysis_end *e,
+		    const struct writer **failed);
+void analysis_release(struct analysis *a);
+
+#endif
