@@ -24,6 +24,7 @@
 #include "diffcmd.h"
 #include "outfile.h"
 #include "outpath.h"
+#include "recreport.h"
 #include "session.h"
 #include "sigrelay.h"
 #include "spanfilter.h"
@@ -39,6 +40,7 @@ enum out_kind {
 	OUT_PPROF,
 	OUT_FLAMEGRAPH,
 	OUT_FLAMECHART,
+	OUT_RECORD, /* spanstat record's file (-o there) */
 	OUT_MAX
 };
 #define OUT_SPANS 1u /* asking for it turns span collection on */
@@ -56,6 +58,7 @@ static const struct output_def outputs[OUT_MAX] = {
 	[OUT_PPROF] = {OPT_PPROF, "--pprof", OUT_SPANS, &pprof_writer_ops},
 	[OUT_FLAMEGRAPH] = {OPT_FLAMEGRAPH, "--flamegraph", OUT_SPANS, &flamegraph_writer_ops},
 	[OUT_FLAMECHART] = {OPT_FLAMECHART, "--flamechart", OUT_SPANS, &flamechart_writer_ops},
+	[OUT_RECORD] = {OPT_RECORD, "--record", 0, &record_writer_ops},
 };
 #define optname(k) (outputs[k].name)
 
@@ -71,6 +74,7 @@ struct cli {
 	const char *path[OUT_MAX]; /* OUT_SUMMARY: -o FILE or NULL for stderr */
 	char *expanded[OUT_MAX];   /* path[k] with its %-sequences expanded */
 	bool append, spans_table, spans_location, folded_threads, list, compensate;
+	enum { MODE_RUN, MODE_RECORD, MODE_REPORT } mode; /* spanstat, record, report */
 	enum demangle_mode demangle;
 	struct spanfilter filter;
 	struct outfile out[OUT_MAX];
@@ -146,6 +150,75 @@ static int do_list(const char *pattern)
 	return 0;
 }
 
+/* The options of a recording's outputs: spanstat report's, not record's. */
+static bool output_option(int id)
+{
+	switch (id) {
+	case OPT_SEPARATOR:
+	case OPT_APPEND:
+	case OPT_SPANS:
+	case OPT_FOLDED:
+	case OPT_FOLDED_THREADS:
+	case OPT_JSON:
+	case OPT_PERFETTO:
+	case OPT_PPROF:
+	case OPT_FLAMEGRAPH:
+	case OPT_FLAMECHART:
+	case OPT_WEIGHT:
+	case OPT_COMPENSATE:
+		return true;
+	}
+	return false;
+}
+
+/* Refuses an option the subcommand has no use for. */
+static void mode_check(const struct cli *c, int id, const char *arg)
+{
+	const char *name = arg;
+	char buf[64];
+	for (const struct opt_def *o = options_table; o->name; o++)
+		if (o->id == id) {
+			snprintf(buf, sizeof buf, "--%s", o->name);
+			name = buf;
+		}
+	if (c->mode == MODE_RECORD && (output_option(id) || id == OPT_RECORD))
+		die("record: %s is an option of 'spanstat report', which makes the outputs from "
+		    "the record file",
+		    name);
+	if (c->mode == MODE_REPORT && !output_option(id) && id != OPT_OUTPUT && id != OPT_HELP &&
+	    id != OPT_VERSION)
+		die("report: %s is an option of the measurement ('spanstat record'), not of the "
+		    "report",
+		    name);
+}
+
+static void subcommand_help(int mode)
+{
+	if (mode == MODE_RECORD)
+		fputs("Usage: spanstat record [-o FILE] [OPTIONS] [--] COMMAND [ARGS...]\n"
+		      "\n"
+		      "Run COMMAND as spanstat does and keep everything in a record file (default\n"
+		      "spanstat.rec; %r %l %h %p %j as in other output names): counts of every run,\n"
+		      "rusage, -I samples, the span stream with its names, where and when it ran.\n"
+		      "Takes spanstat's measurement options (-e, -r, -I, -p/-t/-a/-C, --span-events,\n"
+		      "--span-allocs, --no-off-cpu, --filter, --exclude, --min-duration, --max-depth,\n"
+		      "--demangle); the outputs come later from 'spanstat report FILE'.\n"
+		      "Exit status: COMMAND's, as spanstat's.  See spanstat-record(5).\n",
+		      stdout);
+	else
+		fputs("Usage: spanstat report [OPTIONS] FILE...\n"
+		      "\n"
+		      "Every output of a live run, from record files: the summary (-o, -x, --append,\n"
+		      "--spans), --folded, --folded-threads, --json, --perfetto, --pprof,\n"
+		      "--flamegraph, --flamechart, --weight and --compensate, as spanstat(1) describes\n"
+		      "them.  Several files of one job (mpirun, srun) merge: each counter and span\n"
+		      "path gets min, mean and max across ranks, the rank of the max and the\n"
+		      "imbalance (max - mean) / max; --perfetto writes one trace, a process group per\n"
+		      "rank, on one clock.\n"
+		      "Exit status: 0, or 125 on bad input.  See spanstat-record(5).\n",
+		      stdout);
+}
+
 static void parse(struct cli *c, int argc, char **argv)
 {
 	char *so;
@@ -160,6 +233,8 @@ static void parse(struct cli *c, int argc, char **argv)
 		int id = getopt_long(argc, argv, so, lo, &idx);
 		if (id < 0)
 			break;
+		if (c->mode != MODE_RUN && id != ':' && id != '?')
+			mode_check(c, id, argv[optind - 1]);
 		switch (id) {
 		case OPT_EVENT:
 			if (evlist_parse(&c->evl, optarg, &cause) < 0)
@@ -185,6 +260,7 @@ static void parse(struct cli *c, int argc, char **argv)
 		case OPT_PPROF:
 		case OPT_FLAMEGRAPH:
 		case OPT_FLAMECHART:
+		case OPT_RECORD:
 			for (int k = 0; k < OUT_MAX; k++)
 				if (outputs[k].opt == id)
 					c->path[k] = optarg;
@@ -262,7 +338,10 @@ static void parse(struct cli *c, int argc, char **argv)
 			c->list = true;
 			break;
 		case OPT_HELP:
-			options_help(stdout);
+			if (c->mode != MODE_RUN)
+				subcommand_help(c->mode);
+			else
+				options_help(stdout);
 			stdout_done("the help");
 			exit(0);
 		case OPT_VERSION:
@@ -290,7 +369,10 @@ static bool wants_spans(const struct cli *c)
 	bool spans = c->spans_table;
 	for (int k = 0; k < OUT_MAX; k++)
 		spans |= c->path[k] && (outputs[k].flags & OUT_SPANS);
-	return spans;
+	/* a record keeps everything: spans too, when they can be collected */
+	bool keep = c->mode == MODE_RECORD || c->path[OUT_RECORD];
+	bool attach = c->pids || c->tids || c->all_cpus || c->cpus;
+	return spans || (keep && !attach);
 }
 
 /* Whether --weight names something spans will carry. */
@@ -331,12 +413,12 @@ static void check(struct cli *c, int nargs)
 		die("--folded-threads needs --folded or --flamegraph");
 	if (c->weight && !c->path[OUT_FOLDED] && !c->path[OUT_PPROF] && !c->path[OUT_FLAMEGRAPH])
 		die("--weight needs --folded, --pprof or --flamegraph");
-	if (c->weight && !weight_known(c, c->weight))
+	if (c->weight && c->mode != MODE_REPORT && !weight_known(c, c->weight))
 		die("invalid --weight '%s': expected wall, cpu, off-cpu, allocs, alloc-bytes "
 		    "or an event of --span-events",
 		    c->weight);
 	if (c->weight && (!strcmp(c->weight, "allocs") || !strcmp(c->weight, "alloc-bytes")) &&
-	    !c->span_allocs)
+	    !c->span_allocs && c->mode != MODE_REPORT)
 		die("--weight=%s needs --span-allocs", c->weight);
 	if (c->weight && (!strcmp(c->weight, "cpu") || !strcmp(c->weight, "off-cpu")) &&
 	    c->no_off_cpu)
@@ -444,11 +526,114 @@ static void open_outputs(struct cli *c, const char *command)
 		}
 	}
 	check_outputs(c, command);
+	/* the summary: -o, else stderr as perf stat's; a report's on stdout
+	 * unless another output is there */
 	FILE *sfp = c->path[OUT_SUMMARY] ? c->out[OUT_SUMMARY].fp : stderr;
-	add_writer(c, OUT_SUMMARY, c->sep ? &csv_writer_ops : &summary_writer_ops, sfp);
+	bool taken = false;
+	for (int k = 0; k < OUT_MAX; k++)
+		taken |= c->path[k] && strcmp(c->path[k], "-") == 0;
+	if (c->mode == MODE_REPORT && !c->path[OUT_SUMMARY] && !taken && !std_closed[1])
+		sfp = stdout;
+	if (c->mode != MODE_RECORD)
+		add_writer(c, OUT_SUMMARY, c->sep ? &csv_writer_ops : &summary_writer_ops, sfp);
 	for (int k = OUT_FOLDED; k < OUT_MAX; k++)
 		if (c->path[k])
 			add_writer(c, k, outputs[k].ops, c->out[k].fp);
+}
+
+/* Each output stands alone: a failed one is reported and removed, the
+ * others are kept, and the status given (the target's) outranks ours. */
+static int commit_outputs(struct cli *c, int code)
+{
+	for (int k = 0; k < OUT_MAX; k++) {
+		char *why = NULL;
+		if (c->w[k].ops && c->w[k].err < 0) {
+			int e = -c->w[k].err;
+			if (k == OUT_SUMMARY && !c->path[k] && c->w[k].fp == stdout)
+				die_soft("cannot write the summary to standard output: %s",
+					 stdout_why(e));
+			else if (k == OUT_SUMMARY && !c->path[k])
+				die_soft("cannot write the summary to standard error: %s",
+					 strerror(e));
+			else if (!c->path[k] || strcmp(c->path[k], "-") == 0)
+				die_soft("cannot write %s to standard output: %s", optname(k),
+					 stdout_why(e));
+			else if (k != OUT_JSON && k != OUT_PERFETTO && c->weight &&
+				 (e == ENOTSUP || e == ENOENT))
+				die_soft("cannot write %s '%s': --weight=%s cannot be counted here",
+					 optname(k), c->path[k], c->weight);
+			else
+				die_soft("cannot write %s '%s': %s", optname(k), c->path[k],
+					 strerror(e));
+			outfile_abort(&c->out[k]);
+			code = code ? code : EXIT_SPANSTAT;
+		} else if (outfile_commit(&c->out[k], &why) < 0) {
+			errline(why ? why : "cannot write output");
+			free(why);
+			code = code ? code : EXIT_SPANSTAT;
+		}
+	}
+	return code;
+}
+
+static void report_warn(void *ctx, const char *msg)
+{
+	(void)ctx;
+	errline(msg);
+}
+
+/* spanstat report [OPTIONS] FILE...: the outputs, from record files. */
+static int report_main(struct cli *c, int argc, char **argv)
+{
+	char *cause = NULL;
+	struct sigrelay sr;
+	if (sigrelay_block(&sr) < 0)
+		die("cannot block signals: %s", strerror(errno));
+	c->mode = MODE_REPORT;
+	parse(c, argc, argv);
+	int nfiles = argc - optind;
+	if (nfiles == 0)
+		die("report: missing FILE (see 'spanstat report --help')");
+	if (nfiles > RECREPORT_MAX_FILES)
+		die("report: at most %d files", RECREPORT_MAX_FILES);
+	check(c, nfiles);
+	expand_paths(c);
+	open_outputs(c, NULL);
+	/* an output must not replace the recording it is made from */
+	for (int i = optind; i < argc; i++) {
+		struct stat st;
+		if (stat(argv[i], &st) < 0)
+			continue;
+		for (int k = 0; k < OUT_MAX; k++)
+			if (c->path[k] && outfile_is(&c->out[k], st.st_dev, st.st_ino)) {
+				abort_outputs(c);
+				die("report: %s '%s' is the record file '%s'", optname(k),
+				    c->path[k], argv[i]);
+			}
+	}
+	const struct writer *failed = NULL;
+	struct recreport_opts ro = {.files = (const char *const *)argv + optind,
+				    .nfiles = (size_t)nfiles,
+				    .writers = c->wv,
+				    .nwriters = c->nw,
+				    .compensate = c->compensate,
+				    .warn = report_warn};
+	if (recreport_run(&ro, &failed, &cause) < 0) {
+		abort_outputs(c);
+		errline(cause ? cause : "report: failed");
+		free(cause);
+		return EXIT_SPANSTAT;
+	}
+	int code = commit_outputs(c, 0);
+	release_writers(c);
+	if (!c->path[OUT_SUMMARY] && (fflush(stderr) != 0 || fflush(stdout) != 0)) {
+		errline("report: cannot write the summary");
+		code = code ? code : EXIT_SPANSTAT;
+	}
+	int sig = sigrelay_take(&sr);
+	for (int k = 0; k < OUT_MAX; k++)
+		free(c->expanded[k]);
+	return sig ? SESSION_EXIT_SIGNAL + sig : code;
 }
 
 int main(int argc, char **argv)
@@ -466,6 +651,13 @@ int main(int argc, char **argv)
 	 * runs a program named diff) */
 	if (argc > 1 && strcmp(argv[1], "diff") == 0)
 		return diff_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "report") == 0)
+		return report_main(&c, argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "record") == 0) {
+		c.mode = MODE_RECORD;
+		argc--;
+		argv++;
+	}
 	/* From here until every output is committed, a terminating signal waits
 	 * in a queue: the session relays it to the target, or it ends spanstat
 	 * as 128+N once the results are whole.  SIGPIPE among them: a closed
@@ -480,6 +672,10 @@ int main(int argc, char **argv)
 		int r = do_list(optind < argc ? argv[optind] : NULL);
 		int sig = sigrelay_take(&sr);
 		return sig ? SESSION_EXIT_SIGNAL + sig : r;
+	}
+	if (c.mode == MODE_RECORD) { /* -o names the record file */
+		c.path[OUT_RECORD] = c.path[OUT_SUMMARY] ? c.path[OUT_SUMMARY] : "spanstat.rec";
+		c.path[OUT_SUMMARY] = NULL;
 	}
 	check(&c, argc - optind);
 	expand_paths(&c);
@@ -545,32 +741,12 @@ int main(int argc, char **argv)
 			free(c.expanded[k]);
 		return code;
 	}
-	/* Each output stands alone: a failed one is reported and removed, the
-	 * others are kept, and the target's status outranks ours. */
-	for (int k = 0; k < OUT_MAX; k++) {
-		char *why = NULL;
-		if (c.w[k].ops && c.w[k].err < 0) {
-			int e = -c.w[k].err;
-			if (k == OUT_SUMMARY && !c.path[k])
-				die_soft("cannot write the summary to standard error: %s",
-					 strerror(e));
-			else if (!c.path[k] || strcmp(c.path[k], "-") == 0)
-				die_soft("cannot write %s to standard output: %s", optname(k),
-					 stdout_why(e));
-			else if (k != OUT_JSON && k != OUT_PERFETTO && c.weight &&
-				 (e == ENOTSUP || e == ENOENT))
-				die_soft("cannot write %s '%s': --weight=%s cannot be counted here",
-					 optname(k), c.path[k], c.weight);
-			else
-				die_soft("cannot write %s '%s': %s", optname(k), c.path[k],
-					 strerror(e));
-			outfile_abort(&c.out[k]);
-			code = code ? code : EXIT_SPANSTAT;
-		} else if (outfile_commit(&c.out[k], &why) < 0) {
-			errline(why ? why : "cannot write output");
-			free(why);
-			code = code ? code : EXIT_SPANSTAT;
-		}
+	code = commit_outputs(&c, code);
+	if (c.mode == MODE_RECORD && c.out[OUT_RECORD].path && !c.w[OUT_RECORD].err) {
+		struct stat st;
+		if (stat(c.path[OUT_RECORD], &st) == 0)
+			fprintf(stderr, "[ spanstat record: wrote %.3f MB to '%s' ]\n",
+				(double)st.st_size / 1e6, c.path[OUT_RECORD]);
 	}
 	release_writers(&c);
 	if (!c.path[OUT_SUMMARY] && fflush(stderr) != 0)

@@ -54,6 +54,10 @@ const struct opt_def options_table[] = {
 	 "write every span in time order, a lane per thread, as an interactive SVG flame chart "
 	 "to FILE",
 	 0},
+	{OPT_RECORD, 0, "record", "FILE",
+	 "also keep the whole session in the record FILE, for spanstat report later "
+	 "(as spanstat record does)",
+	 0},
 	{OPT_DEMANGLE, 0, "demangle", "MODE",
 	 "how C++ function names show: simple (scopes and name), full (as c++filt prints "
 	 "them) or no (the symbol); default simple",

@@ -38,6 +38,7 @@ enum opt_id {
 	OPT_PPROF,
 	OPT_FLAMEGRAPH,
 	OPT_FLAMECHART,
+	OPT_RECORD,
 };
 
 struct opt_def {

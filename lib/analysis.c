@@ -77,7 +77,7 @@ int analysis_import(struct analysis *a, const struct span_import *im)
 }
 
 /* The mean over runs, per event: state, value, raw, enabled and running. */
-static void analysis_counts(const struct evlist *evl, const struct analysis_end *e,
+void analysis_counts(const struct evlist *evl, const struct analysis_end *e,
 			    struct count *cnt, struct stat_summary *st)
 {
 	for (size_t i = 0; i < evl->n; i++) {
@@ -113,7 +113,7 @@ static void analysis_counts(const struct evlist *evl, const struct analysis_end 
 }
 
 /* The mean rusage over runs, and the spread of the wall time. */
-static void analysis_rusage(const struct analysis_end *e, struct report *rep)
+void analysis_rusage(const struct analysis_end *e, struct report *rep)
 {
 	struct stats el;
 	stats_init(&el);

@@ -57,5 +57,10 @@ int analysis_import(struct analysis *a, const struct span_import *im);
 int analysis_finish(struct analysis *a, const struct analysis_end *e,
 		    const struct writer **failed);
 void analysis_release(struct analysis *a);
+/* The means over e's runs, as the report has them: per event (cnt, st:
+ * evl->n each), and rusage (rep->ru, rep->elapsed, rep->span_wall_ns). */
+void analysis_counts(const struct evlist *evl, const struct analysis_end *e, struct count *cnt,
+		     struct stat_summary *st);
+void analysis_rusage(const struct analysis_end *e, struct report *rep);
 
 #endif

@@ -20,13 +20,28 @@ static const char *outpath_env(const char *const *names, const char *dflt)
 	return dflt;
 }
 
+static const char *const rank[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID", NULL};
+static const char *const local[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+				    "SLURM_LOCALID", NULL};
+static const char *const job[] = {"SLURM_JOB_ID", "PBS_JOBID", NULL};
+
+const char *outpath_rank(void)
+{
+	return outpath_env(rank, NULL);
+}
+
+const char *outpath_local_rank(void)
+{
+	return outpath_env(local, NULL);
+}
+
+const char *outpath_job(void)
+{
+	return outpath_env(job, NULL);
+}
+
 int outpath_expand(const char *pattern, char **out, const char **why)
 {
-	static const char *const rank[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID",
-					   NULL};
-	static const char *const local[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
-					    "SLURM_LOCALID", NULL};
-	static const char *const job[] = {"SLURM_JOB_ID", "PBS_JOBID", NULL};
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);

@@ -17,4 +17,10 @@
  * naming the bad sequence) or -ENOMEM. */
 int outpath_expand(const char *pattern, char **out, const char **why);
 
+/* The job's coordinates as %r, %l and %j take them from the environment:
+ * the first variable set, or NULL outside a job. */
+const char *outpath_rank(void);
+const char *outpath_local_rank(void);
+const char *outpath_job(void);
+
 #endif

@@ -734,22 +734,17 @@ static void perfetto_span(void *arg, const struct span_event *ev)
 	pf_event(w, ev);
 }
 
-static uint64_t pf_clock_ns(clockid_t id)
-{
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* First packet: clears incremental state and maps MONOTONIC to BOOTTIME. */
-static void pf_clock_snapshot(struct perfetto *p)
+static void pf_clock_snapshot(struct perfetto *p, const struct run_head *h)
 {
 	struct pbenc *e = &p->enc;
-	/* read BOOTTIME between two MONOTONIC reads and pair it with their middle */
-	uint64_t m0 = pf_clock_ns(CLOCK_MONOTONIC);
-	uint64_t boot = pf_clock_ns(CLOCK_BOOTTIME);
-	uint64_t m1 = pf_clock_ns(CLOCK_MONOTONIC);
-	uint64_t mono = m0 + (m1 - m0) / 2;
+	/* the session's own (a recorded one's is from when it ran), else now */
+	struct run_clocks now;
+	if (h && h->clocks.mono_ns)
+		now = h->clocks;
+	else
+		run_clocks_now(&now);
+	uint64_t boot = now.boot_ns, mono = now.mono_ns;
 
 	size_t m = pbenc_open(e, TRACE_PACKET);
 	pbenc_varint(e, PKT_TIMESTAMP, boot);
@@ -808,7 +803,7 @@ static int perfetto_start(struct writer *w, const struct run_head *h)
 	if (p->started)
 		return 0;
 	p->started = 1;
-	pf_clock_snapshot(p);
+	pf_clock_snapshot(p, h);
 	if (h && h->interval_ms)
 		pf_event_tracks(w, p, h);
 	pf_flush(w, p);

@@ -36,6 +36,30 @@ struct stat_summary {
 	double rel;	     /* 100 * stddev_of_mean / mean, as perf's "+-" */
 };
 
+/* One instant on three clocks (spans and samples are stamped MONOTONIC):
+ * what maps a session's times onto BOOTTIME (Perfetto) and wall time. */
+struct run_clocks {
+	uint64_t real_ns, mono_ns, boot_ns;
+};
+
+static inline uint64_t run_clock_ns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Now: REALTIME and BOOTTIME read between two MONOTONIC reads, paired
+ * with their middle. */
+static inline void run_clocks_now(struct run_clocks *c)
+{
+	uint64_t m0 = run_clock_ns(CLOCK_MONOTONIC);
+	c->real_ns = run_clock_ns(CLOCK_REALTIME);
+	c->boot_ns = run_clock_ns(CLOCK_BOOTTIME);
+	uint64_t m1 = run_clock_ns(CLOCK_MONOTONIC);
+	c->mono_ns = m0 + (m1 - m0) / 2;
+}
+
 struct run_head {
 	int argc;
 	char *const *argv;
@@ -52,6 +76,7 @@ struct run_head {
 	const char *target;		   /* tasks attached to, as perf names them
 					    * ("process id '1234'"), NULL: the command */
 	bool rusage_unknown;		   /* attached tasks: only the time counted is known */
+	struct run_clocks clocks;	   /* when the session started (0: unknown) */
 };
 
 struct interval_sample {

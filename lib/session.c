@@ -878,6 +878,7 @@ int session_run(const struct session_opts *o, int *exit_code, char **cause)
 	}
 	clock_gettime(CLOCK_REALTIME, &s.head.start);
 	s.head.start_mono = session_now(CLOCK_MONOTONIC);
+	run_clocks_now(&s.head.clocks);
 	r = analysis_start(&s.an, &s.head);
 	if (r < 0) {
 		r = session_fail(cause, -r, "cannot write %s", "the results");

@@ -1,0 +1,141 @@
+/* recfile.h: spanstat's record file (spanstat-record(5)): one session kept
+ * whole, so `spanstat report` can produce every output later, elsewhere.
+ *
+ * Layout: a 16-byte file header ("SPANSREC", version, header size), then
+ * records, each a 12-byte header (type, payload length, CRC-32 of the
+ * payload; little-endian u32s) and its payload.  Payload fields are LEB128
+ * varints (signed ones zigzag) and strings as a length and bytes.  The
+ * record writer (record_writer_ops) appends as the data arrives: strings
+ * before the events that name them, span events in blocks of at most
+ * REC_BLOCK bytes that decode alone, each run's results as it ends.  A
+ * reader takes every record whose CRC holds and counts the others, so a
+ * damaged or truncated file loses only the records it damaged. */
+#ifndef SPANSTAT_RECFILE_H
+#define SPANSTAT_RECFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis.h"
+#include "spannames.h"
+#include "strtab.h"
+
+#define REC_MAGIC "SPANSREC"
+#define REC_VERSION 1u
+#define REC_FILE_HDR 16u
+#define REC_HDR 12u
+#define REC_BLOCK (64u << 10)	 /* events per block: at most this many bytes */
+#define REC_MAX_PAYLOAD (64u << 20) /* any record */
+
+enum rec_type {
+	REC_HEAD = 1,	  /* the session's head and where it ran (first) */
+	REC_STRINGS = 2,  /* strings: first id, count, then each */
+	REC_NAMES = 3,	  /* how names show: (id, text, file, line)... */
+	REC_EVENTS = 4,	  /* a block of span events */
+	REC_INTERVAL = 5, /* a -I sample */
+	REC_RUN = 6,	  /* a run's counts, rusage and status */
+	REC_RUNSTART = 7, /* run k starts (threads from now on are its) */
+	REC_END = 8,	  /* the stream's counts and what spans carried */
+};
+
+/* Where and when a recorded session ran (the head's second half). */
+struct rec_info {
+	char *host, *job, *boot_id, *version;
+	long rank, local_rank; /* -1: not in a job */
+	/* one instant on three clocks: spans are stamped CLOCK_MONOTONIC */
+	uint64_t real_ns, mono_ns, boot_ns;
+};
+
+/* What a reader had to leave out. */
+struct rec_damage {
+	uint64_t bad_records; /* records whose CRC or contents were wrong */
+	uint64_t lost_bytes;  /* after the last whole record (truncation) */
+	uint64_t lost_events; /* events blocks among the bad records */
+	bool no_end;	      /* the END record is missing: the recording stopped */
+	unsigned lost_runs;   /* runs whose results are missing */
+};
+
+struct recfile;
+
+/* Opens and reads path's head, strings, names and results (events come
+ * with recfile_replay).  Strings are interned into strings and their views
+ * set in names (shared by every file of one report).  0, or -errno with
+ * *cause: not a record file, an unknown version, a head that cannot be
+ * read, or no run at all. */
+int recfile_open(struct recfile **rf, const char *path, struct strtab *strings,
+		 struct span_names *names, char **cause);
+void recfile_close(struct recfile *rf);
+/* The head (strings and names: the shared ones), valid until close. */
+const struct run_head *recfile_head(const struct recfile *rf);
+const struct rec_info *recfile_info(const struct recfile *rf);
+const struct rec_damage *recfile_damage(const struct recfile *rf);
+/* When the first run started (the head has when the session did). */
+void recfile_start(const struct recfile *rf, struct timespec *start, uint64_t *mono);
+/* What the analysis needs at the end: the runs (nruns >= 1), the stream's
+ * counts and cost. */
+void recfile_end(const struct recfile *rf, struct analysis_end *e);
+
+/* How a file's events join a report of several: pids moved up by pid_base,
+ * timestamps by ts_shift (ns); process names prefixed with prefix. */
+struct rec_replay {
+	uint32_t pid_base;
+	int64_t ts_shift;
+	const char *prefix; /* NULL: as recorded */
+	unsigned run_base;  /* runs counted from here */
+	/* extra sink for this file's events (a rank's own tree), or NULL */
+	const struct span_sink *extra;
+};
+
+/* Feeds the events, samples and run starts, in recorded order, to a. */
+int recfile_replay(struct recfile *rf, struct analysis *a, const struct rec_replay *how);
+
+/* Whether the bytes start a record file (for inputs that may be JSON). */
+bool recfile_is(const void *buf, size_t len);
+
+/* Varints, for the writer, the reader and the fuzz target. */
+static inline size_t rec_put_u64(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+static inline uint64_t rec_zz(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t rec_unzz(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/* A reader over one payload; ok turns false at the first overrun. */
+struct rec_in {
+	const uint8_t *p, *end;
+	bool ok;
+};
+
+static inline uint64_t rec_get_u64(struct rec_in *in)
+{
+	uint64_t v = 0;
+	for (unsigned s = 0; s < 64; s += 7) {
+		if (in->p >= in->end) {
+			in->ok = false;
+			return 0;
+		}
+		uint8_t b = *in->p++;
+		v |= (uint64_t)(b & 0x7f) << s;
+		if (!(b & 0x80))
+			return v;
+	}
+	in->ok = false;
+	return 0;
+}
+
+#endif

@@ -1,0 +1,660 @@
+/* recread.c: a record file read back (recfile.h).  The file is mapped and
+ * walked twice: first for the head, the strings, how names show and the
+ * runs' results (so the events' names are known before any event is
+ * replayed), then for the events, -I samples and run starts, in recorded
+ * order, into an analysis.  Every length is checked against the payload;
+ * a record whose CRC is wrong is skipped and counted, and a truncated tail
+ * is counted in bytes. */
+#include "config.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "cause.h"
+#include "recfile.h"
+
+#define RF_MAX_SINKS 8
+
+struct recfile {
+	const uint8_t *map;
+	size_t size;
+	struct run_head head;
+	char **argv;
+	char *target;
+	struct evlist evl;
+	char **unit;
+	struct spanmetrics metrics;
+	char *mname[SPANMETRIC_MAX];
+	struct rec_info info;
+	struct rec_damage dmg;
+	struct strtab *strings;
+	struct span_names *names;
+	uint32_t *id; /* the file's string ids, mapped into strings */
+	uint32_t nid;
+	uint32_t lost_id; /* "[lost]": names whose strings were damaged */
+	const uint8_t *names_rec;
+	size_t names_len;
+	struct run_result *run;
+	bool *have_run;
+	unsigned nruns, recorded_runs;
+	struct decode_stats ds;
+	double cost;
+	bool have_end;
+	struct timespec start; /* the first run's start (END) */
+	uint64_t start_mono;
+	/* replay */
+	struct span_sink sink[RF_MAX_SINKS];
+	int nsink;
+};
+
+bool recfile_is(const void *buf, size_t len)
+{
+	return len >= 8 && memcmp(buf, REC_MAGIC, 8) == 0;
+}
+
+static char *rf_str(struct rec_in *in)
+{
+	uint64_t n = rec_get_u64(in);
+	if (!in->ok || n > (uint64_t)(in->end - in->p)) {
+		in->ok = false;
+		return NULL;
+	}
+	char *s = strndup((const char *)in->p, (size_t)n);
+	in->p += n;
+	if (!s)
+		in->ok = false;
+	return s;
+}
+
+static double rf_dbl(struct rec_in *in)
+{
+	uint64_t u = rec_get_u64(in);
+	double d;
+	memcpy(&d, &u, sizeof d);
+	return d;
+}
+
+static int64_t rf_i64(struct rec_in *in)
+{
+	return rec_unzz(rec_get_u64(in));
+}
+
+/* Calls fn for each record whose header and CRC hold (pass 1 counts the
+ * others); stops when fn returns nonzero. */
+static int rf_walk(struct recfile *rf, bool count,
+		   int (*fn)(struct recfile *rf, uint32_t type, struct rec_in *in, void *ctx),
+		   void *ctx)
+{
+	size_t off = REC_FILE_HDR;
+	while (off < rf->size) {
+		uint32_t h[3];
+		if (rf->size - off < REC_HDR) {
+			if (count)
+				rf->dmg.lost_bytes += rf->size - off;
+			break;
+		}
+		memcpy(h, rf->map + off, sizeof h);
+		uint32_t type = le32toh(h[0]), len = le32toh(h[1]), crc = le32toh(h[2]);
+		if (len > REC_MAX_PAYLOAD || len > rf->size - off - REC_HDR) {
+			/* a length beyond the end: truncated here (or a damaged
+			 * header, after which nothing can be framed) */
+			if (count)
+				rf->dmg.lost_bytes += rf->size - off;
+			break;
+		}
+		const uint8_t *p = rf->map + off + REC_HDR;
+		off += REC_HDR + (size_t)len;
+		if ((uint32_t)crc32(0, p, len) != crc) {
+			if (count) {
+				rf->dmg.bad_records++;
+				rf->dmg.lost_events += type == REC_EVENTS;
+			}
+			continue;
+		}
+		struct rec_in in = {p, p + len, true};
+		int r = fn(rf, type, &in, ctx);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static void rf_counts(struct rec_in *in, struct count *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t st = rec_get_u64(in);
+		c[i].state = st <= COUNT_NOT_COUNTED ? (enum count_state)st : COUNT_NOT_COUNTED;
+		c[i].raw = rec_get_u64(in);
+		c[i].enabled = rec_get_u64(in);
+		c[i].running = rec_get_u64(in);
+		c[i].value = rf_dbl(in);
+		c[i].err = (int)rf_i64(in);
+		c[i].user_only = rec_get_u64(in) != 0;
+	}
+}
+
+static int rf_head(struct recfile *rf, struct rec_in *in)
+{
+	struct run_head *h = &rf->head;
+	struct rec_info *ri = &rf->info;
+	ri->version = rf_str(in);
+	uint64_t argc = rec_get_u64(in);
+	if (!in->ok || argc > (uint64_t)(in->end - in->p))
+		return -EINVAL;
+	rf->argv = calloc(argc + 1, sizeof *rf->argv);
+	if (!rf->argv)
+		return -ENOMEM;
+	h->argc = (int)argc;
+	h->argv = rf->argv;
+	for (uint64_t i = 0; i < argc && in->ok; i++)
+		rf->argv[i] = rf_str(in);
+	uint64_t runs = rec_get_u64(in), ims = rec_get_u64(in), fl = rec_get_u64(in);
+	h->runs = runs >= 1 && runs <= 1000000 ? (unsigned)runs : 1;
+	h->interval_ms = ims <= 86400000 ? (unsigned)ims : 0;
+	h->spans = fl & 1;
+	h->rusage_unknown = fl & 2;
+	rf->target = rf_str(in);
+	h->target = rf->target && *rf->target ? rf->target : NULL;
+	h->start.tv_sec = (time_t)rec_get_u64(in);
+	h->start.tv_nsec = (long)(rec_get_u64(in) % 1000000000u);
+	h->start_mono = rec_get_u64(in);
+	ri->host = rf_str(in);
+	ri->job = rf_str(in);
+	ri->boot_id = rf_str(in);
+	ri->rank = (long)rf_i64(in);
+	ri->local_rank = (long)rf_i64(in);
+	ri->real_ns = rec_get_u64(in);
+	ri->mono_ns = rec_get_u64(in);
+	ri->boot_ns = rec_get_u64(in);
+	h->clocks = (struct run_clocks){ri->real_ns, ri->mono_ns, ri->boot_ns};
+	uint64_t n = rec_get_u64(in);
+	if (!in->ok || n > (uint64_t)(in->end - in->p) || n > 4096)
+		return -EINVAL;
+	rf->evl.ev = calloc(n ? n : 1, sizeof *rf->evl.ev);
+	rf->unit = calloc(n ? n : 1, sizeof *rf->unit);
+	if (!rf->evl.ev || !rf->unit)
+		return -ENOMEM;
+	rf->evl.n = n;
+	for (uint64_t i = 0; i < n && in->ok; i++) {
+		struct event *e = &rf->evl.ev[i];
+		e->name = rf_str(in);
+		e->attr.size = sizeof e->attr;
+		e->attr.type = (uint32_t)rec_get_u64(in);
+		e->attr.config = rec_get_u64(in);
+		e->attr.config1 = rec_get_u64(in);
+		e->attr.config2 = rec_get_u64(in);
+		uint64_t ex = rec_get_u64(in);
+		e->attr.exclude_user = ex & 1;
+		e->attr.exclude_kernel = (ex >> 1) & 1;
+		e->attr.exclude_hv = (ex >> 2) & 1;
+		e->group = (int)rf_i64(in);
+		e->leader = rec_get_u64(in) != 0;
+		rf->unit[i] = rf_str(in);
+		e->unit = rf->unit[i] ? rf->unit[i] : "";
+		e->scale = rf_dbl(in);
+		if (e->group + 1 > rf->evl.ngroups && e->group < 4096)
+			rf->evl.ngroups = e->group + 1;
+	}
+	h->evl = &rf->evl;
+	struct spanmetrics *ms = &rf->metrics;
+	uint64_t nm = rec_get_u64(in);
+	int64_t oc = rf_i64(in);
+	uint64_t ft = rec_get_u64(in);
+	if (!in->ok || nm > SPANMETRIC_MAX || ft > nm || oc < -1 || oc >= (int64_t)nm)
+		return -EINVAL;
+	ms->n = (unsigned)nm;
+	ms->off_cpu = (int)oc;
+	ms->first_target = (unsigned)ft;
+	for (unsigned i = 0; i < ms->n && in->ok; i++) {
+		uint64_t k = rec_get_u64(in);
+		rf->mname[i] = rf_str(in);
+		uint64_t f = rec_get_u64(in);
+		ms->m[i] = (struct spanmetric){
+			k <= SPANMETRIC_FREE_BYTES ? (enum spanmetric_kind)k : SPANMETRIC_EVENT,
+			rf->mname[i] ? rf->mname[i] : "", f & 1, (f >> 1) & 1};
+	}
+	h->metrics = ms;
+	h->strings = rf->strings;
+	h->names = rf->names;
+	return in->ok ? 0 : -EINVAL;
+}
+
+/* The common id of the file's string id. */
+static uint32_t rf_id(struct recfile *rf, uint64_t id)
+{
+	if (id == 0)
+		return 0;
+	if (id < rf->nid && rf->id[id])
+		return rf->id[id];
+	if (!rf->lost_id)
+		rf->lost_id = strtab_intern(rf->strings, "[lost]", 6);
+	return rf->lost_id;
+}
+
+static int rf_strings(struct recfile *rf, struct rec_in *in)
+{
+	uint64_t first = rec_get_u64(in), n = rec_get_u64(in);
+	if (!in->ok || first == 0 || n > (uint64_t)(in->end - in->p) || first > UINT32_MAX - n)
+		return 0;
+	if (first + n > rf->nid) {
+		uint32_t cap = (uint32_t)(first + n);
+		uint32_t *id = realloc(rf->id, cap * sizeof *id);
+		if (!id)
+			return -ENOMEM;
+		memset(id + rf->nid, 0, (cap - rf->nid) * sizeof *id);
+		rf->id = id;
+		rf->nid = cap;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t len = rec_get_u64(in);
+		if (!in->ok || len > (uint64_t)(in->end - in->p)) {
+			rf->dmg.bad_records++;
+			return 0;
+		}
+		uint32_t c = strtab_intern(rf->strings, (const char *)in->p, (size_t)len);
+		if (!c)
+			return -ENOMEM;
+		rf->id[first + i] = c;
+		in->p += len;
+	}
+	return 0;
+}
+
+static void rf_run(struct recfile *rf, struct rec_in *in)
+{
+	uint64_t k = rec_get_u64(in);
+	if (!in->ok || k >= rf->head.runs)
+		return;
+	struct run_result rr = {0};
+	rr.counts = calloc(rf->evl.n ? rf->evl.n : 1, sizeof *rr.counts);
+	if (!rr.counts)
+		return;
+	rf_counts(in, rr.counts, rf->evl.n);
+	rr.ru.elapsed_ns = rec_get_u64(in);
+	rr.ru.utime_ns = rec_get_u64(in);
+	rr.ru.stime_ns = rec_get_u64(in);
+	rr.ru.maxrss_kb = (long)rf_i64(in);
+	rr.ru.minflt = (long)rf_i64(in);
+	rr.ru.majflt = (long)rf_i64(in);
+	rr.ru.nvcsw = (long)rf_i64(in);
+	rr.ru.nivcsw = (long)rf_i64(in);
+	rr.wstatus = (int)rf_i64(in);
+	rr.exit_code = (int)rf_i64(in);
+	if (!in->ok || rf->have_run[k]) {
+		free(rr.counts);
+		rf->dmg.bad_records += !in->ok;
+		return;
+	}
+	rf->run[k] = rr;
+	rf->have_run[k] = true;
+}
+
+static void rf_end(struct recfile *rf, struct rec_in *in)
+{
+	uint64_t n = rec_get_u64(in), v[15] = {0};
+	for (uint64_t i = 0; i < n && in->ok; i++) {
+		uint64_t x = rec_get_u64(in);
+		if (i < 15)
+			v[i] = x;
+	}
+	double cost = rf_dbl(in);
+	uint64_t nm = rec_get_u64(in);
+	bool sup[SPANMETRIC_MAX] = {0};
+	for (uint64_t i = 0; i < nm && in->ok; i++) {
+		uint64_t s = rec_get_u64(in);
+		if (i < SPANMETRIC_MAX)
+			sup[i] = s != 0;
+	}
+	uint64_t nruns = rec_get_u64(in);
+	uint64_t sec = rec_get_u64(in), nsec = rec_get_u64(in), mono = rec_get_u64(in);
+	if (!in->ok) {
+		rf->dmg.bad_records++;
+		return;
+	}
+	rf->ds = (struct decode_stats){v[0], v[1], v[2],  v[3],	 v[4],	v[5],  v[6], v[7],
+				       v[8], v[9], v[10], v[11], v[12], v[13], v[14]};
+	rf->cost = cost == cost && cost >= 0 ? cost : 0;
+	for (unsigned i = 0; i < rf->metrics.n && nm == rf->metrics.n; i++)
+		rf->metrics.m[i].supported = sup[i];
+	rf->recorded_runs = nruns <= rf->head.runs ? (unsigned)nruns : rf->head.runs;
+	rf->have_end = true;
+	rf->start.tv_sec = (time_t)sec;
+	rf->start.tv_nsec = (long)(nsec % 1000000000u);
+	rf->start_mono = mono;
+}
+
+static int rf_pass1(struct recfile *rf, uint32_t type, struct rec_in *in, void *ctx)
+{
+	bool *head = ctx;
+	if (!*head) {
+		if (type != REC_HEAD)
+			return -EINVAL;
+		int r = rf_head(rf, in);
+		if (r < 0)
+			return r;
+		*head = true;
+		rf->run = calloc(rf->head.runs, sizeof *rf->run);
+		rf->have_run = calloc(rf->head.runs, sizeof *rf->have_run);
+		return rf->run && rf->have_run ? 0 : -ENOMEM;
+	}
+	switch (type) {
+	case REC_STRINGS:
+		return rf_strings(rf, in);
+	case REC_NAMES:
+		rf->names_rec = in->p;
+		rf->names_len = (size_t)(in->end - in->p);
+		break;
+	case REC_RUN:
+		rf_run(rf, in);
+		break;
+	case REC_END:
+		rf_end(rf, in);
+		break;
+	}
+	return 0;
+}
+
+/* How the names show, from the last NAMES record, in the shared view. */
+static int rf_names(struct recfile *rf)
+{
+	if (!rf->names_rec || !rf->names)
+		return 0;
+	struct rec_in in = {rf->names_rec, rf->names_rec + rf->names_len, true};
+	uint64_t n = rec_get_u64(&in);
+	for (uint64_t i = 0; i < n && in.ok; i++) {
+		uint64_t id = rec_get_u64(&in), text = rec_get_u64(&in), file = rec_get_u64(&in),
+			 line = rec_get_u64(&in);
+		if (!in.ok || !id || id >= rf->nid || !rf->id[id])
+			continue;
+		if (span_names_set(rf->names, rf_id(rf, id), rf_id(rf, text),
+				   file ? rf_id(rf, file) : 0, (uint32_t)line) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The runs whose results came, in order; none at all: one whose counts
+ * are unknown, so what the spans say can still be reported. */
+static int rf_runs(struct recfile *rf)
+{
+	unsigned k = 0;
+	for (unsigned i = 0; i < rf->head.runs; i++) {
+		if (!rf->have_run[i])
+			continue;
+		rf->run[k++] = rf->run[i];
+	}
+	unsigned expect = rf->have_end ? rf->recorded_runs : rf->head.runs;
+	rf->dmg.lost_runs = expect > k ? expect - k : 0;
+	if (k == 0) {
+		rf->run[0].counts = calloc(rf->evl.n ? rf->evl.n : 1, sizeof *rf->run[0].counts);
+		if (!rf->run[0].counts)
+			return -ENOMEM;
+		for (size_t i = 0; i < rf->evl.n; i++)
+			rf->run[0].counts[i].state = COUNT_NOT_COUNTED;
+		rf->dmg.lost_runs = expect ? expect : 1;
+		k = 1;
+	}
+	rf->nruns = k;
+	return 0;
+}
+
+int recfile_open(struct recfile **out, const char *path, struct strtab *strings,
+		 struct span_names *names, char **cause)
+{
+	*out = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return cause_set(cause, -errno, "cannot read '%s': %s", path, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		int e = errno;
+		close(fd);
+		return cause_set(cause, -EINVAL, "cannot read '%s': %s", path,
+				 e ? strerror(e) : "not a regular file");
+	}
+	struct recfile *rf = calloc(1, sizeof *rf);
+	if (!rf) {
+		close(fd);
+		return cause_set(cause, -ENOMEM, "cannot read '%s': %s", path, strerror(ENOMEM));
+	}
+	rf->size = (size_t)st.st_size;
+	rf->strings = strings;
+	rf->names = names;
+	if (rf->size >= REC_FILE_HDR) {
+		void *m = mmap(NULL, rf->size, PROT_READ, MAP_PRIVATE, fd, 0);
+		rf->map = m == MAP_FAILED ? NULL : m;
+	}
+	close(fd);
+	uint32_t v[2] = {0, 0};
+	if (rf->map)
+		memcpy(v, rf->map + 8, sizeof v);
+	if (!rf->map || !recfile_is(rf->map, rf->size)) {
+		recfile_close(rf);
+		return cause_set(cause, -EINVAL, "cannot read '%s': not a spanstat record file",
+				 path);
+	}
+	if (le32toh(v[0]) != REC_VERSION || le32toh(v[1]) != REC_FILE_HDR) {
+		recfile_close(rf);
+		return cause_set(cause, -EINVAL,
+				 "cannot read '%s': record file version %u (this spanstat "
+				 "reads version %u)",
+				 path, le32toh(v[0]), REC_VERSION);
+	}
+	bool head = false;
+	int r = rf_walk(rf, true, rf_pass1, &head);
+	if (r == 0 && !head)
+		r = -EINVAL;
+	if (r == 0)
+		r = rf_names(rf);
+	if (r == 0)
+		r = rf_runs(rf);
+	if (r < 0) {
+		recfile_close(rf);
+		return cause_set(cause, r, "cannot read '%s': %s", path,
+				 r == -ENOMEM ? strerror(ENOMEM) : "its head is damaged");
+	}
+	rf->dmg.no_end = !rf->have_end;
+	if (!rf->have_end) {
+		rf->start = rf->head.start;
+		rf->start_mono = rf->head.start_mono;
+	}
+	*out = rf;
+	return 0;
+}
+
+void recfile_close(struct recfile *rf)
+{
+	if (!rf)
+		return;
+	if (rf->map)
+		munmap((void *)rf->map, rf->size);
+	for (int i = 0; rf->argv && i < rf->head.argc; i++)
+		free(rf->argv[i]);
+	free(rf->argv);
+	free(rf->target);
+	for (size_t i = 0; i < rf->evl.n; i++) {
+		free(rf->evl.ev[i].name);
+		free(rf->unit[i]);
+	}
+	free(rf->evl.ev);
+	free(rf->unit);
+	for (unsigned i = 0; i < SPANMETRIC_MAX; i++)
+		free(rf->mname[i]);
+	free(rf->info.host);
+	free(rf->info.job);
+	free(rf->info.boot_id);
+	free(rf->info.version);
+	free(rf->id);
+	for (unsigned i = 0; rf->run && i < rf->head.runs; i++)
+		if (i < rf->nruns || rf->have_run[i])
+			free(rf->run[i].counts);
+	free(rf->run);
+	free(rf->have_run);
+	free(rf);
+}
+
+const struct run_head *recfile_head(const struct recfile *rf)
+{
+	return &rf->head;
+}
+
+const struct rec_info *recfile_info(const struct recfile *rf)
+{
+	return &rf->info;
+}
+
+void recfile_start(const struct recfile *rf, struct timespec *start, uint64_t *mono)
+{
+	*start = rf->start;
+	*mono = rf->start_mono;
+}
+
+const struct rec_damage *recfile_damage(const struct recfile *rf)
+{
+	return &rf->dmg;
+}
+
+void recfile_end(const struct recfile *rf, struct analysis_end *e)
+{
+	memset(e, 0, sizeof *e);
+	e->run = rf->run;
+	e->nruns = rf->nruns;
+	e->dstats = rf->head.spans ? &rf->ds : NULL;
+	e->event_cost_ns = rf->cost;
+}
+
+struct rf_replay {
+	struct analysis *a;
+	const struct rec_replay *how;
+	uint64_t vals[SPANMETRIC_MAX], cum[SPANMETRIC_MAX];
+	int err;
+};
+
+static void rf_add_sink(void *ctx, struct span_sink sink)
+{
+	struct recfile *rf = ctx;
+	if (rf->nsink < RF_MAX_SINKS)
+		rf->sink[rf->nsink++] = sink;
+}
+
+/* A process's name with the replay's prefix ("rank 2 (host) app"). */
+static uint32_t rf_prefixed(struct recfile *rf, const char *prefix, uint32_t name)
+{
+	char *s = NULL;
+	const char *n = strtab_get(rf->strings, name);
+	if (asprintf(&s, "%s%s%s", prefix, *n ? " " : "", n) < 0)
+		return name;
+	uint32_t id = strtab_intern(rf->strings, s, strlen(s));
+	free(s);
+	return id ? id : name;
+}
+
+/* One block of events; a block that goes wrong midway keeps what came
+ * before (its events were whole). */
+static void rf_events(struct recfile *rf, struct rf_replay *rp, struct rec_in *in)
+{
+	const struct rec_replay *how = rp->how;
+	unsigned nval = rf->metrics.n;
+	uint32_t pid = 0, tid = 0;
+	uint64_t ts = 0;
+	bool thread = false;
+	while (in->p < in->end) {
+		uint8_t f = *in->p++;
+		unsigned k = f & 7;
+		if (k > SPAN_PROCESS_END || (f & 128))
+			break;
+		if (f & 16) {
+			pid = (uint32_t)rec_get_u64(in);
+			tid = (uint32_t)rec_get_u64(in);
+			thread = true;
+		}
+		ts += (uint64_t)rf_i64(in);
+		struct span_event ev = {.kind = (enum span_kind)k,
+					.pid = pid + how->pid_base,
+					.tid = tid + how->pid_base,
+					.ts = ts + (uint64_t)how->ts_shift,
+					.flags = f & 8 ? SPAN_F_UNFINISHED : 0};
+		ev.name = rf_id(rf, rec_get_u64(in));
+		if (k == SPAN_BEGIN || k == SPAN_END || k == SPAN_INSTANT || k == SPAN_COUNTER)
+			ev.depth = (uint32_t)rec_get_u64(in);
+		if (k == SPAN_PROCESS || k == SPAN_COUNTER || k == SPAN_PROCESS_END)
+			ev.value = rf_i64(in);
+		if (k == SPAN_END) {
+			uint64_t d = rec_get_u64(in);
+			ev.begin_ts = d <= ev.ts ? ev.ts - d : 0;
+		}
+		if (f & 64) {
+			for (unsigned i = 0; i < nval; i++)
+				rp->vals[i] = rec_get_u64(in);
+			ev.vals = rp->vals;
+		}
+		if (f & 32) {
+			for (unsigned i = 0; i < nval; i++)
+				rp->cum[i] = rec_get_u64(in);
+			ev.cum = rp->cum;
+		}
+		if (!in->ok || !thread)
+			break;
+		if (k == SPAN_END && nval && !ev.vals) {
+			memset(rp->vals, 0, sizeof rp->vals);
+			ev.vals = rp->vals;
+		}
+		if (k == SPAN_PROCESS && how->prefix)
+			ev.name = rf_prefixed(rf, how->prefix, ev.name);
+		for (int i = 0; i < rf->nsink; i++)
+			rf->sink[i].event(rf->sink[i].arg, &ev);
+	}
+}
+
+static int rf_pass2(struct recfile *rf, uint32_t type, struct rec_in *in, void *ctx)
+{
+	struct rf_replay *rp = ctx;
+	switch (type) {
+	case REC_EVENTS:
+		if (rf->head.spans)
+			rf_events(rf, rp, in);
+		break;
+	case REC_RUNSTART: {
+		uint64_t k = rec_get_u64(in);
+		if (in->ok && k < rf->head.runs)
+			analysis_run(rp->a, rp->how->run_base + (unsigned)k);
+		break;
+	}
+	case REC_INTERVAL: {
+		struct interval_sample s;
+		uint64_t run = rec_get_u64(in);
+		s.t_ns = rec_get_u64(in);
+		s.mono_ns = rec_get_u64(in) + (uint64_t)rp->how->ts_shift;
+		s.length_ns = rec_get_u64(in);
+		struct count *c = calloc(rf->evl.n ? rf->evl.n : 1, sizeof *c);
+		if (!c)
+			return -ENOMEM;
+		rf_counts(in, c, rf->evl.n);
+		s.run = rp->how->run_base + (unsigned)run;
+		s.counts = c;
+		int r = in->ok && run < rf->head.runs ? analysis_interval(rp->a, &s) : 0;
+		free(c);
+		return r;
+	}
+	}
+	return 0;
+}
+
+int recfile_replay(struct recfile *rf, struct analysis *a, const struct rec_replay *how)
+{
+	static const struct rec_replay none;
+	struct rf_replay rp = {.a = a, .how = how ? how : &none};
+	rf->nsink = 0;
+	if (rp.how->extra)
+		rf_add_sink(rf, *rp.how->extra);
+	analysis_sinks(a, rf_add_sink, rf);
+	return rf_walk(rf, false, rf_pass2, &rp);
+}

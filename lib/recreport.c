@@ -1,0 +1,263 @@
+/* recreport.c: record files into an analysis (recreport.h). */
+#include "config.h"
+
+#include "recreport.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "cause.h"
+#include "recfile.h"
+
+struct rr_file {
+	struct recfile *rf;
+	struct spantree tree; /* this rank's own, when merging */
+	bool have_tree;
+	struct span_tree merged;
+	bool have_merged;
+	struct count *count;
+	struct stat_summary *stat;
+	char *prefix;
+};
+
+/* Whether b's events and span values are a's (else their counts cannot
+ * be set side by side). */
+static bool rr_same(const struct run_head *a, const struct run_head *b)
+{
+	if (a->evl->n != b->evl->n || a->spans != b->spans ||
+	    a->metrics->n != b->metrics->n)
+		return false;
+	for (size_t i = 0; i < a->evl->n; i++)
+		if (strcmp(a->evl->ev[i].name, b->evl->ev[i].name) != 0)
+			return false;
+	for (unsigned i = 0; i < a->metrics->n; i++)
+		if (strcmp(a->metrics->m[i].name, b->metrics->m[i].name) != 0)
+			return false;
+	return true;
+}
+
+static void rr_damage(const struct recreport_opts *o, const char *file,
+		      const struct rec_damage *d)
+{
+	char *m = NULL;
+	if (!o->warn)
+		return;
+	if (d->lost_bytes || d->bad_records || d->no_end) {
+		if (asprintf(&m,
+			     "report: '%s' is damaged: %" PRIu64 " bad record%s (%" PRIu64
+			     " of span events), %" PRIu64 " bytes cut off at the end%s; reporting "
+			     "what is left",
+			     file, d->bad_records, d->bad_records == 1 ? "" : "s", d->lost_events,
+			     d->lost_bytes,
+			     d->no_end ? ", the recording's end is missing" : "") >= 0)
+			o->warn(o->ctx, m);
+		free(m);
+		m = NULL;
+	}
+	if (d->lost_runs &&
+	    asprintf(&m, "report: '%s': the counts of %u run%s are lost", file, d->lost_runs,
+		     d->lost_runs == 1 ? "" : "s") >= 0)
+		o->warn(o->ctx, m);
+	free(m);
+}
+
+/* This rank's means and merged tree, for the report's ranks. */
+static int rr_rank(struct rr_file *f, struct rank_info *ri, long idx)
+{
+	const struct run_head *h = recfile_head(f->rf);
+	const struct rec_info *in = recfile_info(f->rf);
+	struct analysis_end e;
+	struct report tmp;
+	recfile_end(f->rf, &e);
+	size_t n = h->evl->n ? h->evl->n : 1;
+	f->count = calloc(n, sizeof *f->count);
+	f->stat = calloc(n, sizeof *f->stat);
+	if (!f->count || !f->stat)
+		return -ENOMEM;
+	analysis_counts(h->evl, &e, f->count, f->stat);
+	memset(&tmp, 0, sizeof tmp);
+	analysis_rusage(&e, &tmp);
+	ri->rank = in->rank >= 0 ? in->rank : idx;
+	ri->host = in->host ? in->host : "";
+	ri->count = f->count;
+	ri->ru = tmp.ru;
+	if (f->have_tree) {
+		if (spantree_merge(&f->tree, &f->merged) < 0)
+			return -ENOMEM;
+		f->have_merged = true;
+		ri->merged = &f->merged;
+	}
+	return 0;
+}
+
+/* The head starts at the earliest of its files' starts. */
+static void rr_earliest(struct run_head *h, const struct timespec *st, uint64_t mono)
+{
+	if (mono < h->start_mono)
+		h->start_mono = mono;
+	if (st->tv_sec < h->start.tv_sec ||
+	    (st->tv_sec == h->start.tv_sec && st->tv_nsec < h->start.tv_nsec))
+		h->start = *st;
+}
+
+int recreport_run(const struct recreport_opts *o, const struct writer **failed, char **cause)
+{
+	size_t n = o->nfiles;
+	*failed = NULL;
+	if (n == 0 || n > RECREPORT_MAX_FILES)
+		return cause_set(cause, -EINVAL, "report: expected 1 to %d record files",
+				 RECREPORT_MAX_FILES);
+	struct strtab strings;
+	struct span_names names;
+	struct analysis an;
+	bool have_an = false;
+	struct rr_file *f = calloc(n, sizeof *f);
+	struct rank_info *ri = calloc(n, sizeof *ri);
+	struct run_result *runs = NULL;
+	struct run_head head;
+	struct decode_stats ds;
+	memset(&ds, 0, sizeof ds);
+	int r = strtab_init(&strings);
+	if (r < 0 || !f || !ri) {
+		free(f);
+		free(ri);
+		if (r == 0)
+			strtab_release(&strings);
+		return cause_set(cause, -ENOMEM, "report: %s", strerror(ENOMEM));
+	}
+	span_names_init(&names, &strings);
+	for (size_t i = 0; i < n; i++) {
+		r = recfile_open(&f[i].rf, o->files[i], &strings, &names, cause);
+		if (r < 0)
+			goto out;
+		rr_damage(o, o->files[i], recfile_damage(f[i].rf));
+		if (i && !rr_same(recfile_head(f[0].rf), recfile_head(f[i].rf))) {
+			r = cause_set(cause, -EINVAL,
+				      "report: '%s' counted other events or span values than '%s': "
+				      "report them apart",
+				      o->files[i], o->files[0]);
+			goto out;
+		}
+	}
+	/* the report's head: the first file's, its runs all the files' and its
+	 * start the earliest, on the first file's clock */
+	const struct rec_info *i0 = recfile_info(f[0].rf);
+	head = *recfile_head(f[0].rf);
+	unsigned nruns = 0;
+	int64_t *shift = calloc(n, sizeof *shift);
+	if (!shift) {
+		r = cause_set(cause, -ENOMEM, "report: %s", strerror(ENOMEM));
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct rec_info *in = recfile_info(f[i].rf);
+		const struct run_head *h = recfile_head(f[i].rf);
+		bool same_boot = in->boot_id && i0->boot_id && *in->boot_id &&
+				 strcmp(in->boot_id, i0->boot_id) == 0;
+		shift[i] = same_boot ? 0
+				     : ((int64_t)in->real_ns - (int64_t)in->mono_ns) -
+					       ((int64_t)i0->real_ns - (int64_t)i0->mono_ns);
+		struct analysis_end e;
+		recfile_end(f[i].rf, &e);
+		nruns += e.nruns;
+		rr_earliest(&head, &h->start, h->start_mono + (uint64_t)shift[i]);
+	}
+	head.runs = nruns;
+	runs = calloc(nruns, sizeof *runs);
+	r = runs ? analysis_init(&an, o->writers, o->nwriters, head.spans, head.metrics->n)
+		 : -ENOMEM;
+	have_an = runs != NULL;
+	if (r == 0)
+		r = analysis_start(&an, &head);
+	/* the first run's start, as the live run knows it once run 0 started */
+	for (size_t i = 0; i < n; i++) {
+		struct timespec st;
+		uint64_t mono;
+		recfile_start(f[i].rf, &st, &mono);
+		if (i == 0) {
+			head.start = st;
+			head.start_mono = mono;
+		}
+		rr_earliest(&head, &st, mono + (uint64_t)shift[i]);
+	}
+	unsigned base = 0;
+	double cost = 0;
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		const struct rec_info *in = recfile_info(f[i].rf);
+		struct rec_replay how = {.ts_shift = shift[i], .run_base = base};
+		struct span_sink extra;
+		if (n > 1) {
+			how.pid_base = (uint32_t)(i + 1) << 22;
+			if (asprintf(&f[i].prefix, "rank %ld (%s)", in->rank >= 0 ? in->rank : (long)i,
+				     in->host ? in->host : "") < 0) {
+				f[i].prefix = NULL;
+				r = -ENOMEM;
+				break;
+			}
+			how.prefix = f[i].prefix;
+			if (head.spans) {
+				if (spantree_init(&f[i].tree) < 0) {
+					r = -ENOMEM;
+					break;
+				}
+				f[i].have_tree = true;
+				spantree_set_values(&f[i].tree, head.metrics->n);
+				extra = (struct span_sink){spantree_event, &f[i].tree};
+				how.extra = &extra;
+			}
+		}
+		r = recfile_replay(f[i].rf, &an, &how);
+		struct analysis_end e;
+		recfile_end(f[i].rf, &e);
+		memcpy(runs + base, e.run, e.nruns * sizeof *runs);
+		base += e.nruns;
+		if (e.dstats) {
+			uint64_t *d = (uint64_t *)&ds;
+			const uint64_t *s = (const uint64_t *)e.dstats;
+			for (size_t k = 0; k < sizeof ds / sizeof(uint64_t); k++)
+				d[k] += s[k];
+		}
+		cost += e.event_cost_ns / (double)n;
+		if (r == 0 && n > 1)
+			r = rr_rank(&f[i], &ri[i], (long)i);
+		ri[i].file = o->files[i];
+	}
+	free(shift);
+	if (r < 0) {
+		r = cause_set(cause, r, "report: cannot make the report: %s", strerror(-r));
+		goto out;
+	}
+	struct report_ranks ranks = {(unsigned)n, ri};
+	struct analysis_end end = {.run = runs,
+				   .nruns = nruns,
+				   .dstats = head.spans ? &ds : NULL,
+				   .event_cost_ns = cost,
+				   .compensate = o->compensate,
+				   .ranks = n > 1 ? &ranks : NULL};
+	r = analysis_finish(&an, &end, failed);
+	if (r < 0)
+		r = cause_set(cause, r, "report: cannot make the report: %s", strerror(-r));
+out:
+	if (have_an)
+		analysis_release(&an);
+	for (size_t i = 0; i < n; i++) {
+		recfile_close(f[i].rf);
+		if (f[i].have_tree)
+			spantree_release(&f[i].tree);
+		if (f[i].have_merged)
+			span_tree_release(&f[i].merged);
+		free(f[i].count);
+		free(f[i].stat);
+		free(f[i].prefix);
+	}
+	free(f);
+	free(ri);
+	free(runs);
+	span_names_release(&names);
+	strtab_release(&strings);
+	return r;
+}

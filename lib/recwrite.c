@@ -1,0 +1,403 @@
+/* recwrite.c: the record writer (recfile.h): a writer like the others,
+ * whose output is everything the session hands the writers, kept for
+ * `spanstat report`.  Span events are encoded into blocks as they arrive;
+ * a block goes to the file when full, after the strings its events name.
+ * Memory stays one block, whatever the number of events. */
+#include "config.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "outpath.h"
+#include "recfile.h"
+#include "writer.h"
+
+#define RECW_EVENT_MAX (8 + 6 * 10 + 2 * SPANMETRIC_MAX * 10) /* one encoded event, at most */
+
+/* A payload being built (not events: those use the block). */
+struct recbuf {
+	uint8_t *p;
+	size_t len, cap;
+	bool oom;
+};
+
+struct recw {
+	uint8_t block[REC_BLOCK];
+	size_t len; /* 0: no block open */
+	uint32_t pid, tid;
+	uint64_t ts;
+	uint32_t nstr; /* strings written: ids below */
+	unsigned nval;
+	int err;
+};
+
+static void rb_reserve(struct recbuf *b, size_t more)
+{
+	if (b->oom || b->len + more <= b->cap)
+		return;
+	size_t cap = b->cap ? b->cap : 256;
+	while (cap < b->len + more)
+		cap *= 2;
+	uint8_t *p = realloc(b->p, cap);
+	if (!p) {
+		b->oom = true;
+		return;
+	}
+	b->p = p;
+	b->cap = cap;
+}
+
+static void rb_u64(struct recbuf *b, uint64_t v)
+{
+	rb_reserve(b, 10);
+	if (!b->oom)
+		b->len += rec_put_u64(b->p + b->len, v);
+}
+
+static void rb_i64(struct recbuf *b, int64_t v)
+{
+	rb_u64(b, rec_zz(v));
+}
+
+static void rb_dbl(struct recbuf *b, double d)
+{
+	uint64_t u;
+	memcpy(&u, &d, sizeof u);
+	rb_u64(b, u);
+}
+
+static void rb_str(struct recbuf *b, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	rb_u64(b, n);
+	rb_reserve(b, n);
+	if (!b->oom && n) {
+		memcpy(b->p + b->len, s, n);
+		b->len += n;
+	}
+}
+
+/* One record: its header, then the payload. */
+static int recw_put(struct writer *w, enum rec_type type, const void *payload, size_t len)
+{
+	uint32_t hdr[3] = {htole32((uint32_t)type), htole32((uint32_t)len),
+			   htole32((uint32_t)crc32(0, payload, (uInt)len))};
+	if (fwrite(hdr, sizeof hdr, 1, w->fp) != 1 || (len && fwrite(payload, len, 1, w->fp) != 1))
+		return -(errno ? errno : EIO);
+	return 0;
+}
+
+static int recw_put_buf(struct writer *w, enum rec_type type, struct recbuf *b)
+{
+	int r = b->oom ? -ENOMEM : recw_put(w, type, b->p, b->len);
+	free(b->p);
+	memset(b, 0, sizeof *b);
+	return r;
+}
+
+/* The strings defined since the last call. */
+static int recw_strings(struct writer *w)
+{
+	struct recw *rw = w->priv;
+	const struct strtab *t = w->head->strings;
+	if (!t || t->n <= rw->nstr)
+		return 0;
+	struct recbuf b = {0};
+	uint32_t first = rw->nstr ? rw->nstr : 1;
+	rb_u64(&b, first);
+	rb_u64(&b, t->n - first);
+	for (uint32_t id = first; id < t->n; id++)
+		rb_str(&b, strtab_get(t, id));
+	rw->nstr = t->n;
+	return recw_put_buf(w, REC_STRINGS, &b);
+}
+
+/* How every name known so far shows (the reader keeps the last). */
+static int recw_names(struct writer *w)
+{
+	const struct span_names *v = w->head->names;
+	if (!v)
+		return 0;
+	struct recbuf b = {0};
+	uint64_t n = 0;
+	for (uint32_t id = 0; id < v->n; id++)
+		n += span_names_known(v, id) != 0;
+	rb_u64(&b, n);
+	for (uint32_t id = 0; id < v->n; id++) {
+		if (!span_names_known(v, id))
+			continue;
+		rb_u64(&b, id);
+		rb_u64(&b, v->text[id]);
+		rb_u64(&b, v->file[id]);
+		rb_u64(&b, v->line[id]);
+	}
+	return recw_put_buf(w, REC_NAMES, &b);
+}
+
+/* The open block, after the strings its events name. */
+static int recw_flush(struct writer *w)
+{
+	struct recw *rw = w->priv;
+	if (!rw->len)
+		return 0;
+	int r = recw_strings(w);
+	if (r == 0)
+		r = recw_put(w, REC_EVENTS, rw->block, rw->len);
+	rw->len = 0;
+	return r;
+}
+
+static void recw_rusage(struct recbuf *b, const struct rusage_info *ru)
+{
+	rb_u64(b, ru->elapsed_ns);
+	rb_u64(b, ru->utime_ns);
+	rb_u64(b, ru->stime_ns);
+	rb_i64(b, ru->maxrss_kb);
+	rb_i64(b, ru->minflt);
+	rb_i64(b, ru->majflt);
+	rb_i64(b, ru->nvcsw);
+	rb_i64(b, ru->nivcsw);
+}
+
+static void recw_counts(struct recbuf *b, const struct count *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		rb_u64(b, (uint64_t)c[i].state);
+		rb_u64(b, c[i].raw);
+		rb_u64(b, c[i].enabled);
+		rb_u64(b, c[i].running);
+		rb_dbl(b, c[i].value);
+		rb_i64(b, c[i].err);
+		rb_u64(b, c[i].user_only);
+	}
+}
+
+/* A signed number from the environment, or -1. */
+static long recw_env_num(const char *v)
+{
+	char *end;
+	long n = v ? strtol(v, &end, 10) : -1;
+	return v && *v && !*end && n >= 0 ? n : -1;
+}
+
+static void recw_head(struct recbuf *b, const struct run_head *h)
+{
+	char host[256] = "", boot[64] = "";
+	if (gethostname(host, sizeof host) != 0)
+		strcpy(host, "localhost");
+	host[sizeof host - 1] = '\0';
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+	if (f) {
+		if (!fgets(boot, sizeof boot, f))
+			boot[0] = '\0';
+		boot[strcspn(boot, "\n")] = '\0';
+		fclose(f);
+	}
+	struct run_clocks c = h->clocks;
+	if (!c.mono_ns)
+		run_clocks_now(&c);
+	rb_str(b, "spanstat " PACKAGE_VERSION);
+	rb_u64(b, (uint64_t)h->argc);
+	for (int i = 0; i < h->argc; i++)
+		rb_str(b, h->argv[i]);
+	rb_u64(b, h->runs);
+	rb_u64(b, h->interval_ms);
+	rb_u64(b, (uint64_t)h->spans | (uint64_t)h->rusage_unknown << 1);
+	rb_str(b, h->target);
+	rb_u64(b, (uint64_t)h->start.tv_sec);
+	rb_u64(b, (uint64_t)h->start.tv_nsec);
+	rb_u64(b, h->start_mono);
+	rb_str(b, host);
+	rb_str(b, outpath_job());
+	rb_str(b, boot);
+	rb_i64(b, recw_env_num(outpath_rank()));
+	rb_i64(b, recw_env_num(outpath_local_rank()));
+	rb_u64(b, c.real_ns);
+	rb_u64(b, c.mono_ns);
+	rb_u64(b, c.boot_ns);
+	const struct evlist *evl = h->evl;
+	rb_u64(b, evl->n);
+	for (size_t i = 0; i < evl->n; i++) {
+		const struct event *e = &evl->ev[i];
+		rb_str(b, e->name);
+		rb_u64(b, e->attr.type);
+		rb_u64(b, e->attr.config);
+		rb_u64(b, e->attr.config1);
+		rb_u64(b, e->attr.config2);
+		rb_u64(b, (uint64_t)(e->attr.exclude_user | e->attr.exclude_kernel << 1 |
+				     e->attr.exclude_hv << 2));
+		rb_i64(b, e->group);
+		rb_u64(b, e->leader);
+		rb_str(b, e->unit);
+		rb_dbl(b, e->scale);
+	}
+	const struct spanmetrics *ms = h->metrics;
+	rb_u64(b, ms ? ms->n : 0);
+	rb_i64(b, ms ? ms->off_cpu : -1);
+	rb_u64(b, ms ? ms->first_target : 0);
+	for (unsigned i = 0; ms && i < ms->n; i++) {
+		rb_u64(b, ms->m[i].kind);
+		rb_str(b, ms->m[i].name);
+		rb_u64(b, (uint64_t)ms->m[i].supported | (uint64_t)ms->m[i].time << 1);
+	}
+}
+
+static int recw_start(struct writer *w, const struct run_head *h)
+{
+	struct recw *rw = calloc(1, sizeof *rw);
+	if (!rw)
+		return -ENOMEM;
+	w->priv = rw;
+	rw->nval = h->metrics ? h->metrics->n : 0;
+	if (fwrite(REC_MAGIC, 8, 1, w->fp) != 1)
+		return -(errno ? errno : EIO);
+	uint32_t v[2] = {htole32(REC_VERSION), htole32(REC_FILE_HDR)};
+	if (fwrite(v, sizeof v, 1, w->fp) != 1)
+		return -(errno ? errno : EIO);
+	struct recbuf b = {0};
+	recw_head(&b, h);
+	return recw_put_buf(w, REC_HEAD, &b);
+}
+
+static int recw_interval(struct writer *w, const struct interval_sample *s)
+{
+	int r = recw_flush(w);
+	if (r < 0)
+		return r;
+	struct recbuf b = {0};
+	rb_u64(&b, s->run);
+	rb_u64(&b, s->t_ns);
+	rb_u64(&b, s->mono_ns);
+	rb_u64(&b, s->length_ns);
+	recw_counts(&b, s->counts, w->head->evl->n);
+	return recw_put_buf(w, REC_INTERVAL, &b);
+}
+
+static void recw_run(struct writer *w, unsigned run)
+{
+	struct recw *rw = w->priv;
+	uint8_t p[10];
+	int r = rw ? recw_flush(w) : 0;
+	if (r == 0 && rw)
+		r = recw_put(w, REC_RUNSTART, p, rec_put_u64(p, run));
+	if (r < 0 && !w->err)
+		w->err = r;
+}
+
+/* The hot path: one event into the block. */
+static void recw_span(void *arg, const struct span_event *ev)
+{
+	struct writer *w = arg;
+	struct recw *rw = w->priv;
+	if (!rw || w->err)
+		return;
+	if (rw->len > REC_BLOCK - RECW_EVENT_MAX) {
+		int r = recw_flush(w);
+		if (r < 0) {
+			w->err = r;
+			return;
+		}
+	}
+	uint8_t *p = rw->block + rw->len, *b0 = p++;
+	unsigned k = ev->kind;
+	uint8_t f = (uint8_t)(k | (ev->flags & SPAN_F_UNFINISHED ? 8 : 0));
+	if (!rw->len || ev->pid != rw->pid || ev->tid != rw->tid) {
+		f |= 16;
+		p += rec_put_u64(p, ev->pid);
+		p += rec_put_u64(p, ev->tid);
+		rw->pid = ev->pid;
+		rw->tid = ev->tid;
+		if (!rw->len)
+			rw->ts = 0;
+	}
+	p += rec_put_u64(p, rec_zz((int64_t)(ev->ts - rw->ts)));
+	rw->ts = ev->ts;
+	p += rec_put_u64(p, ev->name);
+	if (k == SPAN_BEGIN || k == SPAN_END || k == SPAN_INSTANT || k == SPAN_COUNTER)
+		p += rec_put_u64(p, ev->depth);
+	if (k == SPAN_PROCESS || k == SPAN_COUNTER || k == SPAN_PROCESS_END)
+		p += rec_put_u64(p, rec_zz(ev->value));
+	if (k == SPAN_END)
+		p += rec_put_u64(p, ev->ts - ev->begin_ts);
+	if (rw->nval && k == SPAN_END && ev->vals) {
+		f |= 64;
+		for (unsigned i = 0; i < rw->nval; i++)
+			p += rec_put_u64(p, ev->vals[i]);
+	}
+	if (rw->nval && (k == SPAN_BEGIN || k == SPAN_END) && ev->cum) {
+		f |= 32;
+		for (unsigned i = 0; i < rw->nval; i++)
+			p += rec_put_u64(p, ev->cum[i]);
+	}
+	*b0 = f;
+	rw->len = (size_t)(p - rw->block);
+}
+
+static int recw_finish(struct writer *w, const struct report *r)
+{
+	int e = recw_flush(w);
+	if (e == 0)
+		e = recw_strings(w);
+	if (e == 0)
+		e = recw_names(w);
+	size_t n = r->head->evl->n;
+	for (unsigned k = 0; e == 0 && k < r->nruns; k++) {
+		struct recbuf b = {0};
+		rb_u64(&b, k);
+		recw_counts(&b, r->run[k].counts, n);
+		recw_rusage(&b, &r->run[k].ru);
+		rb_i64(&b, r->run[k].wstatus);
+		rb_i64(&b, r->run[k].exit_code);
+		e = recw_put_buf(w, REC_RUN, &b);
+	}
+	if (e == 0) {
+		struct recbuf b = {0};
+		const struct decode_stats *d = r->dstats;
+		static const struct decode_stats none;
+		if (!d)
+			d = &none;
+		const uint64_t ds[] = {d->records,	 d->events,	   d->spans,
+				       d->dropped,	 d->lost_records,  d->no_exit,
+				       d->bad_bytes,	 d->bad_records,   d->bad_ids,
+				       d->unmatched,	 d->unfinished,	   d->over_limit,
+				       d->clock_unknown, d->lines,	   d->bad_lines};
+		rb_u64(&b, sizeof ds / sizeof ds[0]);
+		for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++)
+			rb_u64(&b, ds[i]);
+		rb_dbl(&b, r->event_cost_ns);
+		const struct spanmetrics *ms = r->head->metrics;
+		rb_u64(&b, ms ? ms->n : 0);
+		for (unsigned i = 0; ms && i < ms->n; i++)
+			rb_u64(&b, ms->m[i].supported);
+		rb_u64(&b, r->nruns);
+		/* the first run's start, known only once it started */
+		rb_u64(&b, (uint64_t)r->head->start.tv_sec);
+		rb_u64(&b, (uint64_t)r->head->start.tv_nsec);
+		rb_u64(&b, r->head->start_mono);
+		e = recw_put_buf(w, REC_END, &b);
+	}
+	if (e == 0 && fflush(w->fp) != 0)
+		e = -(errno ? errno : EIO);
+	return e;
+}
+
+static void recw_release(struct writer *w)
+{
+	free(w->priv);
+	w->priv = NULL;
+}
+
+const struct writer_ops record_writer_ops = {
+	.name = "record",
+	.start = recw_start,
+	.interval = recw_interval,
+	.span = recw_span,
+	.run = recw_run,
+	.finish = recw_finish,
+	.release = recw_release,
+};
