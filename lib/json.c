@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "metrics.h"
+#include "rankstat.h"
 #include "utf8esc.h"
 #include "writer.h"
 
@@ -238,7 +239,11 @@ static void json_header(cJSON *doc, const struct run_head *h)
 
 	cJSON *host = cJSON_AddObjectToObject(doc, "host");
 	struct utsname u;
-	if (uname(&u) == 0) {
+	if (h->uname[0]) {
+		static const char *const key[4] = {"nodename", "sysname", "release", "machine"};
+		for (int i = 0; i < 4; i++)
+			cJSON_AddStringToObject(host, key[i], h->uname[i] ? h->uname[i] : "");
+	} else if (uname(&u) == 0) {
 		cJSON_AddStringToObject(host, "nodename", u.nodename);
 		cJSON_AddStringToObject(host, "sysname", u.sysname);
 		cJSON_AddStringToObject(host, "release", u.release);
@@ -545,6 +550,69 @@ static cJSON *json_intervals(const struct json *j, const struct evlist *evl)
 }
 
 /* The whole document for report r; NULL on -ENOMEM. */
+static void json_rank_stat(cJSON *o, const struct rank_stat *st)
+{
+	json_num(o, "min", st->min);
+	json_num(o, "mean", st->mean);
+	json_num(o, "max", st->max);
+	cJSON_AddNumberToObject(o, "max_rank", (double)st->max_rank);
+	json_num(o, "imbalance", st->imbalance);
+}
+
+/* The ranks of a job side by side (report over several files), or null. */
+static cJSON *json_ranks(const struct report *r)
+{
+	if (!r->ranks)
+		return cJSON_CreateNull();
+	const struct run_head *h = r->head;
+	struct rank_summary rs;
+	if (rank_summary_build(r, &rs) < 0)
+		return NULL;
+	cJSON *o = cJSON_CreateObject();
+	cJSON *list = cJSON_AddArrayToObject(o, "ranks");
+	for (unsigned i = 0; i < r->ranks->n; i++) {
+		const struct rank_info *ri = &r->ranks->r[i];
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddItemToArray(list, x);
+		cJSON_AddNumberToObject(x, "rank", (double)ri->rank);
+		json_text(x, "host", ri->host);
+		json_text(x, "file", ri->file);
+	}
+	cJSON *cs = cJSON_AddArrayToObject(o, "counters");
+	for (size_t e = 0; e < h->evl->n; e++) {
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddItemToArray(cs, x);
+		json_text(x, "name", h->evl->ev[e].name);
+		json_text(x, "unit", h->evl->ev[e].unit ? h->evl->ev[e].unit : "");
+		if (rs.counted[e]) {
+			json_rank_stat(x, &rs.counter[e]);
+		} else {
+			static const char *const k[] = {"min", "mean", "max", "max_rank",
+							"imbalance"};
+			for (size_t q = 0; q < sizeof k / sizeof k[0]; q++)
+				cJSON_AddNullToObject(x, k[q]);
+		}
+	}
+	json_rank_stat(cJSON_AddObjectToObject(o, "elapsed_ns"), &rs.elapsed);
+	cJSON *sp = cJSON_AddArrayToObject(o, "spans");
+	for (uint32_t i = 1; i < rs.paths.n; i++) {
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddItemToArray(sp, x);
+		cJSON *path = cJSON_CreateArray();
+		for (uint32_t k = i; k != 0; k = rs.paths.node[k].parent)
+			cJSON_InsertItemInArray(
+				path, 0,
+				json_text_item(span_names_text(h->names, h->strings,
+							       rs.paths.node[k].name)));
+		cJSON_AddItemToObject(x, "path", path);
+		json_rank_stat(cJSON_AddObjectToObject(x, "count"), &rs.count[i]);
+		json_rank_stat(cJSON_AddObjectToObject(x, "total_ns"), &rs.total[i]);
+		json_rank_stat(cJSON_AddObjectToObject(x, "self_ns"), &rs.self[i]);
+	}
+	rank_summary_release(&rs);
+	return o;
+}
+
 static cJSON *json_build(const struct json *j, const struct run_head *h, const struct report *r)
 {
 	static const struct evlist no_events;
@@ -604,6 +672,12 @@ static cJSON *json_build(const struct json *j, const struct run_head *h, const s
 		return NULL;
 	}
 	cJSON_AddItemToObject(doc, "spans", spans);
+	cJSON *ranks = json_ranks(r);
+	if (!ranks) {
+		cJSON_Delete(doc);
+		return NULL;
+	}
+	cJSON_AddItemToObject(doc, "ranks", ranks);
 	return doc;
 }
 

@@ -42,6 +42,7 @@ enum rec_type {
 /* Where and when a recorded session ran (the head's second half). */
 struct rec_info {
 	char *host, *job, *boot_id, *version;
+	char *sysname, *release, *machine; /* uname's */
 	long rank, local_rank; /* -1: not in a job */
 	/* one instant on three clocks: spans are stamped CLOCK_MONOTONIC */
 	uint64_t real_ns, mono_ns, boot_ns;

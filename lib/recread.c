@@ -169,6 +169,13 @@ static int rf_head(struct recfile *rf, struct rec_in *in)
 	ri->host = rf_str(in);
 	ri->job = rf_str(in);
 	ri->boot_id = rf_str(in);
+	ri->sysname = rf_str(in);
+	ri->release = rf_str(in);
+	ri->machine = rf_str(in);
+	h->uname[0] = ri->host;
+	h->uname[1] = ri->sysname;
+	h->uname[2] = ri->release;
+	h->uname[3] = ri->machine;
 	ri->rank = (long)rf_i64(in);
 	ri->local_rank = (long)rf_i64(in);
 	ri->real_ns = rec_get_u64(in);
@@ -491,6 +498,9 @@ void recfile_close(struct recfile *rf)
 	free(rf->info.host);
 	free(rf->info.job);
 	free(rf->info.boot_id);
+	free(rf->info.sysname);
+	free(rf->info.release);
+	free(rf->info.machine);
 	free(rf->info.version);
 	free(rf->id);
 	for (unsigned i = 0; rf->run && i < rf->head.runs; i++)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -187,10 +188,10 @@ static long recw_env_num(const char *v)
 
 static void recw_head(struct recbuf *b, const struct run_head *h)
 {
-	char host[256] = "", boot[64] = "";
-	if (gethostname(host, sizeof host) != 0)
-		strcpy(host, "localhost");
-	host[sizeof host - 1] = '\0';
+	char boot[64] = "";
+	struct utsname u;
+	if (uname(&u) != 0)
+		memset(&u, 0, sizeof u);
 	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
 	if (f) {
 		if (!fgets(boot, sizeof boot, f))
@@ -212,9 +213,12 @@ static void recw_head(struct recbuf *b, const struct run_head *h)
 	rb_u64(b, (uint64_t)h->start.tv_sec);
 	rb_u64(b, (uint64_t)h->start.tv_nsec);
 	rb_u64(b, h->start_mono);
-	rb_str(b, host);
+	rb_str(b, u.nodename);
 	rb_str(b, outpath_job());
 	rb_str(b, boot);
+	rb_str(b, u.sysname);
+	rb_str(b, u.release);
+	rb_str(b, u.machine);
 	rb_i64(b, recw_env_num(outpath_rank()));
 	rb_i64(b, recw_env_num(outpath_local_rank()));
 	rb_u64(b, c.real_ns);

@@ -77,6 +77,8 @@ struct run_head {
 					    * ("process id '1234'"), NULL: the command */
 	bool rusage_unknown;		   /* attached tasks: only the time counted is known */
 	struct run_clocks clocks;	   /* when the session started (0: unknown) */
+	const char *uname[4]; /* where it ran: nodename, sysname, release, machine
+			       * (a recording's; NULL: this machine's) */
 };
 
 struct interval_sample {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "fmt.h"
+#include "rankstat.h"
 #include "metrics.h"
 #include "spantree.h"
 #include "strtab.h"
@@ -161,7 +162,11 @@ static void summary_header(FILE *fp, const struct report *r)
 			fprintf(fp, "%s%s", i ? " " : "", h->argv[i]);
 		fputc('\'', fp);
 	}
-	if (h->runs > 1 && r->nruns != h->runs)
+	if (r->ranks && r->nruns != r->ranks->n)
+		fprintf(fp, " (%u ranks, %u runs)", r->ranks->n, r->nruns);
+	else if (r->ranks)
+		fprintf(fp, " (%u ranks)", r->ranks->n);
+	else if (h->runs > 1 && r->nruns != h->runs)
 		fprintf(fp, " (%u of %u runs)", r->nruns, h->runs);
 	else if (h->runs > 1)
 		fprintf(fp, " (%u runs)", h->runs);
@@ -621,6 +626,78 @@ static int summary_spans(FILE *fp, const struct report *r, bool where)
 	return err;
 }
 
+/* A value of a counter across ranks, in its unit ("37.52 msec"). */
+static void summary_rank_value(char *buf, size_t size, const struct event *ev, double v)
+{
+	int dec = fmt_count_decimals(ev);
+	char num[64];
+	fmt_grouped(num, sizeof num, v, dec);
+	size_t pos = 0;
+	buf[0] = '\0';
+	summary_cat(buf, size, &pos, "%s%s%s", num, ev->unit && *ev->unit ? " " : "",
+		    ev->unit ? ev->unit : "");
+}
+
+static void summary_rank_cells(FILE *fp, const char *min, const char *mean, const char *max,
+			       const struct rank_stat *st)
+{
+	char at[48], imb[32];
+	snprintf(at, sizeof at, "rank %ld", st->max_rank);
+	fmt_c(imb, sizeof imb, "%.1f%%", 100.0 * st->imbalance);
+	fprintf(fp, " %16s %16s %16s  %-9s %9s  ", min, mean, max, at, imb);
+}
+
+/* The ranks of a job side by side (spanstat report over several files). */
+static int summary_ranks(FILE *fp, const struct report *r)
+{
+	const struct evlist *evl = r->head->evl;
+	struct rank_summary rs;
+	int err = rank_summary_build(r, &rs);
+	if (err < 0)
+		return err;
+	fprintf(fp, " Across %u ranks (the max's rank; imbalance = (max - mean) / max):\n\n",
+		rs.nranks);
+	fprintf(fp, " %16s %16s %16s  %-9s %9s  %s\n", "min", "mean", "max", "max at",
+		"imbalance", "");
+	char a[64], b[64], c[64];
+	for (size_t e = 0; e < evl->n; e++) {
+		const struct event *ev = &evl->ev[e];
+		const struct rank_stat *st = &rs.counter[e];
+		if (!rs.counted[e]) {
+			fprintf(fp, " %16s %16s %16s  %-9s %9s  %s\n", "", "<not counted>", "", "",
+				"", ev->name);
+			continue;
+		}
+		summary_rank_value(a, sizeof a, ev, st->min);
+		summary_rank_value(b, sizeof b, ev, st->mean);
+		summary_rank_value(c, sizeof c, ev, st->max);
+		summary_rank_cells(fp, a, b, c, st);
+		fprintf(fp, "%s\n", ev->name);
+	}
+	fmt_duration(a, sizeof a, (uint64_t)rs.elapsed.min);
+	fmt_duration(b, sizeof b, (uint64_t)rs.elapsed.mean);
+	fmt_duration(c, sizeof c, (uint64_t)rs.elapsed.max);
+	summary_rank_cells(fp, a, b, c, &rs.elapsed);
+	fputs("time elapsed\n\n", fp);
+	if (rs.paths.n > 1) {
+		fprintf(fp, " Span paths across %u ranks (total time):\n\n", rs.nranks);
+		fprintf(fp, " %16s %16s %16s  %-9s %9s  %s\n", "min", "mean", "max", "max at",
+			"imbalance", "path");
+		for (uint32_t i = 1; i < rs.paths.n; i++) {
+			const struct rank_stat *st = &rs.total[i];
+			fmt_duration(a, sizeof a, (uint64_t)st->min);
+			fmt_duration(b, sizeof b, (uint64_t)st->mean);
+			fmt_duration(c, sizeof c, (uint64_t)st->max);
+			summary_rank_cells(fp, a, b, c, st);
+			summary_path(fp, &rs.paths, r->head, i);
+			fputc('\n', fp);
+		}
+		fputc('\n', fp);
+	}
+	rank_summary_release(&rs);
+	return 0;
+}
+
 static int summary_finish(struct writer *w, const struct report *r)
 {
 	int err;
@@ -630,7 +707,12 @@ static int summary_finish(struct writer *w, const struct report *r)
 	if (err < 0)
 		return err;
 	summary_times(w->fp, r);
-	if (w->opts.spans_table) {
+	if (r->ranks) {
+		err = summary_ranks(w->fp, r);
+		if (err < 0)
+			return err;
+	}
+	if (w->opts.spans_table && r->spans) {
 		err = summary_spans(w->fp, r, w->opts.spans_location);
 		if (err < 0)
 			return err;
