@@ -596,6 +596,7 @@ static int report_main(struct cli *c, int argc, char **argv)
 		die("report: missing FILE (see 'spanstat report --help')");
 	if (nfiles > RECREPORT_MAX_FILES)
 		die("report: at most %d files", RECREPORT_MAX_FILES);
+	c->spans_table = true; /* a report prints the span table, when it has spans */
 	check(c, nfiles);
 	expand_paths(c);
 	open_outputs(c, NULL);
