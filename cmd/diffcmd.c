@@ -19,6 +19,9 @@
 #include "diffcmd.h"
 #include "errline.h"
 #include "outfile.h"
+#include "recfile.h"
+#include "recreport.h"
+#include "writer.h"
 #include "svg.h"
 
 enum { DOUT_JSON, DOUT_FOLDED, DOUT_FLAMEGRAPH, DOUT_MAX };
@@ -28,7 +31,8 @@ static void diff_help(FILE *fp)
 {
 	fputs("Usage: spanstat diff [OPTIONS] OLD NEW\n"
 	      "\n"
-	      "Compare two sessions' JSON documents (spanstat --json, with -r N for a test):\n"
+	      "Compare two sessions, each a record file (spanstat record) or a JSON document\n"
+	      "(spanstat --json), with -r N runs for a test:\n"
 	      "every counter, the rusage and every span path's count, total, self time and\n"
 	      "values; old mean, new mean, change, Welch's t-test p (and Mann-Whitney U's\n"
 	      "with 8 or more runs a side), adjusted for the number of quantities tested\n"
@@ -85,6 +89,41 @@ static void diff_read(const char *path, char **buf, size_t *len)
 		die("cannot read '%s': %s", path, strerror(EIO));
 	*buf = b;
 	*len = n;
+}
+
+static void diff_warn(void *ctx, const char *msg)
+{
+	(void)ctx;
+	errline(msg);
+}
+
+/* A record file's JSON document, as spanstat report --json makes it, in
+ * place of its bytes. */
+static void diff_from_record(const char *path, char **buf, size_t *len)
+{
+	free(*buf);
+	*buf = NULL;
+	*len = 0;
+	FILE *mem = open_memstream(buf, len);
+	if (!mem)
+		die("cannot read '%s': %s", path, strerror(ENOMEM));
+	struct writer w = {.ops = &json_writer_ops, .fp = mem};
+	struct writer *wv[1] = {&w};
+	const char *files[1] = {path};
+	const struct writer *failed = NULL;
+	char *cause = NULL;
+	struct recreport_opts ro = {.files = files,
+				    .nfiles = 1,
+				    .writers = wv,
+				    .nwriters = 1,
+				    .warn = diff_warn};
+	int r = recreport_run(&ro, &failed, &cause);
+	if (w.ops->release)
+		w.ops->release(&w);
+	if (fclose(mem) != 0 && r == 0)
+		r = -ENOMEM;
+	if (r < 0 || failed)
+		die("%s", cause ? cause : "cannot read a record file: out of memory");
 }
 
 static const char *const verdict_text[] = {"no test", "same", "worse", "better"};
@@ -305,6 +344,8 @@ int diff_main(int argc, char **argv)
 		char *buf, *cause = NULL;
 		size_t len;
 		diff_read(name[s], &buf, &len);
+		if (recfile_is(buf, len))
+			diff_from_record(name[s], &buf, &len);
 		int r = diff_add(&d, s, buf, len, &cause);
 		free(buf);
 		if (r < 0)
