@@ -174,13 +174,16 @@ static bool output_option(int id)
 /* Refuses an option the subcommand has no use for. */
 static void mode_check(const struct cli *c, int id, const char *arg)
 {
-	const char *name = arg;
-	char buf[64];
+	char buf[64] = "";
+	/* as written: -e, or --event (maybe with =VALUE after it) */
 	for (const struct opt_def *o = options_table; o->name; o++)
 		if (o->id == id) {
-			snprintf(buf, sizeof buf, "--%s", o->name);
-			name = buf;
+			if (arg[0] == '-' && arg[1] == '-')
+				snprintf(buf, sizeof buf, "--%s", o->name);
+			else
+				snprintf(buf, sizeof buf, "-%c", o->shortopt);
 		}
+	const char *name = buf;
 	if (c->mode == MODE_RECORD && (output_option(id) || id == OPT_RECORD))
 		die("record: %s is an option of 'spanstat report', which makes the outputs from "
 		    "the record file",
@@ -743,7 +746,7 @@ int main(int argc, char **argv)
 		return code;
 	}
 	code = commit_outputs(&c, code);
-	if (c.mode == MODE_RECORD && c.out[OUT_RECORD].path && !c.w[OUT_RECORD].err) {
+	if (c.mode == MODE_RECORD && c.w[OUT_RECORD].ops && !c.w[OUT_RECORD].err) {
 		struct stat st;
 		if (stat(c.path[OUT_RECORD], &st) == 0)
 			fprintf(stderr, "[ spanstat record: wrote %.3f MB to '%s' ]\n",

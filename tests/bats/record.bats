@@ -1,0 +1,184 @@
+#!/usr/bin/env bats
+# record.bats: spanstat record, spanstat report and --record through the
+# installed binary: a live run's outputs and those reported later from its
+# own record file are the same bytes; damaged files report what is left and
+# say what was lost; bad input gets one line and status 125.
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	export METRICS THREADS
+	METRICS=$(build_workload span_metrics $(span_link_flags))
+	THREADS=$(build_workload span_threads $(span_link_flags))
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+@test "record: live outputs and the report of their own record file are the same bytes" {
+	run -0 "$SPANSTAT" --record=r.rec -o live.txt --spans --json=live.json --folded=live.folded \
+		--perfetto=live.pftrace --pprof=live.pb.gz --flamegraph=live.fg.svg \
+		--flamechart=live.fc.svg -e task-clock,page-faults --span-events=page-faults \
+		--span-allocs -r 2 -I 100 -- "$METRICS" threads
+	run -0 "$SPANSTAT" report -o rep.txt --json=rep.json --folded=rep.folded \
+		--perfetto=rep.pftrace --pprof=rep.pb.gz --flamegraph=rep.fg.svg \
+		--flamechart=rep.fc.svg r.rec
+	for x in txt json folded pftrace pb.gz fg.svg fc.svg; do
+		cmp "live.$x" "rep.$x"
+	done
+	# and they hold what the run did: two runs, the faults of touch, samples
+	assert_equal "$(jq '.runs | length' rep.json)" 2
+	assert_equal "$(jq '[.intervals[]] | length > 0' rep.json)" true
+	faults=$(jq '[.spans.threads[].nodes[] | select(.name == "touch") | .metrics["page-faults"]] | add' rep.json)
+	[ "$faults" -ge 60000 ]
+	grep -q 'Spans by stack path' rep.txt
+}
+
+@test "record: report prints the summary and span table on stdout; the target's status stays" {
+	run -0 "$SPANSTAT" record -o r.rec -e task-clock,page-faults -r 2 -- "$THREADS"
+	assert_output --partial "[ spanstat record: wrote"
+	assert_output --partial "'r.rec' ]"
+	run --separate-stderr -0 "$SPANSTAT" report r.rec
+	assert_output --partial "Performance counter stats for '$THREADS' (2 runs):"
+	assert_output --partial 'page-faults'
+	assert_output --partial 'Spans by stack path'
+	[ -z "$stderr" ]
+	run -3 "$SPANSTAT" record -o s.rec -- sh -c 'exit 3'
+	[ -s s.rec ]
+	run -0 "$SPANSTAT" report --json=s.json s.rec
+	assert_equal "$(jq .exit.exit_code s.json)" 3
+	assert_equal "$(jq -c .command s.json)" '["sh","-c","exit 3"]'
+}
+
+@test "record: the default file, %r in its name, and 'spanstat -- record' runs a program" {
+	run -0 "$SPANSTAT" record -- true
+	[ -s spanstat.rec ]
+	OMPI_COMM_WORLD_RANK=3 run -0 "$SPANSTAT" record -o 'run.%r.rec' -- true
+	[ -s run.3.rec ]
+	mkdir bin
+	printf '#!/bin/sh\necho the record program\n' >bin/record
+	chmod +x bin/record
+	PATH="$PWD/bin:$PATH" run -0 "$SPANSTAT" -- record
+	assert_output --partial 'the record program'
+	assert_output --partial "Performance counter stats for 'record'"
+}
+
+@test "record: outputs belong to report, measurement options to record" {
+	run -125 "$SPANSTAT" record --json=x.json -- true
+	assert_output "spanstat: record: --json is an option of 'spanstat report', which makes the outputs from the record file"
+	[ ! -e x.json ]
+	run -125 "$SPANSTAT" record --record=x.rec -- true
+	run -0 "$SPANSTAT" record -o r.rec -- true
+	run -125 "$SPANSTAT" report -e cycles r.rec
+	assert_output "spanstat: report: -e is an option of the measurement ('spanstat record'), not of the report"
+	run -125 "$SPANSTAT" report
+	assert_output "spanstat: report: missing FILE (see 'spanstat report --help')"
+	run -0 "$SPANSTAT" report --help
+	assert_output --partial 'Usage: spanstat report [OPTIONS] FILE...'
+	run -0 "$SPANSTAT" record --help
+	assert_output --partial 'Usage: spanstat record'
+}
+
+@test "record: a failed recording leaves no file and an existing one intact" {
+	echo precious >r.rec
+	run -125 "$SPANSTAT" record -o r.rec -e no-such-event -- true
+	assert_equal "$(cat r.rec)" precious
+	run -127 "$SPANSTAT" record -o r.rec -- ./no-such-command
+	assert_equal "$(cat r.rec)" precious
+	run -125 "$SPANSTAT" record -o q.rec -e no-such-event -- true
+	[ ! -e q.rec ]
+	ls -A >list
+	assert_equal "$(cat list)" "$(printf 'list\nr.rec')"
+}
+
+@test "report: bad files get one line and 125; an output never replaces its record" {
+	run -125 "$SPANSTAT" report missing.rec
+	assert_output "spanstat: cannot read 'missing.rec': No such file or directory"
+	echo '{"a": 1}' >j.json
+	run -125 "$SPANSTAT" report j.json
+	assert_output "spanstat: cannot read 'j.json': not a spanstat record file"
+	: >empty.rec
+	run -125 "$SPANSTAT" report empty.rec
+	assert_output "spanstat: cannot read 'empty.rec': not a spanstat record file"
+	run -0 "$SPANSTAT" record -o r.rec -- "$THREADS"
+	cp r.rec v.rec
+	printf '\x09' | dd of=v.rec bs=1 seek=8 conv=notrunc status=none
+	run -125 "$SPANSTAT" report v.rec
+	assert_output "spanstat: cannot read 'v.rec': record file version 9 (this spanstat reads version 1)"
+	cp r.rec keep.rec
+	run -125 "$SPANSTAT" report --json=r.rec r.rec
+	assert_output "spanstat: report: --json 'r.rec' is the record file 'r.rec'"
+	cmp r.rec keep.rec
+	run -0 "$SPANSTAT" record -o other.rec -e page-faults -- true
+	run -125 "$SPANSTAT" report r.rec other.rec
+	assert_output "spanstat: report: 'other.rec' counted other events or span values than 'r.rec': report them apart"
+}
+
+@test "report: a truncated or damaged file reports what is left and says what was lost" {
+	run -0 "$SPANSTAT" record -o r.rec -- "$THREADS"
+	run -0 "$SPANSTAT" report --json=whole.json r.rec
+	whole=$(jq '[.spans.threads[].nodes[].count] | add' whole.json)
+	size=$(stat -c %s r.rec)
+	# cut in the middle: the events before the cut remain, the runs' counts are lost
+	head -c $((size / 2)) r.rec >half.rec
+	run --separate-stderr -0 "$SPANSTAT" report --json=half.json half.rec
+	[[ "$stderr" == *"spanstat: report: 'half.rec' is damaged:"*"bytes cut off at the end, the recording's end is missing; reporting what is left"* ]]
+	[[ "$stderr" == *"spanstat: report: 'half.rec': the counts of 1 run are lost"* ]]
+	half=$(jq '[.spans.threads[].nodes[].count] | add' half.json)
+	[ "$half" -gt 0 ]
+	[ "$half" -lt "$whole" ]
+	assert_equal "$(jq -r '.events[0].state' half.json)" 'not counted'
+	# a flipped byte inside the first block of events: that block is lost, the rest stays
+	cp r.rec flip.rec
+	off=$(python3 -c '
+import struct,sys
+d=open("r.rec","rb").read(); o=16
+while o+12<=len(d):
+    t,l,c=struct.unpack_from("<III",d,o)
+    if t==4: print(o+12+l//2); break
+    o+=12+l')
+	printf '\xff' | dd of=flip.rec bs=1 seek="$off" conv=notrunc status=none
+	run --separate-stderr -0 "$SPANSTAT" report --json=flip.json flip.rec
+	[[ "$stderr" == *"'flip.rec' is damaged: 1 bad record (1 of span events), 0 bytes cut off at the end; reporting what is left"* ]]
+	assert_equal "$(jq '.runs | length' flip.json)" 1
+	flip=$(jq '[.spans.threads[].nodes[].count] | add' flip.json)
+	[ "$flip" -lt "$whole" ]
+}
+
+@test "diff: record files are inputs as JSON documents are" {
+	run -0 "$SPANSTAT" record -o a.rec -e task-clock -r 3 -- "$THREADS"
+	run -0 "$SPANSTAT" record -o b.rec -e task-clock -r 3 -- "$THREADS"
+	run -0 "$SPANSTAT" report --json=b.json b.rec
+	run "$SPANSTAT" diff --json=d.json a.rec b.rec
+	[ "$status" -le 1 ]
+	assert_output --partial "Comparing 'a.rec' (3 runs) with 'b.rec' (3 runs)"
+	assert_equal "$(jq '[.items[] | select(.name == "task-clock")] | length' d.json)" 1
+	assert_equal "$(jq '[.items[] | select(.field == "total_ns")] | length > 0' d.json)" true
+	run "$SPANSTAT" diff a.rec b.json
+	[ "$status" -le 1 ]
+	head -c 100 a.rec >cut.rec
+	run -125 "$SPANSTAT" diff cut.rec b.rec
+	assert_output --partial "spanstat: cannot read 'cut.rec': its head is damaged"
+}
+
+@test "report: several files merge: ranks side by side, one trace, pids apart" {
+	for r in 0 1 2; do
+		OMPI_COMM_WORLD_RANK=$r run -0 "$SPANSTAT" record -e task-clock -o "job.$r.rec" -- "$THREADS"
+	done
+	run --separate-stderr -0 "$SPANSTAT" report --json=job.json job.0.rec job.1.rec job.2.rec
+	assert_output --partial "(3 ranks):"
+	assert_output --partial " Across 3 ranks"
+	assert_output --partial " Span paths across 3 ranks (total time):"
+	assert_equal "$(jq -c '[.ranks.ranks[].rank]' job.json)" '[0,1,2]'
+	assert_equal "$(jq -c '[.ranks.ranks[].file]' job.json)" '["job.0.rec","job.1.rec","job.2.rec"]'
+	assert_equal "$(jq '.runs | length' job.json)" 3
+	assert_equal "$(jq '.ranks.counters[0].name' job.json)" '"task-clock"'
+	jq -e '.ranks.spans[] | select(.path == ["work"]) | .count.min > 0 and .total_ns.max >= .total_ns.mean and .total_ns.mean >= .total_ns.min and .total_ns.imbalance >= 0 and .total_ns.imbalance < 1' job.json
+	# the processes of each rank keep their own pids and say whose they are
+	assert_equal "$(jq '[.spans.threads[].pid] | unique | length' job.json)" 3
+	jq -e '[.spans.threads[].process_name] | map(test("^rank [0-2] \\(")) | all' job.json
+	run -0 "$SPANSTAT" report --json=one.json job.0.rec
+	assert_equal "$(jq .ranks one.json)" null
+}
