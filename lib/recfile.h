@@ -124,6 +124,8 @@ struct rec_in {
 
 static inline uint64_t rec_get_u64(struct rec_in *in)
 {
+	if (__builtin_expect(in->p < in->end && *in->p < 0x80, 1))
+		return *in->p++;
 	uint64_t v = 0;
 	for (unsigned s = 0; s < 64; s += 7) {
 		if (in->p >= in->end) {

@@ -50,6 +50,13 @@ struct recfile {
 	bool have_end;
 	struct timespec start; /* the first run's start (END) */
 	uint64_t start_mono;
+	/* the records to replay (events, samples, run starts) whose CRC held:
+	 * pass 2 walks these instead of checking every CRC again */
+	struct rf_rec {
+		size_t off;
+		uint32_t type, len;
+	} *todo;
+	size_t ntodo, captodo;
 	/* replay */
 	struct span_sink sink[RF_MAX_SINKS];
 	int nsink;
@@ -87,9 +94,9 @@ static int64_t rf_i64(struct rec_in *in)
 	return rec_unzz(rec_get_u64(in));
 }
 
-/* Calls fn for each record whose header and CRC hold (pass 1 counts the
- * others); stops when fn returns nonzero. */
-static int rf_walk(struct recfile *rf, bool count,
+/* Calls fn for each record whose header and CRC hold, counting the others;
+ * stops when fn returns nonzero. */
+static int rf_walk(struct recfile *rf,
 		   int (*fn)(struct recfile *rf, uint32_t type, struct rec_in *in, void *ctx),
 		   void *ctx)
 {
@@ -97,8 +104,7 @@ static int rf_walk(struct recfile *rf, bool count,
 	while (off < rf->size) {
 		uint32_t h[3];
 		if (rf->size - off < REC_HDR) {
-			if (count)
-				rf->dmg.lost_bytes += rf->size - off;
+			rf->dmg.lost_bytes += rf->size - off;
 			break;
 		}
 		memcpy(h, rf->map + off, sizeof h);
@@ -106,17 +112,14 @@ static int rf_walk(struct recfile *rf, bool count,
 		if (len > REC_MAX_PAYLOAD || len > rf->size - off - REC_HDR) {
 			/* a length beyond the end: truncated here (or a damaged
 			 * header, after which nothing can be framed) */
-			if (count)
-				rf->dmg.lost_bytes += rf->size - off;
+			rf->dmg.lost_bytes += rf->size - off;
 			break;
 		}
 		const uint8_t *p = rf->map + off + REC_HDR;
 		off += REC_HDR + (size_t)len;
 		if ((uint32_t)crc32(0, p, len) != crc) {
-			if (count) {
-				rf->dmg.bad_records++;
-				rf->dmg.lost_events += type == REC_EVENTS;
-			}
+			rf->dmg.bad_records++;
+			rf->dmg.lost_events += type == REC_EVENTS;
 			continue;
 		}
 		struct rec_in in = {p, p + len, true};
@@ -235,15 +238,18 @@ static int rf_head(struct recfile *rf, struct rec_in *in)
 }
 
 /* The common id of the file's string id. */
-static uint32_t rf_id(struct recfile *rf, uint64_t id)
+static uint32_t rf_lost(struct recfile *rf, uint64_t id)
 {
 	if (id == 0)
 		return 0;
-	if (id < rf->nid && rf->id[id])
-		return rf->id[id];
 	if (!rf->lost_id)
 		rf->lost_id = strtab_intern(rf->strings, "[lost]", 6);
 	return rf->lost_id;
+}
+
+static inline uint32_t rf_id(struct recfile *rf, uint64_t id)
+{
+	return __builtin_expect(id < rf->nid && rf->id[id], 1) ? rf->id[id] : rf_lost(rf, id);
 }
 
 static int rf_strings(struct recfile *rf, struct rec_in *in)
@@ -353,6 +359,20 @@ static int rf_pass1(struct recfile *rf, uint32_t type, struct rec_in *in, void *
 		return rf->run && rf->have_run ? 0 : -ENOMEM;
 	}
 	switch (type) {
+	case REC_EVENTS:
+	case REC_INTERVAL:
+	case REC_RUNSTART:
+		if (rf->ntodo == rf->captodo) {
+			size_t cap = rf->captodo ? 2 * rf->captodo : 256;
+			struct rf_rec *t = realloc(rf->todo, cap * sizeof *t);
+			if (!t)
+				return -ENOMEM;
+			rf->todo = t;
+			rf->captodo = cap;
+		}
+		rf->todo[rf->ntodo++] = (struct rf_rec){(size_t)(in->p - rf->map), type,
+							(uint32_t)(in->end - in->p)};
+		break;
 	case REC_STRINGS:
 		return rf_strings(rf, in);
 	case REC_NAMES:
@@ -396,7 +416,9 @@ static int rf_runs(struct recfile *rf)
 	for (unsigned i = 0; i < rf->head.runs; i++) {
 		if (!rf->have_run[i])
 			continue;
-		rf->run[k++] = rf->run[i];
+		struct run_result rr = rf->run[i];
+		rf->run[i].counts = NULL; /* moved: freed once, at k */
+		rf->run[k++] = rr;
 	}
 	unsigned expect = rf->have_end ? rf->recorded_runs : rf->head.runs;
 	rf->dmg.lost_runs = expect > k ? expect - k : 0;
@@ -456,7 +478,7 @@ int recfile_open(struct recfile **out, const char *path, struct strtab *strings,
 				 path, le32toh(v[0]), REC_VERSION);
 	}
 	bool head = false;
-	int r = rf_walk(rf, true, rf_pass1, &head);
+	int r = rf_walk(rf, rf_pass1, &head);
 	if (r == 0 && !head)
 		r = -EINVAL;
 	if (r == 0)
@@ -503,6 +525,7 @@ void recfile_close(struct recfile *rf)
 	free(rf->info.machine);
 	free(rf->info.version);
 	free(rf->id);
+	free(rf->todo);
 	for (unsigned i = 0; rf->run && i < rf->head.runs; i++)
 		if (i < rf->nruns || rf->have_run[i])
 			free(rf->run[i].counts);
@@ -585,6 +608,7 @@ static void rf_events(struct recfile *rf, struct rf_replay *rp, struct rec_in *i
 			pid = (uint32_t)rec_get_u64(in);
 			tid = (uint32_t)rec_get_u64(in);
 			thread = true;
+			memset(rp->cum, 0, sizeof rp->cum);
 		}
 		ts += (uint64_t)rf_i64(in);
 		struct span_event ev = {.kind = (enum span_kind)k,
@@ -608,7 +632,7 @@ static void rf_events(struct recfile *rf, struct rf_replay *rp, struct rec_in *i
 		}
 		if (f & 32) {
 			for (unsigned i = 0; i < nval; i++)
-				rp->cum[i] = rec_get_u64(in);
+				rp->cum[i] += (uint64_t)rf_i64(in);
 			ev.cum = rp->cum;
 		}
 		if (!in->ok || !thread)
@@ -666,5 +690,12 @@ int recfile_replay(struct recfile *rf, struct analysis *a, const struct rec_repl
 	if (rp.how->extra)
 		rf_add_sink(rf, *rp.how->extra);
 	analysis_sinks(a, rf_add_sink, rf);
-	return rf_walk(rf, false, rf_pass2, &rp);
+	for (size_t i = 0; i < rf->ntodo; i++) {
+		const uint8_t *p = rf->map + rf->todo[i].off;
+		struct rec_in in = {p, p + rf->todo[i].len, true};
+		int r = rf_pass2(rf, rf->todo[i].type, &in, &rp);
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }

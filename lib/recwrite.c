@@ -32,6 +32,8 @@ struct recw {
 	size_t len; /* 0: no block open */
 	uint32_t pid, tid;
 	uint64_t ts;
+	uint64_t cum[SPANMETRIC_MAX]; /* the last cumulative values written for
+				       * this thread in this block (0 after a switch) */
 	uint32_t nstr; /* strings written: ids below */
 	unsigned nval;
 	int err;
@@ -316,6 +318,7 @@ static void recw_span(void *arg, const struct span_event *ev)
 		p += rec_put_u64(p, ev->tid);
 		rw->pid = ev->pid;
 		rw->tid = ev->tid;
+		memset(rw->cum, 0, sizeof rw->cum);
 		if (!rw->len)
 			rw->ts = 0;
 	}
@@ -334,9 +337,11 @@ static void recw_span(void *arg, const struct span_event *ev)
 			p += rec_put_u64(p, ev->vals[i]);
 	}
 	if (rw->nval && (k == SPAN_BEGIN || k == SPAN_END) && ev->cum) {
-		f |= 32;
-		for (unsigned i = 0; i < rw->nval; i++)
-			p += rec_put_u64(p, ev->cum[i]);
+		f |= 32; /* as differences from the thread's last, mostly 0 */
+		for (unsigned i = 0; i < rw->nval; i++) {
+			p += rec_put_u64(p, rec_zz((int64_t)(ev->cum[i] - rw->cum[i])));
+			rw->cum[i] = ev->cum[i];
+		}
 	}
 	*b0 = f;
 	rw->len = (size_t)(p - rw->block);
