@@ -1,0 +1,316 @@
+/* test_recfile.c: the record file, written by its writer and read back:
+ * every span event comes back field for field (names by text, values,
+ * cumulative rows, flags) across many blocks and thread switches; the head,
+ * samples and runs come back; a truncated copy and a damaged record lose
+ * only what they damaged. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "recfile.h"
+#include "tap.h"
+#include "writer.h"
+
+#define NEV 40000
+
+static struct span_event orig[NEV + 16];
+static uint64_t orig_vals[NEV + 16][2], orig_cum[NEV + 16][2];
+static char orig_name[NEV + 16][16];
+static size_t norig;
+
+struct capture {
+	struct span_event ev;
+	char name[16];
+	uint64_t vals[2], cum[2];
+	int has_vals, has_cum;
+};
+static struct capture *got;
+static size_t ngot;
+static const struct strtab *got_strings;
+static unsigned got_intervals, got_runstarts;
+
+static void cap_span(void *arg, const struct span_event *ev)
+{
+	(void)arg;
+	struct capture *c = &got[ngot++];
+	c->ev = *ev;
+	snprintf(c->name, sizeof c->name, "%s", strtab_get(got_strings, ev->name));
+	c->has_vals = ev->vals != NULL;
+	c->has_cum = ev->cum != NULL;
+	if (ev->vals)
+		memcpy(c->vals, ev->vals, sizeof c->vals);
+	if (ev->cum)
+		memcpy(c->cum, ev->cum, sizeof c->cum);
+}
+
+static int cap_interval(struct writer *w, const struct interval_sample *s)
+{
+	(void)w;
+	got_intervals += s->counts[0].raw == 777;
+	return 0;
+}
+
+static void cap_run(struct writer *w, unsigned run)
+{
+	(void)w;
+	got_runstarts += run == 0;
+}
+
+static int cap_finish(struct writer *w, const struct report *r)
+{
+	(void)w;
+	(void)r;
+	return 0;
+}
+
+static const struct writer_ops capture_ops = {.name = "capture",
+					      .interval = cap_interval,
+					      .span = cap_span,
+					      .run = cap_run,
+					      .finish = cap_finish};
+
+static void add(struct strtab *st, enum span_kind k, uint32_t pid, uint32_t tid, uint64_t ts,
+		const char *name, uint32_t depth, int64_t value, uint32_t flags, uint64_t dur,
+		const uint64_t *vals, const uint64_t *cum)
+{
+	struct span_event *e = &orig[norig];
+	*e = (struct span_event){k, pid, tid, ts, strtab_intern(st, name, strlen(name)), flags,
+				 depth, ts - dur, value, NULL, NULL};
+	snprintf(orig_name[norig], sizeof orig_name[norig], "%s", name);
+	if (vals) {
+		memcpy(orig_vals[norig], vals, sizeof orig_vals[norig]);
+		e->vals = orig_vals[norig];
+	}
+	if (cum) {
+		memcpy(orig_cum[norig], cum, sizeof orig_cum[norig]);
+		e->cum = orig_cum[norig];
+	}
+	norig++;
+}
+
+/* Replays path into a fresh analysis with the capture writer; returns the
+ * file (to close) or NULL. */
+static struct recfile *replay(const char *path, struct strtab *st, struct span_names *nv,
+			      int *err)
+{
+	char *cause = NULL;
+	struct recfile *rf = NULL;
+	*err = recfile_open(&rf, path, st, nv, &cause);
+	free(cause);
+	if (*err < 0)
+		return NULL;
+	struct writer w = {.ops = &capture_ops};
+	struct writer *wv[1] = {&w};
+	struct analysis an;
+	ngot = 0;
+	got_intervals = got_runstarts = 0;
+	got_strings = st;
+	analysis_init(&an, wv, 1, true, recfile_head(rf)->metrics->n);
+	analysis_start(&an, recfile_head(rf));
+	*err = recfile_replay(rf, &an, NULL);
+	analysis_release(&an);
+	return rf;
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/test_recfile.XXXXXX";
+	if (!mkdtemp(dir))
+		return 1;
+	char path[256], cut[256], bad[256];
+	snprintf(path, sizeof path, "%s/r.rec", dir);
+	snprintf(cut, sizeof cut, "%s/cut.rec", dir);
+	snprintf(bad, sizeof bad, "%s/bad.rec", dir);
+	got = calloc(NEV + 16, sizeof *got);
+
+	/* the session: one event, two span values, names with a view */
+	struct strtab st;
+	struct span_names nv;
+	strtab_init(&st);
+	span_names_init(&nv, &st);
+	struct event ev = {.name = "task-clock", .group = 0, .leader = true, .unit = "msec",
+			   .scale = 1e-6};
+	ev.attr.type = 1;
+	ev.attr.config = 1;
+	ev.attr.exclude_kernel = 1;
+	struct evlist evl = {&ev, 1, 1};
+	struct spanmetrics ms = {.n = 2, .off_cpu = 0, .first_target = 1};
+	ms.m[0] = (struct spanmetric){SPANMETRIC_OFF_CPU, "off_cpu_ns", true, true};
+	ms.m[1] = (struct spanmetric){SPANMETRIC_EVENT, "page-faults", true, false};
+	char *argv[] = {"./app", "--x", "a b", NULL};
+	struct run_head h = {.argc = 3,
+			     .argv = argv,
+			     .evl = &evl,
+			     .runs = 1,
+			     .interval_ms = 100,
+			     .spans = true,
+			     .strings = &st,
+			     .names = &nv,
+			     .metrics = &ms,
+			     .clocks = {1000, 2000, 3000}};
+	uint32_t raw = strtab_intern(&st, "_Z4workv", 8), shown = strtab_intern(&st, "work()", 6);
+	uint32_t file = strtab_intern(&st, "app.c", 5);
+	span_names_set(&nv, raw, shown, file, 42);
+
+	setenv("OMPI_COMM_WORLD_RANK", "5", 1);
+	FILE *fp = fopen(path, "w");
+	struct writer w = {.ops = &record_writer_ops, .fp = fp, .head = &h};
+	ok(w.ops->start(&w, &h) == 0, "the writer starts");
+	w.ops->run(&w, 0);
+	add(&st, SPAN_PROCESS, 100, 100, 5000, "app", 0, 1, 0, 0, NULL, NULL);
+	add(&st, SPAN_THREAD, 100, 100, 5000, "", 0, 0, 0, 0, NULL, NULL);
+	add(&st, SPAN_THREAD, 100, 101, 5001, "worker", 0, 0, 0, 0, NULL, NULL);
+	uint64_t ts = 6000, cum[2] = {0, 0};
+	size_t at_sample = 0;
+	for (size_t i = 0; norig < NEV; i++) {
+		uint32_t tid = 100 + (i / 7) % 2; /* runs of events per thread */
+		const char *nm = i % 3 ? "_Z4workv" : "loop";
+		uint64_t v[2] = {i % 5, i % 11};
+		cum[0] += v[0];
+		cum[1] += v[1];
+		add(&st, SPAN_BEGIN, 100, tid, ts, nm, 0, 0, 0, 0, NULL, cum);
+		ts += 1 + i % 300;
+		add(&st, SPAN_END, 100, tid, ts, nm, 0, 0, i % 13 == 0 ? SPAN_F_UNFINISHED : 0,
+		    1 + i % 300, v, cum);
+		if (i % 1000 == 0)
+			add(&st, SPAN_COUNTER, 100, tid, ts, "queue", 1, -(int64_t)i, 0, 0, NULL,
+			    NULL);
+		if (i % 999 == 0) /* out of order: an earlier stamp */
+			add(&st, SPAN_INSTANT, 100, tid, ts - 1000, "mark", 0, 0, 0, 0, NULL, NULL);
+		if (i == 100)
+			at_sample = norig;
+	}
+	add(&st, SPAN_PROCESS_END, 100, 100, ts, "", 0, 9, SPAN_F_UNFINISHED, 0, NULL, NULL);
+	for (size_t k = 0; k < norig; k++) {
+		if (k == at_sample) {
+			struct count c = {.state = COUNT_OK, .raw = 777};
+			struct interval_sample smp = {0, 10, 20, 30, &c};
+			ok(w.ops->interval(&w, &smp) == 0, "a sample is written among the events");
+		}
+		w.ops->span(&w, &orig[k]);
+	}
+	struct count cnt = {.state = COUNT_OK, .raw = 12345, .enabled = 9, .running = 9,
+			    .value = 12.345};
+	struct run_result rr = {.counts = &cnt, .ru = {.elapsed_ns = 99, .minflt = 7},
+				.wstatus = 3 << 8, .exit_code = 3};
+	struct decode_stats ds = {.spans = 1234, .unfinished = 5};
+	struct report rep = {.head = &h, .nruns = 1, .run = &rr, .dstats = &ds,
+			     .event_cost_ns = 9.5};
+	ok(w.ops->finish(&w, &rep) == 0, "the writer finishes");
+	w.ops->release(&w);
+	ok(fclose(fp) == 0, "the file is complete");
+
+	/* read back into a table of its own */
+	struct strtab st2;
+	struct span_names nv2;
+	strtab_init(&st2);
+	span_names_init(&nv2, &st2);
+	int err;
+	struct recfile *rf = replay(path, &st2, &nv2, &err);
+	ok(rf && err == 0, "the file reads back");
+	const struct run_head *h2 = recfile_head(rf);
+	ok(h2->argc == 3 && !strcmp(h2->argv[2], "a b"), "the command comes back");
+	ok(h2->evl->n == 1 && !strcmp(h2->evl->ev[0].name, "task-clock") &&
+		   !strcmp(h2->evl->ev[0].unit, "msec") && h2->evl->ev[0].scale == 1e-6 &&
+		   h2->evl->ev[0].attr.config == 1 && h2->evl->ev[0].attr.exclude_kernel,
+	   "the event list comes back");
+	ok(h2->metrics->n == 2 && h2->metrics->off_cpu == 0 && h2->metrics->first_target == 1 &&
+		   !strcmp(h2->metrics->m[1].name, "page-faults"),
+	   "the span values come back");
+	ok(h2->clocks.mono_ns == 2000 && h2->clocks.boot_ns == 3000, "the clocks come back");
+	ok(recfile_info(rf)->rank == 5, "the rank comes back");
+	uint32_t raw2 = strtab_lookup(&st2, "_Z4workv", 8), line;
+	ok(!strcmp(span_names_text(&nv2, &st2, raw2), "work()") &&
+		   !strcmp(span_names_where(&nv2, raw2, &line), "app.c") && line == 42,
+	   "how a name shows comes back");
+	ok(ngot == norig, "every event comes back (%zu of %zu)", ngot, norig);
+	size_t same = 0;
+	for (size_t k = 0; k < ngot && k < norig; k++) {
+		const struct span_event *a = &orig[k], *b = &got[k].ev;
+		bool eq = a->kind == b->kind && a->pid == b->pid && a->tid == b->tid &&
+			  a->ts == b->ts && a->flags == b->flags && a->depth == b->depth &&
+			  !strcmp(orig_name[k], got[k].name) && a->value == b->value &&
+			  (a->kind != SPAN_END || a->begin_ts == b->begin_ts) &&
+			  !!a->vals == got[k].has_vals && !!a->cum == got[k].has_cum &&
+			  (!a->vals || !memcmp(a->vals, got[k].vals, sizeof got[k].vals)) &&
+			  (!a->cum || !memcmp(a->cum, got[k].cum, sizeof got[k].cum));
+		same += eq;
+		if (!eq && same + 1 == k + 1)
+			diag("event %zu differs (kind %d)", k, a->kind);
+	}
+	ok(same == norig, "each comes back field for field (%zu of %zu)", same, norig);
+	ok(got_intervals == 1 && got_runstarts == 1, "the sample and the run start come back");
+	struct analysis_end e;
+	recfile_end(rf, &e);
+	ok(e.nruns == 1 && e.run[0].counts[0].raw == 12345 && e.run[0].counts[0].value == 12.345 &&
+		   e.run[0].exit_code == 3 && e.run[0].ru.minflt == 7 && e.dstats->spans == 1234 &&
+		   e.event_cost_ns == 9.5,
+	   "the run's results and the stream's counts come back");
+	const struct rec_damage *d = recfile_damage(rf);
+	ok(!d->bad_records && !d->lost_bytes && !d->no_end && !d->lost_runs, "nothing was lost");
+	recfile_close(rf);
+
+	/* a copy cut in two: the first blocks' events, nothing of the end */
+	FILE *in = fopen(path, "r"), *out = fopen(cut, "w");
+	fseek(in, 0, SEEK_END);
+	long size = ftell(in);
+	rewind(in);
+	char *buf = malloc((size_t)size);
+	ok(fread(buf, 1, (size_t)size, in) == (size_t)size, "the file is read whole");
+	fclose(in);
+	fwrite(buf, 1, (size_t)size / 2, out);
+	fclose(out);
+	rf = replay(cut, &st2, &nv2, &err);
+	d = rf ? recfile_damage(rf) : NULL;
+	ok(rf && d->lost_bytes > 0 && d->no_end && d->lost_runs == 1, "the cut is found and counted");
+	ok(ngot > 0 && ngot < norig, "the events before the cut remain (%zu)", ngot);
+	recfile_close(rf);
+
+	/* one byte flipped in the first block of events */
+	size_t off = REC_FILE_HDR;
+	while (off + REC_HDR <= (size_t)size) {
+		uint32_t hd[3];
+		memcpy(hd, buf + off, sizeof hd);
+		if (hd[0] == REC_EVENTS) {
+			buf[off + REC_HDR + hd[1] / 2] ^= 0x55;
+			break;
+		}
+		off += REC_HDR + hd[1];
+	}
+	out = fopen(bad, "w");
+	fwrite(buf, 1, (size_t)size, out);
+	fclose(out);
+	rf = replay(bad, &st2, &nv2, &err);
+	d = rf ? recfile_damage(rf) : NULL;
+	ok(rf && d->bad_records == 1 && d->lost_events == 1 && !d->lost_bytes && !d->lost_runs,
+	   "a damaged block is skipped and counted");
+	ok(ngot > norig / 2 && ngot < norig, "the other blocks' events remain (%zu)", ngot);
+	recfile_close(rf);
+
+	/* not a record file */
+	out = fopen(bad, "w");
+	fputs("{\"json\": true}\n", out);
+	fclose(out);
+	char *cause = NULL;
+	int r = recfile_open(&rf, bad, &st2, &nv2, &cause);
+	ok(r == -EINVAL && cause &&
+		   strstr(cause, "not a spanstat record file"),
+	   "another file is refused: %s", cause ? cause : "");
+	free(cause);
+
+	free(buf);
+	free(got);
+	span_names_release(&nv);
+	strtab_release(&st);
+	span_names_release(&nv2);
+	strtab_release(&st2);
+	unlink(path);
+	unlink(cut);
+	unlink(bad);
+	rmdir(dir);
+	return tap_done();
+}
