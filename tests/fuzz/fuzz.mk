@@ -2,7 +2,12 @@
 # (fuzz_rings.c, FUZZ_RING_SECONDS, default 20), the context-switch records
 # (fuzz_offcpu.c, FUZZ_OFFCPU_SECONDS, default 10), the line protocol
 # (fuzz_lines.c, FUZZ_LINES_SECONDS, default 10), spanstat diff's JSON input
-# (fuzz_diff.c, FUZZ_DIFF_SECONDS, default 10, seeds in tests/fuzz/diffcorpus/) and for the span decoder and the
+# (fuzz_diff.c, FUZZ_DIFF_SECONDS, default 10, seeds in tests/fuzz/diffcorpus/), the record file reader and
+# `spanstat report` with every writer behind it (fuzz_record.c,
+# FUZZ_RECORD_SECONDS, default 20, seeds in tests/fuzz/reccorpus/: real
+# recordings, remade by `make -f tests/fuzz/fuzz.mk reccorpus` after
+# `make tests/stage.stamp`; its outputs replayed and checked as below, in
+# recout/) and for the span decoder and the
 # writers (fuzz_decode.c: decoder + spantree + folded, JSON, Perfetto, pprof
 # and the SVG flame graph and chart writers, with clang's
 # -fsanitize=fuzzer,address,undefined) for FUZZ_SECONDS (default 30) over the
@@ -14,6 +19,7 @@
 #   make fuzz                                  (from the top-level Makefile)
 #   make -f tests/fuzz/fuzz.mk FUZZ_SECONDS=300
 #   make -f tests/fuzz/fuzz.mk corpus          (regenerate the seeds)
+#   make -f tests/fuzz/fuzz.mk reccorpus       (regenerate the record seeds)
 srcdir ?= .
 builddir ?= .
 FUZZ_SECONDS ?= 30
@@ -44,12 +50,30 @@ FUZZ_DIFF_SRCS = $(srcdir)/tests/fuzz/fuzz_diff.c $(srcdir)/lib/diff.c $(srcdir)
 	$(srcdir)/lib/spantree.c $(srcdir)/lib/spanwalk.c $(srcdir)/lib/spanweight.c $(srcdir)/lib/utf8esc.c \
 	$(srcdir)/lib/u64map.c
 FUZZ_DIFF_SECONDS ?= 10
+FUZZ_RECORD_SRCS = $(srcdir)/tests/fuzz/fuzz_record.c $(srcdir)/lib/recread.c $(srcdir)/lib/recreport.c \
+	$(srcdir)/lib/analysis.c $(srcdir)/lib/stats.c $(srcdir)/lib/cause.c $(srcdir)/lib/strtab.c \
+	$(srcdir)/lib/spannames.c $(srcdir)/lib/spantree.c $(srcdir)/lib/u64map.c $(srcdir)/lib/summary.c \
+	$(srcdir)/lib/csv.c $(srcdir)/lib/fmt.c $(srcdir)/lib/metrics.c $(srcdir)/lib/json.c \
+	$(srcdir)/lib/rankstat.c $(srcdir)/lib/utf8esc.c $(srcdir)/lib/folded.c $(srcdir)/lib/spanwalk.c \
+	$(srcdir)/lib/spanweight.c $(srcdir)/lib/perfetto.c $(srcdir)/lib/pbenc.c $(srcdir)/lib/pprof.c \
+	$(srcdir)/lib/svg.c $(srcdir)/lib/svgkit.c $(srcdir)/lib/flamechart.c
+FUZZ_RECORD_SECONDS ?= 20
 FUZZ_LIBS = -ldw -lelf -liberty $(shell pkg-config --libs libcjson) -lz -lm
 FUZZ_CFLAGS += -DHAVE_CONFIG_H -I$(builddir) $(shell pkg-config --cflags libcjson)
 
-.PHONY: fuzz corpus
+.PHONY: fuzz corpus reccorpus
 fuzz: $(FUZZ_DIR)/fuzz_decode $(FUZZ_DIR)/fuzz_rings $(FUZZ_DIR)/fuzz_offcpu $(FUZZ_DIR)/fuzz_lines \
-	$(FUZZ_DIR)/fuzz_diff
+	$(FUZZ_DIR)/fuzz_diff $(FUZZ_DIR)/fuzz_record
+	rm -rf $(FUZZ_DIR)/cwork && mkdir -p $(FUZZ_DIR)/cwork
+	cd $(FUZZ_DIR) && ./fuzz_record -max_total_time=$(FUZZ_RECORD_SECONDS) -timeout=10 \
+		-rss_limit_mb=1024 -max_len=131072 -print_final_stats=1 cwork \
+		'$(abspath $(srcdir))/tests/fuzz/reccorpus'
+	rm -rf $(FUZZ_DIR)/recout && mkdir -p $(FUZZ_DIR)/recout
+	cd $(FUZZ_DIR) && { ls -d '$(abspath $(srcdir))'/tests/fuzz/reccorpus/*; \
+		ls -d cwork/* 2>/dev/null | head -n 300; } | \
+		FUZZ_OUT_DIR=recout xargs ./fuzz_record -runs=1 >recreplay.log 2>&1 || \
+		{ tail -n 20 recreplay.log; exit 1; }
+	sh $(srcdir)/tests/fuzz/check-outputs $(FUZZ_DIR)/recout '$(abspath $(srcdir))'
 	rm -rf $(FUZZ_DIR)/dwork && mkdir -p $(FUZZ_DIR)/dwork
 	cd $(FUZZ_DIR) && ./fuzz_diff -max_total_time=$(FUZZ_DIFF_SECONDS) -timeout=10 \
 		-rss_limit_mb=1024 -max_len=65536 -print_final_stats=1 dwork \
@@ -78,6 +102,10 @@ $(FUZZ_DIR)/fuzz_rings: $(FUZZ_RING_SRCS) $(wildcard $(srcdir)/lib/*.h)
 	mkdir -p $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_RING_SRCS) -o $@ $(FUZZ_LIBS)
 
+$(FUZZ_DIR)/fuzz_record: $(FUZZ_RECORD_SRCS) $(wildcard $(srcdir)/lib/*.h)
+	mkdir -p $(FUZZ_DIR)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_RECORD_SRCS) -o $@ $(FUZZ_LIBS)
+
 $(FUZZ_DIR)/fuzz_diff: $(FUZZ_DIFF_SRCS) $(wildcard $(srcdir)/lib/*.h)
 	mkdir -p $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_DIFF_SRCS) -o $@ $(FUZZ_LIBS)
@@ -102,3 +130,7 @@ corpus: $(FUZZ_DIR)/mkcorpus
 $(FUZZ_DIR)/mkcorpus: $(srcdir)/tests/fuzz/mkcorpus.c $(srcdir)/lib/span/encode.h
 	mkdir -p $(FUZZ_DIR)
 	$(CC) -std=gnu11 -Wall -Wextra -O1 -I$(srcdir)/lib -I$(srcdir)/lib/span $< -o $@
+
+reccorpus:
+	sh $(srcdir)/tests/fuzz/mkreccorpus '$(abspath $(builddir))/tests/stage/usr/local' \
+		'$(abspath $(srcdir))' $(srcdir)/tests/fuzz/reccorpus
