@@ -92,6 +92,18 @@ static cJSON *json_text(cJSON *obj, const char *key, const char *s)
 	return item;
 }
 
+/* A string spanstat names itself (an event's name or unit, the host's):
+ * as it is when valid UTF-8, else escaped as json_text does (one read
+ * back from a record file may hold any bytes). */
+static cJSON *json_name(cJSON *obj, const char *key, const char *s)
+{
+	size_t n = strlen(s);
+	for (size_t i = 0, len; i < n; i += len)
+		if (!(len = utf8esc_seqlen((const unsigned char *)s + i, n - i)))
+			return json_text(obj, key, s);
+	return cJSON_AddStringToObject(obj, key, s);
+}
+
 static cJSON *json_text_or_null(cJSON *obj, const char *key, const char *s)
 {
 	if (!s || !*s)
@@ -123,12 +135,12 @@ static double json_running_pct(const struct count *c)
 static void json_count(cJSON *o, const struct event *ev, const struct count *c,
 		       const struct metric *m)
 {
-	cJSON_AddStringToObject(o, "name", ev->name);
+	json_name(o, "name", ev->name);
 	if (c->state == COUNT_OK)
 		json_num(o, "value", c->value);
 	else
 		cJSON_AddNullToObject(o, "value");
-	cJSON_AddStringToObject(o, "unit", ev->unit ? ev->unit : "");
+	json_name(o, "unit", ev->unit ? ev->unit : "");
 	json_u64(o, "raw", c->raw);
 	json_u64(o, "time_enabled_ns", c->enabled);
 	json_u64(o, "time_running_ns", c->running);
@@ -242,7 +254,7 @@ static void json_header(cJSON *doc, const struct run_head *h)
 	if (h->uname[0]) {
 		static const char *const key[4] = {"nodename", "sysname", "release", "machine"};
 		for (int i = 0; i < 4; i++)
-			cJSON_AddStringToObject(host, key[i], h->uname[i] ? h->uname[i] : "");
+			json_name(host, key[i], h->uname[i] ? h->uname[i] : "");
 	} else if (uname(&u) == 0) {
 		cJSON_AddStringToObject(host, "nodename", u.nodename);
 		cJSON_AddStringToObject(host, "sysname", u.sysname);
@@ -537,7 +549,7 @@ static cJSON *json_intervals(const struct json *j, const struct evlist *evl)
 			const struct count *c = &iv->counts[i];
 			cJSON *e = cJSON_CreateObject();
 			cJSON_AddItemToArray(evs, e);
-			cJSON_AddStringToObject(e, "name", evl->ev[i].name);
+			json_name(e, "name", evl->ev[i].name);
 			if (c->state == COUNT_OK)
 				json_num(e, "value", c->value);
 			else
@@ -559,11 +571,25 @@ static void json_rank_stat(cJSON *o, const struct rank_stat *st)
 	json_num(o, "imbalance", st->imbalance);
 }
 
-/* The ranks of a job side by side (report over several files), or null. */
+static void json_rank_none(cJSON *o)
+{
+	static const char *const k[] = {"min", "mean", "max", "max_rank", "imbalance"};
+	for (size_t q = 0; q < sizeof k / sizeof k[0]; q++)
+		cJSON_AddNullToObject(o, k[q]);
+}
+
+/* The ranks of a job side by side (report over several files); empty lists
+ * and null statistics otherwise. */
 static cJSON *json_ranks(const struct report *r)
 {
-	if (!r->ranks)
-		return cJSON_CreateNull();
+	if (!r->ranks) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddArrayToObject(o, "ranks");
+		cJSON_AddArrayToObject(o, "counters");
+		json_rank_none(cJSON_AddObjectToObject(o, "elapsed_ns"));
+		cJSON_AddArrayToObject(o, "spans");
+		return o;
+	}
 	const struct run_head *h = r->head;
 	struct rank_summary rs;
 	if (rank_summary_build(r, &rs) < 0)
@@ -584,14 +610,10 @@ static cJSON *json_ranks(const struct report *r)
 		cJSON_AddItemToArray(cs, x);
 		json_text(x, "name", h->evl->ev[e].name);
 		json_text(x, "unit", h->evl->ev[e].unit ? h->evl->ev[e].unit : "");
-		if (rs.counted[e]) {
+		if (rs.counted[e])
 			json_rank_stat(x, &rs.counter[e]);
-		} else {
-			static const char *const k[] = {"min", "mean", "max", "max_rank",
-							"imbalance"};
-			for (size_t q = 0; q < sizeof k / sizeof k[0]; q++)
-				cJSON_AddNullToObject(x, k[q]);
-		}
+		else
+			json_rank_none(x);
 	}
 	json_rank_stat(cJSON_AddObjectToObject(o, "elapsed_ns"), &rs.elapsed);
 	cJSON *sp = cJSON_AddArrayToObject(o, "spans");

@@ -104,11 +104,16 @@ summary_value() {
 	# spans off, perf stat's default events: empty arrays, collected false
 	run "$SPANSTAT" --json=plain.json -- true
 	assert_success
+	# the ranks of a job: two record files reported together
+	for r in 0 1; do
+		OMPI_COMM_WORLD_RANK=$r run -0 "$SPANSTAT" record -o "job.$r.rec" -e task-clock,cycles -- "$THREADS"
+	done
+	run -0 "$SPANSTAT" report --json=job.json job.0.rec job.1.rec
 	fields=$(schema_fields)
 	nfields=$(wc -l <<<"$fields")
 	echo "$nfields documented fields in $(schema_page)"
 	[ "$nfields" -ge 100 ]
-	run schema_check full.json died.json plain.json
+	run schema_check full.json died.json plain.json job.json
 	assert_success
 	# every field present in every document, with only documented types
 	run awk -F'\t' '
@@ -128,6 +133,7 @@ summary_value() {
 	assert_equal "$(jq '.exit.signal' died.json)" 15
 	assert_equal "$(jq '[.spans.threads, .intervals] | map(length)' -c plain.json)" "[0,0]"
 	assert_equal "$(jq '.spans.collected' plain.json)" false
+	assert_equal "$(jq -c '[.ranks.ranks, .ranks.spans, .ranks.elapsed_ns.max]' plain.json)" '[[],[],null]'
 }
 
 @test "every field in the output is documented in spanstat-json(5)" {

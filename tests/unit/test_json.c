@@ -96,6 +96,10 @@ struct fixture {
 	struct strtab st;
 	struct spantree tree;
 	struct decode_stats ds;
+	/* with spans, as two ranks of a job (each the same tree) */
+	struct span_tree merged;
+	struct rank_info rank[2];
+	struct report_ranks ranks;
 	/* open spans per tid (100, 101) as the decoder would track them */
 	uint64_t open_ts[2][8];
 	uint32_t depth[2];
@@ -252,12 +256,19 @@ static void fixture_init(struct fixture *f, bool spans)
 	f->rep.spans = &f->tree;
 	f->rep.dstats = &f->ds;
 	f->rep.span_wall_ns = 900000000;
+	spantree_merge(&f->tree, &f->merged);
+	for (int k = 0; k < 2; k++)
+		f->rank[k] = (struct rank_info){k, k ? "node1" : "node0", k ? "b.rec" : "a.rec",
+						f->runs[k], f->run[k].ru, &f->merged};
+	f->ranks = (struct report_ranks){2, f->rank};
+	f->rep.ranks = &f->ranks;
 }
 
 static void fixture_release(struct fixture *f)
 {
 	if (f->head.spans) {
 		spantree_release(&f->tree);
+		span_tree_release(&f->merged);
 		strtab_release(&f->st);
 	}
 }
