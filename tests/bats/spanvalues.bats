@@ -102,9 +102,10 @@ thread_node() {
 	cat f.txt
 	assert_equal "$(sort -k2,2nr f.txt | head -1 | cut -d' ' -f1)" touch
 	[ "$(awk '$1 == "touch" { print $2 }' f.txt)" -ge 16000 ]
-	# the default weight is wall time: the spin is on top
+	# the default weight is wall time: the spin's 100 ms of CPU are at
+	# least 100 ms of wall time (which span is on top depends on the load)
 	run "$SPANSTAT" --folded=w.txt -e task-clock -- "$METRICS"
-	assert_equal "$(sort -k2,2nr w.txt | head -1 | cut -d' ' -f1)" spin
+	[ "$(awk '$1 == "spin" { print $2 }' w.txt)" -ge 100000000 ]
 }
 
 @test "--weight and the span options reject what cannot work" {
