@@ -112,11 +112,8 @@ static void diff_from_record(const char *path, char **buf, size_t *len)
 	const char *files[1] = {path};
 	const struct writer *failed = NULL;
 	char *cause = NULL;
-	struct recreport_opts ro = {.files = files,
-				    .nfiles = 1,
-				    .writers = wv,
-				    .nwriters = 1,
-				    .warn = diff_warn};
+	struct recreport_opts ro = {
+		.files = files, .nfiles = 1, .writers = wv, .nwriters = 1, .warn = diff_warn};
 	int r = recreport_run(&ro, &failed, &cause);
 	if (w.ops->release)
 		w.ops->release(&w);

@@ -77,8 +77,8 @@ int analysis_import(struct analysis *a, const struct span_import *im)
 }
 
 /* The mean over runs, per event: state, value, raw, enabled and running. */
-void analysis_counts(const struct evlist *evl, const struct analysis_end *e,
-			    struct count *cnt, struct stat_summary *st)
+void analysis_counts(const struct evlist *evl, const struct analysis_end *e, struct count *cnt,
+		     struct stat_summary *st)
 {
 	for (size_t i = 0; i < evl->n; i++) {
 		struct stats sv;
@@ -180,8 +180,7 @@ static int analysis_report(struct analysis *a, const struct analysis_end *e)
 	return 0;
 }
 
-int analysis_finish(struct analysis *a, const struct analysis_end *e,
-		    const struct writer **failed)
+int analysis_finish(struct analysis *a, const struct analysis_end *e, const struct writer **failed)
 {
 	*failed = NULL;
 	int r = analysis_report(a, e);

@@ -31,8 +31,8 @@ struct analysis {
 
 /* What the source knew at the end, besides the runs. */
 struct analysis_end {
-	const struct run_result *run; /* nruns, the caller's */
-	unsigned nruns;		      /* >= 1 */
+	const struct run_result *run;	   /* nruns, the caller's */
+	unsigned nruns;			   /* >= 1 */
 	const struct decode_stats *dstats; /* NULL without spans */
 	double event_cost_ns;		   /* the instrumentation's cost per event, 0: unknown */
 	bool compensate;		   /* take it out of the span times */
@@ -54,8 +54,7 @@ int analysis_import(struct analysis *a, const struct span_import *im);
 /* The report, built and handed to every writer (each gets it even when
  * another failed); 0, or -ENOMEM when the report could not be built.
  * *failed: the first writer whose finish failed, or NULL. */
-int analysis_finish(struct analysis *a, const struct analysis_end *e,
-		    const struct writer **failed);
+int analysis_finish(struct analysis *a, const struct analysis_end *e, const struct writer **failed);
 void analysis_release(struct analysis *a);
 /* The means over e's runs, as the report has them: per event (cnt, st:
  * evl->n each), and rusage (rep->ru, rep->elapsed, rep->span_wall_ns). */

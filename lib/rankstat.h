@@ -19,11 +19,11 @@ struct rank_stat {
 
 struct rank_summary {
 	unsigned nranks;
-	struct rank_stat *counter; /* evl->n */
-	bool *counted;		   /* evl->n: some rank counted it */
-	struct rank_stat elapsed;  /* wall time, ns */
-	struct span_tree paths;	   /* the union of the ranks' paths (names,
-				    * parents; node[0] the root) */
+	struct rank_stat *counter;		/* evl->n */
+	bool *counted;				/* evl->n: some rank counted it */
+	struct rank_stat elapsed;		/* wall time, ns */
+	struct span_tree paths;			/* the union of the ranks' paths (names,
+						 * parents; node[0] the root) */
 	struct rank_stat *total, *self, *count; /* per node of paths */
 };
 

@@ -25,7 +25,7 @@
 #define REC_VERSION 1u
 #define REC_FILE_HDR 16u
 #define REC_HDR 12u
-#define REC_BLOCK (64u << 10)	 /* events per block: at most this many bytes */
+#define REC_BLOCK (64u << 10)	    /* events per block: at most this many bytes */
 #define REC_MAX_PAYLOAD (64u << 20) /* any record */
 
 enum rec_type {
@@ -43,7 +43,7 @@ enum rec_type {
 struct rec_info {
 	char *host, *job, *boot_id, *version;
 	char *sysname, *release, *machine; /* uname's */
-	long rank, local_rank; /* -1: not in a job */
+	long rank, local_rank;		   /* -1: not in a job */
 	/* one instant on three clocks: spans are stamped CLOCK_MONOTONIC */
 	uint64_t real_ns, mono_ns, boot_ns;
 };

@@ -19,6 +19,7 @@
 #include <zlib.h>
 
 #include "cause.h"
+#include "normalise.h"
 #include "recfile.h"
 
 #define RF_MAX_SINKS 8
@@ -55,7 +56,7 @@ struct recfile {
 	struct rf_rec {
 		size_t off;
 		uint32_t type, len;
-	} *todo;
+	} * todo;
 	size_t ntodo, captodo;
 	/* replay */
 	struct span_sink sink[RF_MAX_SINKS];
@@ -635,7 +636,9 @@ static void rf_events(struct recfile *rf, struct rf_replay *rp, struct rec_in *i
 				rp->cum[i] += (uint64_t)rf_i64(in);
 			ev.cum = rp->cum;
 		}
-		if (!in->ok || !thread)
+		/* deeper than the decoder ever nests: damaged (the writers size
+		 * pictures by depth) */
+		if (!in->ok || !thread || ev.depth > NORM_MAX_DEPTH)
 			break;
 		if (k == SPAN_END && nval && !ev.vals) {
 			memset(rp->vals, 0, sizeof rp->vals);

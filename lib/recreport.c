@@ -28,8 +28,7 @@ struct rr_file {
  * be set side by side). */
 static bool rr_same(const struct run_head *a, const struct run_head *b)
 {
-	if (a->evl->n != b->evl->n || a->spans != b->spans ||
-	    a->metrics->n != b->metrics->n)
+	if (a->evl->n != b->evl->n || a->spans != b->spans || a->metrics->n != b->metrics->n)
 		return false;
 	for (size_t i = 0; i < a->evl->n; i++)
 		if (strcmp(a->evl->ev[i].name, b->evl->ev[i].name) != 0)
@@ -40,8 +39,7 @@ static bool rr_same(const struct run_head *a, const struct run_head *b)
 	return true;
 }
 
-static void rr_damage(const struct recreport_opts *o, const char *file,
-		      const struct rec_damage *d)
+static void rr_damage(const struct recreport_opts *o, const char *file, const struct rec_damage *d)
 {
 	char *m = NULL;
 	if (!o->warn)
@@ -58,9 +56,8 @@ static void rr_damage(const struct recreport_opts *o, const char *file,
 		free(m);
 		m = NULL;
 	}
-	if (d->lost_runs &&
-	    asprintf(&m, "report: '%s': the counts of %u run%s are lost", file, d->lost_runs,
-		     d->lost_runs == 1 ? "" : "s") >= 0)
+	if (d->lost_runs && asprintf(&m, "report: '%s': the counts of %u run%s are lost", file,
+				     d->lost_runs, d->lost_runs == 1 ? "" : "s") >= 0)
 		o->warn(o->ctx, m);
 	free(m);
 }
@@ -192,7 +189,8 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 		struct span_sink extra;
 		if (n > 1) {
 			how.pid_base = (uint32_t)(i + 1) << 22;
-			if (asprintf(&f[i].prefix, "rank %ld (%s)", in->rank >= 0 ? in->rank : (long)i,
+			if (asprintf(&f[i].prefix, "rank %ld (%s)",
+				     in->rank >= 0 ? in->rank : (long)i,
 				     in->host ? in->host : "") < 0) {
 				f[i].prefix = NULL;
 				r = -ENOMEM;

@@ -34,7 +34,7 @@ struct recw {
 	uint64_t ts;
 	uint64_t cum[SPANMETRIC_MAX]; /* the last cumulative values written for
 				       * this thread in this block (0 after a switch) */
-	uint32_t nstr; /* strings written: ids below */
+	uint32_t nstr;		      /* strings written: ids below */
 	unsigned nval;
 	int err;
 };
@@ -370,11 +370,10 @@ static int recw_finish(struct writer *w, const struct report *r)
 		static const struct decode_stats none;
 		if (!d)
 			d = &none;
-		const uint64_t ds[] = {d->records,	 d->events,	   d->spans,
-				       d->dropped,	 d->lost_records,  d->no_exit,
-				       d->bad_bytes,	 d->bad_records,   d->bad_ids,
-				       d->unmatched,	 d->unfinished,	   d->over_limit,
-				       d->clock_unknown, d->lines,	   d->bad_lines};
+		const uint64_t ds[] = {
+			d->records,    d->events,     d->spans,		d->dropped, d->lost_records,
+			d->no_exit,    d->bad_bytes,  d->bad_records,	d->bad_ids, d->unmatched,
+			d->unfinished, d->over_limit, d->clock_unknown, d->lines,   d->bad_lines};
 		rb_u64(&b, sizeof ds / sizeof ds[0]);
 		for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++)
 			rb_u64(&b, ds[i]);

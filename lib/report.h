@@ -77,8 +77,8 @@ struct run_head {
 					    * ("process id '1234'"), NULL: the command */
 	bool rusage_unknown;		   /* attached tasks: only the time counted is known */
 	struct run_clocks clocks;	   /* when the session started (0: unknown) */
-	const char *uname[4]; /* where it ran: nodename, sysname, release, machine
-			       * (a recording's; NULL: this machine's) */
+	const char *uname[4];		   /* where it ran: nodename, sysname, release, machine
+					    * (a recording's; NULL: this machine's) */
 };
 
 struct interval_sample {
@@ -92,11 +92,11 @@ struct interval_sample {
 /* One rank of a job whose record files `spanstat report` merges: its own
  * means, rusage and span tree (names in the report's strings). */
 struct rank_info {
-	long rank;	  /* from the file's head (-1: unknown) */
-	const char *host; /* where it ran */
-	const char *file; /* the record file */
-	const struct count *count; /* evl->n: the mean over its runs */
-	struct rusage_info ru;	   /* the mean over its runs */
+	long rank;			/* from the file's head (-1: unknown) */
+	const char *host;		/* where it ran */
+	const char *file;		/* the record file */
+	const struct count *count;	/* evl->n: the mean over its runs */
+	struct rusage_info ru;		/* the mean over its runs */
 	const struct span_tree *merged; /* its threads merged, or NULL */
 };
 
@@ -119,10 +119,10 @@ struct report {
 	const struct span_tree *merged; /* every thread's tree merged by path, built
 					 * once for all writers (report_merged) */
 	const struct decode_stats *dstats;
-	uint64_t span_wall_ns; /* wall time the spans' shares refer to */
-	double event_cost_ns;  /* the instrumentation's cost per event (0: unknown) */
-	bool compensated;      /* --compensate: that cost is out of the span times */
-	uint64_t removed_ns;   /* what --compensate took out of the self times */
+	uint64_t span_wall_ns;		  /* wall time the spans' shares refer to */
+	double event_cost_ns;		  /* the instrumentation's cost per event (0: unknown) */
+	bool compensated;		  /* --compensate: that cost is out of the span times */
+	uint64_t removed_ns;		  /* what --compensate took out of the self times */
 	const struct report_ranks *ranks; /* several ranks merged (report), or NULL */
 };
 

@@ -916,7 +916,7 @@ int session_run(const struct session_opts *o, int *exit_code, char **cause)
 	if (r < 0)
 		r = session_fail(cause, -r, "cannot write %s", "the results");
 	else
-		*exit_code = s.signo			      ? SESSION_EXIT_SIGNAL + s.signo
+		*exit_code = s.signo			     ? SESSION_EXIT_SIGNAL + s.signo
 			     : s.an.rep.exit_code || !failed ? s.an.rep.exit_code
 							     : SESSION_EXIT_ERROR;
 out:

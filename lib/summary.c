@@ -657,8 +657,8 @@ static int summary_ranks(FILE *fp, const struct report *r)
 		return err;
 	fprintf(fp, " Across %u ranks (the max's rank; imbalance = (max - mean) / max):\n\n",
 		rs.nranks);
-	fprintf(fp, " %16s %16s %16s  %-9s %9s  %s\n", "min", "mean", "max", "max at",
-		"imbalance", "");
+	fprintf(fp, " %16s %16s %16s  %-9s %9s  %s\n", "min", "mean", "max", "max at", "imbalance",
+		"");
 	char a[64], b[64], c[64];
 	for (size_t e = 0; e < evl->n; e++) {
 		const struct event *ev = &evl->ev[e];

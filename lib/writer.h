@@ -28,7 +28,7 @@ struct writer_ops {
 	int (*start)(struct writer *w, const struct run_head *h);
 	int (*interval)(struct writer *w, const struct interval_sample *s);
 	void (*span)(void *w, const struct span_event *ev); /* a span_sink */
-	void (*run)(struct writer *w, unsigned run); /* run `run` (-r, from 0) starts */
+	void (*run)(struct writer *w, unsigned run);	    /* run `run` (-r, from 0) starts */
 	int (*finish)(struct writer *w, const struct report *r);
 	void (*release)(struct writer *w);
 };

@@ -78,8 +78,9 @@ static void add(struct strtab *st, enum span_kind k, uint32_t pid, uint32_t tid,
 		const uint64_t *vals, const uint64_t *cum)
 {
 	struct span_event *e = &orig[norig];
-	*e = (struct span_event){k, pid, tid, ts, strtab_intern(st, name, strlen(name)), flags,
-				 depth, ts - dur, value, NULL, NULL};
+	*e = (struct span_event){
+		k,	  pid,	 tid,  ts,  strtab_intern(st, name, strlen(name)), flags, depth,
+		ts - dur, value, NULL, NULL};
 	snprintf(orig_name[norig], sizeof orig_name[norig], "%s", name);
 	if (vals) {
 		memcpy(orig_vals[norig], vals, sizeof orig_vals[norig]);
@@ -94,8 +95,7 @@ static void add(struct strtab *st, enum span_kind k, uint32_t pid, uint32_t tid,
 
 /* Replays path into a fresh analysis with the capture writer; returns the
  * file (to close) or NULL. */
-static struct recfile *replay(const char *path, struct strtab *st, struct span_names *nv,
-			      int *err)
+static struct recfile *replay(const char *path, struct strtab *st, struct span_names *nv, int *err)
 {
 	char *cause = NULL;
 	struct recfile *rf = NULL;
@@ -132,8 +132,8 @@ int main(void)
 	struct span_names nv;
 	strtab_init(&st);
 	span_names_init(&nv, &st);
-	struct event ev = {.name = "task-clock", .group = 0, .leader = true, .unit = "msec",
-			   .scale = 1e-6};
+	struct event ev = {
+		.name = "task-clock", .group = 0, .leader = true, .unit = "msec", .scale = 1e-6};
 	ev.attr.type = 1;
 	ev.attr.config = 1;
 	ev.attr.exclude_kernel = 1;
@@ -193,13 +193,15 @@ int main(void)
 		}
 		w.ops->span(&w, &orig[k]);
 	}
-	struct count cnt = {.state = COUNT_OK, .raw = 12345, .enabled = 9, .running = 9,
-			    .value = 12.345};
-	struct run_result rr = {.counts = &cnt, .ru = {.elapsed_ns = 99, .minflt = 7},
-				.wstatus = 3 << 8, .exit_code = 3};
+	struct count cnt = {
+		.state = COUNT_OK, .raw = 12345, .enabled = 9, .running = 9, .value = 12.345};
+	struct run_result rr = {.counts = &cnt,
+				.ru = {.elapsed_ns = 99, .minflt = 7},
+				.wstatus = 3 << 8,
+				.exit_code = 3};
 	struct decode_stats ds = {.spans = 1234, .unfinished = 5};
-	struct report rep = {.head = &h, .nruns = 1, .run = &rr, .dstats = &ds,
-			     .event_cost_ns = 9.5};
+	struct report rep = {
+		.head = &h, .nruns = 1, .run = &rr, .dstats = &ds, .event_cost_ns = 9.5};
 	ok(w.ops->finish(&w, &rep) == 0, "the writer finishes");
 	w.ops->release(&w);
 	ok(fclose(fp) == 0, "the file is complete");
@@ -266,7 +268,8 @@ int main(void)
 	fclose(out);
 	rf = replay(cut, &st2, &nv2, &err);
 	d = rf ? recfile_damage(rf) : NULL;
-	ok(rf && d->lost_bytes > 0 && d->no_end && d->lost_runs == 1, "the cut is found and counted");
+	ok(rf && d->lost_bytes > 0 && d->no_end && d->lost_runs == 1,
+	   "the cut is found and counted");
 	ok(ngot > 0 && ngot < norig, "the events before the cut remain (%zu)", ngot);
 	recfile_close(rf);
 
@@ -297,8 +300,7 @@ int main(void)
 	fclose(out);
 	char *cause = NULL;
 	int r = recfile_open(&rf, bad, &st2, &nv2, &cause);
-	ok(r == -EINVAL && cause &&
-		   strstr(cause, "not a spanstat record file"),
+	ok(r == -EINVAL && cause && strstr(cause, "not a spanstat record file"),
 	   "another file is refused: %s", cause ? cause : "");
 	free(cause);
 
