@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "analysis.h"
+#include "pbenc.h"
 #include "spannames.h"
 #include "strtab.h"
 
@@ -94,18 +95,8 @@ int recfile_replay(struct recfile *rf, struct analysis *a, const struct rec_repl
 /* Whether the bytes start a record file (for inputs that may be JSON). */
 bool recfile_is(const void *buf, size_t len);
 
-/* Varints, for the writer, the reader and the fuzz target. */
-static inline size_t rec_put_u64(uint8_t *p, uint64_t v)
-{
-	size_t n = 0;
-	while (v >= 0x80) {
-		p[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	p[n++] = (uint8_t)v;
-	return n;
-}
-
+/* Varints (written with pbenc_put_varint, LEB128 as protobuf's), for the
+ * writer, the reader and the fuzz target. */
 static inline uint64_t rec_zz(int64_t v)
 {
 	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);

@@ -10,6 +10,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,8 +257,13 @@ static inline uint32_t rf_id(struct recfile *rf, uint64_t id)
 static int rf_strings(struct recfile *rf, struct rec_in *in)
 {
 	uint64_t first = rec_get_u64(in), n = rec_get_u64(in);
-	if (!in->ok || first == 0 || n > (uint64_t)(in->end - in->p) || first > UINT32_MAX - n)
+	/* every id the file defines takes a byte of it at least: more ids
+	 * than bytes is damage, never a reason for a table that large */
+	if (!in->ok || first == 0 || n > (uint64_t)(in->end - in->p) || first > UINT32_MAX - n ||
+	    first + n > rf->size) {
+		rf->dmg.bad_records++;
 		return 0;
+	}
 	if (first + n > rf->nid) {
 		uint32_t cap = (uint32_t)(first + n);
 		uint32_t *id = realloc(rf->id, cap * sizeof *id);
@@ -335,7 +341,7 @@ static void rf_end(struct recfile *rf, struct rec_in *in)
 	}
 	rf->ds = (struct decode_stats){v[0], v[1], v[2],  v[3],	 v[4],	v[5],  v[6], v[7],
 				       v[8], v[9], v[10], v[11], v[12], v[13], v[14]};
-	rf->cost = cost == cost && cost >= 0 ? cost : 0;
+	rf->cost = isfinite(cost) && cost >= 0 ? cost : 0; /* an infinity times 0 spans is NaN */
 	for (unsigned i = 0; i < rf->metrics.n && nm == rf->metrics.n; i++)
 		rf->metrics.m[i].supported = sup[i];
 	rf->recorded_runs = nruns <= rf->head.runs ? (unsigned)nruns : rf->head.runs;

@@ -59,7 +59,7 @@ static void rb_u64(struct recbuf *b, uint64_t v)
 {
 	rb_reserve(b, 10);
 	if (!b->oom)
-		b->len += rec_put_u64(b->p + b->len, v);
+		b->len += pbenc_put_varint(b->p + b->len, v);
 }
 
 static void rb_i64(struct recbuf *b, int64_t v)
@@ -290,7 +290,7 @@ static void recw_run(struct writer *w, unsigned run)
 	uint8_t p[10];
 	int r = rw ? recw_flush(w) : 0;
 	if (r == 0 && rw)
-		r = recw_put(w, REC_RUNSTART, p, rec_put_u64(p, run));
+		r = recw_put(w, REC_RUNSTART, p, pbenc_put_varint(p, run));
 	if (r < 0 && !w->err)
 		w->err = r;
 }
@@ -314,32 +314,32 @@ static void recw_span(void *arg, const struct span_event *ev)
 	uint8_t f = (uint8_t)(k | (ev->flags & SPAN_F_UNFINISHED ? 8 : 0));
 	if (!rw->len || ev->pid != rw->pid || ev->tid != rw->tid) {
 		f |= 16;
-		p += rec_put_u64(p, ev->pid);
-		p += rec_put_u64(p, ev->tid);
+		p += pbenc_put_varint(p, ev->pid);
+		p += pbenc_put_varint(p, ev->tid);
 		rw->pid = ev->pid;
 		rw->tid = ev->tid;
 		memset(rw->cum, 0, sizeof rw->cum);
 		if (!rw->len)
 			rw->ts = 0;
 	}
-	p += rec_put_u64(p, rec_zz((int64_t)(ev->ts - rw->ts)));
+	p += pbenc_put_varint(p, rec_zz((int64_t)(ev->ts - rw->ts)));
 	rw->ts = ev->ts;
-	p += rec_put_u64(p, ev->name);
+	p += pbenc_put_varint(p, ev->name);
 	if (k == SPAN_BEGIN || k == SPAN_END || k == SPAN_INSTANT || k == SPAN_COUNTER)
-		p += rec_put_u64(p, ev->depth);
+		p += pbenc_put_varint(p, ev->depth);
 	if (k == SPAN_PROCESS || k == SPAN_COUNTER || k == SPAN_PROCESS_END)
-		p += rec_put_u64(p, rec_zz(ev->value));
+		p += pbenc_put_varint(p, rec_zz(ev->value));
 	if (k == SPAN_END)
-		p += rec_put_u64(p, ev->ts - ev->begin_ts);
+		p += pbenc_put_varint(p, ev->ts - ev->begin_ts);
 	if (rw->nval && k == SPAN_END && ev->vals) {
 		f |= 64;
 		for (unsigned i = 0; i < rw->nval; i++)
-			p += rec_put_u64(p, ev->vals[i]);
+			p += pbenc_put_varint(p, ev->vals[i]);
 	}
 	if (rw->nval && (k == SPAN_BEGIN || k == SPAN_END) && ev->cum) {
 		f |= 32; /* as differences from the thread's last, mostly 0 */
 		for (unsigned i = 0; i < rw->nval; i++) {
-			p += rec_put_u64(p, rec_zz((int64_t)(ev->cum[i] - rw->cum[i])));
+			p += pbenc_put_varint(p, rec_zz((int64_t)(ev->cum[i] - rw->cum[i])));
 			rw->cum[i] = ev->cum[i];
 		}
 	}
