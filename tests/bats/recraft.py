@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""recraft.py IN OUT OP...: a record file (spanstat-record(5)) rewritten
+with hostile but well-framed contents: every record keeps a CRC that holds,
+so the reader has to judge what is inside.  OPs, in order:
+
+  add:TYPE:ITEM,...   append a record of TYPE whose payload is the ITEMs:
+                      a number is a varint, s=TEXT a string
+  ev:FIELD=N          set FIELD (depth, pid, tid, name, value, dur) of every
+                      span event that has it
+"""
+import struct
+import sys
+import zlib
+
+
+def uv(v):
+    out = bytearray()
+    while v >= 0x80:
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)
+
+
+def zz(v):
+    return uv(((v << 1) ^ (v >> 63)) & (2**64 - 1))
+
+
+class Rd:
+    def __init__(self, p):
+        self.p, self.i = p, 0
+
+    def u(self):
+        v = sh = 0
+        while True:
+            b = self.p[self.i]
+            self.i += 1
+            v |= (b & 0x7F) << sh
+            sh += 7
+            if not b & 0x80:
+                return v
+
+    def z(self):
+        v = self.u()
+        return (v >> 1) ^ -(v & 1)
+
+    def s(self):
+        n = self.u()
+        self.i += n
+        return self.p[self.i - n : self.i]
+
+
+def nval(head):
+    r = Rd(head)
+    r.s()
+    for _ in range(r.u()):
+        r.s()
+    for _ in range(3):
+        r.u()
+    r.s()
+    for _ in range(3):
+        r.u()
+    for _ in range(6):
+        r.s()
+    r.z(), r.z(), r.u(), r.u(), r.u()
+    for _ in range(r.u()):
+        r.s(), r.u(), r.u(), r.u(), r.u(), r.u(), r.z(), r.u(), r.s(), r.u()
+    return r.u()
+
+
+# kinds: process, thread, begin, end, instant, counter, process end
+DEPTH, VALUE, DUR = (2, 3, 4, 5), (0, 5, 6), (3,)
+
+
+def events(p, n, field, val):
+    r, out = Rd(p), bytearray()
+    while r.i < len(p):
+        f = p[r.i]
+        r.i += 1
+        k = f & 7
+        out.append(f)
+        if f & 16:
+            pid, tid = r.u(), r.u()
+            out += uv(val if field == "pid" else pid) + uv(val if field == "tid" else tid)
+        out += zz(r.z())
+        name = r.u()
+        out += uv(val if field == "name" else name)
+        if k in DEPTH:
+            d = r.u()
+            out += uv(val if field == "depth" else d)
+        if k in VALUE:
+            v = r.z()
+            out += zz(val if field == "value" else v)
+        if k in DUR:
+            d = r.u()
+            out += uv(val if field == "dur" else d)
+        if f & 64:
+            out += b"".join(uv(r.u()) for _ in range(n))
+        if f & 32:
+            out += b"".join(zz(r.z()) for _ in range(n))
+    return bytes(out)
+
+
+def main():
+    data = open(sys.argv[1], "rb").read()
+    recs, off = [], 16
+    while off + 12 <= len(data):
+        t, ln, _ = struct.unpack_from("<III", data, off)
+        recs.append((t, data[off + 12 : off + 12 + ln]))
+        off += 12 + ln
+    n = nval(recs[0][1])
+    for op in sys.argv[3:]:
+        if op.startswith("add:"):
+            _, t, items = op.split(":", 2)
+            p = b""
+            for it in items.split(",") if items else []:
+                if it.startswith("s="):
+                    p += uv(len(it[2:].encode())) + it[2:].encode()
+                else:
+                    p += uv(int(it, 0))
+            recs.append((int(t), p))
+        elif op.startswith("ev:"):
+            field, val = op[3:].split("=")
+            recs = [(t, events(p, n, field, int(val, 0)) if t == 4 else p) for t, p in recs]
+        else:
+            sys.exit("recraft.py: unknown op " + op)
+    with open(sys.argv[2], "wb") as f:
+        f.write(data[:16])
+        for t, p in recs:
+            f.write(struct.pack("<III", t, len(p), zlib.crc32(p) & 0xFFFFFFFF) + p)
+
+
+main()
