@@ -192,3 +192,16 @@ while o+12<=len(d):
 	[[ "$stderr" == *"'big.rec' is damaged: 1 bad record (0 of span events), 0 bytes cut off at the end; reporting what is left"* ]]
 	jq -e '[.spans.threads[].nodes[] | select(.name == "work")] | length > 0' big.json
 }
+
+@test "report: span depths deeper than any recording nests are damage" {
+	run -0 "$SPANSTAT" record -o r.rec -- "$THREADS"
+	python3 "$BATS_TEST_DIRNAME/recraft.py" r.rec deep.rec ev:depth=100000
+	python3 "$BATS_TEST_DIRNAME/recraft.py" r.rec wide.rec ev:depth=2147483647
+	# a flame chart 16 million pixels high, and int overflow in its height
+	run -0 "$SPANSTAT" report --flamechart=deep.svg deep.rec
+	height=$(grep -o 'height="[0-9]*"' deep.svg | head -1 | tr -dc 0-9)
+	[ "$height" -lt 100000 ]
+	run -0 "$SPANSTAT" report --flamechart=wide.svg wide.rec
+	height=$(grep -o 'height="[0-9]*"' wide.svg | head -1 | tr -dc 0-9)
+	[ "$height" -lt 100000 ]
+}
