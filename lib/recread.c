@@ -406,8 +406,8 @@ static int rf_names(struct recfile *rf)
 	for (uint64_t i = 0; i < n && in.ok; i++) {
 		uint64_t id = rec_get_u64(&in), text = rec_get_u64(&in), file = rec_get_u64(&in),
 			 line = rec_get_u64(&in);
-		if (!in.ok || !id || id >= rf->nid || !rf->id[id])
-			continue;
+		if (!in.ok || !id || !text || id >= rf->nid || !rf->id[id])
+			continue; /* (a name shows as some text: 0 is damage) */
 		if (span_names_set(rf->names, rf_id(rf, id), rf_id(rf, text),
 				   file ? rf_id(rf, file) : 0, (uint32_t)line) < 0)
 			return -ENOMEM;
