@@ -101,6 +101,10 @@ static void diff_warn(void *ctx, const char *msg)
  * place of its bytes. */
 static void diff_from_record(const char *path, char **buf, size_t *len)
 {
+	/* the reader maps the file by name: stdin was read already, and a file
+	 * named - would be another one */
+	if (strcmp(path, "-") == 0)
+		die("cannot read '-': a record file is read from a file, not from standard input");
 	free(*buf);
 	*buf = NULL;
 	*len = 0;

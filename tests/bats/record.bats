@@ -214,3 +214,17 @@ while o+12<=len(d):
 	[ -z "$stderr" ]
 	jq -e '[.spans.threads[].nodes[] | select(.name == "work")] | length > 0' names.json
 }
+
+@test "diff: a record file on standard input is refused as such, not another file read" {
+	run -0 "$SPANSTAT" record -o a.rec -e task-clock -- "$THREADS"
+	run -0 "$SPANSTAT" record -o b.rec -e task-clock -- true
+	run -125 "$SPANSTAT" diff a.rec - <a.rec
+	assert_output "spanstat: cannot read '-': a record file is read from a file, not from standard input"
+	# with a file named -, stdin's record was compared as that file's
+	cp b.rec ./-
+	run -125 "$SPANSTAT" diff a.rec - <a.rec
+	assert_output "spanstat: cannot read '-': a record file is read from a file, not from standard input"
+	"$SPANSTAT" report --json=a.json a.rec >/dev/null
+	run "$SPANSTAT" diff a.rec - <a.json
+	[ "$status" -le 1 ]
+}
