@@ -320,7 +320,8 @@ static int pprof_finish(struct writer *w, const struct report *r)
 			pbenc_bytes(&out, PP_STRING_TABLE, p.strs[k], strlen(p.strs[k]));
 		if (h)
 			pbenc_int64(&out, PP_TIME_NANOS,
-				    (int64_t)h->start.tv_sec * 1000000000 + h->start.tv_nsec);
+				    (int64_t)((uint64_t)h->start.tv_sec * 1000000000u +
+					      (uint64_t)h->start.tv_nsec));
 		if (r)
 			pbenc_int64(&out, PP_DURATION_NANOS, (int64_t)r->span_wall_ns);
 		size_t m = pbenc_open(&out, PP_PERIOD_TYPE);

@@ -155,9 +155,10 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 		const struct run_head *h = recfile_head(f[i].rf);
 		bool same_boot = in->boot_id && i0->boot_id && *in->boot_id &&
 				 strcmp(in->boot_id, i0->boot_id) == 0;
+		/* in unsigned arithmetic: a damaged clock may be any number */
 		shift[i] = same_boot ? 0
-				     : ((int64_t)in->real_ns - (int64_t)in->mono_ns) -
-					       ((int64_t)i0->real_ns - (int64_t)i0->mono_ns);
+				     : (int64_t)((in->real_ns - in->mono_ns) -
+						 (i0->real_ns - i0->mono_ns));
 		struct analysis_end e;
 		recfile_end(f[i].rf, &e);
 		nruns += e.nruns;
