@@ -24,6 +24,8 @@
 #include "recfile.h"
 
 #define RF_MAX_SINKS 8
+/* the latest second whose nanoseconds an int64_t holds (writers use them) */
+#define REC_MAX_SEC (INT64_MAX / 1000000000 - 1)
 
 struct recfile {
 	const uint8_t *map;
@@ -168,7 +170,8 @@ static int rf_head(struct recfile *rf, struct rec_in *in)
 	h->rusage_unknown = fl & 2;
 	rf->target = rf_str(in);
 	h->target = rf->target && *rf->target ? rf->target : NULL;
-	h->start.tv_sec = (time_t)rec_get_u64(in);
+	uint64_t sec = rec_get_u64(in);
+	h->start.tv_sec = sec <= REC_MAX_SEC ? (time_t)sec : 0; /* else unknown */
 	h->start.tv_nsec = (long)(rec_get_u64(in) % 1000000000u);
 	h->start_mono = rec_get_u64(in);
 	ri->host = rf_str(in);
@@ -335,7 +338,7 @@ static void rf_end(struct recfile *rf, struct rec_in *in)
 	}
 	uint64_t nruns = rec_get_u64(in);
 	uint64_t sec = rec_get_u64(in), nsec = rec_get_u64(in), mono = rec_get_u64(in);
-	if (!in->ok) {
+	if (!in->ok || sec > REC_MAX_SEC) {
 		rf->dmg.bad_records++;
 		return;
 	}

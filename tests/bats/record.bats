@@ -228,3 +228,26 @@ while o+12<=len(d):
 	run "$SPANSTAT" diff a.rec - <a.json
 	[ "$status" -le 1 ]
 }
+
+@test "report: --compensate takes the cost out of the ranks' span paths too" {
+	run -0 "$SPANSTAT" record -o r.rec -- "$THREADS"
+	for c in "" --compensate; do
+		run -0 "$SPANSTAT" report $c --json=j.json r.rec r.rec
+		# two ranks of the same recording: each rank's total is half the table's
+		ranks=$(jq '[.ranks.spans[] | select(.path == ["work"]) | .total_ns.mean * 2] | add' j.json)
+		table=$(jq '[.spans.threads[].nodes[] | select(.name == "work") | .total_ns] | add' j.json)
+		assert_equal "$ranks" "$table"
+	done
+}
+
+@test "report: a start time beyond what nanoseconds can hold is damage" {
+	run -0 "$SPANSTAT" record -o r.rec -- "$THREADS"
+	# a second END (the reader keeps the last) whose first run started in 2^63 s:
+	# pprof's time_nanos overflowed int64_t (UBSan)
+	python3 "$BATS_TEST_DIRNAME/recraft.py" r.rec late.rec add:8:0,0,0,1,0x7fffffffffffffff,0,0
+	run --separate-stderr -0 "$SPANSTAT" report --pprof=late.pb --json=late.json late.rec
+	[[ "$stderr" == *"'late.rec' is damaged: 1 bad record (0 of span events), 0 bytes cut off at the end; reporting what is left"* ]]
+	start=$(jq .start.unix_ns late.json)
+	[ "${#start}" -le 19 ]
+	[ "$start" -gt 1500000000000000000 ]
+}
