@@ -71,6 +71,7 @@ void recfile_close(struct recfile *rf);
 /* The head (strings and names: the shared ones), valid until close. */
 const struct run_head *recfile_head(const struct recfile *rf);
 const struct rec_info *recfile_info(const struct recfile *rf);
+/* Whole after recfile_replay (which finds the blocks that do not decode). */
 const struct rec_damage *recfile_damage(const struct recfile *rf);
 /* When the first run started (the head has when the session did). */
 void recfile_start(const struct recfile *rf, struct timespec *start, uint64_t *mono);

@@ -608,12 +608,14 @@ static void rf_events(struct recfile *rf, struct rf_replay *rp, struct rec_in *i
 	unsigned nval = rf->metrics.n;
 	uint32_t pid = 0, tid = 0;
 	uint64_t ts = 0;
-	bool thread = false;
+	bool thread = false, bad = false;
 	while (in->p < in->end) {
 		uint8_t f = *in->p++;
 		unsigned k = f & 7;
-		if (k > SPAN_PROCESS_END || (f & 128))
+		if (k > SPAN_PROCESS_END || (f & 128)) {
+			bad = true;
 			break;
+		}
 		if (f & 16) {
 			pid = (uint32_t)rec_get_u64(in);
 			tid = (uint32_t)rec_get_u64(in);
@@ -645,10 +647,12 @@ static void rf_events(struct recfile *rf, struct rf_replay *rp, struct rec_in *i
 				rp->cum[i] += (uint64_t)rf_i64(in);
 			ev.cum = rp->cum;
 		}
-		/* deeper than the decoder ever nests: damaged (the writers size
-		 * pictures by depth) */
-		if (!in->ok || !thread || ev.depth > NORM_MAX_DEPTH)
+		/* deeper than the decoder ever nests: damage (the flame chart
+		 * sizes its lanes by depth) */
+		if (!in->ok || !thread || ev.depth > NORM_MAX_DEPTH) {
+			bad = true;
 			break;
+		}
 		if (k == SPAN_END && nval && !ev.vals) {
 			memset(rp->vals, 0, sizeof rp->vals);
 			ev.vals = rp->vals;
@@ -657,6 +661,12 @@ static void rf_events(struct recfile *rf, struct rf_replay *rp, struct rec_in *i
 			ev.name = rf_prefixed(rf, how->prefix, ev.name);
 		for (int i = 0; i < rf->nsink; i++)
 			rf->sink[i].event(rf->sink[i].arg, &ev);
+	}
+	/* its CRC held but an event did not decode: the rest of the block is
+	 * lost, and said to be */
+	if (bad) {
+		rf->dmg.bad_records++;
+		rf->dmg.lost_events++;
 	}
 }
 

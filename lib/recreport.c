@@ -131,7 +131,6 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 		r = recfile_open(&f[i].rf, o->files[i], &strings, &names, cause);
 		if (r < 0)
 			goto out;
-		rr_damage(o, o->files[i], recfile_damage(f[i].rf));
 		if (i && !rr_same(recfile_head(f[0].rf), recfile_head(f[i].rf))) {
 			r = cause_set(cause, -EINVAL,
 				      "report: '%s' counted other events or span values than '%s': "
@@ -210,6 +209,8 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 			}
 		}
 		r = recfile_replay(f[i].rf, &an, &how);
+		/* after the replay, which finds the blocks that do not decode */
+		rr_damage(o, o->files[i], recfile_damage(f[i].rf));
 		struct analysis_end e;
 		recfile_end(f[i].rf, &e);
 		memcpy(runs + base, e.run, e.nruns * sizeof *runs);

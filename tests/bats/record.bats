@@ -251,3 +251,17 @@ while o+12<=len(d):
 	[ "${#start}" -le 19 ]
 	[ "$start" -gt 1500000000000000000 ]
 }
+
+@test "report: a block of events whose CRC holds but does not decode is said to be lost" {
+	run -0 "$SPANSTAT" record -o r.rec -- "$THREADS"
+	run -0 "$SPANSTAT" report --json=whole.json r.rec
+	whole=$(jq '[.spans.threads[].nodes[].count] | add' whole.json)
+	python3 "$BATS_TEST_DIRNAME/recraft.py" r.rec deep.rec ev:depth=5000
+	run --separate-stderr -0 "$SPANSTAT" report --json=deep.json deep.rec
+	re="'deep.rec' is damaged: ([0-9]+) bad records? \(([0-9]+) of span events\), 0 bytes cut off at the end; reporting what is left"
+	[[ "$stderr" =~ $re ]]
+	[ "${BASH_REMATCH[1]}" -gt 0 ]
+	assert_equal "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"
+	deep=$(jq '[.spans.threads[].nodes[].count] | add // 0' deep.json)
+	[ "$deep" -lt "$whole" ]
+}
