@@ -63,7 +63,7 @@ static void rr_damage(const struct recreport_opts *o, const char *file, const st
 }
 
 /* This rank's means and merged tree, for the report's ranks. */
-static int rr_rank(struct rr_file *f, struct rank_info *ri, long idx)
+static int rr_rank(struct rr_file *f, struct rank_info *ri, long idx, bool compensate)
 {
 	const struct run_head *h = recfile_head(f->rf);
 	const struct rec_info *in = recfile_info(f->rf);
@@ -83,6 +83,9 @@ static int rr_rank(struct rr_file *f, struct rank_info *ri, long idx)
 	ri->count = f->count;
 	ri->ru = tmp.ru;
 	if (f->have_tree) {
+		/* as the report's own tree: --compensate takes the rank's cost out */
+		if (compensate && e.event_cost_ns > 0)
+			spantree_compensate(&f->tree, e.event_cost_ns);
 		if (spantree_merge(&f->tree, &f->merged) < 0)
 			return -ENOMEM;
 		f->have_merged = true;
@@ -223,7 +226,7 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 		}
 		cost += e.event_cost_ns / (double)n;
 		if (r == 0 && n > 1)
-			r = rr_rank(&f[i], &ri[i], (long)i);
+			r = rr_rank(&f[i], &ri[i], (long)i, o->compensate);
 		ri[i].file = o->files[i];
 	}
 	free(shift);
