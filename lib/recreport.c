@@ -141,6 +141,20 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 				      o->files[i], o->files[0]);
 			goto out;
 		}
+		/* two files of one rank: one rank run twice, or a file given twice */
+		long rank = recfile_info(f[i].rf)->rank;
+		for (size_t k = 0; rank >= 0 && k < i && o->warn; k++) {
+			char *m = NULL;
+			if (recfile_info(f[k].rf)->rank != rank)
+				continue;
+			if (asprintf(&m,
+				     "report: '%s' and '%s' both hold rank %ld: the ranks compared "
+				     "may not be the job's",
+				     o->files[k], o->files[i], rank) >= 0)
+				o->warn(o->ctx, m);
+			free(m);
+			break;
+		}
 	}
 	/* the report's head: the first file's, its runs all the files' and its
 	 * start the earliest, on the first file's clock */

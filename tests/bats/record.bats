@@ -265,3 +265,16 @@ while o+12<=len(d):
 	deep=$(jq '[.spans.threads[].nodes[].count] | add // 0' deep.json)
 	[ "$deep" -lt "$whole" ]
 }
+
+@test "report: two files of one rank are reported, with a warning" {
+	OMPI_COMM_WORLD_RANK=1 run -0 "$SPANSTAT" record -o a.rec -- "$THREADS"
+	OMPI_COMM_WORLD_RANK=1 run -0 "$SPANSTAT" record -o b.rec -- "$THREADS"
+	run --separate-stderr -0 "$SPANSTAT" report --json=j.json a.rec b.rec
+	assert_equal "$stderr" "spanstat: report: 'a.rec' and 'b.rec' both hold rank 1: the ranks compared may not be the job's"
+	assert_equal "$(jq -c '[.ranks.ranks[].rank]' j.json)" '[1,1]'
+	# outside a job a file's rank is its place: no warning
+	run -0 "$SPANSTAT" record -o c.rec -- "$THREADS"
+	run --separate-stderr -0 "$SPANSTAT" report --json=k.json c.rec c.rec
+	[ -z "$stderr" ]
+	assert_equal "$(jq -c '[.ranks.ranks[].rank]' k.json)" '[0,1]'
+}
