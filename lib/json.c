@@ -92,15 +92,22 @@ static cJSON *json_text(cJSON *obj, const char *key, const char *s)
 	return item;
 }
 
+static bool json_utf8(const char *s)
+{
+	size_t n = strlen(s);
+	for (size_t i = 0, len; i < n; i += len)
+		if (!(len = utf8esc_seqlen((const unsigned char *)s + i, n - i)))
+			return false;
+	return true;
+}
+
 /* A string spanstat names itself (an event's name or unit, the host's):
  * as it is when valid UTF-8, else escaped as json_text does (one read
  * back from a record file may hold any bytes). */
 static cJSON *json_name(cJSON *obj, const char *key, const char *s)
 {
-	size_t n = strlen(s);
-	for (size_t i = 0, len; i < n; i += len)
-		if (!(len = utf8esc_seqlen((const unsigned char *)s + i, n - i)))
-			return json_text(obj, key, s);
+	if (!json_utf8(s))
+		return json_text(obj, key, s);
 	return cJSON_AddStringToObject(obj, key, s);
 }
 
@@ -320,13 +327,17 @@ static void json_node_values(cJSON *o, const struct span_tree *t, uint32_t i,
 		const struct spanmetric *x = &ms->m[k];
 		if (x->kind != SPANMETRIC_EVENT)
 			continue;
+		/* a key as json_name writes the name */
+		char *esc = json_utf8(x->name) ? NULL : utf8esc_dup(x->name);
+		const char *key = esc ? esc : x->name;
 		if (!x->supported) {
-			cJSON_AddNullToObject(m, x->name);
-			cJSON_AddNullToObject(sm, x->name);
+			cJSON_AddNullToObject(m, key);
+			cJSON_AddNullToObject(sm, key);
 		} else {
-			json_u64(m, x->name, v[k]);
-			json_u64(sm, x->name, span_node_val_self(t, i, k));
+			json_u64(m, key, v[k]);
+			json_u64(sm, key, span_node_val_self(t, i, k));
 		}
+		free(esc);
 	}
 	int al = ms ? spanmetric_find(ms, SPANMETRIC_ALLOCS) : -1;
 	for (size_t k = 0; k < 4; k++) /* allocs, frees, alloc_bytes, free_bytes in order */
@@ -519,7 +530,8 @@ static cJSON *json_spans(const struct report *r)
 	json_u64(ov, "events", events);
 	if (r->event_cost_ns > 0) {
 		cJSON_AddNumberToObject(ov, "ns_per_event", r->event_cost_ns);
-		json_u64(ov, "total_ns", (uint64_t)(r->event_cost_ns * (double)events));
+		double total = r->event_cost_ns * (double)events; /* a record file's: any size */
+		json_u64(ov, "total_ns", total < 0x1p64 ? (uint64_t)total : UINT64_MAX);
 	} else {
 		cJSON_AddNullToObject(ov, "ns_per_event");
 		cJSON_AddNullToObject(ov, "total_ns");

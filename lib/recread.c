@@ -236,6 +236,15 @@ static int rf_head(struct recfile *rf, struct rec_in *in)
 			k <= SPANMETRIC_FREE_BYTES ? (enum spanmetric_kind)k : SPANMETRIC_EVENT,
 			rf->mname[i] ? rf->mname[i] : "", f & 1, (f >> 1) & 1};
 	}
+	/* --span-allocs' four come together, in order, as a session lists
+	 * them (writers take them as a row from the first) */
+	int al = spanmetric_find(ms, SPANMETRIC_ALLOCS);
+	if (al >= 0 && (unsigned)al + 3 >= ms->n)
+		return -EINVAL;
+	for (unsigned i = 0; i < ms->n; i++)
+		if (ms->m[i].kind >= SPANMETRIC_ALLOCS &&
+		    (al < 0 || i != (unsigned)al + (ms->m[i].kind - SPANMETRIC_ALLOCS)))
+			return -EINVAL;
 	h->metrics = ms;
 	h->strings = rf->strings;
 	h->names = rf->names;

@@ -32,7 +32,7 @@ FUZZ_SRCS = $(srcdir)/tests/fuzz/fuzz_decode.c $(srcdir)/lib/decode.c $(srcdir)/
 	$(srcdir)/lib/folded.c $(srcdir)/lib/json.c $(srcdir)/lib/perfetto.c $(srcdir)/lib/pbenc.c \
 	$(srcdir)/lib/metrics.c $(srcdir)/lib/utf8esc.c $(srcdir)/lib/srcloc.c $(srcdir)/lib/demangle.c \
 	$(srcdir)/lib/spannames.c $(srcdir)/lib/spanweight.c $(srcdir)/lib/spanwalk.c $(srcdir)/lib/pprof.c \
-	$(srcdir)/lib/svg.c $(srcdir)/lib/svgkit.c $(srcdir)/lib/flamechart.c
+	$(srcdir)/lib/svg.c $(srcdir)/lib/svgkit.c $(srcdir)/lib/flamechart.c $(srcdir)/lib/rankstat.c
 FUZZ_RING_SRCS = $(srcdir)/tests/fuzz/fuzz_rings.c $(srcdir)/lib/ringsrc.c $(srcdir)/lib/decode.c $(srcdir)/lib/wireframe.c $(srcdir)/lib/normalise.c \
 	$(srcdir)/lib/strtab.c $(srcdir)/lib/u64map.c $(srcdir)/lib/symbols.c $(srcdir)/lib/srcloc.c \
 	$(srcdir)/lib/demangle.c $(srcdir)/lib/spannames.c $(srcdir)/lib/utf8esc.c
@@ -66,7 +66,7 @@ fuzz: $(FUZZ_DIR)/fuzz_decode $(FUZZ_DIR)/fuzz_rings $(FUZZ_DIR)/fuzz_offcpu $(F
 	$(FUZZ_DIR)/fuzz_diff $(FUZZ_DIR)/fuzz_record
 	rm -rf $(FUZZ_DIR)/cwork && mkdir -p $(FUZZ_DIR)/cwork
 	cd $(FUZZ_DIR) && ./fuzz_record -max_total_time=$(FUZZ_RECORD_SECONDS) -timeout=10 \
-		-rss_limit_mb=1024 -max_len=131072 -print_final_stats=1 cwork \
+		-rss_limit_mb=1024 -max_len=16384 -print_final_stats=1 cwork \
 		'$(abspath $(srcdir))/tests/fuzz/reccorpus'
 	rm -rf $(FUZZ_DIR)/recout && mkdir -p $(FUZZ_DIR)/recout
 	cd $(FUZZ_DIR) && { ls -d '$(abspath $(srcdir))'/tests/fuzz/reccorpus/*; \
