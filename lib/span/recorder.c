@@ -6,10 +6,13 @@
  * takes a lock on the recording path after a thread's first event.
  *
  * Hot path (spanstat_begin/end, __cyg_profile_func_enter/exit): one test of
- * rec_on, a timestamp, a lookup in the thread's direct-mapped name cache, one
- * 8-byte store below t->lim.  Everything else (first event of a thread, a
- * name not in the cache, a full record or half-full ring, a delta that does
- * not fit 40 bits) goes through rec_event_slow().
+ * rec_on and of the thread's guard and queue, the guard set, a timestamp, a
+ * lookup in the thread's direct-mapped name cache, one 8-byte store below
+ * t->lim (or the thread's tree, aggregating), the guard cleared.
+ * Everything else (first event of a thread, a name not in the cache, a full
+ * record or half-full ring, a delta that does not fit 40 bits, a fork child)
+ * goes through rec_apply(); a call made by a signal handler that interrupted
+ * another is queued (see "signal handlers" below).
  *
  * Where the words go: a thread that gets a slot in spanstat's ring file
  * (ring.h, SPANSTAT_SHM) stores them straight into its ring, shared with
@@ -49,12 +52,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +107,8 @@
 #define REC_STACK 1024u		    /* open spans followed per thread */
 #define REC_JMPS 8u		    /* setjmp buffers remembered per thread */
 #define REC_SPINS 2000u		    /* a full ring: yields to the reader before naps */
+#define REC_QLEN 1024u		    /* events queued by signal handlers per thread */
+#define REC_QENDS 64u		    /* of which kept for ends, so that begun spans can end */
 #define REC_ON 1		    /* rec_on: recording */
 #define REC_ON_FILTERED 2	    /* rec_on: recording through the filters */
 #define REC_ON_AGG 3		    /* rec_on: aggregating in the thread's tree (ring.h) */
@@ -120,9 +127,11 @@ struct rec_centry {
 	uint64_t word;
 };
 
-/* A setjmp buffer and the thread's span depth when it was filled. */
+/* A setjmp buffer, the thread's span depth when it was filled, and the
+ * stack pointer of setjmp's caller (where a longjmp to it resumes). */
 struct rec_jmp {
 	const void *env;
+	uintptr_t sp;
 	unsigned depth;
 };
 
@@ -140,19 +149,48 @@ struct rec_fcentry {
 #define REC_F_SEND 16u	 /* the filters let it through */
 #define REC_F_ROOT 0u	 /* what the outermost span's missing parent says */
 
+/* An event that came while the thread was inside the recorder (a signal
+ * handler interrupted it): applied, in order, by the thread's next call. */
+struct rec_qev {
+	uint64_t key, op, ts;
+	int64_t val;
+	uint32_t has_val, nv;
+};
+
 /* A thread's recording state.  Buffers are mmap'd once, kept on a global
- * list forever and reused by later threads once their thread has ended. */
+ * list forever and reused by later threads once their thread has ended.
+ * The first page holds what belongs to one process (position, ownership of
+ * a ring slot, the entry guard) and is wiped in a child made by any fork,
+ * _Fork() or clone() without CLONE_VM (MADV_WIPEONFORK): the child's next
+ * event finds pid 0, lim and agg NULL, and starts a process of its own
+ * (rec_new_process) instead of writing into its parent's ring. */
 struct rec_thread {
-	uint64_t *pos;	   /* next free event word: in rec, or in the ring */
-	uint64_t *lim;	   /* the hot path writes below this */
-	uint64_t last;	   /* timestamp of the previous event (or the base) */
-	uint64_t base;	   /* base timestamp of the record in progress */
-	uint64_t dropped;  /* event words this thread dropped, in all */
-	uint64_t reported; /* `dropped` as of the last record that got through */
-	uint32_t pid, tid;
-	uint32_t seq;	 /* sequence number of the next events record */
-	atomic_int busy; /* slow path / flush in progress: a try-lock, never waited on */
-	atomic_int live; /* owned by a running thread */
+	/* -- wiped on fork (REC_WIPED bytes) -- */
+	uint64_t *pos;		/* next free event word: in rec, or in the ring */
+	uint64_t *lim;		/* the hot path writes below this */
+	uint64_t last;		/* timestamp of the previous event (or the base) */
+	uint64_t base;		/* base timestamp of the record in progress */
+	uintptr_t guard;	/* inside the recorder (a stack address of the call), else 0 */
+	unsigned nq;		/* events queued by nested calls (q), applied by the next call */
+	unsigned qskip;		/* begins the full queue refused: their ends are dropped too */
+	uint64_t dropped;	/* event words this thread dropped, in all */
+	uint64_t reported;	/* `dropped` as of the last record that got through */
+	uint32_t pid, tid;	/* pid 0: a fork child that has not started yet */
+	uint32_t seq;		/* sequence number of the next events record */
+	atomic_int busy;	/* slow path / flush in progress: a try-lock, never waited on */
+	struct ring_slot *slot; /* ring mode (ring.h): our slot; NULL: the pipe */
+	struct ring_agg *agg;	/* aggregate mode: the slot's tree; NULL: events */
+	struct ring_agg_node *anode;
+	struct ring_agg_frame *aframe;
+	uint32_t adepth;		 /* open spans in the tree (agg->depth, private copy) */
+	uint32_t aover;			 /* open spans beyond RING_AGG_DEPTH */
+	uint64_t *ring;			 /* the slot's words */
+	uint64_t *avals;		 /* aggregate mode with values: the slot's value rows */
+	const volatile uint32_t *swmark; /* off-CPU: moves when the thread was switched out */
+	uint32_t swflip;		 /* 1: no mark here, every span counts as switched */
+	uint64_t wbase;			 /* stream index of ring[0] in the current lap */
+	/* -- kept on fork: from the second page on -- */
+	_Alignas(4096) atomic_int live; /* owned by a running thread */
 	struct rec_thread *next;
 	void *altstack;		      /* REC_ALTSTACK bytes for the fatal-signal handler, or NULL */
 	unsigned depth;		      /* spans open in this thread (the shadow stack) */
@@ -164,24 +202,19 @@ struct rec_thread {
 	uint32_t fmark[REC_STACK];    /* filters: its switch mark at its begin */
 	uint8_t ffl[REC_STACK];	      /* filters: REC_F_* of each open span */
 	struct rec_fcentry fcache[REC_CACHE]; /* filters: classification cache */
-	struct ring_slot *slot;		      /* ring mode (ring.h): our slot; NULL: the pipe */
-	struct ring_agg *agg;		      /* aggregate mode: the slot's tree; NULL: events */
-	struct ring_agg_node *anode;
-	struct ring_agg_frame *aframe;
-	uint32_t adepth;		    /* open spans in the tree (agg->depth, private copy) */
-	uint32_t aover;			    /* open spans beyond RING_AGG_DEPTH */
-	uint64_t *ring;			    /* the slot's words */
-	uint64_t *avals;		    /* aggregate mode with values: the slot's value rows */
-	const volatile uint32_t *swmark;    /* off-CPU: moves when the thread was switched out */
-	uint32_t swflip;		    /* 1: no mark here, every span counts as switched */
-	struct recv_thread vt;		    /* its counters (values.h) */
-	int calib;			    /* rec_calibrate's scratch thread: sends nothing */
-	uint64_t fval[REC_STACK][RECV_MAX]; /* filters: each open span's begin values */
-	uint64_t wbase;			    /* stream index of ring[0] in the current lap */
+	struct recv_thread vt;		      /* its counters (values.h) */
+	int calib;			      /* rec_calibrate's scratch thread: sends nothing */
+	uint64_t fval[REC_STACK][RECV_MAX];   /* filters: each open span's begin values */
 	struct rec_centry cache[REC_CACHE];
-	uint64_t rec[REC_WORDS];       /* the events record in progress */
-	char scratch[WIRE_MAX_RECORD]; /* other records of this thread */
+	struct rec_qev q[REC_QLEN];	 /* events of nested calls (signal handlers) */
+	uint64_t qv[REC_QLEN][RECV_MAX]; /* their values */
+	uint64_t rec[REC_WORDS];	 /* the events record in progress */
+	char scratch[WIRE_MAX_RECORD];	 /* other records of this thread */
 };
+
+/* The part of a thread's state a fork child must not inherit (see above). */
+#define REC_WIPED offsetof(struct rec_thread, live)
+_Static_assert(REC_WIPED == 4096, "the wiped part is the first page");
 
 /* Global intern table: key 0 is empty; id 0 means claimed, not yet defined. */
 struct rec_slot {
@@ -222,6 +255,11 @@ static _Atomic(struct rec_thread *) rec_threads;
 static void *rec_shm;		 /* the ring file, mapped shared, or NULL */
 static uint64_t rec_incarnation; /* the ts of our latest WIRE_HELLO */
 static pthread_key_t rec_key;
+/* One page wiped in a fork child (MADV_WIPEONFORK): pid 0 there. */
+struct rec_proc {
+	uint32_t pid;
+};
+static struct rec_proc *rec_procp;
 
 static __thread struct rec_thread *rec_self __attribute__((tls_model("initial-exec")));
 static __thread int rec_self_done __attribute__((tls_model("initial-exec")));
@@ -544,6 +582,16 @@ static REC_NOI int rec_ring_attach(struct rec_thread *t, uint64_t now)
 			t->avals = rec_nvals ? ring_vals_at(rec_shm, i, rec_nvals) : NULL;
 		}
 		__atomic_store_n(&s->state, RING_OWNED, __ATOMIC_RELEASE);
+		/* the first pages the thread's spans write, faulted in now: the
+		 * setup's cost, not its first span's */
+		if (t->agg) {
+			t->aframe[0].ts = 0;
+			t->anode[1].count = 0;
+			if (t->avals)
+				t->avals[(uint64_t)RING_AGG_NODES * rec_nvals] = 0;
+		} else {
+			__atomic_store_n(t->pos, 0, __ATOMIC_RELAXED); /* beyond head: unread */
+		}
 		return 0;
 	}
 	return -1;
@@ -825,10 +873,18 @@ static REC_NOI void rec_thread_altstack(struct rec_thread *t)
 	sigaltstack(&ss, NULL);
 }
 
-/* The calling thread's first event: a buffer (reused or new) and its name. */
+static REC_NOI int rec_new_process(struct rec_thread *self);
+static REC_HOT int rec_unannounced(void);
+static REC_NOI void rec_drain(struct rec_thread *t, int on);
+
+/* The calling thread's first event: a buffer (reused or new) and its name.
+ * The time this takes is the recorder's, not the first span's: the caller
+ * reads the event's time afterwards. */
 static REC_NOI struct rec_thread *rec_thread_start(void)
 {
 	if (rec_self_done)
+		return NULL;
+	if (unlikely(rec_unannounced()) && rec_new_process(NULL) != 0)
 		return NULL;
 	struct rec_thread *t;
 	for (t = atomic_load(&rec_threads); t; t = t->next) {
@@ -843,6 +899,9 @@ static REC_NOI struct rec_thread *rec_thread_start(void)
 		if (m == MAP_FAILED)
 			return NULL;
 		t = m;
+#ifdef MADV_WIPEONFORK
+		madvise(t, REC_WIPED, MADV_WIPEONFORK); /* see struct rec_thread */
+#endif
 		atomic_store(&t->live, 1);
 		struct rec_thread *head = atomic_load(&rec_threads);
 		do
@@ -851,11 +910,11 @@ static REC_NOI struct rec_thread *rec_thread_start(void)
 	}
 	rec_thread_altstack(t);
 	rec_thread_reset(t, rec_now());
-	rec_self = t;
-	pthread_setspecific(rec_key, t);
 	atomic_store(&t->busy, 1);
 	rec_send_comm(t);
 	atomic_store(&t->busy, 0);
+	rec_self = t; /* last: a signal handler before this drops its events, counted */
+	pthread_setspecific(rec_key, t);
 	return t;
 }
 
@@ -867,7 +926,16 @@ static REC_NOI void rec_thread_end(void *arg)
 		return;
 	rec_self = NULL;
 	rec_self_done = 1; /* later events of this thread (other destructors): ignored */
-	if (__atomic_load_n(&rec_on, __ATOMIC_RELAXED) && !atomic_exchange(&t->busy, 1)) {
+	if (__atomic_load_n(&rec_on, __ATOMIC_RELAXED) && t->pid && !t->guard &&
+	    !atomic_exchange(&t->busy, 1)) {
+		if (t->nq) { /* what signal handlers left, before the end */
+			char mark;
+			t->guard = (uintptr_t)&mark;
+			atomic_store(&t->busy, 0);
+			rec_drain(t, __atomic_load_n(&rec_on, __ATOMIC_RELAXED));
+			atomic_store(&t->busy, 1);
+			t->guard = 0;
+		}
 		uint64_t ts = rec_now();
 		if (ts > t->last)
 			t->last = ts;
@@ -1147,20 +1215,34 @@ static REC_HOT void rec_track(struct rec_thread *t, uint64_t key, uint64_t op)
 		rec_pop(t);
 }
 
-/* Everything the hot path does not handle.  `now` was read on entry. */
-static REC_NOI __attribute__((noinline)) void rec_event_slow(uint64_t key, uint64_t op,
-							     uint64_t now, int has_val, int64_t val)
+static REC_NOI int rec_new_process(struct rec_thread *t);
+
+/* Everything the hot path does not handle, and every event of a nested call
+ * replayed from the queue: `now` was read on entry (fresh: a live event,
+ * whose time may be read again after setup) or when queued, v holds the
+ * values read then (NULL: read them here).  The caller holds the guard. */
+static REC_NOI __attribute__((noinline)) void rec_apply(struct rec_thread *t, uint64_t key,
+							uint64_t op, uint64_t now, int fresh,
+							int has_val, int64_t val, const uint64_t *v)
 {
-	if (!key || key == REC_CODE_TAG)
-		return; /* NULL name */
-	struct rec_thread *t = rec_self;
-	if (!t && !(t = rec_thread_start()))
+	if (unlikely(!t->pid) && rec_new_process(t) != 0)
 		return;
-	if (atomic_exchange(&t->busy, 1)) { /* a signal handler interrupted our slow path */
+	if (atomic_exchange(&t->busy, 1)) { /* another thread flushes us (exit, exec) */
 		rec_drop(t, 1u + (unsigned)has_val);
 		return;
 	}
-	rec_emit(t, key, op, now, has_val, val, NULL);
+	struct rec_centry *c = &t->cache[rec_hash(key)];
+	if (fresh && op == REC_OP(WIRE_OP_BEGIN) && c->key != key) {
+		/* a name's first use: defining it (a write, a symbol lookup) is the
+		 * recorder's setup, not the span's, which begins after it */
+		uint32_t id = rec_intern(t, key);
+		if (id) {
+			c->key = key;
+			c->word = (uint64_t)id << WIRE_ID_SHIFT;
+			now = rec_now();
+		}
+	}
+	rec_emit(t, key, op, now, has_val, val, v);
 	rec_track(t, key, op);
 	atomic_store(&t->busy, 0);
 }
@@ -1263,13 +1345,11 @@ static REC_NOI void rec_filter_end(struct rec_thread *t, uint64_t now)
 
 /* Every event while filters are on.  A span they keep out costs its
  * decision and a push or pop: no timestamp, no lock, nothing written. */
-static REC_NOI __attribute__((noinline)) void rec_event_filtered(uint64_t key, uint64_t op,
-								 int has_val, int64_t val)
+static REC_NOI __attribute__((noinline)) void rec_event_filtered(struct rec_thread *t, uint64_t key,
+								 uint64_t op, int has_val,
+								 int64_t val, uint64_t now)
 {
-	if (!key || key == REC_CODE_TAG)
-		return;
-	struct rec_thread *t = rec_self;
-	if (!t && !(t = rec_thread_start()))
+	if (unlikely(!t->pid) && rec_new_process(t) != 0)
 		return;
 	unsigned d = t->depth;
 	if (op == REC_OP(WIRE_OP_BEGIN)) {
@@ -1303,7 +1383,8 @@ static REC_NOI __attribute__((noinline)) void rec_event_filtered(uint64_t key, u
 		if (!send)
 			return;
 	}
-	uint64_t now = rec_now();
+	if (!now)
+		now = rec_now();
 	if (atomic_exchange(&t->busy, 1)) {
 		rec_drop(t, 1u + (unsigned)has_val);
 		return;
@@ -1322,13 +1403,9 @@ static REC_NOI __attribute__((noinline)) void rec_event_filtered(uint64_t key, u
 /* An event whose begins and ends carry values (REC_ON_VALUES): read at the
  * begin after its timestamp, at the end before it, so that the span's own
  * values include as little of the reading as can be. */
-static REC_NOI __attribute__((noinline)) void rec_event_values(uint64_t key, uint64_t op)
+static REC_NOI __attribute__((noinline)) void rec_event_values(struct rec_thread *t, uint64_t key,
+							       uint64_t op)
 {
-	if (!key || key == REC_CODE_TAG)
-		return;
-	struct rec_thread *t = rec_self;
-	if (!t && !(t = rec_thread_start()))
-		return;
 	uint64_t v[RECV_MAX], now;
 	if (op == REC_OP(WIRE_OP_END)) {
 		recv_read(&rec_vspec, &t->vt, v);
@@ -1346,22 +1423,16 @@ static REC_NOI __attribute__((noinline)) void rec_event_values(uint64_t key, uin
 			return;
 		}
 	}
-	if (atomic_exchange(&t->busy, 1)) {
-		rec_drop(t, 1u + rec_nvals);
-		return;
-	}
-	rec_emit(t, key, op, now, 0, 0, v);
-	rec_track(t, key, op);
-	atomic_store(&t->busy, 0);
+	rec_apply(t, key, op, now, 1, 0, 0,
+		  op == REC_OP(WIRE_OP_BEGIN) || op == REC_OP(WIRE_OP_END) ? v : NULL);
 }
 
 /* An event while threads aggregate (REC_ON_AGG): into the thread's tree,
- * or through rec_event_slow (a new thread or name, a thread without a slot). */
-static REC_HOT void rec_event_agg(uint64_t key, uint64_t op)
+ * or through rec_apply (a new name, a thread without a slot). */
+static REC_HOT void rec_event_agg(struct rec_thread *t, uint64_t key, uint64_t op)
 {
 	uint64_t now = rec_now();
-	struct rec_thread *t = rec_self;
-	if (likely(t != NULL && t->agg != NULL)) {
+	if (likely(t->agg != NULL)) {
 		const struct rec_centry *c = &t->cache[rec_hash(key)];
 		if (likely(c->key == key)) {
 			rec_agg_op(t, key, (uint32_t)(c->word >> WIRE_ID_SHIFT), op, now, NULL);
@@ -1369,36 +1440,179 @@ static REC_HOT void rec_event_agg(uint64_t key, uint64_t op)
 			return;
 		}
 	}
-	rec_event_slow(key, op, now, 0, 0);
+	rec_apply(t, key, op, now, 1, 0, 0, NULL);
+}
+
+/* An event while every event is sent (REC_ON): one word into the ring or
+ * record, or through rec_apply. */
+static REC_HOT void rec_event_stream(struct rec_thread *t, uint64_t key, uint64_t op)
+{
+	uint64_t now = rec_now();
+	const struct rec_centry *c = &t->cache[rec_hash(key)];
+	uint64_t delta = now - t->last;
+	uint64_t *p = t->pos;
+	if (likely(c->key == key && !(delta >> WIRE_DELTA_BITS) && p < t->lim)) {
+		*p = c->word | op | delta;
+		t->pos = p + 1;
+		t->last = now;
+		rec_track(t, key, op);
+		return;
+	}
+	rec_apply(t, key, op, now, 1, 0, 0, NULL);
+}
+
+/* ---- signal handlers ------------------------------------------------------ */
+
+/* A signal handler can interrupt the recorder anywhere, and record spans of
+ * its own.  Every call into the recorder sets its thread's guard (a stack
+ * address of the call) on entry and clears it on return.  A call that finds
+ * the guard set was made by a handler that interrupted another call: it
+ * only queues its event (time and values read now) and returns, leaving the
+ * interrupted call's state alone.  The next call that finds the guard clear
+ * applies the queue first, in order, so handler spans land in the thread's
+ * stream and tree at their true place: nested in whatever span was open
+ * when the handler ran (a span whose begin was being recorded counts as
+ * open).  Queueing takes no lock and calls nothing but the clock and the
+ * value reads, so it is async-signal-safe; a full queue drops whole spans,
+ * counted as drops. */
+
+static REC_NOI void rec_queue(struct rec_thread *t, uint64_t key, uint64_t op, int has_val,
+			      int64_t val)
+{
+	int is_end = op == REC_OP(WIRE_OP_END);
+	if (is_end && t->qskip) { /* its begin found the queue full */
+		t->qskip--;
+		rec_drop(t, 1);
+		return;
+	}
+	unsigned cap = is_end ? REC_QLEN : REC_QLEN - REC_QENDS;
+	unsigned i = __atomic_load_n(&t->nq, __ATOMIC_RELAXED);
+	do {
+		if (i >= cap) {
+			if (op == REC_OP(WIRE_OP_BEGIN))
+				t->qskip++;
+			rec_drop(t, 1u + (unsigned)has_val);
+			return;
+		}
+	} while (!__atomic_compare_exchange_n(&t->nq, &i, i + 1, 1, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	/* entry i is ours; a deeper handler takes i + 1 and on */
+	struct rec_qev *e = &t->q[i];
+	e->key = key;
+	e->op = op;
+	e->has_val = (uint32_t)has_val;
+	e->val = val;
+	e->nv = 0;
+	if (rec_nvals && (op == REC_OP(WIRE_OP_BEGIN) || is_end)) {
+		if (is_end)
+			recv_read(&rec_vspec, &t->vt, t->qv[i]);
+		e->ts = rec_now();
+		if (!is_end)
+			recv_read(&rec_vspec, &t->vt, t->qv[i]);
+		e->nv = rec_nvals;
+	} else {
+		e->ts = rec_now();
+	}
+}
+
+/* Applies the queued events in order; the caller holds the guard, so more
+ * may be queued meanwhile (by handlers interrupting this), and are applied
+ * too before the queue is emptied. */
+static REC_NOI __attribute__((noinline)) void rec_drain(struct rec_thread *t, int on)
+{
+	unsigned i = 0;
+	for (;;) {
+		unsigned n = __atomic_load_n(&t->nq, __ATOMIC_ACQUIRE);
+		if (i >= n) {
+			if (__atomic_compare_exchange_n(&t->nq, &n, 0, 0, __ATOMIC_RELAXED,
+							__ATOMIC_RELAXED))
+				return;
+			continue;
+		}
+		const struct rec_qev *e = &t->q[i];
+		uint64_t now = e->ts;
+		if ((int64_t)(now - t->last) < 0)
+			now = t->last;
+		if (on == REC_ON_FILTERED)
+			rec_event_filtered(t, e->key, e->op, (int)e->has_val, e->val, now);
+		else
+			rec_apply(t, e->key, e->op, now, 0, (int)e->has_val, e->val,
+				  e->nv ? t->qv[i] : NULL);
+		i++;
+	}
+}
+
+static REC_HOT void rec_guard_set(struct rec_thread *t, const void *mark)
+{
+	t->guard = (uintptr_t)mark;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static REC_HOT void rec_guard_clear(struct rec_thread *t)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->guard = 0;
+}
+
+static __thread int rec_starting __attribute__((tls_model("initial-exec")));
+
+/* Every event the hot path leaves: a thread's first, a nested call, a queue
+ * to apply first, a value (counters), a thread whose process forked. */
+static REC_NOI __attribute__((noinline)) void rec_event_cold(uint64_t key, uint64_t op, int has_val,
+							     int64_t val)
+{
+	int on = __atomic_load_n(&rec_on, __ATOMIC_RELAXED);
+	if (!on || !key || key == REC_CODE_TAG)
+		return; /* NULL name */
+	struct rec_thread *t = rec_self;
+	if (!t) {
+		if (rec_starting) { /* a handler interrupted the thread's start */
+			atomic_fetch_add_explicit(&rec_dropped, 1, memory_order_relaxed);
+			return;
+		}
+		rec_starting = 1;
+		t = rec_thread_start();
+		rec_starting = 0;
+		if (!t)
+			return;
+	}
+	if (t->guard) {
+		rec_queue(t, key, op, has_val, val);
+		return;
+	}
+	char mark;
+	rec_guard_set(t, &mark);
+	if (t->nq)
+		rec_drain(t, on);
+	if (on == REC_ON_FILTERED)
+		rec_event_filtered(t, key, op, has_val, val, 0);
+	else if (on == REC_ON_VALUES && !has_val)
+		rec_event_values(t, key, op);
+	else
+		rec_apply(t, key, op, rec_now(), 1, has_val, val, NULL);
+	rec_guard_clear(t);
 }
 
 static REC_HOT void rec_event(uint64_t key, uint64_t op)
 {
 	int on = __atomic_load_n(&rec_on, __ATOMIC_RELAXED);
-	if (unlikely(on != REC_ON)) {
-		if (on == REC_ON_AGG)
-			rec_event_agg(key, op);
-		else if (on == REC_ON_FILTERED)
-			rec_event_filtered(key, op, 0, 0);
-		else if (on == REC_ON_VALUES)
-			rec_event_values(key, op);
+	struct rec_thread *t = rec_self;
+	if (unlikely(!on || !t || (t->guard | t->nq))) {
+		if (on)
+			rec_event_cold(key, op, 0, 0);
 		return;
 	}
-	uint64_t now = rec_now();
-	struct rec_thread *t = rec_self;
-	if (likely(t != NULL)) {
-		const struct rec_centry *c = &t->cache[rec_hash(key)];
-		uint64_t delta = now - t->last;
-		uint64_t *p = t->pos;
-		if (likely(c->key == key && !(delta >> WIRE_DELTA_BITS) && p < t->lim)) {
-			*p = c->word | op | delta;
-			t->pos = p + 1;
-			t->last = now;
-			rec_track(t, key, op);
-			return;
-		}
-	}
-	rec_event_slow(key, op, now, 0, 0);
+	char mark;
+	rec_guard_set(t, &mark);
+	if (likely(on == REC_ON_AGG))
+		rec_event_agg(t, key, op);
+	else if (on == REC_ON)
+		rec_event_stream(t, key, op);
+	else if (on == REC_ON_FILTERED)
+		rec_event_filtered(t, key, op, 0, 0, 0);
+	else
+		rec_event_values(t, key, op);
+	rec_guard_clear(t);
 }
 
 REC_API void spanstat_begin(const char *name)
@@ -1422,11 +1636,7 @@ REC_API void spanstat_instant(const char *name)
 
 REC_API void spanstat_counter(const char *name, int64_t value)
 {
-	int on = __atomic_load_n(&rec_on, __ATOMIC_RELAXED);
-	if (on == REC_ON || on == REC_ON_AGG || on == REC_ON_VALUES)
-		rec_event_slow((uintptr_t)name, REC_OP(WIRE_OP_COUNTER), rec_now(), 1, value);
-	else if (on == REC_ON_FILTERED)
-		rec_event_filtered((uintptr_t)name, REC_OP(WIRE_OP_COUNTER), 1, value);
+	rec_event_cold((uintptr_t)name, REC_OP(WIRE_OP_COUNTER), 1, value);
 }
 
 REC_API void spanstat_thread_name(const char *name)
@@ -1434,11 +1644,14 @@ REC_API void spanstat_thread_name(const char *name)
 	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED) || !name)
 		return;
 	struct rec_thread *t = rec_self;
-	if (!t && !(t = rec_thread_start()))
+	if (!t && (rec_starting || !(t = rec_thread_start())))
 		return;
-	if (atomic_exchange(&t->busy, 1))
-		return;
+	if (t->guard || !t->pid || atomic_exchange(&t->busy, 1))
+		return; /* a name from a signal handler, or a fork child's first word */
+	char mark;
+	rec_guard_set(t, &mark);
 	rec_send_thread_name(t, name);
+	rec_guard_clear(t);
 	atomic_store(&t->busy, 0);
 }
 
@@ -1490,6 +1703,8 @@ static REC_NOI void rec_calibrate(void)
 		return;
 	}
 	t->calib = 1;
+	t->pid = rec_pid;
+	t->tid = rec_gettid();
 	memset(t->cache, 0xff, sizeof t->cache);
 	memset(t->fcache, 0xff, sizeof t->fcache);
 	struct rec_centry *c = &t->cache[rec_hash((uintptr_t)name)];
@@ -1581,8 +1796,16 @@ static REC_NOI void rec_send_calib(void)
  * and friends: safe in a signal handler. */
 static REC_NOI void rec_finish(int sig)
 {
-	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED) || atomic_exchange(&rec_exiting, 1))
-		return;
+	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED) || rec_unannounced() ||
+	    atomic_exchange(&rec_exiting, 1))
+		return; /* off, or a fork child that never recorded: nothing to say */
+	struct rec_thread *me = rec_self;
+	if (me && me->pid && !me->guard && me->nq) { /* what handlers left, in order */
+		char mark;
+		me->guard = (uintptr_t)&mark;
+		rec_drain(me, __atomic_load_n(&rec_on, __ATOMIC_RELAXED));
+		me->guard = 0;
+	}
 	rec_set_on(0);
 	atomic_store(&rec_exit_deadline, rec_mono() + REC_EXIT_WAIT_MS * UINT64_C(1000000));
 	uint64_t ts = rec_now();
@@ -1645,18 +1868,25 @@ static REC_NOI void rec_atfork_prepare(void)
 	atomic_store(&t->busy, 0);
 }
 
-static REC_NOI void rec_atfork_child(void)
+/* The process is new and has not said so: a child of fork() (from its
+ * pthread_atfork handler), or of _Fork() or clone() without CLONE_VM (found
+ * by the first event of a thread whose state the fork wiped, or of a new
+ * thread).  It starts a fresh process on the wire under its own pid; the
+ * parent's threads do not exist here, and self (the calling thread, or
+ * NULL) starts over.  0, or -1 when not recording. */
+static REC_NOI int rec_new_process(struct rec_thread *self)
 {
 	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED))
-		return;
+		return -1;
 	rec_pid = (uint32_t)getpid();
+	if (rec_procp)
+		rec_procp->pid = rec_pid;
 	atomic_store(&rec_next_id, 1);
 	atomic_store(&rec_nowait, 0);
 	atomic_store(&rec_dropped, 0);
 	if (rec_table) /* a fresh, zero table: the parent's ids are not ours */
 		mmap(rec_table, REC_TABLE_SIZE * sizeof *rec_table, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
-	struct rec_thread *self = rec_self;
 	for (struct rec_thread *t = atomic_load(&rec_threads); t; t = t->next) {
 		if (t == self)
 			continue;
@@ -1672,6 +1902,18 @@ static REC_NOI void rec_atfork_child(void)
 		atomic_store(&self->busy, 0);
 		rec_send_comm(self);
 	}
+	return 0;
+}
+
+/* Whether this process is a fork child that has not started yet. */
+static REC_HOT int rec_unannounced(void)
+{
+	return rec_procp && !rec_procp->pid;
+}
+
+static REC_NOI void rec_atfork_child(void)
+{
+	rec_new_process(rec_self);
 }
 
 /* ---- exec ---------------------------------------------------------------- */
@@ -1925,8 +2167,11 @@ static const char *const rec_setjmp_names[3] = {"_setjmp", "setjmp", "__sigsetjm
 static const char *const rec_longjmp_names[4] = {"longjmp", "_longjmp", "siglongjmp",
 						 "__longjmp_chk"};
 
-/* Called by the trampolines: notes env's depth, returns the real function. */
-__attribute__((used, visibility("hidden"))) REC_NOI void *rec_setjmp_note(void *env, long which)
+/* Called by the trampolines: notes env's depth, returns the real function.
+ * A setjmp in a signal handler that interrupted the recorder is not noted
+ * (the thread's depth is not settled there). */
+__attribute__((used, visibility("hidden"))) REC_NOI void *rec_setjmp_note(void *env, long which,
+									  uintptr_t sp)
 {
 	unsigned w = (unsigned)which % 3u;
 	void *real = __atomic_load_n(&rec_real_setjmp[w], __ATOMIC_ACQUIRE);
@@ -1934,29 +2179,40 @@ __attribute__((used, visibility("hidden"))) REC_NOI void *rec_setjmp_note(void *
 		real = dlsym(RTLD_NEXT, rec_setjmp_names[w]);
 		__atomic_store_n(&rec_real_setjmp[w], real, __ATOMIC_RELEASE);
 	}
+	int on = __atomic_load_n(&rec_on, __ATOMIC_RELAXED);
 	struct rec_thread *t = rec_self;
-	if (t && __atomic_load_n(&rec_on, __ATOMIC_RELAXED) && !atomic_exchange(&t->busy, 1)) {
-		unsigned i;
-		for (i = 0; i < REC_JMPS && t->jmp[i].env != env; i++)
-			;
-		if (i == REC_JMPS)
-			i = t->njmp++ % REC_JMPS;
-		t->jmp[i].env = env;
-		t->jmp[i].depth = t->depth;
-		atomic_store(&t->busy, 0);
+	if (t && on && t->pid && !t->guard) {
+		char mark;
+		rec_guard_set(t, &mark);
+		if (t->nq) /* the depth counts what handlers did before */
+			rec_drain(t, on);
+		if (!atomic_exchange(&t->busy, 1)) {
+			unsigned i;
+			for (i = 0; i < REC_JMPS && t->jmp[i].env != env; i++)
+				;
+			if (i == REC_JMPS)
+				i = t->njmp++ % REC_JMPS;
+			t->jmp[i].env = env;
+			t->jmp[i].depth = t->depth;
+			t->jmp[i].sp = sp;
+			atomic_store(&t->busy, 0);
+		}
+		rec_guard_clear(t);
 	}
 	return real;
 }
 
 #if defined(__x86_64__)
 /* rdi = env, rsi = savemask (__sigsetjmp): kept across the note, which
- * returns the real function in rax; the tail jump leaves the caller's frame
- * and return address exactly as a direct call to it would. */
+ * returns the real function in rax; rdx = the caller's stack pointer; the
+ * tail jump leaves the caller's frame and return address exactly as a
+ * direct call to it would. */
 #define REC_SETJMP_TRAMPOLINE(name, which)                 \
 	__asm__(".text\n"                                  \
 		".globl " #name "\n"                       \
 		".type " #name ", @function\n" #name ":\n" \
 		"	endbr64\n"                               \
+		"	lea 8(%rsp), %rdx\n"                     \
 		"	push %rdi\n"                             \
 		"	push %rsi\n"                             \
 		"	sub $8, %rsp\n"                          \
@@ -1976,16 +2232,33 @@ REC_SETJMP_TRAMPOLINE(setjmp, 1);
 REC_SETJMP_TRAMPOLINE(__sigsetjmp, 2);
 #endif
 
-/* Ends the spans a longjmp to env skips, at the jump. */
+/* Ends the spans a longjmp to env skips, at the jump.  A jump out of a
+ * signal handler that interrupted a recorder call made below the jump's
+ * target abandons that call: the guard it held is released (and the busy
+ * flag it may have held); a jump that stays above such a call leaves it
+ * alone, to go on when the handler's frames are gone. */
 static REC_NOI void rec_unwind(const void *env)
 {
 	int on = __atomic_load_n(&rec_on, __ATOMIC_RELAXED);
 	struct rec_thread *t = rec_self;
-	if (!on || !t || atomic_exchange(&t->busy, 1))
+	if (!on || !t || !t->pid)
 		return;
 	unsigned i;
 	for (i = 0; i < REC_JMPS && t->jmp[i].env != env; i++)
 		;
+	if (t->guard) {
+		if (i == REC_JMPS || t->guard >= t->jmp[i].sp)
+			return;
+		atomic_store(&t->busy, 0); /* the abandoned call's */
+	}
+	char mark;
+	rec_guard_set(t, &mark);
+	if (t->nq)
+		rec_drain(t, on);
+	if (atomic_exchange(&t->busy, 1)) {
+		rec_guard_clear(t);
+		return;
+	}
 	if (i < REC_JMPS && t->jmp[i].depth <= t->depth) {
 		uint64_t now = rec_now();
 		while (t->depth > t->jmp[i].depth) {
@@ -1999,6 +2272,7 @@ static REC_NOI void rec_unwind(const void *env)
 		}
 	}
 	atomic_store(&t->busy, 0);
+	rec_guard_clear(t);
 }
 
 static REC_NOI __attribute__((noreturn)) void rec_longjmp(unsigned which, void *env, int val)
@@ -2032,6 +2306,99 @@ REC_API __attribute__((noreturn)) void siglongjmp(void *env, int val)
 REC_API __attribute__((noreturn)) void __longjmp_chk(void *env, int val)
 {
 	rec_longjmp(3, env, val);
+}
+
+/* ---- code unloaded (dlclose) -------------------------------------------- */
+
+/* A code address is interned once per process, with the object that was
+ * mapped there when it was first seen.  Once dlclose() unmaps an object,
+ * another can load at the same addresses: dlclose is interposed, and when
+ * the object is gone its addresses are forgotten (the intern table's
+ * entries become tombstones, every thread's caches drop them), so that the
+ * next call there is named after what is mapped then. */
+typedef int (*rec_dlclose_fn)(void *);
+static rec_dlclose_fn rec_real_dlclose;
+
+struct rec_range {
+	uintptr_t base, lo, hi;
+	const char *name;
+	int found;
+};
+
+/* dl_iterate_phdr callback: the loaded extent of the object r names (by
+ * base and name), or whether any object still has r->lo mapped. */
+static REC_NOI int rec_range_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct rec_range *r = arg;
+	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+		if (r->name) {
+			if (info->dlpi_addr != r->base || strcmp(info->dlpi_name, r->name) != 0)
+				break;
+			if (!r->found || lo < r->lo)
+				r->lo = lo;
+			if (!r->found || hi > r->hi)
+				r->hi = hi;
+			r->found = 1;
+		} else if (r->lo >= lo && r->lo < hi) {
+			r->found = 1;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Forgets every code address in [lo, hi): in the intern table and in every
+ * thread's caches (a thread calling into an object being unloaded is the
+ * program's error, so no live use races with this). */
+static REC_NOI void rec_code_forget(uintptr_t lo, uintptr_t hi)
+{
+	struct rec_slot *tab = rec_table;
+	for (unsigned i = 0; tab && i < REC_TABLE_SIZE; i++) {
+		uint64_t k = atomic_load_explicit(&tab[i].key, memory_order_relaxed);
+		if ((k & REC_CODE_TAG) && k != REC_CODE_TAG && (k & ~REC_CODE_TAG) >= lo &&
+		    (k & ~REC_CODE_TAG) < hi)
+			atomic_store_explicit(&tab[i].key, REC_CODE_TAG, memory_order_release);
+	}
+	for (struct rec_thread *t = atomic_load(&rec_threads); t; t = t->next)
+		for (unsigned i = 0; i < REC_CACHE; i++) {
+			uint64_t k = t->cache[i].key;
+			if ((k & REC_CODE_TAG) && (k & ~REC_CODE_TAG) >= lo &&
+			    (k & ~REC_CODE_TAG) < hi)
+				t->cache[i].key = UINT64_MAX;
+			k = t->fcache[i].key;
+			if ((k & REC_CODE_TAG) && (k & ~REC_CODE_TAG) >= lo &&
+			    (k & ~REC_CODE_TAG) < hi)
+				t->fcache[i].key = UINT64_MAX;
+		}
+}
+
+REC_API int dlclose(void *handle)
+{
+	if (!rec_real_dlclose)
+		rec_real_dlclose = (rec_dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
+	if (!rec_real_dlclose)
+		return -1;
+	struct rec_range r = {0, 0, 0, NULL, 0};
+	struct link_map *lm = NULL;
+	int on = !rec_secure && __atomic_load_n(&rec_on, __ATOMIC_RELAXED);
+	if (on && dlinfo(handle, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && lm->l_name[0]) {
+		r.base = lm->l_addr;
+		r.name = lm->l_name;
+		dl_iterate_phdr(rec_range_cb, &r);
+	}
+	int ret = rec_real_dlclose(handle);
+	if (ret == 0 && r.found) {
+		struct rec_range gone = {0, r.lo, 0, NULL, 0};
+		dl_iterate_phdr(rec_range_cb, &gone); /* still mapped: another reference */
+		if (!gone.found)
+			rec_code_forget(r.lo, r.hi);
+	}
+	return ret;
 }
 
 /* ---- _exit ---------------------------------------------------------------- */
@@ -2115,6 +2482,14 @@ __attribute__((constructor)) static REC_NOI void rec_connect(void)
 	void *tab = mmap(NULL, REC_TABLE_SIZE * sizeof *rec_table, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	rec_table = tab == MAP_FAILED ? NULL : tab;
+	void *pg = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+#ifdef MADV_WIPEONFORK
+	if (pg != MAP_FAILED && madvise(pg, 4096, MADV_WIPEONFORK) != 0) {
+		munmap(pg, 4096); /* no such advice here: only fork() is followed */
+		pg = MAP_FAILED;
+	}
+#endif
+	rec_procp = pg == MAP_FAILED ? NULL : pg;
 	ssize_t n = readlink("/proc/self/exe", rec_exe, sizeof rec_exe - 1);
 	rec_exe[n > 0 ? n : 0] = 0;
 	Dl_info info;
@@ -2125,6 +2500,8 @@ __attribute__((constructor)) static REC_NOI void rec_connect(void)
 		return;
 	pthread_atfork(rec_atfork_prepare, NULL, rec_atfork_child);
 	rec_pid = (uint32_t)getpid();
+	if (rec_procp)
+		rec_procp->pid = rec_pid;
 	rec_hello();
 	rec_install_signals();
 	/* We hold our own descriptors: the inherited one goes no further than
@@ -2138,6 +2515,12 @@ __attribute__((constructor)) static REC_NOI void rec_connect(void)
 	rec_set_on(1);
 	rec_calibrate();
 	rec_send_calib();
+	/* the connecting thread starts now, outside every span and before a
+	 * signal handler of the program can run (its events would be dropped
+	 * during the start) */
+	rec_starting = 1;
+	rec_thread_start();
+	rec_starting = 0;
 }
 
 /* Process exit, or dlclose() of this library: after this, nothing of ours

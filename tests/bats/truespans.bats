@@ -1,0 +1,142 @@
+#!/usr/bin/env bats
+# truespans.bats: spans stay true in programs that are merely unusual:
+# signal handlers that record spans while the recorder is busy, processes
+# made without fork(), code unloaded and loaded again at the same address.
+# Every case runs in both modes (aggregating in the target, and streaming
+# through the record file) and must give the same tree and exact counts.
+
+load helpers
+
+setup_file() {
+	export SIG_F SIG_API RAWFORK
+	SIG_F=$(build_workload span_signal -finstrument-functions)
+	SIG_API=$(build_workload span_signal -DAPI $(span_link_flags))
+	RAWFORK=$(build_workload span_rawfork $(span_link_flags))
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# spans MODE OUT.json -- CMD...: the run's JSON, aggregated or streamed
+# (record, then report --json of the record)
+spans() {
+	local mode=$1 out=$2
+	shift 3
+	if [ "$mode" = aggregate ]; then
+		"$SPANSTAT" --spans --json="$out" -- "$@" >stdout 2>stderr
+	else
+		"$SPANSTAT" record -o run.rec -- "$@" >stdout 2>stderr &&
+			"$SPANSTAT" report --json="$out" run.rec 2>>stderr
+	fi
+}
+
+# paths FILE: "count path" per merged node, sorted by path
+paths() {
+	jq -r '.spans.merged.nodes as $n
+		| def p($i): if $n[$i].parent == null then $n[$i].name
+		             else p($n[$i].parent) + ";" + $n[$i].name end;
+		$n | to_entries[] | "\(.value.count) \(p(.key))"' "$1" | sort -k2
+}
+
+# sum NAME FILE: the merged count of spans named NAME over every path
+sum() {
+	jq "[.spans.merged.nodes[] | select(.name == \"$1\") | .count] | add // 0" "$2"
+}
+
+@test "signal handlers: -finstrument-functions calls in handlers nest where they interrupted, exactly" {
+	local mode
+	for mode in aggregate stream; do
+		spans "$mode" s.json -- "$SIG_F" 3000000 2000
+		read -r t u c < <(sed -E 's/ticks=([0-9]+) usr1=([0-9]+) calls=([0-9]+)/\1 \2 \3/' stdout)
+		[ "$t" -gt 10 ]
+		assert_equal "$(sum tick s.json)" "$t"
+		assert_equal "$(sum on_usr1_body s.json)" "$u"
+		assert_equal "$(sum leaf s.json)" "$((c + t + u))"
+		# every path starts at main; no handler nests in itself
+		paths s.json >paths
+		run grep -E ' (on_alarm|tick|leaf|work)(;|$)|on_alarm.*;on_alarm' paths
+		assert_failure 1
+		assert_equal "$(jq -c '.spans.decode | [.unmatched, .unfinished, .dropped]' s.json)" "[0,0,0]"
+	done
+}
+
+@test "signal handlers: API spans at 20 kHz are neither dropped nor unmatched, in both modes" {
+	local mode
+	for mode in aggregate stream; do
+		spans "$mode" s.json -- "$SIG_API" 2000000 20000
+		read -r t u c < <(sed -E 's/ticks=([0-9]+) usr1=([0-9]+) calls=([0-9]+)/\1 \2 \3/' stdout)
+		[ "$t" -gt 10 ]
+		assert_equal "$(sum tick s.json)" "$t"
+		assert_equal "$(sum usr1 s.json)" "$u"
+		assert_equal "$(sum leaf s.json)" "$((c + t + u))"
+		assert_equal "$(sum work s.json)" 1
+		paths s.json >paths
+		run grep -E ' (tick|leaf|usr1)(;|$)|tick.*;tick' paths
+		assert_failure 1
+		assert_equal "$(jq -c '.spans.decode | [.unmatched, .unfinished, .dropped]' s.json)" "[0,0,0]"
+	done
+}
+
+@test "processes made by _Fork(), raw clone(SIGCHLD) and fork(): each under its own pid" {
+	local mode how
+	for mode in aggregate stream; do
+		for how in _Fork clone fork; do
+			spans "$mode" f.json -- "$RAWFORK" "$how"
+			read -r _ ppid _ cpid <stdout
+			[ "$cpid" -gt 0 ]
+			# the parent's spans under its pid, the child's under its own
+			assert_equal "$(jq "[.spans.threads[] | select(.pid == $ppid) | .nodes[]
+				| select(.name == \"before\" or .name == \"after\") | .count] | add" f.json)" 30
+			assert_equal "$(jq "[.spans.threads[] | select(.pid == $ppid) | .nodes[]
+				| select(.name == \"parent\") | .count] | add" f.json)" 1
+			assert_equal "$(jq "[.spans.threads[] | select(.pid == $cpid) | .nodes[]
+				| select(.name == \"child-step\") | .count] | add" f.json)" 30
+			assert_equal "$(jq "[.spans.threads[] | select(.pid == $cpid and .tid == $cpid)] | length" f.json)" 1
+			assert_equal "$(jq "[.spans.threads[] | select(.pid == $ppid) | .nodes[]
+				| select(.name | startswith(\"child\"))] | length" f.json)" 0
+			assert_equal "$(jq -c '.spans.decode | [.unmatched, .dropped, .lost_records]' f.json)" "[0,0,0]"
+		done
+	done
+}
+
+@test "code unloaded and another library loaded at its address: each named after what was mapped" {
+	local mode n
+	for n in alpha beta; do
+		env -u CFLAGS -u LDFLAGS ${CC%% *} -O2 -g -fPIC -shared -finstrument-functions -DNAME=$n \
+			"$WORKLOADS/span_reload_lib.c" -o "lib$n.so"
+	done
+	local reload
+	reload=$(build_workload span_reload -finstrument-functions -ldl)
+	for mode in aggregate stream; do
+		spans "$mode" r.json -- "$reload" "$PWD"
+		# the case under test: the loader put beta where alpha was
+		[ "$(cat stdout)" = same ] || skip_or_fail "the loader moved libbeta.so"
+		paths r.json >paths
+		run cat paths
+		assert_line '2 main;alpha_entry'
+		assert_line '10 main;alpha_entry;alpha_leaf'
+		assert_line '1 main;beta_entry'
+		assert_line '5 main;beta_entry;beta_leaf'
+		assert_equal "$(jq -c '.spans.decode | [.unmatched, .unfinished, .dropped]' r.json)" "[0,0,0]"
+	done
+}
+
+@test "setup is not a span's: a thread's first span and a name's first use cost what others cost" {
+	local first
+	first=$(build_workload span_first $(span_link_flags))
+	local mode
+	for mode in aggregate stream; do
+		spans "$mode" f.json -- "$first" 50
+		assert_equal "$(sum first f.json)" 50
+		# the least of 50 empty spans: a thread's start (buffers, a ring
+		# slot, its name: tens of microseconds) and a name's definition (a
+		# write to the pipe: microseconds) are outside them; the least is
+		# robust to the odd preemption under load
+		local fmin nmin
+		fmin=$(jq '[.spans.threads[] | .nodes[] | select(.name == "first") | .total_ns] | min' f.json)
+		nmin=$(jq '[.spans.threads[] | .nodes[] | select(.name | startswith("named-")) | .total_ns] | min' f.json)
+		[ "$fmin" -lt 10000 ] || fail "least first span $fmin ns"
+		[ "$nmin" -lt 2000 ] || fail "least first use of a name $nmin ns"
+	done
+}
