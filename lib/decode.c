@@ -687,6 +687,16 @@ void decoder_count(struct decoder *d, uint64_t spans, uint64_t unfinished, uint6
 	decode_add(&d->stats.unmatched, unmatched);
 }
 
+void decoder_count_dropped(struct decoder *d, uint32_t pid, uint64_t words)
+{
+	if (!words)
+		return;
+	decode_add(&d->stats.dropped, words);
+	struct dproc *p = decode_proc(d, pid);
+	if (p)
+		decode_add(&p->dropped, words);
+}
+
 struct normaliser *decoder_norm(struct decoder *d)
 {
 	return d->norm;

@@ -80,6 +80,9 @@ uint64_t decoder_dur_ns(const struct decoder *d, uint32_t pid, uint64_t dur);
 uint64_t decoder_ts_ns(const struct decoder *d, uint32_t pid, uint64_t ts);
 void decoder_count(struct decoder *d, uint64_t spans, uint64_t unfinished, uint64_t unmatched,
 		   uint64_t over_limit);
+/* Event words an aggregating thread of pid could not record (its tree says
+ * so; ring.h): counted as dropped, and as told for that process's EXIT. */
+void decoder_count_dropped(struct decoder *d, uint32_t pid, uint64_t words);
 /* What one event costs the target, in ns, as the library measured it at its
  * start (WIRE_CALIB; the mean over the processes that told it); 0: unknown. */
 double decoder_event_cost_ns(const struct decoder *d);

@@ -135,7 +135,8 @@ struct ring_agg {
 	uint32_t nodes;	    /* nodes in use, the root included */
 	uint32_t depth;	    /* open spans (frames in use) */
 	uint64_t deep;	    /* spans not kept: deeper than RING_AGG_DEPTH */
-	uint64_t pad;
+	uint64_t dropped;   /* event words the thread could not record (a name
+			     * it could not define, a full signal queue) */
 };
 
 struct ring_agg_node {
@@ -175,14 +176,31 @@ static inline uint64_t ring_file_bytes(unsigned k)
 	return RING_FILE_BYTES + (uint64_t)RING_SLOTS * ring_vals_bytes(k);
 }
 
+/* Where slot i's parts lie in the file (each page-aligned, so that a writer
+ * maps only the parts of the slots its threads hold). */
+static inline uint64_t ring_words_off(unsigned i)
+{
+	return RING_DATA_OFF + (uint64_t)i * RING_WORDS * 8u;
+}
+
+static inline uint64_t ring_agg_off(unsigned i)
+{
+	return RING_AGG_OFF + (uint64_t)i * RING_AGG_BYTES;
+}
+
+static inline uint64_t ring_vals_off(unsigned i, unsigned k)
+{
+	return RING_FILE_BYTES + (uint64_t)i * ring_vals_bytes(k);
+}
+
 static inline uint64_t *ring_vals_at(void *file, unsigned i, unsigned k)
 {
-	return (uint64_t *)((char *)file + RING_FILE_BYTES + (uint64_t)i * ring_vals_bytes(k));
+	return (uint64_t *)((char *)file + ring_vals_off(i, k));
 }
 
 static inline struct ring_agg *ring_agg_at(void *file, unsigned i)
 {
-	return (struct ring_agg *)((char *)file + RING_AGG_OFF + (uint64_t)i * RING_AGG_BYTES);
+	return (struct ring_agg *)((char *)file + ring_agg_off(i));
 }
 
 static inline struct ring_agg_node *ring_agg_nodes(struct ring_agg *a)
@@ -205,7 +223,12 @@ static inline struct ring_slot *ring_slot_at(void *file, unsigned i)
 
 static inline uint64_t *ring_words_at(void *file, unsigned i)
 {
-	return (uint64_t *)((char *)file + RING_DATA_OFF + (uint64_t)i * RING_WORDS * 8u);
+	return (uint64_t *)((char *)file + ring_words_off(i));
 }
+
+_Static_assert(RING_DATA_OFF % 4096 == 0 && (RING_WORDS * 8u) % 4096 == 0 &&
+		       RING_AGG_BYTES % 4096 == 0 && RING_FILE_BYTES % 4096 == 0 &&
+		       ((uint64_t)(RING_AGG_NODES + RING_AGG_DEPTH) * 8u) % 4096 == 0,
+	       "every slot's part of the file starts on a page");
 
 #endif

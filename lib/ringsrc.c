@@ -231,10 +231,24 @@ static int rs_tree(struct ringsrc *r, unsigned i)
 	}
 	struct ring_agg h;
 	memcpy(&h, a, sizeof h);
-	struct ringsrc_tree t = {q->pid,     q->tid,	  q->base,     h.last_ts, h.instants,
-				 h.counters, h.unmatched, h.untracked, h.deep,	  h.nodes,
-				 h.depth,    r->tnode,	  r->tframe,   r->nvals,  r->tvals,
-				 q->sw,	     q->nsw};
+	struct ringsrc_tree t = {.pid = q->pid,
+				 .tid = q->tid,
+				 .first_ts = q->base,
+				 .last_ts = h.last_ts,
+				 .instants = h.instants,
+				 .counters = h.counters,
+				 .unmatched = h.unmatched,
+				 .untracked = h.untracked,
+				 .deep = h.deep,
+				 .dropped = h.dropped,
+				 .n = h.nodes,
+				 .depth = h.depth,
+				 .node = r->tnode,
+				 .frame = r->tframe,
+				 .nvals = r->nvals,
+				 .vals = r->tvals,
+				 .sw = q->sw,
+				 .nsw = q->nsw};
 	if (t.n > RING_AGG_NODES)
 		t.n = RING_AGG_NODES;
 	if (t.n == 0)

@@ -23,7 +23,7 @@ typedef int (*ringsrc_fn)(void *ctx, const void *rec, size_t len);
 struct ringsrc_tree {
 	uint32_t pid, tid;
 	uint64_t first_ts, last_ts;
-	uint64_t instants, counters, unmatched, untracked, deep;
+	uint64_t instants, counters, unmatched, untracked, deep, dropped;
 	uint32_t n, depth;
 	const struct ring_agg_node *node;
 	const struct ring_agg_frame *frame;

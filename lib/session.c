@@ -331,6 +331,7 @@ static int session_ring_tree(void *ctx, const struct ringsrc_tree *t)
 	int r = s->metrics.n && !vals ? -ENOMEM : analysis_import(&s->an, &im);
 	free(vals);
 	decoder_count(s->dec, spans, unf, t->unmatched, t->deep);
+	decoder_count_dropped(s->dec, t->pid, t->dropped);
 	free(u32);
 	free(u64);
 	return r;

@@ -191,6 +191,10 @@ struct rec_thread {
 	uint64_t wbase;			 /* stream index of ring[0] in the current lap */
 	/* -- kept on fork: from the second page on -- */
 	_Alignas(4096) atomic_int live; /* owned by a running thread */
+	unsigned mslot;			/* slot + 1 whose parts are mapped below; 0: none */
+	uint64_t *mring;		/* its ring */
+	struct ring_agg *magg;		/* its aggregate area, or NULL */
+	uint64_t *mvals;		/* its value rows, or NULL */
 	struct rec_thread *next;
 	void *altstack;		      /* REC_ALTSTACK bytes for the fatal-signal handler, or NULL */
 	unsigned depth;		      /* spans open in this thread (the shadow stack) */
@@ -252,7 +256,8 @@ static int rec_connected;		   /* the constructor installed handlers and the key 
 static atomic_uint rec_next_id = 1;
 static struct rec_slot *rec_table;
 static _Atomic(struct rec_thread *) rec_threads;
-static void *rec_shm;		 /* the ring file, mapped shared, or NULL */
+static void *rec_shm;		 /* the ring file's slot table, mapped shared, or NULL */
+static int rec_shm_fd = -1;	 /* the ring file: slots' parts are mapped as threads take them */
 static uint64_t rec_incarnation; /* the ts of our latest WIRE_HELLO */
 static pthread_key_t rec_key;
 /* One page wiped in a fork child (MADV_WIPEONFORK): pid 0 there. */
@@ -475,6 +480,8 @@ static REC_NOI int rec_write(const void *buf, size_t len)
 static REC_NOI void rec_drop(struct rec_thread *t, uint64_t words)
 {
 	t->dropped += words;
+	if (t->agg) /* an aggregating thread says so in its tree */
+		t->agg->dropped += words;
 	atomic_fetch_add_explicit(&rec_dropped, words, memory_order_relaxed);
 }
 
@@ -484,6 +491,7 @@ static REC_NOI uint32_t rec_sat32(uint64_t n)
 }
 
 static REC_NOI void rec_ring_publish(struct rec_thread *t);
+static REC_NOI int rec_ring_drops(struct rec_thread *t);
 
 /* Sends the record in progress (or an empty one when drops are unreported)
  * and starts an empty one.  Every record sent or lost takes a sequence
@@ -496,6 +504,8 @@ static REC_NOI void rec_flush(struct rec_thread *t)
 		return;
 	}
 	if (t->slot) {
+		if (!t->agg) /* drops not yet told, in the ring: no system call */
+			rec_ring_drops(t);
 		rec_ring_publish(t);
 		return;
 	}
@@ -543,6 +553,50 @@ static REC_NOI void rec_ring_kick(struct rec_thread *t)
 	}
 }
 
+/* Maps slot i's parts (its ring; aggregating, its tree and value rows) for
+ * t, unless t has them mapped already: the process reserves address space
+ * for the slots its threads hold, not for the whole file.  A thread's
+ * struct keeps its slot's mappings for the next thread that reuses it.
+ * 0, or -1 when a mapping failed. */
+static REC_NOI int rec_ring_map(struct rec_thread *t, unsigned i)
+{
+	if (t->mslot == i + 1 && (t->magg || !rec_agg_mode) &&
+	    (t->mvals || !rec_agg_mode || !rec_nvals))
+		return 0;
+	if (t->mring)
+		munmap(t->mring, RING_WORDS * 8u);
+	if (t->magg)
+		munmap(t->magg, RING_AGG_BYTES);
+	if (t->mvals)
+		munmap(t->mvals, ring_vals_bytes(rec_nvals));
+	t->mslot = 0;
+	t->mring = NULL;
+	t->magg = NULL;
+	t->mvals = NULL;
+	int prot = PROT_READ | PROT_WRITE;
+	void *r =
+		mmap(NULL, RING_WORDS * 8u, prot, MAP_SHARED, rec_shm_fd, (off_t)ring_words_off(i));
+	if (r == MAP_FAILED)
+		return -1;
+	t->mring = r;
+	if (rec_agg_mode) {
+		void *a = mmap(NULL, RING_AGG_BYTES, prot, MAP_SHARED, rec_shm_fd,
+			       (off_t)ring_agg_off(i));
+		if (a == MAP_FAILED)
+			return -1;
+		t->magg = a;
+		if (rec_nvals) {
+			void *v = mmap(NULL, ring_vals_bytes(rec_nvals), prot, MAP_SHARED,
+				       rec_shm_fd, (off_t)ring_vals_off(i, rec_nvals));
+			if (v == MAP_FAILED)
+				return -1;
+			t->mvals = v;
+		}
+	}
+	t->mslot = i + 1;
+	return 0;
+}
+
 /* Takes a free slot for t (its first event); -1: none, record through the pipe. */
 static REC_NOI int rec_ring_attach(struct rec_thread *t, uint64_t now)
 {
@@ -553,8 +607,11 @@ static REC_NOI int rec_ring_attach(struct rec_thread *t, uint64_t now)
 		unsigned i = (t->tid + k) % RING_SLOTS;
 		struct ring_slot *s = ring_slot_at(rec_shm, i);
 		uint32_t st = RING_FREE;
-		if (__atomic_load_n(&s->state, __ATOMIC_RELAXED) != RING_FREE ||
-		    !__atomic_compare_exchange_n(&s->state, &st, RING_CLAIMED, 0, __ATOMIC_ACQUIRE,
+		if (__atomic_load_n(&s->state, __ATOMIC_RELAXED) != RING_FREE)
+			continue;
+		if (rec_ring_map(t, i) != 0)
+			return -1; /* no address space for it: the pipe */
+		if (!__atomic_compare_exchange_n(&s->state, &st, RING_CLAIMED, 0, __ATOMIC_ACQUIRE,
 						 __ATOMIC_RELAXED))
 			continue;
 		uint64_t tail = __atomic_load_n(&s->tail, __ATOMIC_ACQUIRE);
@@ -565,7 +622,7 @@ static REC_NOI int rec_ring_attach(struct rec_thread *t, uint64_t now)
 		s->base = now;
 		s->head = tail; /* 0: the reader resets a slot it frees */
 		t->slot = s;
-		t->ring = ring_words_at(rec_shm, i);
+		t->ring = t->mring;
 		t->wbase = tail - tail % RING_WORDS;
 		t->pos = t->ring + tail % RING_WORDS;
 		t->lim = t->pos; /* the first event goes through rec_ring_reserve */
@@ -573,13 +630,13 @@ static REC_NOI int rec_ring_attach(struct rec_thread *t, uint64_t now)
 		s->mode = RING_MODE_EVENTS;
 		if (rec_agg_mode) { /* the reader left the area zeroed: a root only */
 			s->mode = RING_MODE_AGG;
-			t->agg = ring_agg_at(rec_shm, i);
+			t->agg = t->magg;
 			t->anode = ring_agg_nodes(t->agg);
 			t->aframe = ring_agg_frames(t->agg);
 			t->agg->nodes = 1;
 			t->agg->last_ts = now;
 			t->adepth = t->aover = 0;
-			t->avals = rec_nvals ? ring_vals_at(rec_shm, i, rec_nvals) : NULL;
+			t->avals = t->mvals;
 		}
 		__atomic_store_n(&s->state, RING_OWNED, __ATOMIC_RELEASE);
 		/* the first pages the thread's spans write, faulted in now: the
@@ -650,8 +707,7 @@ static REC_NOI int rec_ring_reserve(struct rec_thread *t, unsigned need)
 
 /* Stores one item (a word and n payload words) in the ring; reports the
  * thread's drops first when some are unreported.  0, or -1: dropped. */
-static REC_NOI int rec_ring_putn(struct rec_thread *t, uint64_t word, const uint64_t *pl,
-				 unsigned n)
+static REC_NOI int rec_ring_drops(struct rec_thread *t)
 {
 	if (t->dropped != t->reported) {
 		if (rec_ring_reserve(t, 2) != 0)
@@ -661,6 +717,14 @@ static REC_NOI int rec_ring_putn(struct rec_thread *t, uint64_t word, const uint
 		t->pos += 2;
 		t->reported = t->dropped;
 	}
+	return 0;
+}
+
+static REC_NOI int rec_ring_putn(struct rec_thread *t, uint64_t word, const uint64_t *pl,
+				 unsigned n)
+{
+	if (rec_ring_drops(t) != 0)
+		return -1;
 	if (t->pos + 1 + n > t->lim && rec_ring_reserve(t, 1u + n) != 0)
 		return -1;
 	for (unsigned i = 0; i < n; i++)
@@ -728,22 +792,24 @@ static REC_NOI void *rec_map_rings(const char *path)
 		return NULL;
 	struct stat st;
 	void *m = MAP_FAILED;
-	uint64_t size = ring_file_bytes(rec_nvals);
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size >= size)
-		m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (uint64_t)st.st_size >= ring_file_bytes(rec_nvals))
+		m = mmap(NULL, RING_DATA_OFF, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		close(fd);
 		return NULL;
+	}
 	const struct ring_file *f = m;
 	/* the values it was made for must be ours, or words would not frame */
 	if (f->magic != RING_MAGIC || f->slots != RING_SLOTS || f->words != RING_WORDS ||
 	    f->vals != rec_nvals) {
-		munmap(m, size);
+		munmap(m, RING_DATA_OFF);
+		close(fd);
 		return NULL;
 	}
+	rec_shm_fd = rec_move_high(fd); /* the process's one descriptor of it */
 	return m;
 }
-
 /* ---- names -------------------------------------------------------------- */
 
 /* Object base and path of a code address, for the reader to symbolise. */
@@ -1573,8 +1639,12 @@ static REC_NOI __attribute__((noinline)) void rec_event_cold(uint64_t key, uint6
 		rec_starting = 1;
 		t = rec_thread_start();
 		rec_starting = 0;
-		if (!t)
+		if (!t) { /* no memory for it (or a refused mmap): counted, said at exit */
+			if (!rec_self_done)
+				atomic_fetch_add_explicit(&rec_dropped, 1u + (unsigned)has_val,
+							  memory_order_relaxed);
 			return;
+		}
 	}
 	if (t->guard) {
 		rec_queue(t, key, op, has_val, val);

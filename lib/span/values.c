@@ -74,6 +74,16 @@ bad:
 	return -1;
 }
 
+static inline int recv_alone(const struct recv_thread *vt, unsigned i)
+{
+	return (vt->alone >> i) & 1u;
+}
+
+static inline int recv_member(const struct recv_thread *vt, unsigned i)
+{
+	return (vt->member >> i) & 1u;
+}
+
 static RECV_NOI int recv_perf_open(struct perf_event_attr *a, int group)
 {
 	return (int)syscall(SYS_perf_event_open, a, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
@@ -113,9 +123,11 @@ RECV_NOI void recv_open(const struct recv_spec *sp, struct recv_thread *vt,
 	 * the group is enabled once complete. */
 	if (sp->nev && vt->fd[0] >= 0)
 		ioctl(vt->fd[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+	vt->member = 0;
 	for (unsigned i = 0; i < sp->nev; i++) {
 		vt->pg[i] = NULL;
 		if (vt->fd[i] >= 0) {
+			vt->member |= 1u << i;
 			void *m = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED,
 				       vt->fd[i], 0);
 			vt->pg[i] = m == MAP_FAILED ? NULL : m;
@@ -123,6 +135,13 @@ RECV_NOI void recv_open(const struct recv_spec *sp, struct recv_thread *vt,
 		if (!vt->pg[i] || !vt->pg[i]->cap_user_rdpmc || !vt->pg[i]->index)
 			vt->rdpmc = 0;
 	}
+	/* The target's descriptors are its own: a group member, read through
+	 * its leader, needs no fd of its own once its page holds it. */
+	for (unsigned i = 1; i < sp->nev; i++)
+		if (vt->fd[i] >= 0 && vt->pg[i] && !recv_alone(vt, i)) {
+			close(vt->fd[i]);
+			vt->fd[i] = -1;
+		}
 	vt->ac = sp->allocs && alloc_fn ? alloc_fn() : NULL;
 }
 
@@ -142,6 +161,7 @@ RECV_NOI void recv_close(struct recv_thread *vt)
 		vt->pg[i] = NULL;
 	}
 	vt->ac = NULL;
+	vt->member = 0;
 	vt->open = 0;
 }
 
@@ -186,11 +206,6 @@ static RECV_NOI int recv_read_user(const struct perf_event_mmap_page *pc, uint64
 #endif
 }
 
-static inline int recv_alone(const struct recv_thread *vt, unsigned i)
-{
-	return (vt->alone >> i) & 1u;
-}
-
 RECV_NOI void recv_read(const struct recv_spec *sp, struct recv_thread *vt, uint64_t *v)
 {
 	unsigned k = 0;
@@ -208,7 +223,7 @@ RECV_NOI void recv_read(const struct recv_spec *sp, struct recv_thread *vt, uint
 			if (vt->fd[0] >= 0 && read(vt->fd[0], buf, sizeof buf) >= 16) {
 				unsigned nr = buf[0] < sp->nev ? (unsigned)buf[0] : sp->nev;
 				for (unsigned i = 0, j = 0; i < sp->nev && j < nr; i++)
-					if (vt->fd[i] >= 0 && (i == 0 || !recv_alone(vt, i)))
+					if (recv_member(vt, i) && (i == 0 || !recv_alone(vt, i)))
 						v[i] = buf[1 + j++];
 			}
 			for (unsigned i = 1; i < sp->nev; i++)
@@ -247,15 +262,15 @@ RECV_NOI const volatile uint32_t *recv_switch_mark(struct recv_thread *vt)
 		return NULL;
 	}
 	vt->swpage = m;
+	close(vt->swfd); /* the mapping keeps the event: no descriptor of the target's */
+	vt->swfd = -1;
 	return &((const struct perf_event_mmap_page *)m)->lock;
 }
 
 RECV_NOI void recv_switch_close(struct recv_thread *vt)
 {
-	if (vt->swpage) {
+	if (vt->swpage) /* its descriptor was closed when it was mapped */
 		munmap(vt->swpage, (size_t)sysconf(_SC_PAGESIZE));
-		close(vt->swfd);
-	}
 	vt->swpage = NULL;
 	vt->swfd = -1;
 }

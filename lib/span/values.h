@@ -34,10 +34,13 @@ struct recv_thread {
 	struct perf_event_mmap_page *pg[RECV_MAX]; /* for rdpmc, or NULL */
 	int rdpmc;				   /* every event readable with rdpmc */
 	uint32_t alone;				   /* events counting outside the group (bit i) */
-	const uint64_t *ac;			   /* the thread's allocation counts, or NULL */
-	int open;				   /* opened for this thread (and process) */
+	uint32_t member;    /* events counting (bit i); a group member's fd is closed
+			     * once its page is mapped, which keeps it counting */
+	const uint64_t *ac; /* the thread's allocation counts, or NULL */
+	int open;	    /* opened for this thread (and process) */
 	/* off-CPU: the thread's own task-clock page, whose seqlock moves at
-	 * every switch in */
+	 * every switch in (its fd is closed once mapped: the mapping keeps the
+	 * event, and the target keeps its descriptors) */
 	int swfd;
 	void *swpage;
 };

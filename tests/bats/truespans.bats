@@ -19,7 +19,8 @@ setup() {
 }
 
 # spans MODE OUT.json -- CMD...: the run's JSON, aggregated or streamed
-# (record, then report --json of the record)
+# (record, then report --json of the record); the command's output in
+# stdout, spanstat's summary in stderr (the report's in report.out)
 spans() {
 	local mode=$1 out=$2
 	shift 3
@@ -27,7 +28,7 @@ spans() {
 		"$SPANSTAT" --spans --json="$out" -- "$@" >stdout 2>stderr
 	else
 		"$SPANSTAT" record -o run.rec -- "$@" >stdout 2>stderr &&
-			"$SPANSTAT" report --json="$out" run.rec 2>>stderr
+			"$SPANSTAT" report --json="$out" run.rec >report.out 2>>stderr
 	fi
 }
 
@@ -138,5 +139,46 @@ sum() {
 		nmin=$(jq '[.spans.threads[] | .nodes[] | select(.name | startswith("named-")) | .total_ns] | min' f.json)
 		[ "$fmin" -lt 10000 ] || fail "least first span $fmin ns"
 		[ "$nmin" -lt 2000 ] || fail "least first use of a name $nmin ns"
+	done
+}
+
+@test "the target's own limits: a few descriptors per process, address space only for the threads' slots" {
+	local res base
+	res=$(build_workload span_resources $(span_link_flags))
+	base=$("$res" 100 0 | sed -n 's/^fds=//p')
+	local mode
+	for mode in aggregate stream; do
+		spans "$mode" r.json -- "$res" 100 0
+		# the pipe's two ends, the ring file and the inherited pipe end
+		# (close-on-exec): 4 whatever the number of threads
+		[ "$(sed -n 's/^fds=//p' stdout)" -le $((base + 4)) ] || fail "$(cat stdout) against $base alone"
+		assert_equal "$(sum t r.json)" 100
+	done
+	# --span-events: a thread (the 100 and the main thread) reads its group
+	# through its leader, one descriptor; the members' are closed once mapped
+	"$SPANSTAT" --spans --json=e.json --span-events=task-clock,page-faults,context-switches \
+		-- "$res" 100 0 >stdout 2>stderr
+	[ "$(sed -n 's/^fds=//p' stdout)" -le $((base + 4 + 101)) ] || fail "$(cat stdout) against $base alone"
+	assert_equal "$(sum t e.json)" 100
+	[ "$(jq '[.spans.merged.nodes[] | select(.name == "t") | .metrics["context-switches"]] | add' e.json)" -ge 100 ]
+	# a program that may reserve 1.5 GB reserves 1 GB of it itself
+	for mode in aggregate stream; do
+		(ulimit -v 1500000 && spans "$mode" r.json -- "$res" 10 1000)
+		assert_equal "$(grep alloc= stdout)" alloc=ok
+		assert_equal "$(sum t r.json)" 10
+	done
+}
+
+@test "refused system calls: what could not be sent is counted and said" {
+	local secc mode
+	secc=$(build_workload span_seccomp $(span_link_flags))
+	for mode in aggregate stream; do
+		spans "$mode" c.json -- "$secc"
+		assert_equal "$(sum before c.json)" 20
+		# five new names could not be defined: their 10 events are dropped,
+		# and the exit record could not be sent either
+		assert_equal "$(jq -c '.spans.decode | [.dropped, .no_exit]' c.json)" "[10,1]"
+		run grep -h 'span data:' stderr $([ "$mode" = aggregate ] || echo report.out)
+		assert_output --partial '10 events dropped by the target'
 	done
 }
