@@ -712,6 +712,15 @@ int main(int argc, char **argv)
 	if (c.span_allocs && !(alloc = launch_preload_path("libspanstat-alloc.so.0")))
 		die("cannot find the allocation counter libspanstat-alloc.so.0 (is spanstat "
 		    "installed?)");
+	/* an allocator the counter cannot see: said now, and its values unknown */
+	char *why = NULL;
+	bool alloc_unknown =
+		c.span_allocs && optind < argc && launch_alloc_check(argv[optind], &why) < 0;
+	if (alloc_unknown)
+		die_soft("--span-allocs: cannot count the allocations of '%s': %s; their values "
+			 "are unknown",
+			 argv[optind], why ? why : "its allocator is out of reach");
+	free(why);
 	open_outputs(&c, argv[optind]);
 
 	struct session_opts so = {
@@ -729,6 +738,7 @@ int main(int argc, char **argv)
 		.span_allocs = c.span_allocs,
 		.no_off_cpu = c.no_off_cpu,
 		.alloc_preload = alloc,
+		.alloc_unknown = alloc_unknown,
 		.python_dir = pydir,
 		.shell_helper = shell,
 		.attach = at.n ? &at : NULL,

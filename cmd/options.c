@@ -81,7 +81,9 @@ const struct opt_def options_table[] = {
 	 "repeatable",
 	 0},
 	{OPT_SPAN_ALLOCS, 0, "span-allocs", NULL,
-	 "count each span's allocations and frees and their bytes (malloc and friends)", 0},
+	 "count each span's allocations and frees and their usable bytes, whichever allocator "
+	 "serves them",
+	 0},
 	{OPT_WEIGHT, 0, "weight", "METRIC",
 	 "what --folded and --flamegraph count (and --pprof's default sample): wall (self "
 	 "ns, the default), cpu, off-cpu, allocs, alloc-bytes or an event of --span-events",

@@ -294,7 +294,8 @@ static int json_cmp_total(const void *a, const void *b)
 /* One node of a flat list: ids are positions in the list, the parent's id
  * (null at the top) always smaller than its children's. */
 /* A node's values (spanmetric.h): on- and off-CPU time, the events of
- * --span-events (null where not supported) and the allocation counts; all
+ * --span-events (null where not supported) and the allocation counts (null
+ * where the program's allocator could not be counted); all
  * inclusive of the spans below, with self_* beside. */
 static void json_node_values(cJSON *o, const struct span_tree *t, uint32_t i,
 			     const struct run_head *h)
@@ -341,7 +342,7 @@ static void json_node_values(cJSON *o, const struct span_tree *t, uint32_t i,
 	}
 	int al = ms ? spanmetric_find(ms, SPANMETRIC_ALLOCS) : -1;
 	for (size_t k = 0; k < 4; k++) /* allocs, frees, alloc_bytes, free_bytes in order */
-		if (al >= 0)
+		if (al >= 0 && ms->m[al].supported)
 			json_u64(o, alloc_keys[k], v[(size_t)al + k]);
 		else
 			cJSON_AddNullToObject(o, alloc_keys[k]);

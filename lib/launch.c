@@ -7,7 +7,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
@@ -121,29 +124,134 @@ void launch_abort(struct launch *l)
 	l->pid = -1;
 }
 
-int launch_which(const char *file, struct stat *st)
+/* The file execvp would run for file, as a malloc'd path (PATH searched
+ * when it has no slash) with its stat; -errno when there is none. */
+static int launch_search(const char *file, char **full, struct stat *st)
 {
+	*full = NULL;
 	if (!*file)
 		return -ENOENT;
-	if (strchr(file, '/'))
-		return stat(file, st) < 0 ? -errno : 0;
+	if (strchr(file, '/')) {
+		if (stat(file, st) < 0)
+			return -errno;
+		return (*full = strdup(file)) ? 0 : -ENOMEM;
+	}
 	const char *path = getenv("PATH");
 	if (!path)
 		path = "/bin:/usr/bin"; /* glibc's default, as execvp uses */
 	for (const char *p = path;; p++) {
 		const char *end = strchrnul(p, ':');
-		char *full = NULL;
 		/* an empty entry is the current directory */
-		if (asprintf(&full, "%.*s%s%s", (int)(end - p), p, end == p ? "" : "/", file) < 0)
+		if (asprintf(full, "%.*s%s%s", (int)(end - p), p, end == p ? "" : "/", file) < 0) {
+			*full = NULL;
 			return -ENOMEM;
-		int found = access(full, X_OK) == 0 && stat(full, st) == 0 && S_ISREG(st->st_mode);
-		free(full);
-		if (found)
+		}
+		if (access(*full, X_OK) == 0 && stat(*full, st) == 0 && S_ISREG(st->st_mode))
 			return 0;
+		free(*full);
+		*full = NULL;
 		if (!*end)
 			return -ENOENT;
 		p = end;
 	}
+}
+
+int launch_which(const char *file, struct stat *st)
+{
+	char *full;
+	int r = launch_search(file, &full, st);
+	free(full);
+	return r;
+}
+
+/* Whether the ELF file e defines a function of the malloc family itself. */
+static bool launch_own_malloc(Elf *e)
+{
+	static const char *const names[] = {"malloc", "free", "calloc", "realloc"};
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || !sh.sh_entsize)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t n = d ? sh.sh_size / sh.sh_entsize : 0;
+		for (size_t i = 0; i < n; i++) {
+			GElf_Sym sym;
+			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+			    (GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
+			     GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC))
+				continue;
+			const char *name = elf_strptr(e, sh.sh_link, sym.st_name);
+			for (size_t k = 0; name && k < sizeof names / sizeof *names; k++)
+				if (strcmp(name, names[k]) == 0)
+					return true;
+		}
+	}
+	return false;
+}
+
+/* What keeps the counter from the program at path ("is linked statically",
+ * "has a malloc of its own"), or NULL.  A script's interpreter is judged
+ * instead, once (depth), and named in *interp (malloc'd). */
+static const char *launch_alloc_path(const char *path, int depth, char **interp)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	if (fd < 0)
+		return NULL;
+	char head[256];
+	ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? pread(fd, head, sizeof head - 1, 0)
+							       : -1;
+	if (n >= 2 && head[0] == '#' && head[1] == '!') {
+		close(fd);
+		head[n] = 0;
+		char *ip = head + 2 + strspn(head + 2, " \t");
+		ip[strcspn(ip, " \t\r\n")] = 0;
+		const char *what = depth == 0 && *ip ? launch_alloc_path(ip, 1, interp) : NULL;
+		if (what && !(*interp = strdup(ip)))
+			what = NULL;
+		return what;
+	}
+	const char *what = NULL;
+	Elf *e = n > 0 && elf_version(EV_CURRENT) != EV_NONE ? elf_begin(fd, ELF_C_READ, NULL)
+							     : NULL;
+	size_t np = 0;
+	if (e && elf_kind(e) == ELF_K_ELF && elf_getphdrnum(e, &np) == 0) {
+		bool dynamic = false;
+		for (size_t i = 0; i < np; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_INTERP)
+				dynamic = true;
+		}
+		if (!dynamic)
+			what = "is linked statically";
+		else if (launch_own_malloc(e))
+			what = "has a malloc of its own";
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return what;
+}
+
+int launch_alloc_check(const char *file, char **why)
+{
+	struct stat st;
+	char *full, *interp = NULL;
+	*why = NULL;
+	if (launch_search(file, &full, &st) < 0)
+		return 0;
+	const char *what = launch_alloc_path(full, 0, &interp);
+	free(full);
+	if (!what)
+		return 0;
+	int r = interp ? asprintf(why, "its interpreter '%s' %s", interp, what)
+		       : asprintf(why, "it %s", what);
+	if (r < 0)
+		*why = NULL;
+	free(interp);
+	return -ENOTSUP;
 }
 
 static char *launch_try(const char *fmt, const char *a, const char *b)

@@ -27,6 +27,16 @@ void launch_abort(struct launch *l);
  * slash).  Returns 0, or -errno when there is none. */
 int launch_which(const char *file, struct stat *st);
 
+/* Whether --span-allocs can count the allocations of the program that file
+ * (PATH searched) runs: 0, or -ENOTSUP with *why (malloc'd, "it is linked
+ * statically", "it has a malloc of its own", "its interpreter '/x' ...")
+ * saying why not: nothing can be preloaded into a static program, and a
+ * malloc defined by the program (an allocator linked statically) comes
+ * before any preloaded one.  A script is judged by its #! interpreter; a
+ * file that cannot be read or is not ELF counts as countable (its exec says
+ * what is wrong). */
+int launch_alloc_check(const char *file, char **why);
+
 /* Where library `lib` (libspanstat.so.0, libspanstat-alloc.so.0) is: beside this installation of
  * spanstat (so a DESTDIR or relocated install finds its own), else the build tree's, else LIBDIR.
  * Returns a malloc'd path, or NULL when none exists. */

@@ -173,7 +173,8 @@ static int session_env(struct session *s, const struct span_clock *tsc)
 		ok = asprintf(&own[s->nowned++], "%s=%s", SPANSTAT_ENV_VALUES, s->values_spec) > 0;
 	if (ok && s->agg && s->metrics.off_cpu >= 0)
 		ok = (own[s->nowned++] = strdup(SPANSTAT_ENV_OFFCPU "=1")) != NULL;
-	const char *alloc = s->o->span_allocs ? s->o->alloc_preload : NULL;
+	/* not where it could not count: the program runs as it would alone */
+	const char *alloc = s->o->span_allocs && !s->o->alloc_unknown ? s->o->alloc_preload : NULL;
 	if (ok && (s->o->preload || oldpre || alloc)) {
 		const char *a = s->o->preload ? s->o->preload : "";
 		const char *b = oldpre ? oldpre : "";
@@ -406,13 +407,15 @@ static int session_metrics(struct session *s, char **cause)
 		len += n > 0 ? (size_t)n : 0;
 	}
 	if (r == 0 && o->span_allocs) {
-		r = session_metric(m, SPANMETRIC_ALLOCS, "allocs", true, false);
+		/* still carried when unknown: the target's values keep their places */
+		bool known = !o->alloc_unknown;
+		r = session_metric(m, SPANMETRIC_ALLOCS, "allocs", known, false);
 		if (r == 0)
-			r = session_metric(m, SPANMETRIC_FREES, "frees", true, false);
+			r = session_metric(m, SPANMETRIC_FREES, "frees", known, false);
 		if (r == 0)
-			r = session_metric(m, SPANMETRIC_ALLOC_BYTES, "alloc_bytes", true, false);
+			r = session_metric(m, SPANMETRIC_ALLOC_BYTES, "alloc_bytes", known, false);
 		if (r == 0)
-			r = session_metric(m, SPANMETRIC_FREE_BYTES, "free_bytes", true, false);
+			r = session_metric(m, SPANMETRIC_FREE_BYTES, "free_bytes", known, false);
 		int n = snprintf(spec + len, sizeof spec - len, "%sa", len ? "," : "");
 		len += n > 0 ? (size_t)n : 0;
 	}

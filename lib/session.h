@@ -28,6 +28,8 @@ struct session_opts {
 	bool span_allocs;		 /* --span-allocs */
 	bool no_off_cpu;		 /* --no-off-cpu: spans carry no off-CPU time */
 	const char *alloc_preload;	 /* libspanstat-alloc.so for --span-allocs */
+	bool alloc_unknown;		 /* --span-allocs cannot count the command's allocator
+					  * (launch_alloc_check): the values are unknown */
 	const char *python_dir;		 /* where spanstat.py is (PYTHONPATH), or NULL */
 	const char *shell_helper;	 /* spanstat.bash (SPANSTAT_SH), or NULL */
 	/* attach (-p, -t, -a, -C): count these tasks or CPUs instead of a command

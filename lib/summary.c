@@ -411,9 +411,16 @@ static void summary_val_cells(FILE *fp, const struct spanmetrics *ms, const stru
 		case SPANMETRIC_ALLOCS:
 		case SPANMETRIC_FREES:
 		case SPANMETRIC_ALLOC_BYTES:
-			fmt_grouped(c, sizeof c, (double)v / per, 1);
+			if (!m->supported)
+				snprintf(c, sizeof c, "<not supported>");
+			else
+				fmt_grouped(c, sizeof c, (double)v / per, 1);
 			break;
 		case SPANMETRIC_FREE_BYTES: { /* the change in bytes in use */
+			if (!m->supported) {
+				snprintf(c, sizeof c, "<not supported>");
+				break;
+			}
 			int ab = spanmetric_find(ms, SPANMETRIC_ALLOC_BYTES);
 			double net =
 				((ab >= 0 && row->v ? (double)row->v[ab] : 0) - (double)v) / per;

@@ -1,53 +1,51 @@
 /* alloc.c: libspanstat-alloc, the allocation counter of --span-allocs.
- * spanstat puts it first in the target's LD_PRELOAD, where it replaces the
- * malloc family as glibc allows ("Replacing malloc": malloc, free, calloc,
- * realloc, and with them reallocarray, posix_memalign, aligned_alloc,
- * memalign, valloc, pvalloc and malloc_usable_size) by wrappers around
- * glibc's own allocator (its exported __libc_* entry points, so no lookup
- * is needed before the first allocation).  C++ new and delete reach these.
+ * spanstat puts it first in the target's LD_PRELOAD, where its malloc and
+ * friends come before those of whichever allocator the program uses: glibc's,
+ * or jemalloc or tcmalloc linked or preloaded after it.  Each of ours calls
+ * that allocator's own function of the same name (dlsym(RTLD_NEXT), so the
+ * program gets exactly what it gets without spanstat, errno included) and
+ * counts what it did.  The same goes for the C++ operators new and delete
+ * (every sized, aligned and nothrow variant) and jemalloc's own API (mallocx,
+ * rallocx, xallocx, sdallocx, dallocx), so every path into the allocator is
+ * seen.  Blocks carry nothing of ours: any block may cross between our entry
+ * points and the allocator's.
  *
  * Each thread counts, in initial-exec TLS, the allocations it made, the
- * blocks it freed, the bytes asked for and the bytes of the blocks it freed
- * (cumulative; the recorder takes them at every begin and end through
- * spanstat__alloc_counts() and keeps the differences).  A block freed by
- * another thread, or in a later span than the one that allocated it, counts
- * where it is freed.  A realloc counts as the free of the old block and the
- * allocation of the new one.
+ * blocks it freed and their bytes (cumulative; the recorder takes them at
+ * every begin and end through spanstat__alloc_counts() and keeps the
+ * differences).  Bytes are usable sizes: the allocator's malloc_usable_size
+ * of the block, taken when it is handed out and again before it is freed,
+ * so the two always balance (malloc(100) is 104 bytes under glibc).  A block
+ * freed by another thread, or in a later span, counts where it is freed; a
+ * realloc counts as the free of the old block and the allocation of the new.
  *
- * To know the bytes of a block it frees, every block carries a 16-byte header
- * just below the pointer handed out: the size asked for, the distance back to
- * the start of glibc's block (16, or the alignment of an over-aligned one),
- * and a mark.  A pointer without the mark (from glibc's own internal
- * allocations, or allocated before this library was in place) goes to
- * glibc's free uncounted.  Nothing here prints, locks, or calls the kernel. */
+ * Counted once: one call may reach another of ours (libstdc++'s new calls
+ * malloc, glibc's reallocarray calls realloc), so a wrapper counts only what
+ * no wrapper inside it counted.  A function served by another object than the
+ * allocator's malloc (libstdc++'s new; glibc's pvalloc under jemalloc, which
+ * has none) is only passed through: what it asks of the allocator is counted
+ * inside it, and what it serves itself is not the program's allocator's.
+ *
+ * Until the functions are found, dlsym's own allocations come from a small
+ * static arena (never freed, never counted).  Nothing here locks, and only
+ * al_check_bound() prints. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
-#include <malloc.h>
+#include <gnu/libc-version.h>
+#include <link.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #define AL_API __attribute__((visibility("default"), no_instrument_function))
 #define AL_NOI __attribute__((no_instrument_function))
-#define AL_HDR 16u
-#define AL_MARK 0xa110c8edu /* in a glibc chunk header's place this would be a 2.7 TB chunk */
-
-extern void *__libc_malloc(size_t);
-extern void __libc_free(void *);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-extern void *__libc_memalign(size_t, size_t);
-
-/* Below every block handed out. */
-struct al_hdr {
-	uint64_t size; /* bytes asked for */
-	uint32_t back; /* from the pointer handed out back to glibc's block */
-	uint32_t mark; /* AL_MARK */
-};
-
-_Static_assert(sizeof(struct al_hdr) == AL_HDR, "header size");
+#define AL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define AL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 /* allocs, frees, alloc bytes, free bytes: values.h's order */
 static __thread uint64_t al_counts[4] __attribute__((tls_model("initial-exec")));
@@ -57,195 +55,596 @@ AL_API const uint64_t *spanstat__alloc_counts(void)
 	return al_counts;
 }
 
-static inline AL_NOI struct al_hdr *al_hdr_of(void *p)
+/* Every function wrapped, and its symbol. */
+#define AL_SLOTS(X)                                        \
+	X(MALLOC, "malloc")                                \
+	X(FREE, "free")                                    \
+	X(CALLOC, "calloc")                                \
+	X(REALLOC, "realloc")                              \
+	X(REALLOCARRAY, "reallocarray")                    \
+	X(POSIX_MEMALIGN, "posix_memalign")                \
+	X(ALIGNED_ALLOC, "aligned_alloc")                  \
+	X(MEMALIGN, "memalign")                            \
+	X(VALLOC, "valloc")                                \
+	X(PVALLOC, "pvalloc")                              \
+	X(USABLE, "malloc_usable_size")                    \
+	X(NW, "_Znwm")                                     \
+	X(NA, "_Znam")                                     \
+	X(NW_NT, "_ZnwmRKSt9nothrow_t")                    \
+	X(NA_NT, "_ZnamRKSt9nothrow_t")                    \
+	X(NW_AL, "_ZnwmSt11align_val_t")                   \
+	X(NA_AL, "_ZnamSt11align_val_t")                   \
+	X(NW_AL_NT, "_ZnwmSt11align_val_tRKSt9nothrow_t")  \
+	X(NA_AL_NT, "_ZnamSt11align_val_tRKSt9nothrow_t")  \
+	X(DL, "_ZdlPv")                                    \
+	X(DA, "_ZdaPv")                                    \
+	X(DL_NT, "_ZdlPvRKSt9nothrow_t")                   \
+	X(DA_NT, "_ZdaPvRKSt9nothrow_t")                   \
+	X(DL_SZ, "_ZdlPvm")                                \
+	X(DA_SZ, "_ZdaPvm")                                \
+	X(DL_AL, "_ZdlPvSt11align_val_t")                  \
+	X(DA_AL, "_ZdaPvSt11align_val_t")                  \
+	X(DL_AL_NT, "_ZdlPvSt11align_val_tRKSt9nothrow_t") \
+	X(DA_AL_NT, "_ZdaPvSt11align_val_tRKSt9nothrow_t") \
+	X(DL_SZ_AL, "_ZdlPvmSt11align_val_t")              \
+	X(DA_SZ_AL, "_ZdaPvmSt11align_val_t")              \
+	X(MALLOCX, "mallocx")                              \
+	X(RALLOCX, "rallocx")                              \
+	X(XALLOCX, "xallocx")                              \
+	X(SDALLOCX, "sdallocx")                            \
+	X(DALLOCX, "dallocx")
+
+#define AL_ENUM(id, sym) AL_##id,
+enum al_slot { AL_SLOTS(AL_ENUM) AL_NSLOTS };
+#define AL_NAME(id, sym) sym,
+static const char *const al_names[AL_NSLOTS] = {AL_SLOTS(AL_NAME)};
+
+static void *al_fn[AL_NSLOTS];		/* the allocator's function, or NULL */
+static unsigned char al_own[AL_NSLOTS]; /* from malloc's object: counted here */
+static size_t (*al_sizer)(void *);	/* the allocator's malloc_usable_size */
+static void *al_base;			/* the object holding the allocator's malloc */
+
+/* glibc's allocator, whose usable size is read inline: the size word of
+ * glibc's chunk header lies just below the block (its low bits are flags;
+ * an mmapped chunk has two header words, others lend the next chunk's first
+ * word), as malloc_usable_size computes it.  al_init() checks the reading
+ * against glibc's own malloc_usable_size before it is trusted. */
+static int al_glibc;
+
+static inline AL_NOI size_t al_glibc_usable(const void *p)
 {
-	return (struct al_hdr *)p - 1;
+	size_t word = ((const size_t *)p)[-1];
+	return (word & ~(size_t)7) - (word & 2 ? 2 : 1) * sizeof(size_t);
 }
 
-/* Marks glibc's block base for `size` bytes with the user pointer `back`
- * bytes in, and counts the allocation. */
-static inline AL_NOI void *al_mark(void *base, size_t back, size_t size)
+enum { AL_UNRESOLVED, AL_RESOLVING, AL_READY, AL_BROKEN };
+static int al_state;
+/* set while this thread looks the functions up: dlsym's allocations */
+static __thread int al_resolving __attribute__((tls_model("initial-exec")));
+
+/* Set while the allocator measures a block, or while we look a function up
+ * late: what is allocated meanwhile is the allocator's or the dynamic
+ * linker's business (tcmalloc's first malloc_usable_size news its extension
+ * object; dlsym allocates its error strings), not counted, and never
+ * measured again (no recursion). */
+static __thread int al_quiet __attribute__((tls_model("initial-exec")));
+
+/* ---- the bootstrap arena ------------------------------------------------- */
+
+#define AL_ARENA (256u * 1024u)
+static char al_arena[AL_ARENA] __attribute__((aligned(4096)));
+static size_t al_arena_used;
+
+static inline AL_NOI int al_in_arena(const void *p)
 {
-	void *p = (char *)base + back;
-	struct al_hdr *h = al_hdr_of(p);
-	h->size = size;
-	h->back = (uint32_t)back;
-	h->mark = AL_MARK;
-	al_counts[0]++;
-	al_counts[2] += size;
-	return p;
+	return (uintptr_t)p - (uintptr_t)al_arena < AL_ARENA;
 }
 
-AL_API void *malloc(size_t n)
+/* A zeroed block of the arena (it is never reused), its size just below it. */
+static AL_NOI void *al_arena_alloc(size_t n, size_t align)
 {
-	if (n > SIZE_MAX - AL_HDR) {
+	if (align < 16)
+		align = 16;
+	if (n > AL_ARENA || align > 4096 || (align & (align - 1))) {
+		errno = n > AL_ARENA ? ENOMEM : EINVAL;
+		return NULL;
+	}
+	size_t need = (n + 16 + align + 15) & ~(size_t)15;
+	size_t at = __atomic_fetch_add(&al_arena_used, need, __ATOMIC_RELAXED);
+	if (at > AL_ARENA - need) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	void *b = __libc_malloc(n + AL_HDR);
-	return b ? al_mark(b, AL_HDR, n) : NULL;
+	uintptr_t p = ((uintptr_t)al_arena + at + 16 + align - 1) & ~(uintptr_t)(align - 1);
+	((size_t *)p)[-1] = n;
+	return (void *)p;
+}
+
+static inline AL_NOI size_t al_arena_size(const void *p)
+{
+	return ((const size_t *)p)[-1];
+}
+
+/* ---- finding the allocator ----------------------------------------------- */
+
+static AL_NOI void *al_object_of(void *fn)
+{
+	Dl_info di;
+	return fn && dladdr(fn, &di) ? di.dli_fbase : NULL;
+}
+
+/* A function nobody in the global scope after us has: from an object loaded
+ * with RTLD_LOCAL (a Python extension bringing libstdc++ along), or NULL. */
+static AL_NOI void *al_find_local(const char *name)
+{
+	void *self = al_object_of((void *)al_find_local);
+	for (struct link_map *l = _r_debug.r_map; l; l = l->l_next) {
+		if (!l->l_name || !*l->l_name)
+			continue; /* the program: before us, never a fallback */
+		void *h = dlopen(l->l_name, RTLD_NOLOAD | RTLD_LAZY);
+		if (!h)
+			continue;
+		void *fn = dlsym(h, name);
+		dlclose(h);
+		if (fn && al_object_of(fn) != self)
+			return fn;
+	}
+	return NULL;
+}
+
+static AL_NOI void al_set(enum al_slot s, void *fn)
+{
+	__atomic_store_n(&al_own[s], fn && al_object_of(fn) == al_base, __ATOMIC_RELAXED);
+	__atomic_store_n(&al_fn[s], fn, __ATOMIC_RELEASE);
+}
+
+/* Whether glibc's malloc_usable_size says what the inline reading says, on
+ * blocks of each kind (small, large, mmapped, over-aligned, calloc'ed). */
+static AL_NOI int al_glibc_agrees(void)
+{
+	static const size_t sizes[] = {0, 1, 24, 100, 1000, 70000, 300000, 4u << 20};
+	void *(*m)(size_t) = (void *(*)(size_t))al_fn[AL_MALLOC];
+	void *(*c)(size_t, size_t) = (void *(*)(size_t, size_t))al_fn[AL_CALLOC];
+	void *(*a)(size_t, size_t) = (void *(*)(size_t, size_t))al_fn[AL_MEMALIGN];
+	void (*f)(void *) = (void (*)(void *))al_fn[AL_FREE];
+	if (!m || !c || !a || !f)
+		return 0;
+	int ok = 1;
+	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		void *b[3] = {m(sizes[i]), c(1, sizes[i]), a(4096, sizes[i])};
+		for (int k = 0; k < 3; k++) {
+			if (b[k] && al_glibc_usable(b[k]) != al_sizer(b[k]))
+				ok = 0;
+			f(b[k]);
+		}
+	}
+	return ok;
+}
+
+/* Looks every function up, once; 0 while this thread is doing so (dlsym
+ * came back to us) or when there is no malloc to be had. */
+static AL_NOI int al_init(void)
+{
+	int st = __atomic_load_n(&al_state, __ATOMIC_ACQUIRE);
+	if (AL_LIKELY(st == AL_READY))
+		return 1;
+	if (al_resolving || st == AL_BROKEN)
+		return 0;
+	st = AL_UNRESOLVED;
+	if (!__atomic_compare_exchange_n(&al_state, &st, AL_RESOLVING, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		while ((st = __atomic_load_n(&al_state, __ATOMIC_ACQUIRE)) == AL_RESOLVING)
+			sched_yield(); /* another thread resolves; only before main */
+		return st == AL_READY;
+	}
+	al_resolving = 1;
+	void *m = dlsym(RTLD_NEXT, "malloc");
+	al_base = al_object_of(m);
+	for (int s = 0; s < AL_NSLOTS; s++)
+		al_set((enum al_slot)s, s == AL_MALLOC ? m : dlsym(RTLD_NEXT, al_names[s]));
+	if (al_own[AL_USABLE])
+		al_sizer = (size_t(*)(void *))al_fn[AL_USABLE];
+	al_resolving = 0;
+	al_glibc = al_sizer && al_base == al_object_of((void *)gnu_get_libc_version) &&
+		   al_glibc_agrees();
+	st = m && al_fn[AL_FREE] && al_fn[AL_CALLOC] && al_fn[AL_REALLOC] ? AL_READY : AL_BROKEN;
+	__atomic_store_n(&al_state, st, __ATOMIC_RELEASE);
+	return st == AL_READY;
+}
+
+/* Our own malloc, whatever the process binds the name to. */
+#if defined __has_attribute && __has_attribute(copy)
+#define AL_COPY_MALLOC __attribute__((copy(malloc)))
+#else
+#define AL_COPY_MALLOC
+#endif
+extern __typeof(malloc) al_own_malloc AL_COPY_MALLOC
+	__attribute__((alias("malloc"), visibility("hidden")));
+
+/* A program that defines malloc itself (an allocator linked statically)
+ * binds every call to its own, before ours: nothing can be counted.  spanstat
+ * checks the command before it starts it and does not preload us there; a
+ * program that command starts in turn is told here, on its standard error,
+ * the one line this library ever writes. */
+static AL_NOI void al_check_bound(void)
+{
+	if (dlsym(RTLD_DEFAULT, "malloc") == (void *)al_own_malloc)
+		return;
+	char exe[256], line[512];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	exe[n > 0 ? n : 0] = 0;
+	int len =
+		snprintf(line, sizeof line,
+			 "spanstat: --span-allocs: cannot count the allocations of '%s' (pid %d): "
+			 "it has a malloc of its own; its values read 0\n",
+			 exe, (int)getpid());
+	if (len > 0 && write(2, line, (size_t)len < sizeof line ? (size_t)len : sizeof line - 1))
+		return;
+}
+
+__attribute__((constructor)) static AL_NOI void al_start(void)
+{
+	al_init(); /* now, while there is one thread, if no malloc did before */
+	al_check_bound();
+}
+
+/* The allocator's function for s; one found late if the first look-up had
+ * none; NULL if no object loaded has it. */
+static AL_NOI void *al_late(enum al_slot s)
+{
+	int saved = errno;
+	al_quiet++;
+	void *fn = dlsym(RTLD_NEXT, al_names[s]); /* loaded RTLD_GLOBAL since */
+	if (!fn)
+		fn = al_find_local(al_names[s]);
+	if (fn)
+		al_set(s, fn);
+	/* the failed look-ups' messages go now, uncounted as they came */
+	dlerror();
+	dlerror();
+	al_quiet--;
+	errno = saved;
+	return fn;
+}
+
+static inline AL_NOI int al_unready(void)
+{
+	return __atomic_load_n(&al_state, __ATOMIC_ACQUIRE) != AL_READY;
+}
+
+static inline AL_NOI void *al_get(enum al_slot s)
+{
+	if (AL_UNLIKELY(al_unready()))
+		al_init();
+	void *fn = __atomic_load_n(&al_fn[s], __ATOMIC_ACQUIRE);
+	return AL_LIKELY(fn != NULL) ? fn : al_late(s);
+}
+
+/* Called for a function that no object in the process defines: it was
+ * reached through our symbol alone (a weak reference), and there is nothing
+ * to hand the call to. */
+static AL_NOI __attribute__((noreturn)) void al_none(enum al_slot s)
+{
+	(void)s;
+	abort();
+}
+
+/* ---- counting ------------------------------------------------------------ */
+
+static inline AL_NOI size_t al_size(void *p)
+{
+	if (AL_LIKELY(al_glibc))
+		return al_glibc_usable(p);
+	al_quiet++;
+	size_t u = al_sizer ? al_sizer(p) : 0;
+	al_quiet--;
+	return u;
+}
+
+static inline AL_NOI int al_busy(void)
+{
+	return al_quiet;
+}
+
+static inline AL_NOI void al_count_alloc(void *p)
+{
+	if (AL_UNLIKELY(al_busy()))
+		return;
+	al_counts[0]++;
+	al_counts[2] += al_size(p);
+}
+
+static inline AL_NOI void al_count_free(size_t usable)
+{
+	al_counts[1]++;
+	al_counts[3] += usable;
+}
+
+/* Allocating entry points: the block handed out counts, unless a wrapper
+ * inside counted it.  al_none() never returns. */
+#define AL_ALLOC_FN(slot, sym, params, args)                       \
+	AL_API void *sym params                                    \
+	{                                                          \
+		void *(*fn)params = (void *(*)params)al_get(slot); \
+		if (AL_UNLIKELY(!fn))                              \
+			al_none(slot);                             \
+		if (!al_own[slot])                                 \
+			return fn args;                            \
+		uint64_t a0 = al_counts[0];                        \
+		void *q = fn args;                                 \
+		if (q && al_counts[0] == a0)                       \
+			al_count_alloc(q);                         \
+		return q;                                          \
+	}
+
+/* Freeing entry points: the block's usable size, taken before it goes. */
+#define AL_FREE_FN(slot, sym, params, args, ptr)                 \
+	AL_API void sym params                                   \
+	{                                                        \
+		void(*fn) params = (void(*) params)al_get(slot); \
+		if (AL_UNLIKELY(!fn))                            \
+			al_none(slot);                           \
+		if (!ptr || !al_own[slot] || al_busy()) {        \
+			fn args;                                 \
+			return;                                  \
+		}                                                \
+		uint64_t f0 = al_counts[1];                      \
+		size_t u = al_size(ptr);                         \
+		fn args;                                         \
+		if (al_counts[1] == f0)                          \
+			al_count_free(u);                        \
+	}
+
+/* ---- the C library's functions ------------------------------------------- */
+
+AL_API void *malloc(size_t n)
+{
+	if (AL_UNLIKELY(al_unready()) && !al_init())
+		return al_arena_alloc(n, 16);
+	void *q = ((void *(*)(size_t))al_fn[AL_MALLOC])(n);
+	if (AL_LIKELY(q != NULL))
+		al_count_alloc(q);
+	return q;
 }
 
 AL_API void free(void *p)
 {
-	if (!p)
-		return;
-	struct al_hdr *h = al_hdr_of(p);
-	if (__builtin_expect(h->mark != AL_MARK, 0)) {
-		__libc_free(p); /* not ours */
-		return;
-	}
-	al_counts[1]++;
-	al_counts[3] += h->size;
-	h->mark = 0;
-	__libc_free((char *)p - h->back);
+	if (AL_UNLIKELY(al_in_arena(p)) || !p)
+		return; /* the arena's: never freed */
+	if (AL_UNLIKELY(al_unready()) && !al_init())
+		return; /* cannot happen: a block that is not the arena's came from it */
+	if (AL_LIKELY(al_own[AL_FREE] && !al_busy()))
+		al_count_free(al_size(p));
+	((void (*)(void *))al_fn[AL_FREE])(p);
 }
 
 AL_API void *calloc(size_t n, size_t m)
 {
-	size_t t;
-	if (__builtin_mul_overflow(n, m, &t) || t > SIZE_MAX - AL_HDR) {
-		errno = ENOMEM;
-		return NULL;
+	if (AL_UNLIKELY(al_unready()) && !al_init()) {
+		size_t t;
+		if (__builtin_mul_overflow(n, m, &t)) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		return al_arena_alloc(t, 16); /* zeroed: the arena is never reused */
 	}
-	void *b = __libc_calloc(1, t + AL_HDR);
-	return b ? al_mark(b, AL_HDR, t) : NULL;
+	void *(*fn)(size_t, size_t) = (void *(*)(size_t, size_t))al_fn[AL_CALLOC];
+	if (!al_own[AL_CALLOC])
+		return fn(n, m);
+	uint64_t a0 = al_counts[0];
+	void *q = fn(n, m);
+	if (q && al_counts[0] == a0)
+		al_count_alloc(q);
+	return q;
 }
 
-/* An over-aligned block: align must be a power of two above AL_HDR. */
-static AL_NOI void *al_aligned(size_t align, size_t n)
+/* A block of the arena moving to the allocator (or, still resolving, to a
+ * bigger block of the arena). */
+static AL_NOI void *al_arena_realloc(void *p, size_t n)
 {
-	if (n > SIZE_MAX - align) {
-		errno = ENOMEM;
-		return NULL;
+	void *q = malloc(n);
+	if (q && p) {
+		size_t old = al_arena_size(p);
+		memcpy(q, p, old < n ? old : n);
 	}
-	void *b = __libc_memalign(align, n + align);
-	return b ? al_mark(b, align, n) : NULL;
+	return q;
 }
 
-static inline AL_NOI int al_pow2(size_t a)
+/* realloc's kind: the old block's free and the new block's allocation, each
+ * unless a wrapper inside counted it.  zero_frees: a NULL for size 0 means
+ * the old block was freed (glibc's realloc(p, 0)). */
+static inline AL_NOI void *al_realloc_count(void *p, size_t n, void *q, size_t old, uint64_t a0,
+					    uint64_t f0, int zero_frees)
 {
-	return a && !(a & (a - 1));
-}
-
-/* memalign's rules: any alignment, rounded up to a power of two. */
-static AL_NOI void *al_memalign(size_t align, size_t n)
-{
-	if (align <= AL_HDR)
-		return malloc(n);
-	if (align > SIZE_MAX / 2 + 1) {
-		errno = EINVAL;
-		return NULL;
-	}
-	size_t a = AL_HDR;
-	while (a < align)
-		a <<= 1;
-	return al_aligned(a, n);
+	if (q && al_counts[0] == a0)
+		al_count_alloc(q);
+	if (p && (q || (zero_frees && n == 0)) && al_counts[1] == f0 && !al_busy())
+		al_count_free(old);
+	return q;
 }
 
 AL_API void *realloc(void *p, size_t n)
 {
-	if (!p)
-		return malloc(n);
-	if (n == 0) { /* glibc frees and returns NULL */
-		free(p);
-		return NULL;
-	}
-	struct al_hdr *h = al_hdr_of(p);
-	if (h->mark != AL_MARK)
-		return __libc_realloc(p, n); /* not ours: stays glibc's */
-	if (n > SIZE_MAX - AL_HDR) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	uint64_t old = h->size;
-	if (h->back != AL_HDR) { /* over-aligned: a plain block, copied */
-		void *q = malloc(n);
-		if (!q)
-			return NULL;
-		/* all malloc_usable_size promised, as glibc's realloc keeps */
-		size_t keep = malloc_usable_size(p);
-		memcpy(q, p, keep < n ? keep : n);
-		free(p);
-		return q;
-	}
-	void *b = __libc_realloc((char *)p - AL_HDR, n + AL_HDR);
-	if (!b)
-		return NULL; /* the old block stays, and stays counted */
-	al_counts[1]++;
-	al_counts[3] += old;
-	return al_mark(b, AL_HDR, n);
+	if (AL_UNLIKELY(al_in_arena(p)) || (AL_UNLIKELY(al_unready()) && !al_init()))
+		return al_arena_realloc(p, n);
+	void *(*fn)(void *, size_t) = (void *(*)(void *, size_t))al_fn[AL_REALLOC];
+	if (!al_own[AL_REALLOC])
+		return fn(p, n);
+	uint64_t a0 = al_counts[0], f0 = al_counts[1];
+	size_t old = p && !al_busy() ? al_size(p) : 0;
+	return al_realloc_count(p, n, fn(p, n), old, a0, f0, 1);
 }
 
 AL_API void *reallocarray(void *p, size_t n, size_t m)
 {
 	size_t t;
-	if (__builtin_mul_overflow(n, m, &t)) {
-		errno = ENOMEM;
-		return NULL;
+	if (AL_UNLIKELY(al_in_arena(p)) || (AL_UNLIKELY(al_unready()) && !al_init())) {
+		if (__builtin_mul_overflow(n, m, &t)) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		return al_arena_realloc(p, t);
 	}
-	return realloc(p, t);
+	void *(*fn)(void *, size_t, size_t) =
+		(void *(*)(void *, size_t, size_t))al_get(AL_REALLOCARRAY);
+	if (!fn) { /* an allocator and a C library without one: realloc's rules */
+		if (__builtin_mul_overflow(n, m, &t)) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		return realloc(p, t);
+	}
+	if (!al_own[AL_REALLOCARRAY])
+		return fn(p, n, m);
+	if (__builtin_mul_overflow(n, m, &t))
+		t = SIZE_MAX; /* refused: nothing is freed */
+	uint64_t a0 = al_counts[0], f0 = al_counts[1];
+	size_t old = p && !al_busy() ? al_size(p) : 0;
+	return al_realloc_count(p, t, fn(p, n, m), old, a0, f0, 1);
 }
 
 AL_API int posix_memalign(void **out, size_t align, size_t n)
 {
-	if (!al_pow2(align) || align % sizeof(void *))
-		return EINVAL;
-	int saved = errno;
-	void *p = align <= AL_HDR ? malloc(n) : al_aligned(align, n);
-	if (!p) {
+	if (AL_UNLIKELY(al_unready()) && !al_init()) {
+		if (!align || (align & (align - 1)) || align % sizeof(void *))
+			return EINVAL;
+		int saved = errno;
+		void *q = al_arena_alloc(n, align);
 		errno = saved;
-		return ENOMEM;
+		if (!q)
+			return ENOMEM;
+		*out = q;
+		return 0;
 	}
-	*out = p;
-	return 0;
+	int (*fn)(void **, size_t, size_t) =
+		(int (*)(void **, size_t, size_t))al_get(AL_POSIX_MEMALIGN);
+	if (AL_UNLIKELY(!fn))
+		al_none(AL_POSIX_MEMALIGN);
+	if (!al_own[AL_POSIX_MEMALIGN])
+		return fn(out, align, n);
+	uint64_t a0 = al_counts[0];
+	int r = fn(out, align, n);
+	if (r == 0 && al_counts[0] == a0)
+		al_count_alloc(*out);
+	return r;
 }
+
+/* The aligned allocations of the C library, while resolving: the arena. */
+#define AL_BOOT_ALIGNED(align, n)                            \
+	do {                                                 \
+		if (AL_UNLIKELY(al_unready()) && !al_init()) \
+			return al_arena_alloc(n, align);     \
+	} while (0)
+
+static AL_NOI void *al_aligned_alloc(size_t align, size_t n);
+static AL_NOI void *al_memalign(size_t align, size_t n);
+static AL_NOI void *al_valloc(size_t n);
+static AL_NOI void *al_pvalloc(size_t n);
 
 AL_API void *aligned_alloc(size_t align, size_t n)
 {
-	if (!al_pow2(align)) {
-		errno = EINVAL;
-		return NULL;
-	}
-	return align <= AL_HDR ? malloc(n) : al_aligned(align, n);
+	AL_BOOT_ALIGNED(align, n);
+	return al_aligned_alloc(align, n);
 }
 
 AL_API void *memalign(size_t align, size_t n)
 {
+	AL_BOOT_ALIGNED(align, n);
 	return al_memalign(align, n);
 }
 
 AL_API void *valloc(size_t n)
 {
-	return al_memalign((size_t)sysconf(_SC_PAGESIZE), n);
+	AL_BOOT_ALIGNED(4096, n);
+	return al_valloc(n);
 }
 
 AL_API void *pvalloc(size_t n)
 {
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-	if (n > SIZE_MAX - pg) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	size_t whole = (n + pg - 1) & ~(pg - 1);
-	void *p = al_memalign(pg, whole);
-	if (p) { /* counted as the bytes asked for, not the rounding */
-		al_counts[2] -= whole - n;
-		al_hdr_of(p)->size = n;
-	}
-	return p;
+	AL_BOOT_ALIGNED(4096, n);
+	return al_pvalloc(n);
 }
+
+AL_ALLOC_FN(AL_ALIGNED_ALLOC, al_aligned_alloc, (size_t align, size_t n), (align, n))
+AL_ALLOC_FN(AL_MEMALIGN, al_memalign, (size_t align, size_t n), (align, n))
+AL_ALLOC_FN(AL_VALLOC, al_valloc, (size_t n), (n))
+AL_ALLOC_FN(AL_PVALLOC, al_pvalloc, (size_t n), (n))
 
 AL_API size_t malloc_usable_size(void *p)
 {
-	static size_t (*real)(void *);
-	if (!p)
+	if (AL_UNLIKELY(al_in_arena(p)))
+		return al_arena_size(p);
+	if (AL_UNLIKELY(al_unready()) && !al_init())
 		return 0;
-	if (!real)
-		real = (size_t(*)(void *))dlsym(RTLD_NEXT, "malloc_usable_size");
-	struct al_hdr *h = al_hdr_of(p);
-	if (h->mark != AL_MARK)
-		return real ? real(p) : 0;
-	size_t u = real ? real((char *)p - h->back) : 0;
-	return u > h->back ? u - h->back : (size_t)h->size;
+	size_t (*fn)(void *) = (size_t(*)(void *))al_get(AL_USABLE);
+	return fn ? fn(p) : 0;
+}
+
+/* ---- C++: new and delete --------------------------------------------------
+ * align_val_t is a size_t, nothrow_t a reference: a pointer. */
+
+AL_ALLOC_FN(AL_NW, _Znwm, (size_t n), (n))
+AL_ALLOC_FN(AL_NA, _Znam, (size_t n), (n))
+AL_ALLOC_FN(AL_NW_NT, _ZnwmRKSt9nothrow_t, (size_t n, const void *nt), (n, nt))
+AL_ALLOC_FN(AL_NA_NT, _ZnamRKSt9nothrow_t, (size_t n, const void *nt), (n, nt))
+AL_ALLOC_FN(AL_NW_AL, _ZnwmSt11align_val_t, (size_t n, size_t al), (n, al))
+AL_ALLOC_FN(AL_NA_AL, _ZnamSt11align_val_t, (size_t n, size_t al), (n, al))
+AL_ALLOC_FN(AL_NW_AL_NT, _ZnwmSt11align_val_tRKSt9nothrow_t, (size_t n, size_t al, const void *nt),
+	    (n, al, nt))
+AL_ALLOC_FN(AL_NA_AL_NT, _ZnamSt11align_val_tRKSt9nothrow_t, (size_t n, size_t al, const void *nt),
+	    (n, al, nt))
+
+AL_FREE_FN(AL_DL, _ZdlPv, (void *p), (p), p)
+AL_FREE_FN(AL_DA, _ZdaPv, (void *p), (p), p)
+AL_FREE_FN(AL_DL_NT, _ZdlPvRKSt9nothrow_t, (void *p, const void *nt), (p, nt), p)
+AL_FREE_FN(AL_DA_NT, _ZdaPvRKSt9nothrow_t, (void *p, const void *nt), (p, nt), p)
+AL_FREE_FN(AL_DL_SZ, _ZdlPvm, (void *p, size_t n), (p, n), p)
+AL_FREE_FN(AL_DA_SZ, _ZdaPvm, (void *p, size_t n), (p, n), p)
+AL_FREE_FN(AL_DL_AL, _ZdlPvSt11align_val_t, (void *p, size_t al), (p, al), p)
+AL_FREE_FN(AL_DA_AL, _ZdaPvSt11align_val_t, (void *p, size_t al), (p, al), p)
+AL_FREE_FN(AL_DL_AL_NT, _ZdlPvSt11align_val_tRKSt9nothrow_t, (void *p, size_t al, const void *nt),
+	   (p, al, nt), p)
+AL_FREE_FN(AL_DA_AL_NT, _ZdaPvSt11align_val_tRKSt9nothrow_t, (void *p, size_t al, const void *nt),
+	   (p, al, nt), p)
+AL_FREE_FN(AL_DL_SZ_AL, _ZdlPvmSt11align_val_t, (void *p, size_t n, size_t al), (p, n, al), p)
+AL_FREE_FN(AL_DA_SZ_AL, _ZdaPvmSt11align_val_t, (void *p, size_t n, size_t al), (p, n, al), p)
+
+/* ---- jemalloc's own API (nallocx and sallocx only measure) ---------------- */
+
+AL_ALLOC_FN(AL_MALLOCX, mallocx, (size_t n, int flags), (n, flags))
+AL_FREE_FN(AL_SDALLOCX, sdallocx, (void *p, size_t n, int flags), (p, n, flags), p)
+AL_FREE_FN(AL_DALLOCX, dallocx, (void *p, int flags), (p, flags), p)
+
+AL_API void *rallocx(void *p, size_t n, int flags)
+{
+	void *(*fn)(void *, size_t, int) = (void *(*)(void *, size_t, int))al_get(AL_RALLOCX);
+	if (AL_UNLIKELY(!fn))
+		al_none(AL_RALLOCX);
+	if (!al_own[AL_RALLOCX])
+		return fn(p, n, flags);
+	uint64_t a0 = al_counts[0], f0 = al_counts[1];
+	size_t old = p && !al_busy() ? al_size(p) : 0;
+	return al_realloc_count(p, n, fn(p, n, flags), old, a0, f0, 0);
+}
+
+/* Resizes in place; counted as a realloc when the block's size changed. */
+AL_API size_t xallocx(void *p, size_t n, size_t extra, int flags)
+{
+	size_t (*fn)(void *, size_t, size_t, int) =
+		(size_t(*)(void *, size_t, size_t, int))al_get(AL_XALLOCX);
+	if (AL_UNLIKELY(!fn))
+		al_none(AL_XALLOCX);
+	if (!al_own[AL_XALLOCX])
+		return fn(p, n, extra, flags);
+	if (al_busy())
+		return fn(p, n, extra, flags);
+	uint64_t a0 = al_counts[0], f0 = al_counts[1];
+	size_t old = al_size(p);
+	size_t now = fn(p, n, extra, flags);
+	if (now != old && al_counts[0] == a0 && al_counts[1] == f0) {
+		al_count_free(old);
+		al_counts[0]++;
+		al_counts[2] += now;
+	}
+	return now;
 }
