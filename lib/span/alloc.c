@@ -611,15 +611,68 @@ AL_FREE_FN(AL_DA_SZ_AL, _ZdaPvmSt11align_val_t, (void *p, size_t n, size_t al), 
 
 /* ---- jemalloc's own API (nallocx and sallocx only measure) ---------------- */
 
-AL_ALLOC_FN(AL_MALLOCX, mallocx, (size_t n, int flags), (n, flags))
-AL_FREE_FN(AL_SDALLOCX, sdallocx, (void *p, size_t n, int flags), (p, n, flags), p)
-AL_FREE_FN(AL_DALLOCX, dallocx, (void *p, int flags), (p, flags), p)
+/* No jemalloc in the process, yet a program reached these through our
+ * symbols (a weak reference it tests): what the C library can do, through
+ * our counted entry points (MALLOCX_LG_ALIGN and MALLOCX_ZERO honoured,
+ * arenas and thread caches ignored), never an abort. */
+static AL_NOI void *al_mallocx_libc(size_t n, int flags)
+{
+	size_t al = (flags & 0x3f) ? (size_t)1 << (flags & 0x3f) : 0;
+	void *q = NULL;
+	if (al > 16) {
+		if (posix_memalign(&q, al, n ? n : 1) != 0)
+			q = NULL;
+	} else {
+		q = malloc(n ? n : 1);
+	}
+	if (q && (flags & 0x40))
+		memset(q, 0, n);
+	return q;
+}
+
+AL_ALLOC_FN(AL_MALLOCX, al_mallocx_real, (size_t n, int flags), (n, flags))
+AL_FREE_FN(AL_SDALLOCX, al_sdallocx_real, (void *p, size_t n, int flags), (p, n, flags), p)
+AL_FREE_FN(AL_DALLOCX, al_dallocx_real, (void *p, int flags), (p, flags), p)
+
+AL_API void *mallocx(size_t n, int flags)
+{
+	if (AL_UNLIKELY(!al_get(AL_MALLOCX)))
+		return al_mallocx_libc(n, flags);
+	return al_mallocx_real(n, flags);
+}
+
+AL_API void sdallocx(void *p, size_t n, int flags)
+{
+	if (AL_UNLIKELY(!al_get(AL_SDALLOCX))) {
+		free(p);
+		return;
+	}
+	al_sdallocx_real(p, n, flags);
+}
+
+AL_API void dallocx(void *p, int flags)
+{
+	if (AL_UNLIKELY(!al_get(AL_DALLOCX))) {
+		free(p);
+		return;
+	}
+	al_dallocx_real(p, flags);
+}
 
 AL_API void *rallocx(void *p, size_t n, int flags)
 {
 	void *(*fn)(void *, size_t, int) = (void *(*)(void *, size_t, int))al_get(AL_RALLOCX);
-	if (AL_UNLIKELY(!fn))
-		al_none(AL_RALLOCX);
+	if (AL_UNLIKELY(!fn)) { /* no jemalloc: see al_mallocx_libc */
+		if ((flags & 0x3f) <= 4 && !(flags & 0x40))
+			return realloc(p, n);
+		void *q = al_mallocx_libc(n, flags);
+		if (q && p) {
+			size_t u = malloc_usable_size(p);
+			memcpy(q, p, u < n ? u : n);
+			free(p);
+		}
+		return q;
+	}
 	if (!al_own[AL_RALLOCX])
 		return fn(p, n, flags);
 	uint64_t a0 = al_counts[0], f0 = al_counts[1];
@@ -632,8 +685,8 @@ AL_API size_t xallocx(void *p, size_t n, size_t extra, int flags)
 {
 	size_t (*fn)(void *, size_t, size_t, int) =
 		(size_t(*)(void *, size_t, size_t, int))al_get(AL_XALLOCX);
-	if (AL_UNLIKELY(!fn))
-		al_none(AL_XALLOCX);
+	if (AL_UNLIKELY(!fn)) /* no jemalloc: nothing resizes in place */
+		return malloc_usable_size(p);
 	if (!al_own[AL_XALLOCX])
 		return fn(p, n, extra, flags);
 	if (al_busy())

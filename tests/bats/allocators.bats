@@ -204,3 +204,15 @@ throw_balanced() {
 	assert_equal "$(grep -c 'spanstat:' err.txt)" 1
 	grep -E "^spanstat: --span-allocs: cannot count the allocations of '$w' \(pid [0-9]+\): it has a malloc of its own; its values read 0$" err.txt
 }
+
+@test "jemalloc's API reached through weak references with no jemalloc loaded works, counted, never aborts" {
+	local w
+	w=$(build_workload alloc_weakx $(span_link_flags))
+	run "$w"
+	assert_success
+	assert_output 'jemalloc api: absent'
+	run "$SPANSTAT" --spans --span-allocs --json=w.json -- "$w"
+	assert_success
+	assert_line ok
+	assert_equal "$(jq -c '[.spans.merged.nodes[] | select(.name == "x") | .allocs, .frees] ' w.json)" "[2,2]"
+}
