@@ -4,12 +4,18 @@
  * x is time since the run's start, with an axis; one lane per thread,
  * grouped under its process (by pid, then tid), the outermost spans at the
  * top of the lane and what they call below, not merged.  A span shorter
- * than one pixel of the final picture is not drawn: it shows as part of its
- * parent's frame, and the file says how many were merged so.  Since a
- * run's length only grows, a span shorter than a pixel of the run so far
- * is dropped as soon as it ends, so memory stays with what can be seen
- * even for runs of many millions of spans.  Each frame's <title> holds the
- * name, the duration, when it began and whether spanstat closed it. */
+ * than one pixel of the final picture is not drawn alone.  Siblings shorter
+ * than a pixel that follow each other with less than a pixel between them
+ * form a run, drawn as one block labelled with their count, their name
+ * (when they share it) and their busy time, so that a thread busy with many
+ * short spans never looks idle; a span shorter than a pixel and in no such
+ * run shows as part of its parent's frame, and the file says how many were
+ * merged so.  Since a run's length only grows, a span shorter than a pixel
+ * of the run so far never becomes drawable: it joins its depth's pending
+ * run as soon as it ends, and a pending run too short to draw is dropped
+ * when it closes, so memory stays with what can be seen even for runs of
+ * many millions of spans.  Each frame's <title> holds the name, the
+ * duration, when it began and whether spanstat closed it. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -26,10 +32,15 @@
 #define FC_AXIS 26
 #define FC_LABEL 16 /* a process's or thread's heading */
 #define FC_GAP 6
+#define FC_RUN_DEPTH 256 /* runs of siblings are formed this deep at most */
 
+/* A drawn frame: one span, or a run of count sub-pixel siblings (count > 1)
+ * whose own times add up to busy (name 0: not all of one name). */
 struct fc_span {
 	uint64_t b, e;
 	uint32_t name, depth, flags;
+	uint32_t count;
+	uint64_t busy;
 };
 
 struct fc_lane {
@@ -38,6 +49,8 @@ struct fc_lane {
 	struct fc_span *s;
 	size_t n, cap;
 	uint32_t maxdepth;
+	struct fc_span *run; /* the pending run at each depth (count 0: none) */
+	uint32_t nrun;	     /* depths with room in run */
 };
 
 struct flamechart {
@@ -48,6 +61,7 @@ struct flamechart {
 	uint64_t t0; /* 0 until the first span */
 	uint64_t t1; /* the latest end of any span, drawn or dropped */
 	unsigned long merged, spans;
+	unsigned long inruns; /* spans drawn in runs of siblings */
 };
 
 static struct fc_lane *fc_lane(struct flamechart *c, uint32_t pid, uint32_t tid)
@@ -83,6 +97,87 @@ static int fc_start(struct writer *w, const struct run_head *h)
 	return 0;
 }
 
+static int fc_store(struct fc_lane *l, const struct fc_span *sp)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		struct fc_span *s = realloc(l->s, cap * sizeof *s);
+		if (!s)
+			return -ENOMEM;
+		l->s = s;
+		l->cap = cap;
+	}
+	l->s[l->n++] = *sp;
+	return 0;
+}
+
+/* Closes the pending run at depth d: drawn when it holds two spans or more
+ * and spans a pixel of the run so far, else its spans are merged. */
+static int fc_run_close(struct flamechart *c, struct fc_lane *l, uint32_t d)
+{
+	struct fc_span *r = &l->run[d];
+	int rc = 0;
+	if (!r->count)
+		return 0;
+	if (r->count > 1 && r->e > c->t0 && (r->e - r->b) * FC_PLOT >= r->e - c->t0) {
+		rc = fc_store(l, r);
+		if (rc == 0)
+			c->inruns += r->count;
+	} else {
+		c->merged += r->count;
+	}
+	r->count = 0;
+	return rc;
+}
+
+/* Closes the pending runs at depths from d down: their parent ended, or a
+ * drawn sibling breaks the run. */
+static int fc_runs_close(struct flamechart *c, struct fc_lane *l, uint32_t d)
+{
+	for (uint32_t k = d; k < l->nrun; k++)
+		if (fc_run_close(c, l, k) != 0)
+			return -ENOMEM;
+	return 0;
+}
+
+/* A span shorter than a pixel of the run so far: it joins its depth's
+ * pending run when it follows it within a pixel, else starts one. */
+static int fc_run_add(struct flamechart *c, struct fc_lane *l, const struct span_event *ev)
+{
+	uint32_t d = ev->depth;
+	if (d >= FC_RUN_DEPTH) {
+		c->merged++;
+		return 0;
+	}
+	if (d >= l->nrun) {
+		uint32_t n = l->nrun ? l->nrun : 8;
+		while (n <= d)
+			n *= 2;
+		struct fc_span *r = realloc(l->run, n * sizeof *r);
+		if (!r)
+			return -ENOMEM;
+		memset(r + l->nrun, 0, (n - l->nrun) * sizeof *r);
+		l->run = r;
+		l->nrun = n;
+	}
+	struct fc_span *r = &l->run[d];
+	uint64_t pixel = (ev->ts - c->t0) / FC_PLOT;
+	if (r->count && ev->begin_ts >= r->e && ev->begin_ts - r->e <= pixel) {
+		r->e = ev->ts;
+		r->busy += ev->ts - ev->begin_ts;
+		r->count++;
+		r->flags |= ev->flags;
+		if (r->name != ev->name)
+			r->name = 0;
+		return 0;
+	}
+	if (fc_run_close(c, l, d) != 0)
+		return -ENOMEM;
+	*r = (struct fc_span){ev->begin_ts,	    ev->ts, ev->name, d, ev->flags, 1,
+			      ev->ts - ev->begin_ts};
+	return 0;
+}
+
 static void fc_end(struct writer *w, struct flamechart *c, const struct span_event *ev)
 {
 	c->spans++;
@@ -96,28 +191,26 @@ static void fc_end(struct writer *w, struct flamechart *c, const struct span_eve
 	 * then a span dropped here is shorter than a pixel at the end too */
 	if (ev->ts > c->t1)
 		c->t1 = ev->ts;
-	/* shorter than a pixel of the run so far: shorter than one at its end */
-	uint64_t dur = ev->ts - ev->begin_ts;
-	if (ev->ts > c->t0 && dur * FC_PLOT < ev->ts - c->t0) {
-		c->merged++;
-		return;
-	}
 	struct fc_lane *l = fc_lane(c, ev->pid, ev->tid);
 	if (!l) {
 		w->err = -ENOMEM;
 		return;
 	}
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 64;
-		struct fc_span *s = realloc(l->s, cap * sizeof *s);
-		if (!s) {
-			w->err = -ENOMEM;
-			return;
-		}
-		l->s = s;
-		l->cap = cap;
+	/* the runs below this span are its children's: complete now */
+	if (fc_runs_close(c, l, ev->depth + 1) != 0) {
+		w->err = -ENOMEM;
+		return;
 	}
-	l->s[l->n++] = (struct fc_span){ev->begin_ts, ev->ts, ev->name, ev->depth, ev->flags};
+	/* shorter than a pixel of the run so far: shorter than one at its end */
+	uint64_t dur = ev->ts - ev->begin_ts;
+	if (ev->ts > c->t0 && dur * FC_PLOT < ev->ts - c->t0) {
+		if (fc_run_add(c, l, ev) != 0)
+			w->err = -ENOMEM;
+		return;
+	}
+	struct fc_span sp = {ev->begin_ts, ev->ts, ev->name, ev->depth, ev->flags, 1, dur};
+	if (fc_runs_close(c, l, ev->depth) != 0 || fc_store(l, &sp) != 0)
+		w->err = -ENOMEM;
 }
 
 static void fc_span(void *arg, const struct span_event *ev)
@@ -192,13 +285,18 @@ static int fc_finish(struct writer *w, const struct report *r)
 				t1 = c->lane[i].s[k].e;
 	uint64_t span = t1 > c->t0 ? t1 - c->t0 : 1;
 	uint64_t total = 0;
+	for (size_t i = 0; i < c->nlane; i++)
+		if (fc_runs_close(c, &c->lane[i], 0) != 0)
+			return -ENOMEM;
 	for (size_t i = 0; i < c->nlane; i++) {
 		struct fc_lane *l = &c->lane[i];
 		size_t keep = 0;
 		for (size_t k = 0; k < l->n; k++) {
 			struct fc_span *s = &l->s[k];
 			if ((s->e - s->b) * FC_PLOT < span) {
-				c->merged++;
+				c->merged += s->count;
+				if (s->count > 1)
+					c->inruns -= s->count;
 				continue;
 			}
 			if (s->depth > l->maxdepth)
@@ -225,10 +323,12 @@ static int fc_finish(struct writer *w, const struct report *r)
 		height += FC_LABEL + (int)(c->lane[i].maxdepth + 1) * SVGKIT_FRAME + FC_GAP;
 	}
 	FILE *fp = w->fp;
-	char hidden[128];
-	snprintf(hidden, sizeof hidden, "%lu span%s of %lu shorter than a pixel, merged into %s",
-		 c->merged, c->merged == 1 ? "" : "s", c->spans,
-		 c->merged == 1 ? "its parent" : "their parents");
+	char hidden[192];
+	unsigned long small = c->merged + c->inruns;
+	snprintf(hidden, sizeof hidden,
+		 "%lu span%s of %lu shorter than a pixel: %lu drawn in runs of siblings, %lu "
+		 "merged into their parents",
+		 small, small == 1 ? "" : "s", c->spans, c->inruns, c->merged);
 	svgkit_open(fp, height, total, span, "Flame chart", h && h->argc ? h->argv[0] : "", "time",
 		    hidden);
 	svgkit_axis(fp, FC_TOP, span);
@@ -250,16 +350,33 @@ static int fc_finish(struct writer *w, const struct report *r)
 		y += FC_LABEL;
 		for (size_t k = 0; k < l->n; k++) {
 			const struct fc_span *s = &l->s[k];
-			char about[128], dur[32], at[32];
+			char about[192], dur[32], at[32], busy[32], label[1024];
+			const char *name = fc_text(h, s->name);
 			svgkit_time(dur, sizeof dur, (double)(s->e - s->b));
 			svgkit_time(at, sizeof at, (double)(s->b - c->t0));
-			snprintf(about, sizeof about, "(%s, at %s%s)", dur, at,
-				 s->flags & SPAN_F_UNFINISHED ? ", closed by spanstat" : "");
+			if (s->count > 1) { /* a run of siblings */
+				svgkit_time(busy, sizeof busy, (double)s->busy);
+				if (s->name)
+					snprintf(label, sizeof label, "%s \u00d7%" PRIu32, name,
+						 s->count);
+				else
+					snprintf(label, sizeof label, "%" PRIu32 " spans",
+						 s->count);
+				name = label;
+				snprintf(about, sizeof about,
+					 "(%" PRIu32 " spans, busy %s of %s, at %s%s)", s->count,
+					 busy, dur, at,
+					 s->flags & SPAN_F_UNFINISHED ? ", some closed by spanstat"
+								      : "");
+			} else {
+				snprintf(about, sizeof about, "(%s, at %s%s)", dur, at,
+					 s->flags & SPAN_F_UNFINISHED ? ", closed by spanstat"
+								      : "");
+			}
 			double x = SVGKIT_PAD + (double)(s->b - c->t0) / (double)span * FC_PLOT;
 			double wd = (double)(s->e - s->b) / (double)span * FC_PLOT;
-			svgkit_frame(fp, fc_text(h, s->name), about, NULL, x,
-				     y + (int)s->depth * SVGKIT_FRAME, wd, s->depth, lane,
-				     s->e - s->b);
+			svgkit_frame(fp, name, about, NULL, x, y + (int)s->depth * SVGKIT_FRAME, wd,
+				     s->depth, lane, s->count > 1 ? s->busy : s->e - s->b);
 		}
 		y += (int)(l->maxdepth + 1) * SVGKIT_FRAME + FC_GAP;
 		lane++;
@@ -273,8 +390,10 @@ static void fc_release(struct writer *w)
 	struct flamechart *c = w->priv;
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->nlane; i++)
+	for (size_t i = 0; i < c->nlane; i++) {
 		free(c->lane[i].s);
+		free(c->lane[i].run);
+	}
 	free(c->lane);
 	u64map_release(&c->index);
 	u64map_release(&c->procname);

@@ -9,8 +9,9 @@ load helpers
 bats_require_minimum_version 1.5.0
 
 setup_file() {
-	export SPAN_THREADS METRICS LOOP
+	export SPAN_THREADS METRICS LOOP BUSY
 	SPAN_THREADS=$(build_workload span_threads $(span_link_flags))
+	BUSY=$(build_workload span_busy $(span_link_flags))
 	METRICS=$(build_workload span_metrics $(span_link_flags))
 	LOOP=$(build_workload span_loop $(span_link_flags))
 }
@@ -36,11 +37,12 @@ frames() {
 	assert_equal "$(grep -c '>process ' t.svg)" 1
 	assert_equal "$(frames t.svg | cut -d' ' -f1 | sort -u | wc -l)" \
 		"$(jq '[.spans.threads[] | select(.nodes | length > 0)] | length' t.json)"
-	# drawn + merged = every span the JSON counts
-	drawn=$(grep -c '<g class="f"' t.svg)
-	read -r merged all < <(sed -n -E 's/.*>([0-9]+) spans? of ([0-9]+) shorter than a pixel.*/\1 \2/p' t.svg)
+	# drawn alone + drawn in runs + merged = every span the JSON counts
+	drawn=$(frames t.svg | grep -cvE ' ×[0-9]+$| [0-9]+ spans$' || true)
+	read -r small all inruns merged < <(sed -n -E 's/.*>([0-9]+) spans? of ([0-9]+) shorter than a pixel: ([0-9]+) drawn in runs of siblings, ([0-9]+) merged.*/\1 \2 \3 \4/p' t.svg)
 	assert_equal "$all" "$(jq '[.spans.threads[].nodes[].count] | add' t.json)"
-	assert_equal "$((drawn + merged))" "$all"
+	assert_equal "$((inruns + merged))" "$small"
+	assert_equal "$((drawn + small))" "$all"
 	# the main thread's spans, in time order, each with its own instance
 	run -0 jq -r '.spans.threads[] | select(.thread_name == "main-thread") | .tid' t.json
 	grep -q '<title>main (' t.svg
@@ -158,4 +160,22 @@ time.sleep(0.15)'
 	a=$(grep -o '<title>A ([0-9.]* ms, at [0-9.]* ms' d.svg | sed 's/.*at \([0-9.]*\) ms/\1/')
 	# the axis spans at least A's start plus 100.1 ms (B's end, less rounding)
 	python3 -c 'import sys; sys.exit(0 if int(sys.argv[1]) >= (float(sys.argv[2]) + 100.1) * 1e6 else 1)' "$span" "$a"
+}
+
+@test "--flamechart: a thread busy with spans far shorter than a pixel is drawn busy, in runs with their count" {
+	require_cmd xmllint
+	run -0 "$SPANSTAT" --flamechart=b.svg --json=b.json -- "$BUSY" 5000
+	run -0 xmllint --noout b.svg
+	# the ticks are drawn as blocks "tick ×N" at depth 1 under "work", whose
+	# counts with the merged ones make the 5000 (how many runs a preemption
+	# splits them into depends on the load)
+	frames b.svg >f.txt
+	local inruns
+	inruns=$(sed -n -E 's/.* tick ×([0-9]+)$/\1/p' f.txt | awk '{ s += $1 } END { print s + 0 }')
+	[ "${inruns:-0}" -ge 2500 ] || fail "only ${inruns:-0} ticks drawn in runs"
+	grep -qE '<title>tick ×[0-9]+ \([0-9]+ spans, busy [0-9.]+ [a-z]+ of [0-9.]+ [a-z]+, at ' b.svg
+	read -r small all runs merged < <(sed -n -E 's/.*>([0-9]+) spans? of ([0-9]+) shorter than a pixel: ([0-9]+) drawn in runs of siblings, ([0-9]+) merged.*/\1 \2 \3 \4/p' b.svg)
+	assert_equal "$all" 5002
+	assert_equal "$runs" "$inruns"
+	assert_equal "$((runs + merged))" "$small"
 }
