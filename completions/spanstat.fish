@@ -123,8 +123,11 @@ complete -c spanstat -n __spanstat_no_command -s V -l version -d 'Show the versi
 
 # spanstat diff [OPTIONS] OLD NEW: its own options, then record files or
 # JSON documents
-for o in threshold alpha
+for o in threshold alpha primary-paths
     complete -c spanstat -n '__spanstat_subcommand diff' -l $o -x
+end
+for o in all
+    complete -c spanstat -n '__spanstat_subcommand diff' -l $o
 end
 for o in json folded flamegraph
     complete -c spanstat -n '__spanstat_subcommand diff' -l $o -r -F
