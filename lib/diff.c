@@ -980,7 +980,9 @@ static int diff_by_old_self(const void *a, const void *b)
 }
 
 /* The primary family: every counter, the elapsed time, and the self time
- * of the k comparable span paths with the most of it in OLD. */
+ * of the k comparable span paths with the most of it in OLD, among those
+ * NEW has too: a path gone is a change of structure, not of speed, and is
+ * reported as secondary. */
 static int diff_primary(struct diff *d, unsigned k)
 {
 	size_t *ix = malloc((d->n ? d->n : 1) * sizeof *ix), m = 0;
@@ -991,7 +993,8 @@ static int diff_primary(struct diff *d, unsigned k)
 		it->primary = it->kind == DIFF_COUNTER ||
 			      (it->kind == DIFF_RUSAGE && strcmp(it->name, "elapsed_ns") == 0);
 		if (it->kind == DIFF_SPAN && strcmp(it->field, "self_ns") == 0 &&
-		    it->verdict != DIFF_NOT_COMPARABLE && it->mean[0] > 0)
+		    it->verdict != DIFF_NOT_COMPARABLE && it->presence == DIFF_BOTH &&
+		    it->mean[0] > 0)
 			ix[m++] = i;
 	}
 	diff_top_of = d;

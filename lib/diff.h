@@ -17,8 +17,8 @@
  * - the others get a p: Welch's t-test's or, with 8 or more runs a side,
  *   the larger of it and Mann-Whitney U's;
  * - the primary family (every counter, the elapsed time, and the self time
- *   of the primary_paths span paths with the most self time in OLD) is
- *   adjusted with Holm's method: the chance that any primary quantity of
+ *   of the primary_paths span paths with the most self time in OLD, of
+ *   those in both) is adjusted with Holm's method: the chance that any primary quantity of
  *   two sessions without a difference is called changed is at most alpha;
  * - every other quantity is secondary, adjusted with Benjamini-Hochberg's
  *   method (the expected share of false discoveries is at most alpha): it

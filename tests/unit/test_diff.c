@@ -46,6 +46,7 @@ struct gen {
 	int count_delta;   /* added to path f1's call count (103 a run) */
 	int faults_delta;  /* added to page-faults (400 a run, no variance) */
 	bool no_faults;	   /* page-faults not in the event list */
+	bool no_hot;	   /* path f0 not in the spans */
 	const char *command;
 };
 
@@ -86,6 +87,8 @@ static char *gen_doc(const struct gen *g)
 		size_t klen = 0;
 		FILE *k = open_memstream(&kids, &klen);
 		for (int p = 0; p < g->paths; p++) {
+			if (p == 0 && g->no_hot)
+				continue;
 			/* self times falling with the path's rank: f0 the hottest */
 			double self = 4e6 / (1 + p) * factor[r] * (1 + g->noise / 2 * normal());
 			self *= p == 0 ? g->hot_shift : p == g->paths - 1 ? g->cold_shift : 1;
@@ -342,6 +345,18 @@ static void test_gaps(void)
 	const struct diff_item *gone = find(&d, "main;f7", "self_ns");
 	ok(gone && gone->presence == DIFF_GONE, "a path in OLD only is gone");
 	diff_release(&d);
+	/* the hottest path gone: reported, secondary; the next 5 are primary */
+	struct gen nohot = base;
+	nohot.no_hot = true;
+	compare(&d, &base, &nohot, 0.05, 0, &cause);
+	gone = find(&d, "main;f0", "self_ns");
+	const struct diff_item *f5 = find(&d, "main;f5", "self_ns");
+	ok(gone && gone->presence == DIFF_GONE && !gone->primary && gone->verdict == DIFF_BETTER &&
+		   f5 && f5->primary && d.sum.primary.compared == 9 &&
+		   d.sum.outcome == DIFF_OUT_SAME,
+	   "the hottest path gone from NEW: secondary, its time gone is not a speed-up (%d)",
+	   (int)d.sum.outcome);
+	diff_release(&d);
 	compare(&d, &fewer, &base, 0.05, 0, &cause);
 	const struct diff_item *nw = find(&d, "main;f7", "count");
 	ok(nw && nw->presence == DIFF_NEW && isinf(nw->change_pct), "a path in NEW only is new");
@@ -407,12 +422,10 @@ static void test_refused(void)
 
 /* --- a document read from a stream, a window at a time ------------------- */
 
-static void test_stream(void)
+/* g's document read from a stream as from memory: the same samples. */
+static void stream_as_memory(const struct gen *g, const char *what)
 {
-	struct gen g = base;
-	g.runs = 3000; /* about 1 MB: more than the first window */
-	g.paths = 20;
-	char *doc = gen_doc(&g);
+	char *doc = gen_doc(g);
 	size_t len = strlen(doc);
 	struct diff a, b;
 	char *cause = NULL;
@@ -425,18 +438,29 @@ static void test_stream(void)
 	bool same = e1 == 0 && e2 == 0 && a.n == b.n && a.runs[0] == b.runs[0];
 	for (size_t i = 0; same && i < a.n; i++)
 		same = memcmp(a.item[i].v[0], b.item[i].v[0], a.runs[0] * sizeof(double)) == 0;
-	ok(same, "%zu bytes read from a stream as from memory (%zu items, %u runs)", len, b.n,
-	   b.runs[0]);
+	ok(same, "%s: %zu bytes read from a stream as from memory (%zu items, %u runs)", what, len,
+	   b.n, b.runs[0]);
 	diff_release(&a);
 	diff_release(&b);
 	/* cut anywhere, a stream is never a document */
 	diff_init(&b);
 	fp = fmemopen(doc, len / 2, "r");
-	ok(diff_add_file(&b, 0, "", 0, fp, &cause) == -EINVAL, "half a document is not one");
+	ok(diff_add_file(&b, 0, "", 0, fp, &cause) == -EINVAL, "%s: half of it is not one", what);
 	fclose(fp);
 	free(cause);
 	diff_release(&b);
 	free(doc);
+}
+
+static void test_stream(void)
+{
+	struct gen g = base;
+	g.runs = 3000; /* 8 MB: the 1 MB window slides */
+	g.paths = 20;
+	stream_as_memory(&g, "many small runs");
+	g.runs = 2; /* a thread of 2.5 MB: the window grows */
+	g.paths = 20000;
+	stream_as_memory(&g, "threads larger than the window");
 }
 
 int main(void)
