@@ -602,26 +602,16 @@ int diff_main(int argc, char **argv)
 	if (diff_compare(&d, &opt) < 0 || diff_order(&d, &order) < 0)
 		die("out of memory");
 	int code = diff_status(&d);
-	/* what was not compared, and what may make the comparison unfair */
-	char *warn[2] = {NULL, NULL};
-	int nwarn = diff_warnings(&d, warn);
-	for (int w = 0; w < nwarn; w++)
-		errline(warn[w]);
-	bool spans_gap = false;
-	for (size_t g = 0; g < d.ngap; g++) {
-		char *m = diff_gap_text(&d.gap[g]);
-		die_soft("not comparable: %s", m ? m : "out of memory");
-		free(m);
-		spans_gap |= d.gap[g].kind == DIFF_GAP_SPANS;
-	}
 	/* a differential picture of spans one side lacks would show its
-	 * unknown times as zeros */
-	for (int k = DOUT_FOLDED; spans_gap && k <= DOUT_FLAMEGRAPH; k++)
-		if (path[k]) {
-			die_soft("%s '%s' not written: the span paths are not comparable",
-				 dout_opt[k], path[k]);
-			path[k] = NULL;
-		}
+	 * unknown times as zeros: not written */
+	bool spans_gap = false;
+	const char *unwritten[DOUT_MAX] = {NULL};
+	for (size_t g = 0; g < d.ngap; g++)
+		spans_gap |= d.gap[g].kind == DIFF_GAP_SPANS;
+	for (int k = DOUT_FOLDED; spans_gap && k <= DOUT_FLAMEGRAPH; k++) {
+		unwritten[k] = path[k];
+		path[k] = NULL;
+	}
 	/* the files first, each whole or not at all; then the report */
 	struct outfile out[DOUT_MAX];
 	for (int k = 0; k < DOUT_MAX; k++) {
@@ -655,6 +645,20 @@ int diff_main(int argc, char **argv)
 			die("%s", why);
 		}
 	}
+	/* what was not compared, and what may make the comparison unfair */
+	char *warn[2] = {NULL, NULL};
+	int nwarn = diff_warnings(&d, warn);
+	for (int w = 0; w < nwarn; w++)
+		errline(warn[w]);
+	for (size_t g = 0; g < d.ngap; g++) {
+		char *m = diff_gap_text(&d.gap[g]);
+		die_soft("not comparable: %s", m ? m : "out of memory");
+		free(m);
+	}
+	for (int k = 0; k < DOUT_MAX; k++)
+		if (unwritten[k])
+			die_soft("%s '%s' not written: the span paths are not comparable",
+				 dout_opt[k], unwritten[k]);
 	for (int k = 0; k < DOUT_MAX; k++) {
 		if (!path[k])
 			continue;
