@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -44,6 +45,21 @@ struct json {
 	struct json_interval *iv;
 	size_t niv, cap;
 	size_t nev;
+};
+
+/* The node lists, written as the document is: every list stands in the
+ * document as a placeholder string, "\x01nodes K NONCE" (NONCE: random, so
+ * that no name can pass for one), and is streamed node by node where the
+ * printed document holds it, so that memory stays with the trees and not
+ * with a tree of JSON items and its text (6 KB per span path before). */
+struct json_lists {
+	struct json_list {
+		const struct span_tree *t;
+		const struct run_head *h;
+	} * l;
+	size_t n, cap;
+	uint64_t nonce;
+	struct span_tree scratch; /* the merged tree, when it had to be made */
 };
 
 /* Adds an integer exactly: cJSON numbers are doubles and print large
@@ -380,23 +396,27 @@ static cJSON *json_node(const struct span_tree *t, uint32_t i, uint32_t id, int6
 	return o;
 }
 
-/* Every node of t below the root as one flat array, depth-first pre-order,
- * children by total time (largest first): nesting in the document stays
- * fixed however deep the spans nest.  NULL on -ENOMEM. */
-static cJSON *json_nodes(const struct span_tree *t, const struct run_head *h)
+/* Writes every node of t below the root as one flat array, depth-first
+ * pre-order, children by total time (largest first): nesting in the
+ * document stays fixed however deep the spans nest.  One node's items at a
+ * time; 0, -ENOMEM or -EIO. */
+static int json_write_nodes(FILE *fp, const struct span_tree *t, const struct run_head *h)
 {
-	cJSON *arr = cJSON_CreateArray();
-	if (!arr || t->n <= 1)
-		return arr;
+	if (t->n <= 1)
+		return fputs("[]", fp) == EOF ? (errno ? -errno : -EIO) : 0;
+	int rc = 0;
 	uint32_t *id = malloc(t->n * sizeof *id); /* tree index -> list id */
 	uint32_t *depth = malloc(t->n * sizeof *depth);
 	uint32_t *stack = malloc(t->n * sizeof *stack); /* nodes still to emit */
 	struct json_kid *kids = malloc(t->n * sizeof *kids);
-	if (!id || !depth || !stack || !kids)
-		goto nomem;
+	if (!id || !depth || !stack || !kids) {
+		rc = -ENOMEM;
+		goto out;
+	}
 	uint32_t sp = 0, next = 0;
 	depth[0] = 0;
 	uint32_t from = 0; /* the node whose children are pushed next */
+	fputc('[', fp);
 	for (;;) {
 		size_t n = 0;
 		for (uint32_t c = t->node[from].first_child; c && c < t->n;
@@ -413,26 +433,29 @@ static cJSON *json_nodes(const struct span_tree *t, const struct run_head *h)
 		const struct span_node *sn = &t->node[from];
 		int64_t parent = sn->parent ? (int64_t)id[sn->parent] : -1;
 		id[from] = next;
-		cJSON *o = json_node(t, from, next++, parent, depth[from], h);
-		if (!o)
-			goto nomem;
-		cJSON_AddItemToArray(arr, o);
+		cJSON *o = json_node(t, from, next, parent, depth[from], h);
+		char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+		cJSON_Delete(o);
+		if (!text) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		fputs(next++ ? ",\n" : "\n", fp);
+		fputs(text, fp);
+		cJSON_free(text);
 	}
+	if (fputs("\n]", fp) == EOF || ferror(fp))
+		rc = errno ? -errno : -EIO;
+out:
 	free(id);
 	free(depth);
 	free(stack);
 	free(kids);
-	return arr;
-nomem:
-	free(id);
-	free(depth);
-	free(stack);
-	free(kids);
-	cJSON_Delete(arr);
-	return NULL;
+	return rc;
 }
 
-static cJSON *json_tree(const struct span_tree *t, const struct run_head *h, bool thread)
+static cJSON *json_tree(const struct span_tree *t, const struct run_head *h, bool thread,
+			struct json_lists *lists)
 {
 	const struct strtab *names = h ? h->strings : NULL;
 	cJSON *o = cJSON_CreateObject();
@@ -455,17 +478,25 @@ static cJSON *json_tree(const struct span_tree *t, const struct run_head *h, boo
 	}
 	json_u64(o, "total_ns", total);
 	json_u64(o, "count", count);
-	cJSON *nodes = json_nodes(t, h);
-	if (!nodes) {
-		cJSON_Delete(o);
-		return NULL;
+	if (lists->n == lists->cap) {
+		size_t cap = lists->cap ? 2 * lists->cap : 16;
+		struct json_list *l = realloc(lists->l, cap * sizeof *l);
+		if (!l) {
+			cJSON_Delete(o);
+			return NULL;
+		}
+		lists->l = l;
+		lists->cap = cap;
 	}
-	cJSON_AddItemToObject(o, "nodes", nodes);
+	char mark[64];
+	snprintf(mark, sizeof mark, "\x01nodes %zu %016" PRIx64, lists->n, lists->nonce);
+	lists->l[lists->n++] = (struct json_list){t, h};
+	cJSON_AddStringToObject(o, "nodes", mark);
 	return o;
 }
 
 /* The span section; the same shape, empty, when spans were not collected. */
-static cJSON *json_spans(const struct report *r)
+static cJSON *json_spans(const struct report *r, struct json_lists *lists)
 {
 	const struct run_head *names = r->head;
 	const struct spantree *st = r->spans;
@@ -489,18 +520,16 @@ static cJSON *json_spans(const struct report *r)
 	}
 	cJSON *threads = cJSON_AddArrayToObject(o, "threads");
 	for (size_t i = 0; st && threads && i < st->nthread; i++)
-		cJSON_AddItemToArray(threads, json_tree(st->thread[i], names, true));
-	struct span_tree scratch, empty;
+		cJSON_AddItemToArray(threads, json_tree(st->thread[i], names, true, lists));
+	static const struct span_tree empty;
 	int err;
-	const struct span_tree *merged = report_merged(r, &scratch, &err);
+	const struct span_tree *merged = report_merged(r, &lists->scratch, &err);
 	if (err < 0) {
-		span_tree_release(&scratch);
 		cJSON_Delete(o);
 		return NULL;
 	}
-	memset(&empty, 0, sizeof empty);
-	cJSON_AddItemToObject(o, "merged", json_tree(merged ? merged : &empty, names, false));
-	span_tree_release(&scratch);
+	cJSON_AddItemToObject(o, "merged",
+			      json_tree(merged ? merged : &empty, names, false, lists));
 
 	cJSON *d = cJSON_AddObjectToObject(o, "decode");
 	struct decode_stats zero;
@@ -648,7 +677,8 @@ static cJSON *json_ranks(const struct report *r)
 	return o;
 }
 
-static cJSON *json_build(const struct json *j, const struct run_head *h, const struct report *r)
+static cJSON *json_build(const struct json *j, const struct run_head *h, const struct report *r,
+			 struct json_lists *lists)
 {
 	static const struct evlist no_events;
 	const struct evlist *evl = h->evl ? h->evl : &no_events;
@@ -701,7 +731,7 @@ static cJSON *json_build(const struct json *j, const struct run_head *h, const s
 		cJSON_AddItemToObject(o, "exit", json_exit(rr->exit_code, rr->wstatus));
 	}
 	cJSON_AddItemToObject(doc, "intervals", json_intervals(j, evl));
-	cJSON *spans = json_spans(r);
+	cJSON *spans = json_spans(r, lists);
 	if (!spans) {
 		cJSON_Delete(doc);
 		return NULL;
@@ -751,21 +781,51 @@ static int json_interval(struct writer *w, const struct interval_sample *s)
 	return 0;
 }
 
+/* A number no name can guess: the placeholders' (see struct json_lists). */
+static uint64_t json_nonce(void)
+{
+	uint64_t n = 0;
+	if (getrandom(&n, sizeof n, GRND_NONBLOCK) != (ssize_t)sizeof n) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		n = (uint64_t)ts.tv_nsec * UINT64_C(0x9e3779b97f4a7c15) ^ (uint64_t)(uintptr_t)&ts;
+	}
+	return n;
+}
+
 static int json_finish(struct writer *w, const struct report *r)
 {
 	const struct run_head *h = r && r->head ? r->head : w->head;
 	if (!h || !r)
 		return -EINVAL;
-	cJSON *doc = json_build(w->priv, h, r);
+	struct json_lists lists = {0};
+	lists.nonce = json_nonce();
+	cJSON *doc = json_build(w->priv, h, r, &lists);
 	char *text = doc ? cJSON_Print(doc) : NULL;
 	cJSON_Delete(doc);
-	if (!text)
-		return -ENOMEM;
-	size_t len = strlen(text);
-	int rc = 0;
-	if (fwrite(text, 1, len, w->fp) != len || fputc('\n', w->fp) == EOF || fflush(w->fp) != 0)
+	int rc = text ? 0 : -ENOMEM;
+	/* the document, each placeholder replaced by its list, in order */
+	char mark[64];
+	const char *at = text;
+	for (size_t k = 0; rc == 0 && k < lists.n; k++) {
+		int len = snprintf(mark, sizeof mark, "\"\\u0001nodes %zu %016" PRIx64 "\"", k,
+				   lists.nonce);
+		const char *m = strstr(at, mark);
+		if (!m) {
+			rc = -EIO;
+			break;
+		}
+		if (fwrite(at, 1, (size_t)(m - at), w->fp) != (size_t)(m - at))
+			rc = errno ? -errno : -EIO;
+		else
+			rc = json_write_nodes(w->fp, lists.l[k].t, lists.l[k].h);
+		at = m + len;
+	}
+	if (rc == 0 && (fputs(at, w->fp) == EOF || fputc('\n', w->fp) == EOF || fflush(w->fp) != 0))
 		rc = errno ? -errno : -EIO;
 	cJSON_free(text);
+	free(lists.l);
+	span_tree_release(&lists.scratch);
 	return rc;
 }
 

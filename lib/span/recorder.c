@@ -1298,6 +1298,7 @@ static REC_NOI __attribute__((noinline)) void rec_apply(struct rec_thread *t, ui
 		return;
 	}
 	struct rec_centry *c = &t->cache[rec_hash(key)];
+	uint64_t fresh_v[RECV_MAX];
 	if (fresh && op == REC_OP(WIRE_OP_BEGIN) && c->key != key) {
 		/* a name's first use: defining it (a write, a symbol lookup) is the
 		 * recorder's setup, not the span's, which begins after it */
@@ -1306,6 +1307,10 @@ static REC_NOI __attribute__((noinline)) void rec_apply(struct rec_thread *t, ui
 			c->key = key;
 			c->word = (uint64_t)id << WIRE_ID_SHIFT;
 			now = rec_now();
+			if (v) { /* the values too: read at a begin after its time */
+				recv_read(&rec_vspec, &t->vt, fresh_v);
+				v = fresh_v;
+			}
 		}
 	}
 	rec_emit(t, key, op, now, has_val, val, v);
