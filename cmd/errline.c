@@ -4,15 +4,14 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "errline.h"
 
-/* One error line, "spanstat: MSG": control bytes in MSG (which may echo the
- * user's arguments) are escaped so the message stays one line. */
-void errline(const char *msg)
+/* Writes s[0, n) with control bytes escaped, so it stays one line. */
+static void errline_text(const char *s, size_t n)
 {
-	fputs("spanstat: ", stderr);
-	for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
+	for (const unsigned char *p = (const unsigned char *)s; n--; p++) {
 		if (*p == '\n')
 			fputs("\\n", stderr);
 		else if (*p == '\t')
@@ -22,7 +21,25 @@ void errline(const char *msg)
 		else
 			fputc(*p, stderr);
 	}
+}
+
+/* One error line, "spanstat: MSG": control bytes in MSG (which may echo the
+ * user's arguments) are escaped so the message stays one line.  A hint that
+ * lib/ appends as "\nhint: ..." (always last, its own words) gets a line of
+ * its own, as git prints one. */
+void errline(const char *msg)
+{
+	const char *hint = NULL;
+	for (const char *p = msg; (p = strstr(p, "\nhint: ")); p++)
+		hint = p;
+	size_t n = hint ? (size_t)(hint - msg) : strlen(msg);
+	fputs("spanstat: ", stderr);
+	errline_text(msg, n);
 	fputc('\n', stderr);
+	if (hint) {
+		errline_text(hint + 1, strlen(hint + 1));
+		fputc('\n', stderr);
+	}
 	fflush(stderr);
 }
 

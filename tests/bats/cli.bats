@@ -87,3 +87,16 @@ assert_rejected() {
 	run "$SPANSTAT" --folded=- --json=- -- sh -c "touch $BATS_TEST_TMPDIR/ran"
 	assert_rejected "--folded and --json cannot both write to standard output"
 }
+
+@test "a refusal's hint is a line of its own, not a literal \\n" {
+	[ "$(id -u)" = 0 ] || skip "needs root to switch users and set the sysctl"
+	local old
+	old=$(cat /proc/sys/kernel/perf_event_paranoid)
+	echo 2 >/proc/sys/kernel/perf_event_paranoid
+	run -125 setpriv --reuid=65534 --regid=65534 --clear-groups "$SPANSTAT" -p 1 -e task-clock -- true
+	echo "$old" >/proc/sys/kernel/perf_event_paranoid
+	assert_equal "${#lines[@]}" 2
+	assert_line --index 0 --regexp "^spanstat: cannot count process id '1': .*perf_event_paranoid is 2"
+	assert_line --index 1 --regexp '^hint: '
+	refute_output --partial '\n'
+}
