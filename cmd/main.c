@@ -440,10 +440,18 @@ static void check(struct cli *c, int nargs)
 	if (c->span_allocs && !spans)
 		die("--span-allocs needs a span output: --spans, --folded, --perfetto, --pprof, "
 		    "--flamegraph or --flamechart");
-	for (int k = 0; k < OUT_MAX; k++)
+	for (int k = 0; k < OUT_MAX; k++) {
+		/* spanstat record's -o names the record file */
+		const char *opt =
+			c->mode == MODE_RECORD && k == OUT_RECORD ? "--output" : optname(k);
 		if (c->path[k] && !*c->path[k])
-			die("invalid %s '': expected a file name, or - for standard output",
-			    optname(k));
+			die("invalid %s '': expected a file name, or - for standard output", opt);
+		/* "--folded -- cmd" took "--" for the file and ran "cmd" */
+		if (c->path[k] && c->path[k][0] == '-' && c->path[k][1])
+			die("%s: '%s' looks like an option, not a file name (write ./%s for a "
+			    "file of that name)",
+			    opt, c->path[k], c->path[k]);
+	}
 	const char *stdout_user = NULL;
 	for (int k = 0; k < OUT_MAX; k++) {
 		if (!c->path[k] || strcmp(c->path[k], "-") != 0)

@@ -100,3 +100,22 @@ assert_rejected() {
 	assert_line --index 1 --regexp '^hint: '
 	refute_output --partial '\n'
 }
+
+@test "an output named like an option is refused, nothing run" {
+	for opt in --folded --json --perfetto -o --flamegraph; do
+		run "$SPANSTAT" "$opt" -- sh -c "touch $BATS_TEST_TMPDIR/ran"
+		[ "$opt" = -o ] && opt=--output
+		assert_rejected "$opt: '--' looks like an option, not a file name \\(write \\./-- for a file of that name\\)$"
+	done
+	run "$SPANSTAT" --json -x -e task-clock -- sh -c "touch $BATS_TEST_TMPDIR/ran"
+	assert_rejected "--json: '-x' looks like an option"
+	run "$SPANSTAT" record -o --spans -- sh -c "touch $BATS_TEST_TMPDIR/ran"
+	assert_rejected "--output: '--spans' looks like an option"
+	run "$SPANSTAT" report --json --spans x.rec
+	assert_rejected "--json: '--spans' looks like an option"
+	[ ! -e ./-- ] && [ ! -e ./-x ] && [ ! -e ./--spans ]
+	# - itself is standard output, and ./-- a file of that name
+	"$SPANSTAT" --json=- -e task-clock -- true 2>/dev/null | jq -e .schema_version >/dev/null
+	run -0 "$SPANSTAT" --json ./-- -e task-clock -- true
+	jq -e .schema_version ./-- >/dev/null
+}
