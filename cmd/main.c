@@ -78,6 +78,13 @@ struct cli {
 	enum demangle_mode demangle;
 	struct spanfilter filter;
 	struct outfile out[OUT_MAX];
+	/* -o FILE: the summary goes to the file through tee, which keeps a
+	 * copy for standard error should the file fail */
+	FILE *tee;
+	char *copy;
+	size_t copy_len, copy_cap;
+	bool copy_lost; /* out of memory for the copy */
+	int tee_err;	/* the first write to the file that failed: its errno */
 	struct writer w[OUT_MAX];
 	struct writer *wv[OUT_MAX];
 	size_t nw;
@@ -497,9 +504,42 @@ static void release_writers(struct cli *c)
 	c->nw = 0;
 }
 
+/* The summary's tee (fopencookie): every write goes to the -o file, whose
+ * errors stay in its own FILE, and into the copy; it never fails, so the
+ * summary is always whole in the copy. */
+static ssize_t tee_write(void *arg, const char *buf, size_t n)
+{
+	struct cli *c = arg;
+	if (fwrite(buf, 1, n, c->out[OUT_SUMMARY].fp) != n && !c->tee_err)
+		c->tee_err = errno ? errno : EIO;
+	if (!c->copy_lost && c->copy_len + n > c->copy_cap) {
+		size_t cap = c->copy_cap ? c->copy_cap : 4096;
+		while (cap < c->copy_len + n)
+			cap *= 2;
+		char *b = realloc(c->copy, cap);
+		if (!b)
+			c->copy_lost = true;
+		else
+			c->copy = b, c->copy_cap = cap;
+	}
+	if (!c->copy_lost) {
+		memcpy(c->copy + c->copy_len, buf, n);
+		c->copy_len += n;
+	}
+	return (ssize_t)n;
+}
+
+static void tee_close(struct cli *c)
+{
+	if (c->tee)
+		fclose(c->tee);
+	c->tee = NULL;
+}
+
 static void abort_outputs(struct cli *c)
 {
 	release_writers(c);
+	tee_close(c);
 	for (int k = 0; k < OUT_MAX; k++)
 		outfile_abort(&c->out[k]);
 }
@@ -547,6 +587,15 @@ static void open_outputs(struct cli *c, const char *command)
 	/* the summary: -o, else stderr as perf stat's; a report's on stdout
 	 * unless another output is there */
 	FILE *sfp = c->path[OUT_SUMMARY] ? c->out[OUT_SUMMARY].fp : stderr;
+	if (c->path[OUT_SUMMARY] && strcmp(c->path[OUT_SUMMARY], "-") != 0) {
+		c->tee = fopencookie(c, "w", (cookie_io_functions_t){.write = tee_write});
+		if (!c->tee) {
+			abort_outputs(c);
+			die("cannot write --output '%s': %s", c->path[OUT_SUMMARY],
+			    strerror(errno));
+		}
+		sfp = c->tee;
+	}
 	bool taken = false;
 	for (int k = 0; k < OUT_MAX; k++)
 		taken |= c->path[k] && strcmp(c->path[k], "-") == 0;
@@ -561,10 +610,48 @@ static void open_outputs(struct cli *c, const char *command)
 
 /* Each output stands alone: a failed one is reported and removed, the
  * others are kept, and the status given (the target's) outranks ours. */
+/* -o FILE: the file; when it cannot be written, an error line and the
+ * summary on standard error instead.  The summary is not lost, so the
+ * status stays what it was (the target's); 125 only when standard error
+ * fails too. */
+static int commit_summary(struct cli *c, int code)
+{
+	const char *path = c->path[OUT_SUMMARY];
+	int e = 0;
+	char *why = NULL;
+	fflush(c->tee);
+	tee_close(c);
+	if (c->tee_err || ferror(c->out[OUT_SUMMARY].fp)) {
+		e = c->tee_err ? c->tee_err : EIO;
+		outfile_abort(&c->out[OUT_SUMMARY]);
+	} else {
+		int r = outfile_commit(&c->out[OUT_SUMMARY], &why);
+		e = r < 0 ? -r : 0;
+	}
+	free(why);
+	if (!e)
+		return code;
+	if (c->copy_lost) {
+		die_soft("cannot write --output '%s': %s", path, strerror(e));
+		return code ? code : EXIT_SPANSTAT;
+	}
+	die_soft("cannot write --output '%s': %s; the summary follows on standard error", path,
+		 strerror(e));
+	if (fwrite(c->copy, 1, c->copy_len, stderr) != c->copy_len || fflush(stderr) != 0)
+		return code ? code : EXIT_SPANSTAT;
+	return code;
+}
+
 static int commit_outputs(struct cli *c, int code)
 {
 	for (int k = 0; k < OUT_MAX; k++) {
 		char *why = NULL;
+		if (k == OUT_SUMMARY && c->tee && c->w[k].ops && !c->w[k].err) {
+			code = commit_summary(c, code);
+			continue;
+		}
+		if (k == OUT_SUMMARY)
+			tee_close(c);
 		if (c->w[k].ops && c->w[k].err < 0) {
 			int e = -c->w[k].err;
 			if (k == OUT_SUMMARY && !c->path[k] && c->w[k].fp == stdout)
@@ -652,6 +739,7 @@ static int report_main(struct cli *c, int argc, char **argv)
 	int sig = sigrelay_take(&sr);
 	for (int k = 0; k < OUT_MAX; k++)
 		free(c->expanded[k]);
+	free(c->copy);
 	return sig ? SESSION_EXIT_SIGNAL + sig : code;
 }
 
@@ -768,6 +856,7 @@ int main(int argc, char **argv)
 		evlist_release(&c.span_evl);
 		for (int k = 0; k < OUT_MAX; k++)
 			free(c.expanded[k]);
+		free(c.copy);
 		return code;
 	}
 	code = commit_outputs(&c, code);
@@ -794,5 +883,6 @@ int main(int argc, char **argv)
 	evlist_release(&c.span_evl);
 	for (int k = 0; k < OUT_MAX; k++)
 		free(c.expanded[k]);
+	free(c.copy);
 	return code;
 }

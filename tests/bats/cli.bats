@@ -119,3 +119,22 @@ assert_rejected() {
 	run -0 "$SPANSTAT" --json ./-- -e task-clock -- true
 	jq -e .schema_version ./-- >/dev/null
 }
+
+@test "a summary whose -o file cannot be written goes to standard error; the status stays" {
+	bats_require_minimum_version 1.5.0
+	run --separate-stderr -3 "$SPANSTAT" -o /dev/full -e task-clock -- sh -c 'exit 3'
+	[ -z "$output" ]
+	[[ "$stderr" == "spanstat: cannot write --output '/dev/full': No space left on device; the summary follows on standard error"$'\n'* ]]
+	[[ "$stderr" == *"Performance counter stats for 'sh -c exit 3'"*"seconds time elapsed"* ]]
+	# a full file system: the file is not left behind, the summary is not lost
+	[ "$(id -u)" = 0 ] || skip "needs root to mount a small tmpfs"
+	mkdir full
+	mount -t tmpfs -o size=8k none full || skip "cannot mount a tmpfs here"
+	dd if=/dev/zero of=full/fill bs=1k count=8 status=none 2>/dev/null || true
+	run --separate-stderr -0 "$SPANSTAT" -o full/sum.txt -e task-clock -- true
+	ls -A full >list
+	umount full
+	assert_equal "$(cat list)" fill
+	[[ "$stderr" == "spanstat: cannot write --output 'full/sum.txt': No space left on device; the summary follows on standard error"$'\n'* ]]
+	[[ "$stderr" == *"Performance counter stats for 'true'"*"seconds time elapsed"* ]]
+}
