@@ -703,7 +703,11 @@ static cJSON *json_build(const struct json *j, const struct run_head *h, const s
 	free(zeros);
 	cJSON_AddItemToObject(doc, "rusage", json_rusage(&r->ru, !r->head->rusage_unknown));
 	cJSON *el = cJSON_AddObjectToObject(doc, "elapsed");
-	if (r->nruns >= 2) {
+	if (r->nruns == 1) { /* one run: its own time, exactly; no spread */
+		json_u64(el, "mean_ns", r->ru.elapsed_ns);
+		cJSON_AddNullToObject(el, "stddev_ns");
+		cJSON_AddNullToObject(el, "rel_stddev_pct");
+	} else if (r->nruns >= 2) {
 		json_num(el, "mean_ns", r->elapsed.mean * 1e9);
 		json_num(el, "stddev_ns", r->elapsed.stddev * 1e9);
 		json_num(el, "rel_stddev_pct", r->elapsed.rel);
