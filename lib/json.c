@@ -553,9 +553,7 @@ static cJSON *json_spans(const struct report *r, struct json_lists *lists)
 	json_u64(d, "untracked", r->spans ? r->spans->untracked : 0);
 
 	cJSON *ov = cJSON_AddObjectToObject(o, "overhead");
-	uint64_t events = st ? 2 * ds->spans + st->instants + st->counters : 0;
-	events = events > ds->lines ? events - ds->lines
-				    : 0; /* the line protocol's are not the library's */
+	uint64_t events = report_library_events(r);
 	double cpu = (double)(r->ru.utime_ns + r->ru.stime_ns) * (r->nruns ? r->nruns : 1);
 	json_u64(ov, "events", events);
 	if (r->event_cost_ns > 0) {

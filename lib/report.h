@@ -126,6 +126,20 @@ struct report {
 	const struct report_ranks *ranks; /* several ranks merged (report), or NULL */
 };
 
+/* The events the span library recorded in the target, as its cost counts
+ * them: each span's begin and its end (not the ends spanstat closed at an
+ * exit), unmatched ends, instants and counters, less what came through the
+ * line protocol (not the library's).  0 without spans. */
+static inline uint64_t report_library_events(const struct report *r)
+{
+	const struct decode_stats *d = r->dstats;
+	if (!d || !r->spans)
+		return 0;
+	uint64_t ev = 2 * d->spans - d->unfinished + d->unmatched + r->spans->instants +
+		      r->spans->counters;
+	return ev > d->lines ? ev - d->lines : 0;
+}
+
 /* The merged tree: the report's, or (a report made without one) merged
  * into scratch now; release scratch afterwards either way.  NULL without
  * spans or with *err (-ENOMEM) set. */

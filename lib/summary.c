@@ -586,9 +586,7 @@ static void summary_span_problems(FILE *fp, const struct decode_stats *d, uint64
  * and whether --compensate took it out of the span times above. */
 static void summary_overhead(FILE *fp, const struct report *r)
 {
-	const struct spantree *st = r->spans;
-	uint64_t events = 2 * r->dstats->spans + st->instants + st->counters;
-	events = events > r->dstats->lines ? events - r->dstats->lines : 0; /* not the library's */
+	uint64_t events = report_library_events(r);
 	if (!events || r->event_cost_ns <= 0)
 		return;
 	char n[48], total[48];

@@ -18,3 +18,15 @@ setup() {
 	run -0 "$SPANSTAT" --json=two.json -e task-clock -r 2 -- true
 	jq -e '(.elapsed.mean_ns | type) == "number" and (.elapsed.stddev_ns | type) == "number"' two.json
 }
+
+@test "a script the library never instrumented gets no instrumentation line" {
+	# a bash script whose one span (the line protocol's) is still open at
+	# exit: spanstat closes it; the library itself recorded nothing
+	printf '#!/bin/bash\n. "${SPANSTAT_SH:?}"\nspanstat_begin open\nspanstat_span done true\n' >open.sh
+	chmod +x open.sh
+	run --separate-stderr -0 "$SPANSTAT" --spans --json=open.json -- ./open.sh
+	[[ "$stderr" == *" span data: 1 unfinished span closed at exit"* ]]
+	[[ "$stderr" != *"instrumentation:"* ]]
+	assert_equal "$(jq .spans.overhead.events open.json)" 0
+	assert_equal "$(jq '.spans.decode.unfinished' open.json)" 1
+}
