@@ -723,8 +723,18 @@ static int report_main(struct cli *c, int argc, char **argv)
 				    .writers = c->wv,
 				    .nwriters = c->nw,
 				    .compensate = c->compensate,
+				    .stop = &sr.set,
 				    .warn = report_warn};
-	if (recreport_run(&ro, &failed, &cause) < 0) {
+	int r = recreport_run(&ro, &failed, &cause);
+	if (r == -EINTR) { /* a signal while it read: nothing is written */
+		abort_outputs(c);
+		int sig = sigrelay_take(&sr);
+		if (sig)
+			return SESSION_EXIT_SIGNAL + sig;
+		errline("report: interrupted");
+		return EXIT_SPANSTAT;
+	}
+	if (r < 0) {
 		abort_outputs(c);
 		errline(cause ? cause : "report: failed");
 		free(cause);

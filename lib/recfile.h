@@ -13,6 +13,7 @@
 #ifndef SPANSTAT_RECFILE_H
 #define SPANSTAT_RECFILE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -60,13 +61,16 @@ struct rec_damage {
 
 struct recfile;
 
-/* Opens and reads path's head, strings, names and results (events come
- * with recfile_replay).  Strings are interned into strings and their views
- * set in names (shared by every file of one report).  0, or -errno with
- * *cause: not a record file, an unknown version, a head that cannot be
- * read, or no run at all. */
+/* Reads path whole (a regular file, or a FIFO or pipe to its end) and its
+ * head, strings, names and results (events come with recfile_replay).
+ * Strings are interned into strings and their views set in names (shared
+ * by every file of one report).  stop: signals the caller blocked whose
+ * arrival ends the reading, here and in recfile_replay, with -EINTR (no
+ * cause), or NULL.  0, or -errno with *cause: a file that cannot be read
+ * (a directory, a device, one cut short while it was read), not a record
+ * file, an unknown version or a head that cannot be read. */
 int recfile_open(struct recfile **rf, const char *path, struct strtab *strings,
-		 struct span_names *names, char **cause);
+		 struct span_names *names, const sigset_t *stop, char **cause);
 void recfile_close(struct recfile *rf);
 /* The head (strings and names: the shared ones), valid until close. */
 const struct run_head *recfile_head(const struct recfile *rf);
@@ -90,7 +94,8 @@ struct rec_replay {
 	const struct span_sink *extra;
 };
 
-/* Feeds the events, samples and run starts, in recorded order, to a. */
+/* Feeds the events, samples and run starts, in recorded order, to a;
+ * 0, -ENOMEM, or -EINTR when a stop signal came. */
 int recfile_replay(struct recfile *rf, struct analysis *a, const struct rec_replay *how);
 
 /* Whether the bytes start a record file (for inputs that may be JSON). */

@@ -1,6 +1,8 @@
-/* recread.c: a record file read back (recfile.h).  The file is mapped and
- * walked twice: first for the head, the strings, how names show and the
- * runs' results (so the events' names are known before any event is
+/* recread.c: a record file read back (recfile.h).  The file is read into
+ * memory whole (a copy: a file cut short by another process meanwhile can
+ * neither fault nor change under the reader; a FIFO or pipe is read to its
+ * end, waiting only as long as no stop signal comes) and walked twice: first for the head, the
+ * strings, how names show and the runs' results (so the events' names are known before any event is
  * replayed), then for the events, -I samples and run starts, in recorded
  * order, into an analysis.  Every length is checked against the payload;
  * a record whose CRC is wrong is skipped and counted, and a truncated tail
@@ -14,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -27,9 +31,16 @@
 /* the latest second whose nanoseconds an int64_t holds (writers use them) */
 #define REC_MAX_SEC (INT64_MAX / 1000000000 - 1)
 
+/* the reader reads this much at once, and looks for stop signals between */
+#define RF_CHUNK (1u << 20)
+/* ... and between this many records */
+#define RF_STOP_EVERY 4096
+
 struct recfile {
-	const uint8_t *map;
+	const uint8_t *map; /* the file, read whole */
 	size_t size;
+	const sigset_t *stop; /* signals that end the reading (-EINTR), or NULL */
+	unsigned till_stop;   /* records until the next look */
 	struct run_head head;
 	char **argv;
 	char *target;
@@ -98,6 +109,20 @@ static int64_t rf_i64(struct rec_in *in)
 	return rec_unzz(rec_get_u64(in));
 }
 
+/* Whether one of the stop signals is pending: -EINTR, else 0.  Looks only
+ * every RF_STOP_EVERY records (a system call). */
+static int rf_stopped(struct recfile *rf)
+{
+	if (!rf->stop || rf->till_stop--)
+		return 0;
+	rf->till_stop = RF_STOP_EVERY;
+	sigset_t pend;
+	if (sigpending(&pend) < 0)
+		return 0;
+	sigandset(&pend, &pend, rf->stop);
+	return sigisemptyset(&pend) ? 0 : -EINTR;
+}
+
 /* Calls fn for each record whose header and CRC hold, counting the others;
  * stops when fn returns nonzero. */
 static int rf_walk(struct recfile *rf,
@@ -128,6 +153,8 @@ static int rf_walk(struct recfile *rf,
 		}
 		struct rec_in in = {p, p + len, true};
 		int r = fn(rf, type, &in, ctx);
+		if (!r)
+			r = rf_stopped(rf);
 		if (r)
 			return r;
 	}
@@ -454,37 +481,156 @@ static int rf_runs(struct recfile *rf)
 	return 0;
 }
 
-int recfile_open(struct recfile **out, const char *path, struct strtab *strings,
-		 struct span_names *names, char **cause)
+/* Makes room for n more bytes in *buf (*cap bytes, *len used). */
+static int rf_grow(uint8_t **buf, size_t *cap, size_t len, size_t n)
 {
-	*out = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*cap - len >= n)
+		return 0;
+	size_t c = *cap ? *cap : RF_CHUNK;
+	while (c - len < n)
+		c *= 2;
+	uint8_t *b = realloc(*buf, c);
+	if (!b)
+		return -ENOMEM;
+	*buf = b;
+	*cap = c;
+	return 0;
+}
+
+/* A regular file whole, as large as fstat found it: one that is shorter
+ * when read was cut short meanwhile. */
+static int rf_read_file(struct recfile *rf, int fd, size_t size, const char *path, char **cause)
+{
+	uint8_t *buf = malloc(size ? size : 1);
+	if (!buf)
+		return cause_set(cause, -ENOMEM, "cannot read '%s': %s", path, strerror(ENOMEM));
+	rf->map = buf;
+	for (size_t got = 0; got < size;) {
+		ssize_t n = read(fd, buf + got, size - got < RF_CHUNK ? size - got : RF_CHUNK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return cause_set(cause, -errno, "cannot read '%s': %s", path,
+					 strerror(errno));
+		if (n == 0)
+			return cause_set(cause, -EIO,
+					 "cannot read '%s': it changed while it was read", path);
+		got += (size_t)n;
+		rf->till_stop = 0;
+		if (rf_stopped(rf))
+			return -EINTR;
+	}
+	rf->size = size;
+	return 0;
+}
+
+/* A FIFO or pipe to its end (its last writer closed it): waits for data,
+ * but a stop signal ends the wait (-EINTR).  A stream that does not start
+ * as a record file is refused at once, not read to its end. */
+static int rf_read_stream(struct recfile *rf, int fd, const char *path, char **cause)
+{
+	uint8_t *buf = NULL;
+	size_t len = 0, cap = 0;
+	int sfd = rf->stop ? signalfd(-1, rf->stop, SFD_NONBLOCK | SFD_CLOEXEC) : -1;
+	int r = 0;
+	if (rf->stop && sfd < 0)
+		r = cause_set(cause, -errno, "cannot read '%s': %s", path, strerror(errno));
+	for (bool end = false; r == 0 && !end;) {
+		/* the signalfd is only polled: the caller takes the signal */
+		struct pollfd pfd[2] = {{fd, POLLIN, 0}, {sfd, POLLIN, 0}};
+		if (poll(pfd, sfd < 0 ? 1 : 2, -1) < 0) {
+			if (errno != EINTR)
+				r = cause_set(cause, -errno, "cannot read '%s': %s", path,
+					      strerror(errno));
+			continue;
+		}
+		if (sfd >= 0 && pfd[1].revents) {
+			r = -EINTR;
+			break;
+		}
+		for (;;) {
+			if (rf_grow(&buf, &cap, len, RF_CHUNK) < 0) {
+				r = cause_set(cause, -ENOMEM, "cannot read '%s': %s", path,
+					      strerror(ENOMEM));
+				break;
+			}
+			ssize_t n = read(fd, buf + len, cap - len);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 && errno == EAGAIN)
+				break;
+			if (n < 0) {
+				r = cause_set(cause, -errno, "cannot read '%s': %s", path,
+					      strerror(errno));
+				break;
+			}
+			if (n == 0) { /* after poll said so: every writer is gone */
+				end = true;
+				break;
+			}
+			size_t was = len;
+			len += (size_t)n;
+			if (was < 8 && len >= 8 && !recfile_is(buf, len))
+				break; /* refused below, whatever follows */
+		}
+		if (len >= 8 && !recfile_is(buf, len))
+			break;
+	}
+	if (sfd >= 0)
+		close(sfd);
+	rf->map = buf;
+	rf->size = len;
+	return r;
+}
+
+/* Reads path into rf->map: a regular file, or a FIFO or pipe (a shell's
+ * /dev/stdin or <(...)).  0, or -errno with *cause (-EINTR without: a stop
+ * signal came). */
+static int rf_load(struct recfile *rf, const char *path, char **cause)
+{
+	/* not blocking: opening a FIFO would wait for a writer, deaf to every
+	 * signal the caller blocked */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return cause_set(cause, -errno, "cannot read '%s': %s", path, strerror(errno));
 	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		int e = errno;
-		close(fd);
-		return cause_set(cause, -EINVAL, "cannot read '%s': %s", path,
-				 e ? strerror(e) : "not a regular file");
-	}
+	int r;
+	if (fstat(fd, &st) < 0)
+		r = cause_set(cause, -errno, "cannot read '%s': %s", path, strerror(errno));
+	else if (S_ISDIR(st.st_mode))
+		r = cause_set(cause, -EISDIR, "cannot read '%s': is a directory", path);
+	else if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > SIZE_MAX - 1)
+		r = cause_set(cause, -EFBIG, "cannot read '%s': %s", path, strerror(EFBIG));
+	else if (S_ISREG(st.st_mode))
+		r = rf_read_file(rf, fd, (size_t)st.st_size, path, cause);
+	else if (S_ISFIFO(st.st_mode))
+		r = rf_read_stream(rf, fd, path, cause);
+	else
+		r = cause_set(cause, -EINVAL, "cannot read '%s': not a file or a pipe", path);
+	close(fd);
+	return r;
+}
+
+int recfile_open(struct recfile **out, const char *path, struct strtab *strings,
+		 struct span_names *names, const sigset_t *stop, char **cause)
+{
+	*out = NULL;
 	struct recfile *rf = calloc(1, sizeof *rf);
-	if (!rf) {
-		close(fd);
+	if (!rf)
 		return cause_set(cause, -ENOMEM, "cannot read '%s': %s", path, strerror(ENOMEM));
-	}
-	rf->size = (size_t)st.st_size;
 	rf->strings = strings;
 	rf->names = names;
-	if (rf->size >= REC_FILE_HDR) {
-		void *m = mmap(NULL, rf->size, PROT_READ, MAP_PRIVATE, fd, 0);
-		rf->map = m == MAP_FAILED ? NULL : m;
+	rf->stop = stop;
+	rf->till_stop = RF_STOP_EVERY;
+	int lr = rf_load(rf, path, cause);
+	if (lr < 0) {
+		recfile_close(rf);
+		return lr;
 	}
-	close(fd);
 	uint32_t v[2] = {0, 0};
-	if (rf->map)
+	if (rf->size >= REC_FILE_HDR)
 		memcpy(v, rf->map + 8, sizeof v);
-	if (!rf->map || !recfile_is(rf->map, rf->size)) {
+	if (rf->size < REC_FILE_HDR || !recfile_is(rf->map, rf->size)) {
 		recfile_close(rf);
 		return cause_set(cause, -EINVAL, "cannot read '%s': not a spanstat record file",
 				 path);
@@ -504,6 +650,10 @@ int recfile_open(struct recfile **out, const char *path, struct strtab *strings,
 		r = rf_names(rf);
 	if (r == 0)
 		r = rf_runs(rf);
+	if (r == -EINTR) {
+		recfile_close(rf);
+		return r;
+	}
 	if (r < 0) {
 		recfile_close(rf);
 		return cause_set(cause, r, "cannot read '%s': %s", path,
@@ -522,8 +672,7 @@ void recfile_close(struct recfile *rf)
 {
 	if (!rf)
 		return;
-	if (rf->map)
-		munmap((void *)rf->map, rf->size);
+	free((void *)rf->map);
 	for (int i = 0; rf->argv && i < rf->head.argc; i++)
 		free(rf->argv[i]);
 	free(rf->argv);
@@ -725,6 +874,8 @@ int recfile_replay(struct recfile *rf, struct analysis *a, const struct rec_repl
 		const uint8_t *p = rf->map + rf->todo[i].off;
 		struct rec_in in = {p, p + rf->todo[i].len, true};
 		int r = rf_pass2(rf, rf->todo[i].type, &in, &rp);
+		if (r == 0)
+			r = rf_stopped(rf);
 		if (r < 0)
 			return r;
 	}

@@ -131,7 +131,7 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 	}
 	span_names_init(&names, &strings);
 	for (size_t i = 0; i < n; i++) {
-		r = recfile_open(&f[i].rf, o->files[i], &strings, &names, cause);
+		r = recfile_open(&f[i].rf, o->files[i], &strings, &names, o->stop, cause);
 		if (r < 0)
 			goto out;
 		if (i && !rr_same(recfile_head(f[0].rf), recfile_head(f[i].rf))) {
@@ -244,10 +244,10 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 		ri[i].file = o->files[i];
 	}
 	free(shift);
-	if (r < 0) {
+	if (r < 0 && r != -EINTR)
 		r = cause_set(cause, r, "report: cannot make the report: %s", strerror(-r));
+	if (r < 0)
 		goto out;
-	}
 	struct report_ranks ranks = {(unsigned)n, ri};
 	struct analysis_end end = {.run = runs,
 				   .nruns = nruns,

@@ -8,6 +8,7 @@
 #ifndef SPANSTAT_RECREPORT_H
 #define SPANSTAT_RECREPORT_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -21,6 +22,9 @@ struct recreport_opts {
 	struct writer *const *writers;
 	size_t nwriters;
 	bool compensate;
+	/* signals (blocked by the caller) that stop the reading: a wait for a
+	 * FIFO's writer or a long file ends with -EINTR; NULL: none */
+	const sigset_t *stop;
 	/* what a damaged file lost, one message each (lib/ never prints) */
 	void (*warn)(void *ctx, const char *msg);
 	void *ctx;
@@ -28,7 +32,8 @@ struct recreport_opts {
 
 /* 0 when the writers got the report (*failed: the first writer whose
  * finish failed, or NULL); -errno with *cause when the files cannot be
- * read or do not belong together. */
+ * read or do not belong together; -EINTR (no cause) when a stop signal
+ * came before the writers got it. */
 int recreport_run(const struct recreport_opts *o, const struct writer **failed, char **cause);
 
 #endif

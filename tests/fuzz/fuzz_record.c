@@ -297,7 +297,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	span_names_init(&names, &strings);
 	struct recfile *rf = NULL;
 	char *cause = NULL;
-	int opened = recfile_open(&rf, fuzz_path, &strings, &names, &cause);
+	int opened = recfile_open(&rf, fuzz_path, &strings, &names, NULL, &cause);
 	bool damaged = false;
 	if (opened == 0) {
 		const struct rec_damage *dm = recfile_damage(rf);

@@ -99,7 +99,7 @@ static struct recfile *replay(const char *path, struct strtab *st, struct span_n
 {
 	char *cause = NULL;
 	struct recfile *rf = NULL;
-	*err = recfile_open(&rf, path, st, nv, &cause);
+	*err = recfile_open(&rf, path, st, nv, NULL, &cause);
 	free(cause);
 	if (*err < 0)
 		return NULL;
@@ -299,7 +299,7 @@ int main(void)
 	fputs("{\"json\": true}\n", out);
 	fclose(out);
 	char *cause = NULL;
-	int r = recfile_open(&rf, bad, &st2, &nv2, &cause);
+	int r = recfile_open(&rf, bad, &st2, &nv2, NULL, &cause);
 	ok(r == -EINVAL && cause && strstr(cause, "not a spanstat record file"),
 	   "another file is refused: %s", cause ? cause : "");
 	free(cause);
