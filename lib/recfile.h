@@ -9,7 +9,8 @@
  * before the events that name them, span events in blocks of at most
  * REC_BLOCK bytes that decode alone, each run's results as it ends.  A
  * reader takes every record whose CRC holds and counts the others, so a
- * damaged or truncated file loses only the records it damaged. */
+ * damaged or truncated file loses only the records it damaged; after a
+ * damaged header it finds the next record whose CRC holds. */
 #ifndef SPANSTAT_RECFILE_H
 #define SPANSTAT_RECFILE_H
 
@@ -52,11 +53,13 @@ struct rec_info {
 
 /* What a reader had to leave out. */
 struct rec_damage {
-	uint64_t bad_records; /* records whose CRC or contents were wrong */
-	uint64_t lost_bytes;  /* after the last whole record (truncation) */
-	uint64_t lost_events; /* events blocks among the bad records */
-	bool no_end;	      /* the END record is missing: the recording stopped */
-	unsigned lost_runs;   /* runs whose results are missing */
+	uint64_t bad_records;	/* records whose CRC or contents were wrong */
+	uint64_t lost_bytes;	/* after the last whole record (truncation) */
+	uint64_t skipped_bytes; /* between records: a damaged header, and what the
+				 * reader skipped to the next record whose CRC held */
+	uint64_t lost_events;	/* events blocks among the bad records */
+	bool no_end;		/* the END record is missing: the recording stopped */
+	unsigned lost_runs;	/* runs whose results are missing */
 };
 
 struct recfile;

@@ -123,8 +123,37 @@ static int rf_stopped(struct recfile *rf)
 	return sigisemptyset(&pend) ? 0 : -EINTR;
 }
 
+/* Whether a record that a resynchronising reader may take starts at off:
+ * a known type, a payload (a header of zeros frames nothing) within the
+ * file, and its CRC. */
+static bool rf_frames(const struct recfile *rf, size_t off)
+{
+	uint32_t h[3];
+	if (rf->size - off < REC_HDR)
+		return false;
+	memcpy(h, rf->map + off, sizeof h);
+	uint32_t type = le32toh(h[0]), len = le32toh(h[1]);
+	if (type < REC_HEAD || type > REC_END || len == 0 || len > REC_MAX_PAYLOAD ||
+	    len > rf->size - off - REC_HDR)
+		return false;
+	return (uint32_t)crc32(0, rf->map + off + REC_HDR, len) == le32toh(h[2]);
+}
+
+/* The next offset from off on where rf_frames holds, or the file's size. */
+static size_t rf_resync(const struct recfile *rf, size_t off)
+{
+	for (; off < rf->size && rf->size - off >= REC_HDR; off++)
+		if (rf_frames(rf, off))
+			return off;
+	return rf->size;
+}
+
 /* Calls fn for each record whose header and CRC hold, counting the others;
- * stops when fn returns nonzero. */
+ * stops when fn returns nonzero.  A header that frames nothing (type 0, a
+ * length beyond the file) or a bad CRC whose length lands on no record is
+ * damage: the walk goes on at the next record whose CRC holds (the bytes
+ * between are counted as skipped), or counts the rest as cut off when
+ * there is none. */
 static int rf_walk(struct recfile *rf,
 		   int (*fn)(struct recfile *rf, uint32_t type, struct rec_in *in, void *ctx),
 		   void *ctx)
@@ -138,19 +167,34 @@ static int rf_walk(struct recfile *rf,
 		}
 		memcpy(h, rf->map + off, sizeof h);
 		uint32_t type = le32toh(h[0]), len = le32toh(h[1]), crc = le32toh(h[2]);
-		if (len > REC_MAX_PAYLOAD || len > rf->size - off - REC_HDR) {
-			/* a length beyond the end: truncated here (or a damaged
-			 * header, after which nothing can be framed) */
-			rf->dmg.lost_bytes += rf->size - off;
-			break;
+		if (type == 0 || len > REC_MAX_PAYLOAD || len > rf->size - off - REC_HDR) {
+			size_t next = rf_resync(rf, off + 1);
+			if (next == rf->size) { /* truncated here, or damaged to the end */
+				rf->dmg.lost_bytes += rf->size - off;
+				break;
+			}
+			rf->dmg.bad_records++;
+			rf->dmg.lost_events += type == REC_EVENTS;
+			rf->dmg.skipped_bytes += next - off;
+			off = next;
+			continue;
 		}
 		const uint8_t *p = rf->map + off + REC_HDR;
-		off += REC_HDR + (size_t)len;
+		size_t after = off + REC_HDR + (size_t)len;
 		if ((uint32_t)crc32(0, p, len) != crc) {
 			rf->dmg.bad_records++;
 			rf->dmg.lost_events += type == REC_EVENTS;
+			/* a damaged payload, or a damaged length when no record
+			 * starts where it ends: then go on at the next one */
+			size_t next = after < rf->size && !rf_frames(rf, after)
+					      ? rf_resync(rf, off + 1)
+					      : rf->size;
+			if (next < rf->size)
+				rf->dmg.skipped_bytes += next - off;
+			off = next < rf->size ? next : after;
 			continue;
 		}
+		off = after;
 		struct rec_in in = {p, p + len, true};
 		int r = fn(rf, type, &in, ctx);
 		if (!r)

@@ -44,13 +44,17 @@ static void rr_damage(const struct recreport_opts *o, const char *file, const st
 	char *m = NULL;
 	if (!o->warn)
 		return;
-	if (d->lost_bytes || d->bad_records || d->no_end) {
+	if (d->lost_bytes || d->bad_records || d->no_end || d->skipped_bytes) {
+		char skipped[64] = "";
+		if (d->skipped_bytes)
+			snprintf(skipped, sizeof skipped, ", %" PRIu64 " bytes skipped",
+				 d->skipped_bytes);
 		if (asprintf(&m,
 			     "report: '%s' is damaged: %" PRIu64 " bad record%s (%" PRIu64
-			     " of span events), %" PRIu64 " bytes cut off at the end%s; reporting "
-			     "what is left",
+			     " of span events)%s, %" PRIu64 " bytes cut off at the end%s; "
+			     "reporting what is left",
 			     file, d->bad_records, d->bad_records == 1 ? "" : "s", d->lost_events,
-			     d->lost_bytes,
+			     skipped, d->lost_bytes,
 			     d->no_end ? ", the recording's end is missing" : "") >= 0)
 			o->warn(o->ctx, m);
 		free(m);

@@ -278,3 +278,27 @@ while o+12<=len(d):
 	[ -z "$stderr" ]
 	assert_equal "$(jq -c '[.ranks.ranks[].rank]' k.json)" '[0,1]'
 }
+
+@test "report: after a damaged length the reader finds the next intact record" {
+	run -0 "$SPANSTAT" record -o r.rec -e task-clock -r 3 -- "$THREADS"
+	run -0 "$SPANSTAT" report --json=whole.json r.rec
+	# the first RUN record's length made larger than the file: the two other
+	# runs and the END after it were lost with it
+	python3 -c '
+import struct,sys
+d=bytearray(open("r.rec","rb").read()); o=16
+while o+12<=len(d):
+    t,l,c=struct.unpack_from("<III",d,o)
+    if t==6: struct.pack_into("<I",d,o+4,0x7fffffff); break
+    o+=12+l
+open("len.rec","wb").write(d)'
+	run --separate-stderr -0 "$SPANSTAT" report --json=len.json len.rec
+	re="'len.rec' is damaged: 1 bad record \(0 of span events\), ([0-9]+) bytes skipped, 0 bytes cut off at the end; reporting what is left"
+	[[ "$stderr" =~ $re ]]
+	[[ "$stderr" == *"'len.rec': the counts of 1 run are lost"* ]]
+	assert_equal "$(jq '.runs | length' len.json)" 2
+	assert_equal "$(jq -c '[.runs[].rusage.elapsed_ns > 0] | all' len.json)" true
+	# the spans and the decoder's counts of END are all still there
+	assert_equal "$(jq -c .spans.decode len.json)" "$(jq -c .spans.decode whole.json)"
+	assert_equal "$(jq -c .spans.merged len.json)" "$(jq -c .spans.merged whole.json)"
+}

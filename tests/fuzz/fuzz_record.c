@@ -27,8 +27,10 @@
  * and the reader's parsing of every record type gets fuzzed too.
  *
  * Besides the sanitizers, it checks the reader against the format itself:
- * walking the framing independently, the bytes cut off at the end and the
- * span-event records with a bad CRC must be what recfile_open counts, at
+ * walking the framing independently (resynchronising after a damaged
+ * header as the format says), the bytes cut off at the end, the bytes
+ * skipped and the span-event records with a bad CRC or header must be what
+ * recfile_open counts, at
  * least as many bad records as bad CRCs, and a report must warn about a
  * file when the reader (after a replay of its own) found damage, and only
  * then when it reads one file;
@@ -151,11 +153,35 @@ static void fuzz_save(const char *dir, unsigned long n, const char *ext, const c
 
 /* What the framing alone says (spanstat-record(5)), walked apart from the
  * reader: whether the file header is one the reader takes, the records
- * with a bad CRC (those of span events apart) and the bytes cut off. */
+ * with a bad CRC or a header that frames nothing (those of span events
+ * apart), the bytes skipped to the next intact record after one, and the
+ * bytes cut off. */
 struct fuzz_frames {
 	int header_ok;
-	uint64_t bad_crc, bad_events, lost_bytes;
+	uint64_t bad_crc, bad_events, lost_bytes, skipped;
 };
+
+/* Whether an intact record of a known type with a payload starts at off. */
+static int fuzz_intact_at(const uint8_t *d, size_t size, size_t off)
+{
+	uint32_t h[3];
+	if (size - off < REC_HDR)
+		return 0;
+	memcpy(h, d + off, sizeof h);
+	uint32_t type = le32toh(h[0]), len = le32toh(h[1]);
+	return type >= 1 && type <= 8 && len > 0 && len <= REC_MAX_PAYLOAD &&
+	       len <= size - off - REC_HDR &&
+	       (uint32_t)crc32(0, d + off + REC_HDR, len) == le32toh(h[2]);
+}
+
+/* The first offset after off where an intact record starts, or size. */
+static size_t fuzz_next_intact(const uint8_t *d, size_t size, size_t off)
+{
+	while (++off < size)
+		if (fuzz_intact_at(d, size, off))
+			return off;
+	return size;
+}
 
 static void fuzz_frames(const uint8_t *d, size_t size, struct fuzz_frames *f)
 {
@@ -175,15 +201,33 @@ static void fuzz_frames(const uint8_t *d, size_t size, struct fuzz_frames *f)
 		}
 		memcpy(h, d + off, sizeof h);
 		uint32_t type = le32toh(h[0]), len = le32toh(h[1]), crc = le32toh(h[2]);
-		if (len > REC_MAX_PAYLOAD || len > size - off - REC_HDR) {
-			f->lost_bytes = size - off;
-			break;
-		}
-		if ((uint32_t)crc32(0, d + off + REC_HDR, len) != crc) {
+		size_t next;
+		if (type == 0 || len > REC_MAX_PAYLOAD || len > size - off - REC_HDR) {
+			if ((next = fuzz_next_intact(d, size, off)) == size) {
+				f->lost_bytes = size - off;
+				break;
+			}
+		} else if ((uint32_t)crc32(0, d + off + REC_HDR, len) != crc) {
+			size_t after = off + REC_HDR + len;
+			next = after < size && !fuzz_intact_at(d, size, after)
+				       ? fuzz_next_intact(d, size, off)
+				       : size;
+			if (next == size)
+				next = after;
+			else
+				f->skipped += next - off;
 			f->bad_crc++;
 			f->bad_events += type == REC_EVENTS;
+			off = next;
+			continue;
+		} else {
+			off += REC_HDR + (size_t)len;
+			continue;
 		}
-		off += REC_HDR + (size_t)len;
+		f->bad_crc++;
+		f->bad_events += type == REC_EVENTS;
+		f->skipped += next - off;
+		off = next;
 	}
 }
 
@@ -305,7 +349,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct analysis_end e;
 		recfile_end(rf, &e);
 		if (!fr.header_ok || dm->lost_bytes != fr.lost_bytes ||
-		    dm->lost_events != fr.bad_events || dm->bad_records < fr.bad_crc)
+		    dm->skipped_bytes != fr.skipped || dm->lost_events != fr.bad_events ||
+		    dm->bad_records < fr.bad_crc)
 			abort(); /* the reader counts other damage than the framing has */
 		if (e.nruns < 1 || e.nruns > h->runs || !h->evl || !h->metrics)
 			abort();
@@ -316,7 +361,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    analysis_start(&an, h) == 0)
 			recfile_replay(rf, &an, NULL);
 		analysis_release(&an);
-		damaged = dm->lost_bytes || dm->bad_records || dm->no_end || dm->lost_runs;
+		damaged = dm->lost_bytes || dm->skipped_bytes || dm->bad_records || dm->no_end ||
+			  dm->lost_runs;
 		recfile_close(rf);
 	} else if (!cause) {
 		abort(); /* refused without saying why */

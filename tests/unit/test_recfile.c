@@ -294,6 +294,34 @@ int main(void)
 	ok(ngot > norig / 2 && ngot < norig, "the other blocks' events remain (%zu)", ngot);
 	recfile_close(rf);
 
+	/* the length of the second block of events damaged (the first one's
+	 * payload still is): reading goes on at the next intact record */
+	size_t second = 0;
+	for (off = REC_FILE_HDR; off + REC_HDR <= (size_t)size;) {
+		uint32_t hd[3];
+		memcpy(hd, buf + off, sizeof hd);
+		if (hd[0] == REC_EVENTS && second++ == 1) {
+			hd[1] = 0x7fffffff;
+			memcpy(buf + off, hd, sizeof hd);
+			break;
+		}
+		off += REC_HDR + hd[1];
+	}
+	out = fopen(bad, "w");
+	fwrite(buf, 1, (size_t)size, out);
+	fclose(out);
+	rf = replay(bad, &st2, &nv2, &err);
+	d = rf ? recfile_damage(rf) : NULL;
+	recfile_end(rf, &e);
+	ok(rf && d->bad_records == 2 && d->lost_events == 2 && d->skipped_bytes > REC_HDR &&
+		   !d->lost_bytes && !d->no_end && !d->lost_runs && e.nruns == 1 &&
+		   e.run[0].counts[0].raw == 12345,
+	   "after a length beyond the file, the next intact record is found (%llu bytes "
+	   "skipped)",
+	   rf ? (unsigned long long)d->skipped_bytes : 0ull);
+	ok(ngot > norig / 2 && ngot < norig, "the other blocks' events remain (%zu)", ngot);
+	recfile_close(rf);
+
 	/* not a record file */
 	out = fopen(bad, "w");
 	fputs("{\"json\": true}\n", out);
