@@ -424,8 +424,11 @@ static void test_no_spans(void)
 		   cJSON_IsArray(get(doc, "spans.merged.nodes")),
 	   "without spans the section keeps its shape, empty");
 	ok(doc && cJSON_IsNull(get(doc, "events.0.stddev")) &&
-		   cJSON_IsNull(get(doc, "elapsed.mean_ns")),
-	   "one run: no spread");
+		   cJSON_IsNull(get(doc, "elapsed.stddev_ns")) &&
+		   cJSON_IsNumber(get(doc, "elapsed.mean_ns")) &&
+		   get(doc, "elapsed.mean_ns")->valuedouble ==
+			   get(doc, "rusage.elapsed_ns")->valuedouble,
+	   "one run: no spread, and the mean is its time");
 	cJSON_Delete(doc);
 	free(text);
 	unlink(path);
