@@ -85,6 +85,11 @@ void analysis_counts(const struct evlist *evl, const struct analysis_end *e, str
 		double raw = 0, ena = 0, run = 0;
 		unsigned ok = 0, counted = 0;
 		stats_init(&sv);
+		if (!e->nruns) { /* a record whose results are all lost */
+			cnt[i] = (struct count){.state = COUNT_UNKNOWN};
+			st[i] = (struct stat_summary){0, 0, 0};
+			continue;
+		}
 		cnt[i] = e->run[0].counts[i];
 		for (unsigned k = 0; k < e->nruns; k++) {
 			const struct count *c = &e->run[k].counts[i];
@@ -115,6 +120,12 @@ void analysis_counts(const struct evlist *evl, const struct analysis_end *e, str
 /* The mean rusage over runs, and the spread of the wall time. */
 void analysis_rusage(const struct analysis_end *e, struct report *rep)
 {
+	if (!e->nruns) { /* unknown: the writers say so, as nruns is 0 */
+		memset(&rep->ru, 0, sizeof rep->ru);
+		rep->elapsed = (struct stat_summary){0, 0, 0};
+		rep->span_wall_ns = 0;
+		return;
+	}
 	struct stats el;
 	stats_init(&el);
 	double u = 0, sy = 0, rss = 0, mi = 0, ma = 0, vc = 0, ic = 0, w = 0;
@@ -159,7 +170,7 @@ static int analysis_report(struct analysis *a, const struct analysis_end *e)
 	rep->run = e->run;
 	rep->count = a->count;
 	rep->stat = a->stat;
-	rep->exit_code = e->run[e->nruns - 1].exit_code;
+	rep->exit_code = e->nruns ? e->run[e->nruns - 1].exit_code : 0;
 	rep->ranks = e->ranks;
 	if (!a->spans) {
 		rep->span_wall_ns = 0;
@@ -167,6 +178,7 @@ static int analysis_report(struct analysis *a, const struct analysis_end *e)
 	}
 	rep->spans = &a->tree;
 	rep->dstats = e->dstats;
+	rep->dstats_lost = e->dstats_lost;
 	rep->event_cost_ns = e->event_cost_ns;
 	if (e->compensate && rep->event_cost_ns > 0) {
 		rep->removed_ns = spantree_compensate(&a->tree, rep->event_cost_ns);

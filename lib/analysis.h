@@ -32,8 +32,9 @@ struct analysis {
 /* What the source knew at the end, besides the runs. */
 struct analysis_end {
 	const struct run_result *run;	   /* nruns, the caller's */
-	unsigned nruns;			   /* >= 1 */
+	unsigned nruns;			   /* >= 1 live; 0: no run's results are known */
 	const struct decode_stats *dstats; /* NULL without spans */
+	bool dstats_lost;		   /* dstats not known (report.h) */
 	double event_cost_ns;		   /* the instrumentation's cost per event, 0: unknown */
 	bool compensate;		   /* take it out of the span times */
 	const struct report_ranks *ranks;  /* several ranks of one job, or NULL */
@@ -57,7 +58,8 @@ int analysis_import(struct analysis *a, const struct span_import *im);
 int analysis_finish(struct analysis *a, const struct analysis_end *e, const struct writer **failed);
 void analysis_release(struct analysis *a);
 /* The means over e's runs, as the report has them: per event (cnt, st:
- * evl->n each), and rusage (rep->ru, rep->elapsed, rep->span_wall_ns). */
+ * evl->n each; COUNT_UNKNOWN without runs), and rusage (rep->ru,
+ * rep->elapsed, rep->span_wall_ns; 0 without runs, for unknown). */
 void analysis_counts(const struct evlist *evl, const struct analysis_end *e, struct count *cnt,
 		     struct stat_summary *st);
 void analysis_rusage(const struct analysis_end *e, struct report *rep);

@@ -17,6 +17,8 @@ enum count_state {
 	COUNT_OK = 0,
 	COUNT_NOT_SUPPORTED, /* could not be opened here */
 	COUNT_NOT_COUNTED,   /* opened but never ran (time_running 0) */
+	COUNT_UNKNOWN,	     /* not known: no run's results hold it (a damaged
+			      * record); every field but the state means nothing */
 };
 
 struct count {

@@ -48,12 +48,17 @@ static void csv_row(FILE *fp, const char *sep, const char *prefix, const struct 
 	csv_text(fp, sep, ev->unit ? ev->unit : "");
 	fputs(sep, fp);
 	csv_text(fp, sep, name);
-	if (rel) {
+	if (rel && c->state == COUNT_UNKNOWN)
+		fputs(sep, fp);
+	else if (rel) {
 		fmt_c(buf, sizeof(buf), "%.2f%%", c->state == COUNT_OK ? *rel : 0.0);
 		fprintf(fp, "%s%s", sep, buf);
 	}
 	fmt_c(buf, sizeof(buf), "%.2f", fmt_running_pct(c));
-	fprintf(fp, "%s%llu%s%s%s", sep, (unsigned long long)c->running, sep, buf, sep);
+	if (c->state == COUNT_UNKNOWN) /* a damaged record's: no times either */
+		fprintf(fp, "%s%s%s", sep, sep, sep);
+	else
+		fprintf(fp, "%s%llu%s%s%s", sep, (unsigned long long)c->running, sep, buf, sep);
 	if (c->state == COUNT_OK && m->valid) {
 		fmt_metric_value(buf, sizeof(buf), m, 0);
 		fprintf(fp, "%s%s", buf, sep);

@@ -142,6 +142,8 @@ const char *fmt_count_state(const struct count *c)
 		return "<not supported>";
 	case COUNT_NOT_COUNTED:
 		return "<not counted>";
+	case COUNT_UNKNOWN:
+		return "-";
 	case COUNT_OK:
 		break;
 	}

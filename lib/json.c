@@ -143,6 +143,8 @@ static const char *json_state(enum count_state s)
 		return "not supported";
 	case COUNT_NOT_COUNTED:
 		return "not counted";
+	case COUNT_UNKNOWN:
+		break;
 	}
 	return "unknown";
 }
@@ -159,6 +161,18 @@ static void json_count(cJSON *o, const struct event *ev, const struct count *c,
 		       const struct metric *m)
 {
 	json_name(o, "name", ev->name);
+	if (c->state == COUNT_UNKNOWN) { /* a damaged record's: nothing is known */
+		static const char *const keys[] = {"raw", "time_enabled_ns", "time_running_ns",
+						   "running_pct", "supported"};
+		cJSON_AddNullToObject(o, "value");
+		json_name(o, "unit", ev->unit ? ev->unit : "");
+		for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+			cJSON_AddNullToObject(o, keys[i]);
+		cJSON_AddStringToObject(o, "state", "unknown");
+		cJSON_AddStringToObject(o, "reason", "the results of its runs are lost");
+		cJSON_AddArrayToObject(o, "metrics");
+		return;
+	}
 	if (c->state == COUNT_OK)
 		json_num(o, "value", c->value);
 	else
@@ -216,11 +230,16 @@ static cJSON *json_events(const struct evlist *evl, const struct count *c, doubl
 	return arr;
 }
 
-static cJSON *json_rusage(const struct rusage_info *ru, bool known)
+/* known: spanstat's children (not attached tasks); with !measured (no
+ * run's results) not even the time is known. */
+static cJSON *json_rusage(const struct rusage_info *ru, bool known, bool measured)
 {
 	cJSON *o = cJSON_CreateObject();
-	json_u64(o, "elapsed_ns", ru->elapsed_ns);
-	if (!known) { /* attached tasks: not spanstat's children */
+	if (measured)
+		json_u64(o, "elapsed_ns", ru->elapsed_ns);
+	else
+		cJSON_AddNullToObject(o, "elapsed_ns");
+	if (!known || !measured) { /* attached tasks: not spanstat's children */
 		static const char *const keys[] = {
 			"user_ns",	"sys_ns",	 "max_rss_kib",	   "minor_faults",
 			"major_faults", "voluntary_csw", "involuntary_csw"};
@@ -238,9 +257,16 @@ static cJSON *json_rusage(const struct rusage_info *ru, bool known)
 	return o;
 }
 
-static cJSON *json_exit(int exit_code, int wstatus)
+/* known: false when no run's results are known (all null then). */
+static cJSON *json_exit(int exit_code, int wstatus, bool known)
 {
 	cJSON *o = cJSON_CreateObject();
+	if (!known) {
+		cJSON_AddNullToObject(o, "exit_code");
+		cJSON_AddNullToObject(o, "signal");
+		cJSON_AddNullToObject(o, "core_dumped");
+		return o;
+	}
 	cJSON_AddNumberToObject(o, "exit_code", exit_code);
 	if (WIFSIGNALED(wstatus)) {
 		cJSON_AddNumberToObject(o, "signal", WTERMSIG(wstatus));
@@ -535,28 +561,39 @@ static cJSON *json_spans(const struct report *r, struct json_lists *lists)
 	struct decode_stats zero;
 	memset(&zero, 0, sizeof zero);
 	const struct decode_stats *ds = r->dstats ? r->dstats : &zero;
-	json_u64(d, "records", ds->records);
-	json_u64(d, "events", ds->events);
-	json_u64(d, "spans", ds->spans);
-	json_u64(d, "dropped", ds->dropped);
-	json_u64(d, "lost_records", ds->lost_records);
-	json_u64(d, "no_exit", ds->no_exit);
-	json_u64(d, "bad_bytes", ds->bad_bytes);
-	json_u64(d, "bad_records", ds->bad_records);
-	json_u64(d, "bad_ids", ds->bad_ids);
-	json_u64(d, "unmatched", ds->unmatched);
-	json_u64(d, "unfinished", ds->unfinished);
-	json_u64(d, "over_limit", ds->over_limit);
-	json_u64(d, "clock_unknown", ds->clock_unknown);
-	json_u64(d, "lines", ds->lines);
-	json_u64(d, "bad_lines", ds->bad_lines);
+	const struct {
+		const char *key;
+		uint64_t v;
+	} dk[] = {{"records", ds->records},
+		  {"events", ds->events},
+		  {"spans", ds->spans},
+		  {"dropped", ds->dropped},
+		  {"lost_records", ds->lost_records},
+		  {"no_exit", ds->no_exit},
+		  {"bad_bytes", ds->bad_bytes},
+		  {"bad_records", ds->bad_records},
+		  {"bad_ids", ds->bad_ids},
+		  {"unmatched", ds->unmatched},
+		  {"unfinished", ds->unfinished},
+		  {"over_limit", ds->over_limit},
+		  {"clock_unknown", ds->clock_unknown},
+		  {"lines", ds->lines},
+		  {"bad_lines", ds->bad_lines}};
+	for (size_t k = 0; k < sizeof dk / sizeof dk[0]; k++)
+		if (r->dstats_lost) /* a record whose END is lost */
+			cJSON_AddNullToObject(d, dk[k].key);
+		else
+			json_u64(d, dk[k].key, dk[k].v);
 	json_u64(d, "untracked", r->spans ? r->spans->untracked : 0);
 
 	cJSON *ov = cJSON_AddObjectToObject(o, "overhead");
 	uint64_t events = report_library_events(r);
 	double cpu = (double)(r->ru.utime_ns + r->ru.stime_ns) * (r->nruns ? r->nruns : 1);
-	json_u64(ov, "events", events);
-	if (r->event_cost_ns > 0) {
+	if (r->dstats_lost)
+		cJSON_AddNullToObject(ov, "events");
+	else
+		json_u64(ov, "events", events);
+	if (r->event_cost_ns > 0 && !r->dstats_lost) {
 		cJSON_AddNumberToObject(ov, "ns_per_event", r->event_cost_ns);
 		double total = r->event_cost_ns * (double)events; /* a record file's: any size */
 		json_u64(ov, "total_ns", total < 0x1p64 ? (uint64_t)total : UINT64_MAX);
@@ -602,8 +639,15 @@ static cJSON *json_intervals(const struct json *j, const struct evlist *evl)
 }
 
 /* The whole document for report r; NULL on -ENOMEM. */
+static void json_rank_none(cJSON *o);
+
 static void json_rank_stat(cJSON *o, const struct rank_stat *st)
 {
+	if (!st->n) {
+		json_rank_none(o);
+		return;
+	}
+	cJSON_AddNumberToObject(o, "ranks", st->n);
 	json_num(o, "min", st->min);
 	json_num(o, "mean", st->mean);
 	json_num(o, "max", st->max);
@@ -613,6 +657,7 @@ static void json_rank_stat(cJSON *o, const struct rank_stat *st)
 
 static void json_rank_none(cJSON *o)
 {
+	cJSON_AddNumberToObject(o, "ranks", 0);
 	static const char *const k[] = {"min", "mean", "max", "max_rank", "imbalance"};
 	for (size_t q = 0; q < sizeof k / sizeof k[0]; q++)
 		cJSON_AddNullToObject(o, k[q]);
@@ -643,6 +688,7 @@ static cJSON *json_ranks(const struct report *r)
 		cJSON_AddNumberToObject(x, "rank", (double)ri->rank);
 		json_text(x, "host", ri->host);
 		json_text(x, "file", ri->file);
+		cJSON_AddNumberToObject(x, "runs", ri->nruns);
 	}
 	cJSON *cs = cJSON_AddArrayToObject(o, "counters");
 	for (size_t e = 0; e < h->evl->n; e++) {
@@ -650,10 +696,7 @@ static cJSON *json_ranks(const struct report *r)
 		cJSON_AddItemToArray(cs, x);
 		json_text(x, "name", h->evl->ev[e].name);
 		json_text(x, "unit", h->evl->ev[e].unit ? h->evl->ev[e].unit : "");
-		if (rs.counted[e])
-			json_rank_stat(x, &rs.counter[e]);
-		else
-			json_rank_none(x);
+		json_rank_stat(x, &rs.counter[e]);
 	}
 	json_rank_stat(cJSON_AddObjectToObject(o, "elapsed_ns"), &rs.elapsed);
 	cJSON *sp = cJSON_AddArrayToObject(o, "spans");
@@ -699,7 +742,8 @@ static cJSON *json_build(const struct json *j, const struct run_head *h, const s
 				      json_events(evl, mean, (double)r->ru.elapsed_ns,
 						  r->stat ? r->stat : NULL, r->nruns));
 	free(zeros);
-	cJSON_AddItemToObject(doc, "rusage", json_rusage(&r->ru, !r->head->rusage_unknown));
+	cJSON_AddItemToObject(doc, "rusage",
+			      json_rusage(&r->ru, !r->head->rusage_unknown, r->nruns > 0));
 	cJSON *el = cJSON_AddObjectToObject(doc, "elapsed");
 	if (r->nruns == 1) { /* one run: its own time, exactly; no spread */
 		json_u64(el, "mean_ns", r->ru.elapsed_ns);
@@ -715,7 +759,7 @@ static cJSON *json_build(const struct json *j, const struct run_head *h, const s
 		cJSON_AddNullToObject(el, "rel_stddev_pct");
 	}
 	int last_status = r->nruns && r->run ? r->run[r->nruns - 1].wstatus : 0;
-	cJSON_AddItemToObject(doc, "exit", json_exit(r->exit_code, last_status));
+	cJSON_AddItemToObject(doc, "exit", json_exit(r->exit_code, last_status, r->nruns > 0));
 
 	cJSON *runs = cJSON_AddArrayToObject(doc, "runs");
 	for (unsigned k = 0; runs && r->run && k < r->nruns; k++) {
@@ -729,8 +773,9 @@ static cJSON *json_build(const struct json *j, const struct run_head *h, const s
 				json_events(evl, rr->counts, (double)rr->ru.elapsed_ns, NULL, 1));
 		else
 			cJSON_AddArrayToObject(o, "events");
-		cJSON_AddItemToObject(o, "rusage", json_rusage(&rr->ru, !r->head->rusage_unknown));
-		cJSON_AddItemToObject(o, "exit", json_exit(rr->exit_code, rr->wstatus));
+		cJSON_AddItemToObject(o, "rusage",
+				      json_rusage(&rr->ru, !r->head->rusage_unknown, true));
+		cJSON_AddItemToObject(o, "exit", json_exit(rr->exit_code, rr->wstatus, true));
 	}
 	cJSON_AddItemToObject(doc, "intervals", json_intervals(j, evl));
 	cJSON *spans = json_spans(r, lists);

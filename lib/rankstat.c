@@ -9,21 +9,27 @@
 
 #include "u64map.h"
 
-/* The statistics of v[0..n), v[i] belonging to ranks[i]. */
-static struct rank_stat rank_stat_of(const double *v, const struct rank_info *ranks, unsigned n)
+/* The statistics of v[0..n), v[i] belonging to ranks[i], over the ranks
+ * with in[i] (all when in is NULL). */
+static struct rank_stat rank_stat_of(const double *v, const bool *in, const struct rank_info *ranks,
+				     unsigned n)
 {
-	struct rank_stat s = {v[0], 0, v[0], ranks[0].rank, 0};
+	struct rank_stat s = {0};
 	double sum = 0;
 	for (unsigned i = 0; i < n; i++) {
-		sum += v[i];
-		if (v[i] < s.min)
+		if (in && !in[i])
+			continue;
+		if (!s.n++ || v[i] < s.min)
 			s.min = v[i];
-		if (v[i] > s.max) {
+		if (s.n == 1 || v[i] > s.max) {
 			s.max = v[i];
 			s.max_rank = ranks[i].rank;
 		}
+		sum += v[i];
 	}
-	s.mean = sum / n;
+	if (!s.n)
+		return s;
+	s.mean = sum / s.n;
 	s.imbalance = s.max > 0 ? (s.max - s.mean) / s.max : 0;
 	return s;
 }
@@ -68,27 +74,34 @@ int rank_summary_build(const struct report *r, struct rank_summary *s)
 	s->nranks = n;
 	size_t ne = evl->n ? evl->n : 1;
 	double *v = calloc(n, sizeof *v);
+	bool *in = calloc(n, sizeof *in);
 	s->counter = calloc(ne, sizeof *s->counter);
 	s->counted = calloc(ne, sizeof *s->counted);
 	s->paths.node = calloc(64, sizeof *s->paths.node);
 	uint32_t **map = calloc(n, sizeof *map);
 	struct u64map idx = {0};
 	int err = -ENOMEM;
-	if (!v || !s->counter || !s->counted || !s->paths.node || !map)
+	if (!v || !in || !s->counter || !s->counted || !s->paths.node || !map)
 		goto out;
 	s->paths.n = 1;
 	s->paths.cap = 64;
+	for (unsigned i = 0; i < n; i++)
+		s->nlost += rk->r[i].nruns == 0;
+	/* a rank that did not count an event is left out of it, not a 0 */
 	for (size_t e = 0; e < evl->n; e++) {
 		for (unsigned i = 0; i < n; i++) {
 			const struct count *c = &rk->r[i].count[e];
-			v[i] = c->state == COUNT_OK ? c->value : 0;
-			s->counted[e] |= c->state == COUNT_OK;
+			in[i] = rk->r[i].nruns && c->state == COUNT_OK;
+			v[i] = in[i] ? c->value : 0;
 		}
-		s->counter[e] = rank_stat_of(v, rk->r, n);
+		s->counter[e] = rank_stat_of(v, in, rk->r, n);
+		s->counted[e] = s->counter[e].n > 0;
 	}
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
+		in[i] = rk->r[i].nruns > 0;
 		v[i] = (double)rk->r[i].ru.elapsed_ns;
-	s->elapsed = rank_stat_of(v, rk->r, n);
+	}
+	s->elapsed = rank_stat_of(v, in, rk->r, n);
 	for (unsigned i = 0; i < n; i++) {
 		const struct span_tree *t = rk->r[i].merged;
 		if (!t)
@@ -121,7 +134,7 @@ int rank_summary_build(const struct report *r, struct rank_summary *s)
 		for (unsigned q = 0; q < 3; q++) {
 			for (unsigned i = 0; i < n; i++)
 				v[i] = m[(p * n + i) * 3 + q];
-			*out[q] = rank_stat_of(v, rk->r, n);
+			*out[q] = rank_stat_of(v, NULL, rk->r, n);
 		}
 	}
 	free(m);
@@ -131,6 +144,7 @@ out:
 		free(map[i]);
 	free(map);
 	free(v);
+	free(in);
 	u64map_release(&idx);
 	if (err < 0)
 		rank_summary_release(s);

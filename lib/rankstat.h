@@ -2,8 +2,11 @@
  * files of one job): for each counter, the wall time and each span path
  * (the union of every rank's paths, a rank without one counting 0), the
  * min, mean and max across ranks, the rank holding the max and the
- * imbalance (max - mean) / max, as likwid and Caliper report it.  The
- * summary and JSON writers print it; nothing here prints. */
+ * imbalance (max - mean) / max, as likwid and Caliper report it.  A rank
+ * whose results are lost (a damaged file) is left out of the counters and
+ * the wall time, and one that did not count an event out of that event's:
+ * each statistic says over how many ranks it is.  The summary and JSON
+ * writers print it; nothing here prints. */
 #ifndef SPANSTAT_RANKSTAT_H
 #define SPANSTAT_RANKSTAT_H
 
@@ -12,6 +15,7 @@
 #include "report.h"
 
 struct rank_stat {
+	unsigned n; /* the ranks it is over; 0: none, the rest means nothing */
 	double min, mean, max;
 	long max_rank;	  /* the rank (as recorded) holding the max */
 	double imbalance; /* (max - mean) / max; 0 when max is 0 */
@@ -19,6 +23,7 @@ struct rank_stat {
 
 struct rank_summary {
 	unsigned nranks;
+	unsigned nlost;				/* ranks without results (nruns 0) */
 	struct rank_stat *counter;		/* evl->n */
 	bool *counted;				/* evl->n: some rank counted it */
 	struct rank_stat elapsed;		/* wall time, ns */

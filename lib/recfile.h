@@ -82,8 +82,8 @@ const struct rec_info *recfile_info(const struct recfile *rf);
 const struct rec_damage *recfile_damage(const struct recfile *rf);
 /* When the first run started (the head has when the session did). */
 void recfile_start(const struct recfile *rf, struct timespec *start, uint64_t *mono);
-/* What the analysis needs at the end: the runs (nruns >= 1), the stream's
- * counts and cost. */
+/* What the analysis needs at the end: the runs whose results the file
+ * holds (maybe none), the stream's counts (lost without END) and cost. */
 void recfile_end(const struct recfile *rf, struct analysis_end *e);
 
 /* How a file's events join a report of several: pids moved up by pid_base,

@@ -498,8 +498,9 @@ static int rf_names(struct recfile *rf)
 	return 0;
 }
 
-/* The runs whose results came, in order; none at all: one whose counts
- * are unknown, so what the spans say can still be reported. */
+/* The runs whose results came, in order (maybe none: the report then says
+ * that the counts, times and status are unknown, and what the spans say is
+ * still reported). */
 static int rf_runs(struct recfile *rf)
 {
 	unsigned k = 0;
@@ -512,15 +513,6 @@ static int rf_runs(struct recfile *rf)
 	}
 	unsigned expect = rf->have_end ? rf->recorded_runs : rf->head.runs;
 	rf->dmg.lost_runs = expect > k ? expect - k : 0;
-	if (k == 0) {
-		rf->run[0].counts = calloc(rf->evl.n ? rf->evl.n : 1, sizeof *rf->run[0].counts);
-		if (!rf->run[0].counts)
-			return -ENOMEM;
-		for (size_t i = 0; i < rf->evl.n; i++)
-			rf->run[0].counts[i].state = COUNT_NOT_COUNTED;
-		rf->dmg.lost_runs = expect ? expect : 1;
-		k = 1;
-	}
 	rf->nruns = k;
 	return 0;
 }
@@ -773,6 +765,7 @@ void recfile_end(const struct recfile *rf, struct analysis_end *e)
 	e->run = rf->run;
 	e->nruns = rf->nruns;
 	e->dstats = rf->head.spans ? &rf->ds : NULL;
+	e->dstats_lost = rf->head.spans && !rf->have_end;
 	e->event_cost_ns = rf->cost;
 }
 

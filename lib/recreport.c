@@ -84,6 +84,7 @@ static int rr_rank(struct rr_file *f, struct rank_info *ri, long idx, bool compe
 	analysis_rusage(&e, &tmp);
 	ri->rank = in->rank >= 0 ? in->rank : idx;
 	ri->host = in->host ? in->host : "";
+	ri->nruns = e.nruns;
 	ri->count = f->count;
 	ri->ru = tmp.ru;
 	if (f->have_tree) {
@@ -160,11 +161,12 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 			break;
 		}
 	}
-	/* the report's head: the first file's, its runs all the files' and its
-	 * start the earliest, on the first file's clock */
+	/* the report's head: the first file's, its runs all the files' (those
+	 * asked for, from the heads: not the runs found) and its start the
+	 * earliest, on the first file's clock */
 	const struct rec_info *i0 = recfile_info(f[0].rf);
 	head = *recfile_head(f[0].rf);
-	unsigned nruns = 0;
+	unsigned nruns = 0, requested = 0;
 	int64_t *shift = calloc(n, sizeof *shift);
 	if (!shift) {
 		r = cause_set(cause, -ENOMEM, "report: %s", strerror(ENOMEM));
@@ -182,10 +184,11 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 		struct analysis_end e;
 		recfile_end(f[i].rf, &e);
 		nruns += e.nruns;
+		requested += h->runs;
 		rr_earliest(&head, &h->start, h->start_mono + (uint64_t)shift[i]);
 	}
-	head.runs = nruns;
-	runs = calloc(nruns, sizeof *runs);
+	head.runs = requested;
+	runs = calloc(nruns ? nruns : 1, sizeof *runs);
 	r = runs ? analysis_init(&an, o->writers, o->nwriters, head.spans, head.metrics->n)
 		 : -ENOMEM;
 	have_an = runs != NULL;
@@ -202,8 +205,9 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 		}
 		rr_earliest(&head, &st, mono + (uint64_t)shift[i]);
 	}
-	unsigned base = 0;
+	unsigned base = 0, ncost = 0;
 	double cost = 0;
+	bool dstats_lost = false;
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		const struct rec_info *in = recfile_info(f[i].rf);
 		struct rec_replay how = {.ts_shift = shift[i], .run_base = base};
@@ -242,7 +246,13 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 			for (size_t k = 0; k < sizeof ds / sizeof(uint64_t); k++)
 				d[k] += s[k];
 		}
-		cost += e.event_cost_ns / (double)n;
+		/* one file's unknown counts make the sum unknown */
+		dstats_lost |= e.dstats_lost;
+		/* the mean over the files that know their cost (0: unknown) */
+		if (e.event_cost_ns > 0) {
+			cost += e.event_cost_ns;
+			ncost++;
+		}
 		if (r == 0 && n > 1)
 			r = rr_rank(&f[i], &ri[i], (long)i, o->compensate);
 		ri[i].file = o->files[i];
@@ -256,7 +266,8 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 	struct analysis_end end = {.run = runs,
 				   .nruns = nruns,
 				   .dstats = head.spans ? &ds : NULL,
-				   .event_cost_ns = cost,
+				   .dstats_lost = head.spans && dstats_lost,
+				   .event_cost_ns = ncost ? cost / ncost : 0,
 				   .compensate = o->compensate,
 				   .ranks = n > 1 ? &ranks : NULL};
 	r = analysis_finish(&an, &end, failed);

@@ -98,6 +98,8 @@ struct rank_info {
 	const struct count *count;	/* evl->n: the mean over its runs */
 	struct rusage_info ru;		/* the mean over its runs */
 	const struct span_tree *merged; /* its threads merged, or NULL */
+	unsigned nruns;			/* its runs whose results are known; 0: none (a
+					 * damaged file), its count and ru unknown */
 };
 
 struct report_ranks {
@@ -107,7 +109,10 @@ struct report_ranks {
 
 struct report {
 	const struct run_head *head;
-	unsigned nruns;			 /* runs actually completed */
+	unsigned nruns;			 /* runs actually completed (whose results are
+					  * known); 0 only in a report of a damaged
+					  * record: then the counts are COUNT_UNKNOWN
+					  * and ru, elapsed and exit_code unknown */
 	const struct run_result *run;	 /* nruns */
 	const struct count *count;	 /* evl->n: the mean over runs, as a count */
 	const struct stat_summary *stat; /* evl->n */
@@ -119,6 +124,8 @@ struct report {
 	const struct span_tree *merged; /* every thread's tree merged by path, built
 					 * once for all writers (report_merged) */
 	const struct decode_stats *dstats;
+	bool dstats_lost;		  /* dstats are not known (a record without its
+					   * END): print them as unknown, not as 0 */
 	uint64_t span_wall_ns;		  /* wall time the spans' shares refer to */
 	double event_cost_ns;		  /* the instrumentation's cost per event (0: unknown) */
 	bool compensated;		  /* --compensate: that cost is out of the span times */
@@ -129,11 +136,12 @@ struct report {
 /* The events the span library recorded in the target, as its cost counts
  * them: each span's begin and its end (not the ends spanstat closed at an
  * exit), unmatched ends, instants and counters, less what came through the
- * line protocol (not the library's).  0 without spans. */
+ * line protocol (not the library's).  0 without spans or with
+ * dstats_lost (see there). */
 static inline uint64_t report_library_events(const struct report *r)
 {
 	const struct decode_stats *d = r->dstats;
-	if (!d || !r->spans)
+	if (!d || !r->spans || r->dstats_lost)
 		return 0;
 	uint64_t ev = 2 * d->spans - d->unfinished + d->unmatched + r->spans->instants +
 		      r->spans->counters;

@@ -166,8 +166,8 @@ static void summary_header(FILE *fp, const struct report *r)
 		fprintf(fp, " (%u ranks, %u runs)", r->ranks->n, r->nruns);
 	else if (r->ranks)
 		fprintf(fp, " (%u ranks)", r->ranks->n);
-	else if (h->runs > 1 && r->nruns != h->runs)
-		fprintf(fp, " (%u of %u runs)", r->nruns, h->runs);
+	else if (r->nruns != h->runs) /* a damaged record's: some results are lost */
+		fprintf(fp, " (%u of %u run%s)", r->nruns, h->runs, h->runs == 1 ? "" : "s");
 	else if (h->runs > 1)
 		fprintf(fp, " (%u runs)", h->runs);
 	fputs(":\n\n", fp);
@@ -193,11 +193,28 @@ static int summary_counts(FILE *fp, const struct report *r)
 	return 0;
 }
 
+/* The times and rusage of a report whose runs' results are all lost. */
+static void summary_times_unknown(FILE *fp, const struct report *r)
+{
+	fprintf(fp, " %17s seconds time elapsed\n\n", "-");
+	if (r->head->rusage_unknown)
+		return;
+	fprintf(fp, " %17s seconds user\n", "-");
+	fprintf(fp, " %17s seconds sys\n", "-");
+	fprintf(fp, " %17s KiB max RSS\n", "-");
+	fprintf(fp, " %17s / - page faults (minor / major)\n", "-");
+	fprintf(fp, " %17s / - context switches (voluntary / involuntary)\n\n", "-");
+}
+
 static void summary_times(FILE *fp, const struct report *r)
 {
 	const struct rusage_info *ru = &r->ru;
 	char a[64], b[64];
 
+	if (!r->nruns) {
+		summary_times_unknown(fp, r);
+		return;
+	}
 	if (r->nruns > 1) {
 		double sd = r->elapsed.stddev / sqrt((double)r->nruns);
 		int p = summary_precision(sd);
@@ -624,7 +641,11 @@ static int summary_spans(FILE *fp, const struct report *r, bool where)
 	else
 		fputs(" no spans collected\n\n", fp);
 	span_tree_release(&scratch);
-	if (r->dstats)
+	if (r->dstats && r->dstats_lost)
+		fputs(" span data: what the target dropped or sent damaged is not known (the "
+		      "recording's end is lost)\n\n",
+		      fp);
+	else if (r->dstats)
 		summary_span_problems(fp, r->dstats, r->spans ? r->spans->untracked : 0);
 	if (any && r->dstats)
 		summary_overhead(fp, r);
@@ -649,7 +670,17 @@ static void summary_rank_cells(FILE *fp, const char *min, const char *mean, cons
 	char at[48], imb[32];
 	snprintf(at, sizeof at, "rank %ld", st->max_rank);
 	fmt_c(imb, sizeof imb, "%.1f%%", 100.0 * st->imbalance);
-	fprintf(fp, " %16s %16s %16s  %-9s %9s  ", min, mean, max, at, imb);
+	if (!st->n) /* no rank has it */
+		fprintf(fp, " %16s %16s %16s  %-9s %9s  ", "-", "-", "-", "-", "-");
+	else
+		fprintf(fp, " %16s %16s %16s  %-9s %9s  ", min, mean, max, at, imb);
+}
+
+/* "(9 of 10 ranks)" after a row that leaves ranks out. */
+static void summary_rank_over(FILE *fp, const struct rank_stat *st, unsigned nranks)
+{
+	if (st->n && st->n < nranks)
+		fprintf(fp, " (%u of %u ranks)", st->n, nranks);
 }
 
 /* The ranks of a job side by side (spanstat report over several files). */
@@ -662,28 +693,37 @@ static int summary_ranks(FILE *fp, const struct report *r)
 		return err;
 	fprintf(fp, " Across %u ranks (the max's rank; imbalance = (max - mean) / max):\n\n",
 		rs.nranks);
+	if (rs.nlost) /* what they lack is left out, not counted as 0 */
+		fprintf(fp,
+			" %u of %u ranks %s no results: left out of the counters and the time "
+			"elapsed\n\n",
+			rs.nlost, rs.nranks, rs.nlost == 1 ? "has" : "have");
 	fprintf(fp, " %16s %16s %16s  %-9s %9s  %s\n", "min", "mean", "max", "max at", "imbalance",
 		"");
 	char a[64], b[64], c[64];
 	for (size_t e = 0; e < evl->n; e++) {
 		const struct event *ev = &evl->ev[e];
 		const struct rank_stat *st = &rs.counter[e];
-		if (!rs.counted[e]) {
-			fprintf(fp, " %16s %16s %16s  %-9s %9s  %s\n", "", "<not counted>", "", "",
-				"", ev->name);
+		if (!rs.counted[e]) { /* "-": no rank with results to have counted it */
+			fprintf(fp, " %16s %16s %16s  %-9s %9s  %s\n", "",
+				rs.nlost < rs.nranks ? "<not counted>" : "-", "", "", "", ev->name);
 			continue;
 		}
 		summary_rank_value(a, sizeof a, ev, st->min);
 		summary_rank_value(b, sizeof b, ev, st->mean);
 		summary_rank_value(c, sizeof c, ev, st->max);
 		summary_rank_cells(fp, a, b, c, st);
-		fprintf(fp, "%s\n", ev->name);
+		fprintf(fp, "%s", ev->name);
+		summary_rank_over(fp, st, rs.nranks);
+		fputc('\n', fp);
 	}
 	fmt_duration(a, sizeof a, (uint64_t)rs.elapsed.min);
 	fmt_duration(b, sizeof b, (uint64_t)rs.elapsed.mean);
 	fmt_duration(c, sizeof c, (uint64_t)rs.elapsed.max);
 	summary_rank_cells(fp, a, b, c, &rs.elapsed);
-	fputs("time elapsed\n\n", fp);
+	fputs("time elapsed", fp);
+	summary_rank_over(fp, &rs.elapsed, rs.nranks);
+	fputs("\n\n", fp);
 	if (rs.paths.n > 1) {
 		fprintf(fp, " Span paths across %u ranks (total time):\n\n", rs.nranks);
 		fprintf(fp, " %16s %16s %16s  %-9s %9s  %s\n", "min", "mean", "max", "max at",

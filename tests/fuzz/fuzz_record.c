@@ -352,7 +352,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    dm->skipped_bytes != fr.skipped || dm->lost_events != fr.bad_events ||
 		    dm->bad_records < fr.bad_crc)
 			abort(); /* the reader counts other damage than the framing has */
-		if (e.nruns < 1 || e.nruns > h->runs || !h->evl || !h->metrics)
+		if (e.nruns > h->runs || !h->evl || !h->metrics)
 			abort();
 		/* the damage is whole once the events were replayed (blocks
 		 * whose CRC holds may still not decode) */

@@ -260,7 +260,8 @@ static void fixture_init(struct fixture *f, bool spans)
 	for (int k = 0; k < 2; k++)
 		f->rank[k] =
 			(struct rank_info){k,	       k ? "node1" : "node0", k ? "b.rec" : "a.rec",
-					   f->runs[k], f->run[k].ru,	      &f->merged};
+					   f->runs[k], f->run[k].ru,	      &f->merged,
+					   1};
 	f->ranks = (struct report_ranks){2, f->rank};
 	f->rep.ranks = &f->ranks;
 }
