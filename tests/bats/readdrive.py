@@ -6,7 +6,8 @@ measures time.
   grow IN OUT MB        OUT: the record IN with its span-event records
                         repeated until it holds MB megabytes (CRCs intact)
   signal SIG PATH CMD...
-                        runs CMD, waits until it has PATH open, sends SIG;
+                        runs CMD, waits until it has PATH open (or has read
+                        4 MiB of it and closed it), sends SIG;
                         prints "STATUS" (negative: killed by that signal)
   truncate SIZE PATH CMD...
                         runs CMD, waits until it has PATH open or mapped
@@ -61,10 +62,24 @@ def uses(pid, path):
         return False
 
 
+def has_read(pid, nbytes):
+    """Whether pid has read nbytes or more (a large file it had open)."""
+    try:
+        with open("/proc/%d/io" % pid) as io:
+            for line in io:
+                if line.startswith("rchar:"):
+                    return int(line.split()[1]) >= nbytes
+    except OSError:
+        pass
+    return False
+
+
 def start(cmd, path, also_ended):
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     end = time.monotonic() + 20
-    while not uses(p.pid, path):
+    # a large file may be read and closed between two looks: then it has
+    # read more than its shared libraries hold
+    while not uses(p.pid, path) and not has_read(p.pid, 4 << 20):
         if p.poll() is not None and also_ended:
             break
         if p.poll() is not None or time.monotonic() > end:
