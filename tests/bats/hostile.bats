@@ -1,0 +1,42 @@
+#!/usr/bin/env bats
+# hostile.bats: programs that use signal handlers, threads, descriptors and
+# loaded code in ways the recorder must survive: each case gives the spans the
+# program made, exactly, in both modes (aggregating in the target, and
+# streaming through the record file), or runs as it runs alone.
+
+load helpers
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# spans MODE OUT.json -- CMD...: the run's JSON, aggregated or streamed
+# (record, then report --json of the record); the command's output in
+# stdout, spanstat's summary in stderr (the report's in report.out)
+spans() {
+	local mode=$1 out=$2
+	shift 3
+	if [ "$mode" = aggregate ]; then
+		"$SPANSTAT" --spans --json="$out" -- "$@" >stdout 2>stderr
+	else
+		"$SPANSTAT" record -o run.rec -- "$@" >stdout 2>stderr &&
+			"$SPANSTAT" report --json="$out" run.rec >report.out 2>>stderr
+	fi
+}
+
+# sum NAME FILE: the merged count of spans named NAME over every path
+sum() {
+	jq "[.spans.merged.nodes[] | select(.name == \"$1\") | .count] | add // 0" "$2"
+}
+
+@test "a thread that ends in a signal handler (pthread_exit) leaves nothing to the thread that reuses its state" {
+	local prog mode
+	prog=$(build_workload span_sigexit $(span_link_flags))
+	for mode in aggregate stream; do
+		spans "$mode" s.json -- "$prog" 50 1000
+		assert_equal "$(cat stdout)" rounds=50
+		# the last thread reuses the state of threads that ended inside
+		# a recorder call: its 1000 spans are all there
+		assert_equal "$(sum last s.json)" 1000
+	done
+}
