@@ -974,6 +974,11 @@ static REC_NOI struct rec_thread *rec_thread_start(void)
 			t->next = head;
 		while (!atomic_compare_exchange_weak(&rec_threads, &head, t));
 	}
+	/* a reused struct: what its last thread left of calls it never
+	 * returned from (it ended in a signal handler) is not ours */
+	t->guard = 0;
+	t->nq = 0;
+	t->qskip = 0;
 	rec_thread_altstack(t);
 	rec_thread_reset(t, rec_now());
 	atomic_store(&t->busy, 1);
@@ -992,6 +997,10 @@ static REC_NOI void rec_thread_end(void *arg)
 		return;
 	rec_self = NULL;
 	rec_self_done = 1; /* later events of this thread (other destructors): ignored */
+	/* A guard still set belongs to a call that never returns: the thread
+	 * ends in a signal handler that interrupted it (pthread_exit, a
+	 * cancellation).  Its queue is still applied below. */
+	t->guard = 0;
 	if (__atomic_load_n(&rec_on, __ATOMIC_RELAXED) && t->pid && !t->guard &&
 	    !atomic_exchange(&t->busy, 1)) {
 		if (t->nq) { /* what signal handlers left, before the end */
