@@ -40,3 +40,19 @@ sum() {
 		assert_equal "$(sum last s.json)" 1000
 	done
 }
+
+@test "a plugin loaded and unloaded a thousand times is counted every time" {
+	local prog mode
+	env -u CFLAGS -u LDFLAGS ${CC%% *} -O2 -g -fPIC -shared -finstrument-functions -DNAME=alpha \
+		"$WORKLOADS/span_reload_lib.c" -o libalpha.so
+	prog=$(build_workload span_dlcycle -finstrument-functions -ldl)
+	for mode in aggregate stream; do
+		spans "$mode" d.json -- "$prog" "$PWD" 1000
+		assert_equal "$(cat stdout)" cycles=1000
+		# each unload leaves its addresses as tombstones in the intern
+		# table: they must not fill the plugin's probe chains
+		assert_equal "$(sum alpha_entry d.json)" 1000
+		assert_equal "$(sum alpha_leaf d.json)" 2000
+		assert_equal "$(jq -c '.spans.decode | [.unmatched, .unfinished, .dropped]' d.json)" "[0,0,0]"
+	done
+}
