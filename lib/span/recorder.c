@@ -857,31 +857,55 @@ static REC_NOI uint32_t rec_define(struct rec_thread *t, uint64_t key)
  * The thread that claims a slot writes the definition before it publishes the
  * id, so definitions always precede uses on the wire.  A thread that finds a
  * slot claimed but not yet published defines its own id for the same text
- * rather than wait (the decoder merges names by text). */
+ * rather than wait (the decoder merges names by text).  A key not in the
+ * table takes the first tombstone of its chain (an address dlclose forgot,
+ * rec_code_forget) before an empty slot: an object loaded and unloaded again
+ * and again at one address would fill its chains with tombstones otherwise. */
 static REC_NOI uint32_t rec_intern(struct rec_thread *t, uint64_t key)
 {
 	struct rec_slot *tab = rec_table;
 	if (!tab)
 		return 0;
-	unsigned i = (unsigned)((key * UINT64_C(0x9e3779b97f4a7c15)) >> 40);
-	for (unsigned probe = 0; probe < REC_PROBES; probe++, i++) {
-		struct rec_slot *s = &tab[i & (REC_TABLE_SIZE - 1)];
-		uint64_t k = atomic_load_explicit(&s->key, memory_order_acquire);
-		if (k == 0) {
-			if (atomic_compare_exchange_strong(&s->key, &k, key)) {
-				uint32_t id = rec_define(t, key);
-				if (id)
-					atomic_store_explicit(&s->id, id, memory_order_release);
-				else /* not defined: let a later use try again */
-					atomic_store_explicit(&s->key, 0, memory_order_release);
-				return id;
+	for (unsigned round = 0; round < 4; round++) {
+		unsigned i = (unsigned)((key * UINT64_C(0x9e3779b97f4a7c15)) >> 40);
+		struct rec_slot *claim = NULL, *tomb = NULL;
+		uint64_t k = 0;
+		for (unsigned probe = 0; probe < REC_PROBES; probe++, i++) {
+			struct rec_slot *s = &tab[i & (REC_TABLE_SIZE - 1)];
+			k = atomic_load_explicit(&s->key, memory_order_acquire);
+			if (k == key) {
+				uint32_t id = atomic_load_explicit(&s->id, memory_order_acquire);
+				return id ? id : rec_define(t, key);
 			}
-			/* lost the race: k now holds the winner's key */
+			if (k == REC_CODE_TAG) {
+				if (!tomb)
+					tomb = s;
+			} else if (k == 0) {
+				claim = s;
+				break;
+			}
 		}
-		if (k == key) {
-			uint32_t id = atomic_load_explicit(&s->id, memory_order_acquire);
+		uint64_t was = 0;
+		if (tomb) {
+			claim = tomb;
+			was = REC_CODE_TAG;
+		}
+		if (!claim)
+			return 0; /* table full along this chain */
+		uint64_t expect = was;
+		if (atomic_compare_exchange_strong(&claim->key, &expect, key)) {
+			uint32_t id = rec_define(t, key);
+			if (id)
+				atomic_store_explicit(&claim->id, id, memory_order_release);
+			else /* not defined: let a later use try again */
+				atomic_store_explicit(&claim->key, was, memory_order_release);
+			return id;
+		}
+		if (expect == key) { /* another thread claimed it for the same key */
+			uint32_t id = atomic_load_explicit(&claim->id, memory_order_acquire);
 			return id ? id : rec_define(t, key);
 		}
+		/* lost the slot to another key: look again */
 	}
 	return 0;
 }
@@ -2445,8 +2469,11 @@ static REC_NOI void rec_code_forget(uintptr_t lo, uintptr_t hi)
 	for (unsigned i = 0; tab && i < REC_TABLE_SIZE; i++) {
 		uint64_t k = atomic_load_explicit(&tab[i].key, memory_order_relaxed);
 		if ((k & REC_CODE_TAG) && k != REC_CODE_TAG && (k & ~REC_CODE_TAG) >= lo &&
-		    (k & ~REC_CODE_TAG) < hi)
+		    (k & ~REC_CODE_TAG) < hi) {
+			/* no id: whoever reuses the tombstone publishes its own */
+			atomic_store_explicit(&tab[i].id, 0, memory_order_relaxed);
 			atomic_store_explicit(&tab[i].key, REC_CODE_TAG, memory_order_release);
+		}
 	}
 	for (struct rec_thread *t = atomic_load(&rec_threads); t; t = t->next)
 		for (unsigned i = 0; i < REC_CACHE; i++) {
