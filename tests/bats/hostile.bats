@@ -56,3 +56,24 @@ sum() {
 		assert_equal "$(jq -c '.spans.decode | [.unmatched, .unfinished, .dropped]' d.json)" "[0,0,0]"
 	done
 }
+
+@test "a library unloaded with the plugin that pulled it in is forgotten too" {
+	local p prog mode
+	for p in x y; do
+		env -u CFLAGS -u LDFLAGS ${CC%% *} -O2 -g -fPIC -shared -finstrument-functions \
+			-DNAME=dep$p "$WORKLOADS/span_reload_lib.c" -o libdep$p.so
+		env -u CFLAGS -u LDFLAGS ${CC%% *} -O2 -g -fPIC -shared -finstrument-functions \
+			-DNAME=plug$p -DDEP=dep$p "$WORKLOADS/span_plug_lib.c" -o libplug$p.so \
+			-L. -ldep$p -Wl,-rpath,'$ORIGIN'
+	done
+	prog=$(build_workload span_reload_dep -finstrument-functions -ldl)
+	for mode in aggregate stream; do
+		spans "$mode" r.json -- "$prog" "$PWD"
+		# the case under test: libdepy.so where libdepx.so had been
+		[ "$(cat stdout)" = same ] || skip_or_fail "the loader moved libdepy.so"
+		assert_equal "$(sum depx_entry r.json)" 1
+		assert_equal "$(sum depx_leaf r.json)" 3
+		assert_equal "$(sum depy_entry r.json)" 1
+		assert_equal "$(sum depy_leaf r.json)" 5
+	done
+}
