@@ -2427,36 +2427,44 @@ REC_API __attribute__((noreturn)) void __longjmp_chk(void *env, int val)
 typedef int (*rec_dlclose_fn)(void *);
 static rec_dlclose_fn rec_real_dlclose;
 
-struct rec_range {
-	uintptr_t base, lo, hi;
-	const char *name;
-	int found;
+#define REC_OBJS 512u /* loaded objects a dlclose compares, before and after */
+
+/* The extents of the loaded objects ([lo, hi) of their PT_LOAD segments). */
+struct rec_objs {
+	unsigned n;
+	int over; /* more objects than REC_OBJS */
+	unsigned long long subs;
+	struct {
+		uintptr_t lo, hi;
+	} r[REC_OBJS];
 };
 
-/* dl_iterate_phdr callback: the loaded extent of the object r names (by
- * base and name), or whether any object still has r->lo mapped. */
-static REC_NOI int rec_range_cb(struct dl_phdr_info *info, size_t size, void *arg)
+/* dl_iterate_phdr callback: notes each object's extent. */
+static REC_NOI int rec_objs_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
-	(void)size;
-	struct rec_range *r = arg;
+	struct rec_objs *o = arg;
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs)
+		o->subs = info->dlpi_subs;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
 	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_LOAD)
 			continue;
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
-		if (r->name) {
-			if (info->dlpi_addr != r->base || strcmp(info->dlpi_name, r->name) != 0)
-				break;
-			if (!r->found || lo < r->lo)
-				r->lo = lo;
-			if (!r->found || hi > r->hi)
-				r->hi = hi;
-			r->found = 1;
-		} else if (r->lo >= lo && r->lo < hi) {
-			r->found = 1;
-			return 1;
-		}
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr, b = a + ph->p_memsz;
+		if (a < lo)
+			lo = a;
+		if (b > hi)
+			hi = b;
 	}
+	if (lo >= hi)
+		return 0;
+	if (o->n == REC_OBJS) {
+		o->over = 1;
+		return 0;
+	}
+	o->r[o->n].lo = lo;
+	o->r[o->n].hi = hi;
+	o->n++;
 	return 0;
 }
 
@@ -2488,27 +2496,39 @@ static REC_NOI void rec_code_forget(uintptr_t lo, uintptr_t hi)
 		}
 }
 
+/* dlclose unloads the object and every object it pulled in that nothing
+ * else holds: the objects mapped before and not after are forgotten. */
 REC_API int dlclose(void *handle)
 {
 	if (!rec_real_dlclose)
 		rec_real_dlclose = (rec_dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
 	if (!rec_real_dlclose)
 		return -1;
-	struct rec_range r = {0, 0, 0, NULL, 0};
-	struct link_map *lm = NULL;
 	int on = !rec_secure && __atomic_load_n(&rec_on, __ATOMIC_RELAXED);
-	if (on && dlinfo(handle, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && lm->l_name[0]) {
-		r.base = lm->l_addr;
-		r.name = lm->l_name;
-		dl_iterate_phdr(rec_range_cb, &r);
-	}
+	if (!on)
+		return rec_real_dlclose(handle);
+	struct rec_objs *before = mmap(NULL, 2 * sizeof *before, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (before == MAP_FAILED)
+		return rec_real_dlclose(handle);
+	struct rec_objs *after = before + 1;
+	dl_iterate_phdr(rec_objs_cb, before);
 	int ret = rec_real_dlclose(handle);
-	if (ret == 0 && r.found) {
-		struct rec_range gone = {0, r.lo, 0, NULL, 0};
-		dl_iterate_phdr(rec_range_cb, &gone); /* still mapped: another reference */
-		if (!gone.found)
-			rec_code_forget(r.lo, r.hi);
+	if (ret == 0) {
+		dl_iterate_phdr(rec_objs_cb, after);
+		/* an object gone: its extent is no longer any object's */
+		for (unsigned i = 0; !after->over && after->subs != before->subs && i < before->n;
+		     i++) {
+			unsigned j;
+			for (j = 0; j < after->n; j++)
+				if (after->r[j].lo == before->r[i].lo &&
+				    after->r[j].hi == before->r[i].hi)
+					break;
+			if (j == after->n)
+				rec_code_forget(before->r[i].lo, before->r[i].hi);
+		}
 	}
+	munmap(before, 2 * sizeof *before);
 	return ret;
 }
 
