@@ -77,3 +77,17 @@ sum() {
 		assert_equal "$(sum depy_leaf r.json)" 5
 	done
 }
+
+@test "a program that closes every descriptor and opens its files at every number is not crashed or written to" {
+	local prog mode
+	prog=$(build_workload span_fdreuse $(span_link_flags))
+	for mode in aggregate stream; do
+		run spans "$mode" r.json -- "$prog" "$PWD/own.dat" 1000
+		# the ring file's descriptor number now names the program's file:
+		# a new thread must not map (and write) that file for its slot
+		assert_success
+		assert_equal "$(sed 's/^fds=[0-9]* //' stdout)" file=ok
+		assert_equal "$(sum t r.json)" 1000
+		assert_equal "$(sum before r.json)" 1
+	done
+}
