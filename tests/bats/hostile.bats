@@ -91,3 +91,25 @@ sum() {
 		assert_equal "$(sum before r.json)" 1
 	done
 }
+
+@test "siglongjmp out of a handler that interrupted the recorder, a thousand times: nothing unmatched or unfinished" {
+	local api funcs prog mode
+	api=$(build_workload span_sigjump $(span_link_flags))
+	funcs=$(build_workload span_sigjump -DFUNCS -finstrument-functions)
+	for prog in "$api" "$funcs"; do
+		for mode in aggregate stream; do
+			spans "$mode" j.json -- "$prog" 500
+			read -r r t l < <(sed -E 's/rounds=([0-9]+) ticks=([0-9]+) leaves=([0-9]+)/\1 \2 \3/' stdout)
+			assert_equal "$r" 500
+			assert_equal "$(sum tick j.json)" "$t"
+			assert_equal "$(( $(sum round j.json) + $(sum round_ j.json) ))" 500
+			local leaf
+			leaf=$(sum leaf j.json)
+			[ "$leaf" -ge "$l" ] && [ "$leaf" -le $((l + r)) ] || fail "leaf $leaf for $l begun"
+			# a jump that abandons a recorder call between its tree or
+			# ring and its shadow stack must not end a span twice, or
+			# leave one open
+			assert_equal "$(jq -c '.spans.decode | [.unmatched, .unfinished, .dropped]' j.json)" "[0,0,0]"
+		done
+	done
+}
