@@ -113,3 +113,16 @@ sum() {
 		done
 	done
 }
+
+@test "a handler nesting spans deeper than the handlers' queue drops whole spans, and the thread's tree stays right" {
+	local prog mode
+	prog=$(build_workload span_sigdeep $(span_link_flags))
+	for mode in aggregate stream; do
+		spans "$mode" q.json -- "$prog" 3000000 800
+		[ "$(sed 's/ticks=//' stdout)" -gt 10 ]
+		# every w right under main, none under a handler's span left open
+		assert_equal "$(jq '[.spans.merged.nodes[] | select(.name == "w" and .depth == 1) | .count] | add' q.json)" 3000000
+		assert_equal "$(sum w q.json)" 3000000
+		assert_equal "$(jq -c '.spans.decode | [.unmatched, .unfinished]' q.json)" "[0,0]"
+	done
+}
