@@ -1612,6 +1612,30 @@ static REC_HOT void rec_event_stream(struct rec_thread *t, uint64_t key, uint64_
  * value reads, so it is async-signal-safe; a full queue drops whole spans,
  * counted as drops. */
 
+#define REC_Q_NONE UINT64_MAX /* a queued begin cancelled: its end found no room */
+
+/* An end the full queue cannot take: its begin, queued, is cancelled, so
+ * that the span is dropped whole instead of left open (the spans queued
+ * inside it stay, one level up).  The begin is the last queued one below
+ * entry n that no queued end closes. */
+static REC_NOI void rec_queue_cancel(struct rec_thread *t, unsigned n)
+{
+	unsigned open = 0;
+	while (n-- > 0) {
+		struct rec_qev *e = &t->q[n];
+		if (e->op == REC_OP(WIRE_OP_END)) {
+			open++;
+		} else if (e->op == REC_OP(WIRE_OP_BEGIN)) {
+			if (!open) {
+				e->op = REC_Q_NONE;
+				rec_drop(t, 1u + e->nv);
+				return;
+			}
+			open--;
+		}
+	}
+}
+
 static REC_NOI void rec_queue(struct rec_thread *t, uint64_t key, uint64_t op, int has_val,
 			      int64_t val)
 {
@@ -1627,6 +1651,8 @@ static REC_NOI void rec_queue(struct rec_thread *t, uint64_t key, uint64_t op, i
 		if (i >= cap) {
 			if (op == REC_OP(WIRE_OP_BEGIN))
 				t->qskip++;
+			else if (is_end)
+				rec_queue_cancel(t, i);
 			rec_drop(t, 1u + (unsigned)has_val);
 			return;
 		}
@@ -1666,6 +1692,10 @@ static REC_NOI __attribute__((noinline)) void rec_drain(struct rec_thread *t, in
 			continue;
 		}
 		const struct rec_qev *e = &t->q[i];
+		if (e->op == REC_Q_NONE) { /* cancelled (rec_queue_cancel) */
+			i++;
+			continue;
+		}
 		uint64_t now = e->ts;
 		if ((int64_t)(now - t->last) < 0)
 			now = t->last;
