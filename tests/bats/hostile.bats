@@ -115,14 +115,25 @@ sum() {
 }
 
 @test "a handler nesting spans deeper than the handlers' queue drops whole spans, and the thread's tree stays right" {
-	local prog mode
+	local prog
 	prog=$(build_workload span_sigdeep $(span_link_flags))
-	for mode in aggregate stream; do
-		spans "$mode" q.json -- "$prog" 3000000 800
-		[ "$(sed 's/ticks=//' stdout)" -gt 10 ]
-		# every w right under main, none under a handler's span left open
-		assert_equal "$(jq '[.spans.merged.nodes[] | select(.name == "w" and .depth == 1) | .count] | add' q.json)" 3000000
-		assert_equal "$(sum w q.json)" 3000000
-		assert_equal "$(jq -c '.spans.decode | [.unmatched, .unfinished]' q.json)" "[0,0]"
-	done
+	spans aggregate q.json -- "$prog" 3000000 800
+	[ "$(sed 's/ticks=//' stdout)" -gt 10 ]
+	# every w right under main, none under a handler's span left open
+	assert_equal "$(jq '[.spans.merged.nodes[] | select(.name == "w" and .depth == 1) | .count] | add' q.json)" 3000000
+	assert_equal "$(jq -c '.spans.decode | [.unmatched, .unfinished]' q.json)" "[0,0]"
+}
+
+# Fails: the recorder drops a handler's spans whole when its queue is full,
+# but the decoder, seeing a thread's record report drops, closes every span
+# the thread has open (decode_lost -> norm_lost, for a lost END): "main" is
+# closed unfinished at the first overflow and the 3 M "w" land at depth 0.
+@test "streaming: spans a handler's full queue dropped whole do not close the thread's open spans" {
+	local prog
+	prog=$(build_workload span_sigdeep $(span_link_flags))
+	spans stream q.json -- "$prog" 3000000 800
+	[ "$(sed 's/ticks=//' stdout)" -gt 10 ]
+	[ "$(jq .spans.decode.dropped q.json)" -gt 0 ]
+	assert_equal "$(jq '[.spans.merged.nodes[] | select(.name == "w" and .depth == 1) | .count] | add' q.json)" 3000000
+	assert_equal "$(jq -c '.spans.decode | [.unmatched, .unfinished]' q.json)" "[0,0]"
 }
