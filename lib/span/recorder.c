@@ -133,6 +133,7 @@ struct rec_jmp {
 	const void *env;
 	uintptr_t sp;
 	unsigned depth;
+	uint32_t adepth, aover; /* aggregating: the tree's open spans then */
 };
 
 /* What the filters say of a name (filter.h's RECF_*). */
@@ -256,12 +257,12 @@ static int rec_connected;		   /* the constructor installed handlers and the key 
 static atomic_uint rec_next_id = 1;
 static struct rec_slot *rec_table;
 static _Atomic(struct rec_thread *) rec_threads;
-static void *rec_shm;		 /* the ring file's slot table, mapped shared, or NULL */
+static void *rec_shm;		   /* the ring file's slot table, mapped shared, or NULL */
 static atomic_int rec_shm_fd = -1; /* the ring file: slots' parts are mapped as threads take them */
 static dev_t rec_shm_dev;	   /* its identity, to tell it from a file the program */
 static ino_t rec_shm_ino;	   /* opened at the number after closing ours */
 static char rec_shm_path[PATH_MAX]; /* SPANSTAT_SHM, to open it again */
-static uint64_t rec_incarnation; /* the ts of our latest WIRE_HELLO */
+static uint64_t rec_incarnation;    /* the ts of our latest WIRE_HELLO */
 static pthread_key_t rec_key;
 /* One page wiped in a fork child (MADV_WIPEONFORK): pid 0 there. */
 struct rec_proc {
@@ -614,8 +615,8 @@ static REC_NOI int rec_ring_map(struct rec_thread *t, unsigned i)
 			return -1;
 		t->magg = a;
 		if (rec_nvals) {
-			void *v = mmap(NULL, ring_vals_bytes(rec_nvals), prot, MAP_SHARED,
-				       shm_fd, (off_t)ring_vals_off(i, rec_nvals));
+			void *v = mmap(NULL, ring_vals_bytes(rec_nvals), prot, MAP_SHARED, shm_fd,
+				       (off_t)ring_vals_off(i, rec_nvals));
 			if (v == MAP_FAILED)
 				return -1;
 			t->mvals = v;
@@ -2364,6 +2365,8 @@ __attribute__((used, visibility("hidden"))) REC_NOI void *rec_setjmp_note(void *
 				i = t->njmp++ % REC_JMPS;
 			t->jmp[i].env = env;
 			t->jmp[i].depth = t->depth;
+			t->jmp[i].adepth = t->adepth;
+			t->jmp[i].aover = t->aover;
 			t->jmp[i].sp = sp;
 			atomic_store(&t->busy, 0);
 		}
@@ -2429,7 +2432,23 @@ static REC_NOI void rec_unwind(const void *env)
 		rec_guard_clear(t);
 		return;
 	}
-	if (i < REC_JMPS && t->jmp[i].depth <= t->depth) {
+	if (i < REC_JMPS && t->agg && on != REC_ON_FILTERED && t->jmp[i].adepth <= t->adepth &&
+	    t->jmp[i].depth <= t->depth) {
+		/* the tree's own frames say what is open: a call abandoned by a
+		 * jump out of a handler may have changed them and not the
+		 * shadow stack, or the other way round */
+		uint64_t now = rec_now(), v[RECV_MAX];
+		if (rec_nvals)
+			recv_read(&rec_vspec, &t->vt, v);
+		t->aover = t->jmp[i].aover < t->aover ? t->jmp[i].aover : t->aover;
+		while (t->adepth > t->jmp[i].adepth) {
+			t->adepth--;
+			rec_agg_close(t, &t->aframe[t->adepth], now, 0, rec_nvals ? v : NULL);
+		}
+		t->agg->depth = t->adepth;
+		t->agg->last_ts = now;
+		t->depth = t->jmp[i].depth;
+	} else if (i < REC_JMPS && t->jmp[i].depth <= t->depth) {
 		uint64_t now = rec_now();
 		while (t->depth > t->jmp[i].depth) {
 			if (on == REC_ON_FILTERED) {
