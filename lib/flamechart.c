@@ -266,7 +266,7 @@ static void fc_heading(FILE *fp, int y, const char *what, const char *name, uint
 	fprintf(fp, "<text x=\"%d\" y=\"%d\" style=\"fill: rgb(80,80,80)\">%s ", SVGKIT_PAD,
 		y + FC_LABEL - 4, what);
 	svgkit_escape(fp, name && *name ? name : "?", 200);
-	fprintf(fp, " [%" PRIu32 "]</text>\n", id);
+	fprintf(fp, " [%" PRIu32 "]</text>\n", span_real_pid(id));
 }
 
 static int fc_finish(struct writer *w, const struct report *r)

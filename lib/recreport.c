@@ -213,7 +213,7 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 		struct rec_replay how = {.ts_shift = shift[i], .run_base = base};
 		struct span_sink extra;
 		if (n > 1) {
-			how.pid_base = (uint32_t)(i + 1) << 22;
+			how.pid_base = (uint32_t)(i + 1) << SPAN_PID_BITS;
 			if (asprintf(&f[i].prefix, "rank %ld (%s)",
 				     in->rank >= 0 ? in->rank : (long)i,
 				     in->host ? in->host : "") < 0) {

@@ -20,6 +20,17 @@ enum span_kind {
 
 #define SPAN_F_UNFINISHED 1u /* closed by spanstat, not by the target */
 
+/* A report of several record files (one per rank) keeps their processes
+ * apart by moving file i's pids and tids up by (i + 1) << SPAN_PID_BITS:
+ * Linux's pids fit below (pid_max is at most 2^22).  What a person reads
+ * is the real one. */
+#define SPAN_PID_BITS 22
+
+static inline uint32_t span_real_pid(uint32_t pid)
+{
+	return pid & ((UINT32_C(1) << SPAN_PID_BITS) - 1);
+}
+
 struct span_event {
 	enum span_kind kind;
 	uint32_t pid, tid;

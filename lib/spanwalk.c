@@ -195,6 +195,8 @@ char *spanwalk_root_name(const char *proc, const char *thread, uint32_t pid, uin
 {
 	char *out;
 	const char *name = tid && thread && *thread ? thread : proc;
+	pid = span_real_pid(pid); /* a merged report's moved pids are not the target's */
+	tid = span_real_pid(tid);
 	int n = tid ? asprintf(&out, "%s-%" PRIu32 "/%" PRIu32, name && *name ? name : "process",
 			       pid, tid)
 		    : asprintf(&out, "%s-%" PRIu32, name && *name ? name : "process", pid);

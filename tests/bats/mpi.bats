@@ -171,3 +171,17 @@ section() {
 	refute_output --partial 'Across'
 	jq_true '.ranks.ranks == [] and .ranks.spans == [] and .ranks.elapsed_ns.max == null' one.json
 }
+
+@test "mpi: the merged flame chart and folded threads name each rank's process by its rank, host and real pid" {
+	run -0 "$SPANSTAT" report --flamechart=job.svg --folded=job.folded --folded-threads run.*.rec
+	local r pid
+	for r in 0 1 2 3; do
+		"$SPANSTAT" report --json=r.json "run.$r.rec" 2>/dev/null
+		pid=$(jq '[.spans.threads[] | select(.nodes | length > 0) | .pid][0]' r.json)
+		[ "$pid" -gt 0 ] && [ "$pid" -lt 4194304 ]
+		grep -Eq ">process rank $r \\([^)]*\\) [^<]* \\[$pid\\]</text>" job.svg ||
+			fail "no heading for rank $r, pid $pid: $(grep -o '>process [^<]*' job.svg)"
+		grep -q "^rank $r ([^)]*) [^;]*-$pid;" job.folded ||
+			fail "no folded root for rank $r, pid $pid: $(cut -d";" -f1 job.folded | sort -u)"
+	done
+}
