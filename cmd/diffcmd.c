@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "diff.h"
 #include "diffcmd.h"
@@ -98,14 +100,52 @@ static void diff_warn(void *ctx, const char *msg)
 	errline(msg);
 }
 
-/* A record file's JSON document, as spanstat report --json makes it, in
- * place of its bytes. */
-static void diff_from_record(const char *path, char **buf, size_t *len)
+/* A stream (a pipe, a FIFO, standard input) whose first hlen bytes were
+ * read into head, whole in an anonymous file the record reader can open by
+ * name; the file's descriptor in *fd. */
+static const char *diff_spool(const char *path, FILE *f, const char *head, size_t hlen, int *fd,
+			      char *name, size_t size)
 {
-	/* the reader maps the file by name: stdin was read already, and a file
-	 * named - would be another one */
-	if (strcmp(path, "-") == 0)
-		die("cannot read '-': a record file is read from a file, not from standard input");
+	*fd = memfd_create("spanstat-diff", MFD_CLOEXEC);
+	if (*fd < 0)
+		die("cannot read '%s': %s", path, strerror(errno));
+	static char chunk[1 << 16];
+	const char *p = head;
+	size_t n = hlen;
+	for (;;) {
+		while (n) {
+			ssize_t w = write(*fd, p, n);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				die("cannot read '%s': %s", path, strerror(w < 0 ? errno : EIO));
+			p += w;
+			n -= (size_t)w;
+		}
+		n = fread(chunk, 1, sizeof chunk, f);
+		if (!n)
+			break;
+		p = chunk;
+	}
+	if (ferror(f))
+		die("cannot read '%s': %s", path, strerror(EIO));
+	snprintf(name, size, "/proc/self/fd/%d", *fd);
+	return name;
+}
+
+/* A record file's JSON document, as spanstat report --json makes it, in
+ * place of its bytes.  A record that is not a regular file (a pipe, a
+ * FIFO, <(...), standard input) was read in part already: it is read whole
+ * into an anonymous file first. */
+static void diff_from_record(const char *path, FILE *f, const char *head, size_t hlen, char **buf,
+			     size_t *len)
+{
+	struct stat st;
+	int spool = -1;
+	char spooled[64];
+	const char *use = path;
+	if (f == stdin || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
+		use = diff_spool(path, f, head, hlen, &spool, spooled, sizeof spooled);
 	*buf = NULL;
 	*len = 0;
 	FILE *mem = open_memstream(buf, len);
@@ -113,7 +153,7 @@ static void diff_from_record(const char *path, char **buf, size_t *len)
 		die("cannot read '%s': %s", path, strerror(ENOMEM));
 	struct writer w = {.ops = &json_writer_ops, .fp = mem};
 	struct writer *wv[1] = {&w};
-	const char *files[1] = {path};
+	const char *files[1] = {use};
 	const struct writer *failed = NULL;
 	char *cause = NULL;
 	struct recreport_opts ro = {
@@ -123,6 +163,8 @@ static void diff_from_record(const char *path, char **buf, size_t *len)
 		w.ops->release(&w);
 	if (fclose(mem) != 0 && r == 0)
 		r = -ENOMEM;
+	if (spool >= 0)
+		close(spool);
 	if (r < 0 || failed)
 		die("%s", cause ? cause : "cannot read a record file: out of memory");
 }
@@ -587,7 +629,7 @@ int diff_main(int argc, char **argv)
 		int r;
 		if (recfile_is(head, len)) {
 			char *buf;
-			diff_from_record(name[s], &buf, &len);
+			diff_from_record(name[s], f, head, len, &buf, &len);
 			r = diff_add(&d, s, buf, len, &cause);
 			free(buf);
 		} else {

@@ -227,18 +227,24 @@ while o+12<=len(d):
 	jq -e '[.spans.threads[].nodes[] | select(.name == "work")] | length > 0' names.json
 }
 
-@test "diff: a record file on standard input is refused as such, not another file read" {
-	run -0 "$SPANSTAT" record -o a.rec -e task-clock -- "$THREADS"
-	run -0 "$SPANSTAT" record -o b.rec -e task-clock -- true
-	run -125 "$SPANSTAT" diff a.rec - <a.rec
-	assert_output "spanstat: cannot read '-': a record file is read from a file, not from standard input"
-	# with a file named -, stdin's record was compared as that file's
-	cp b.rec ./-
-	run -125 "$SPANSTAT" diff a.rec - <a.rec
-	assert_output "spanstat: cannot read '-': a record file is read from a file, not from standard input"
+@test "diff: a record on standard input, a pipe or <(...) is read whole, never another file of its name" {
+	run -0 "$SPANSTAT" record -r 3 -o a.rec -e task-clock -- "$THREADS"
+	run -0 "$SPANSTAT" record -r 3 -o b.rec -e task-clock -- true
+	"$SPANSTAT" diff --json=byname.json a.rec b.rec >/dev/null || true
+	# a file named - beside: stdin's record is compared, not that file
+	cp a.rec ./-
+	"$SPANSTAT" diff --json=stdin.json b.rec - <b.rec >/dev/null || true
+	assert_equal "$(jq -c '[.status, .verdict]' stdin.json)" '[0,"same"]'
+	"$SPANSTAT" diff --json=fifo.json <(cat a.rec) <(cat b.rec) >/dev/null || true
+	"$SPANSTAT" diff --json=pipe.json - b.rec <a.rec >/dev/null || true
+	# the same comparison whatever the inputs were
+	for f in fifo.json pipe.json; do
+		assert_equal "$(jq -c '[.status, .verdict, [.items[] | .old.mean]]' "$f")" \
+			"$(jq -c '[.status, .verdict, [.items[] | .old.mean]]' byname.json)"
+	done
 	"$SPANSTAT" report --json=a.json a.rec >/dev/null
-	# one run a side: read, and no test (status 2)
-	run -2 "$SPANSTAT" diff a.rec - <a.json
+	# a JSON document on stdin too
+	run -0 "$SPANSTAT" diff a.rec - <a.json
 }
 
 @test "report: --compensate takes the cost out of the ranks' span paths too" {
