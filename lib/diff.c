@@ -785,7 +785,11 @@ static int diff_document(struct diff_read *r, struct diff_in *in)
 	din_ws(in);
 	if (in->p != in->end)
 		return diff_not_json(r);
-	if (!r->version || !r->have_runs || r->runs < 1)
+	if (r->version && r->have_runs && r->runs < 1) /* a damaged record's, or a cut run */
+		return cause_set(r->cause, -EINVAL,
+				 "no run's results are known (a damaged or partial recording): "
+				 "nothing to compare");
+	if (!r->version || !r->have_runs)
 		return diff_not_ours(r);
 	if (r->top_run > r->runs)
 		return cause_set(r->cause, -EINVAL,

@@ -84,3 +84,12 @@ open(sys.argv[1],"wb").write(d[:o])' "$1"
 	# rank 1's end is lost with its results: the decoder's counts are unknown
 	jq -e '.spans.decode.spans == null and .spans.decode.untracked == 0' job.json
 }
+
+@test "diff: a record whose results are lost is refused, not compared as zeros" {
+	run -0 "$SPANSTAT" record -o r.rec -e task-clock -r 3 -- true
+	run -0 "$SPANSTAT" record -o good.rec -e task-clock -r 3 -- true
+	cut_before_results r.rec
+	run --separate-stderr -125 "$SPANSTAT" diff r.rec good.rec
+	assert_equal "${lines[*]:-}" ""
+	[[ "$stderr" == *"spanstat: 'r.rec': no run's results are known (a damaged or partial recording): nothing to compare"* ]]
+}

@@ -402,7 +402,7 @@ static void test_refused(void)
 	    "span thread 0: node 1 has a parent not listed before it");
 	bad("{\"schema_version\": 2, \"runs\": [{}]", "not JSON (or not a whole document)");
 	bad("{\"schema_version\": 2, \"runs\": []}",
-	    "not a spanstat JSON document with a run (spanstat --json)");
+	    "no run's results are known (a damaged or partial recording): nothing to compare");
 	bad("[1, 2]", "not a spanstat JSON document with a run (spanstat --json)");
 	/* spans before runs, and members diff does not read, are fine */
 	struct diff d;
