@@ -400,6 +400,28 @@ static void decode_view(struct decoder *d, uint32_t gid, const char *fn, const c
 		decode_refuse(d, true);
 }
 
+/* Under --demangle=simple, functions that show as one text (overloads,
+ * template instances: app::f(int) and app::f(double) as app::f) are one
+ * span, so that no output holds two paths that read the same: a code
+ * name's id is its shown text's, whose view the first such function gives
+ * (its file and line).  full and no show every symbol apart. */
+static uint32_t decode_shown_id(struct decoder *d, uint32_t gid)
+{
+	if (!gid || d->demangle != DEMANGLE_SIMPLE)
+		return gid;
+	uint32_t shown = span_names_shown(&d->names, gid);
+	if (!shown || shown == gid)
+		return gid;
+	if (!span_names_known(&d->names, shown)) {
+		uint32_t line = 0, file = 0;
+		if (span_names_where(&d->names, gid, &line))
+			file = d->names.file[gid];
+		if (span_names_set(&d->names, shown, shown, file, line) < 0)
+			return gid;
+	}
+	return shown;
+}
+
 static bool decode_namedef(struct decoder *d, const struct wire_hdr *h, const uint8_t *pl,
 			   size_t paylen)
 {
@@ -429,6 +451,7 @@ static bool decode_namedef(struct decoder *d, const struct wire_hdr *h, const ui
 		gid = decode_intern(d, fn, len, true);
 		if (gid && !span_names_known(&d->names, gid))
 			decode_view(d, gid, fn, path, &wn);
+		gid = decode_shown_id(d, gid);
 	} else {
 		gid = decode_intern(d, bytes, n, true);
 	}

@@ -1,6 +1,7 @@
 /* spannames.h: how span names are shown.  A span's identity is its raw name
- * (a strtab id: the user's text, or a function's symbol), so two functions
- * that demangle to one text stay two nodes of a span tree; what the writers
+ * (a strtab id: the user's text, or a function's symbol; under
+ * --demangle=simple the decoder gives functions that show as one text that
+ * text's id, so that they are one node); what the writers
  * print is this view of it, computed once per name when the decoder defines
  * it: the text to show (the demangled symbol, per --demangle) and, for
  * functions with debug information, the source file and line.  Names without

@@ -155,16 +155,22 @@ perfetto_names() {
 	grep -qF 'main;run;app::outer;app::inner ' simple.folded
 }
 
-@test "--demangle=simple|full|no in JSON, and two functions of one simple name stay two nodes" {
+@test "--demangle=simple|full|no in JSON; two functions of one simple name are one node, full keeps them apart" {
 	require_cmd jq
 	for mode in simple full no; do
 		run -0 "$SPANSTAT" -e task-clock --demangle="$mode" --folded=/dev/null \
 			--json="$mode.json" -- "$CXX_G"
 		assert_equal "$(json_names "$mode.json")" "$(expected "$mode")"
 	done
-	# app::twice<int> and app::twice<double>: one text, two nodes
+	# app::twice<int> and app::twice<double>: one text, one node that
+	# counts both, in every output (no two paths that read the same)
 	run -0 jq '[.spans.merged | .. | objects | select(.name? == "app::twice")] | length' simple.json
-	assert_output 2
+	assert_output 1
+	run -0 jq '[.spans.merged.nodes[] | select(.name == "app::twice") | .count] | add' simple.json
+	assert_output "$(jq '[.spans.merged.nodes[] | select(.name | strings | contains("app::twice<")) | .count] | add' full.json)"
+	run -0 "$SPANSTAT" -e task-clock --folded=simple.folded -- "$CXX_G"
+	assert_equal "$(sed 's/ [0-9]*$//' simple.folded | sort | uniq -d)" ""
+	grep -q 'app::twice ' simple.folded
 	run -0 jq -r '[.spans.merged | .. | objects | select(.name? | strings | contains("app::twice<"))
 		| .name] | sort | join(",")' full.json
 	assert_output 'double app::twice<double>(double),int app::twice<int>(int)'
