@@ -10,7 +10,10 @@
  * ones wait for the next drain.  Per thread: the intervals it spent switched
  * out, in time order, with the running sum before each, so that offcpu_at()
  * is a binary search; a switch-out without its switch-in yet counts up to
- * the time asked.  A record older than its thread's last is skipped. */
+ * the time asked.  A record older than its thread's last is skipped.
+ * Ends are kept as they are read, in no particular order: each thread's
+ * latest exit, and each process's execs in time order (on its main
+ * thread's entry, the one an exec leaves: pid == tid). */
 #include "config.h"
 
 #include <errno.h>
@@ -40,6 +43,9 @@ struct oc_thread {
 	size_t n, cap;
 	uint64_t pending; /* switched out at this time, not yet back (0: running) */
 	uint64_t last;	  /* the latest time taken */
+	uint64_t exit;	  /* its PERF_RECORD_EXIT's time (0: none yet) */
+	uint64_t *exec;	  /* main thread: the process's execs, in time order */
+	size_t nexec, capexec;
 };
 
 /* One CPU's event and ring. */
@@ -78,7 +84,8 @@ struct offcpu *offcpu_new(void)
 	return calloc(1, sizeof(struct offcpu));
 }
 
-/* The switch-record event, disabled, user-space only. */
+/* The switch-record event, disabled, user-space only; with task and exec
+ * records (offcpu_open) when asked. */
 static void oc_attr(struct perf_event_attr *a)
 {
 	memset(a, 0, sizeof *a);
@@ -106,10 +113,14 @@ bool offcpu_probe(void)
 	return true;
 }
 
-int offcpu_open(struct offcpu **out, pid_t pid, char **cause)
+int offcpu_open(struct offcpu **out, pid_t pid, bool switches, char **cause)
 {
 	struct perf_event_attr a;
 	oc_attr(&a);
+	a.context_switch = switches;
+	a.task = 1; /* PERF_RECORD_EXIT when a thread ends (and FORK, skipped) */
+	a.comm = 1;
+	a.comm_exec = 1; /* PERF_RECORD_COMM marked as an exec's */
 	a.inherit = 1;
 	a.enable_on_exec = 1;
 	a.watermark = 1;
@@ -174,6 +185,7 @@ void offcpu_close(struct offcpu *o)
 	for (size_t i = 0; i < o->nth; i++) {
 		free(o->th[i].iv);
 		free(o->th[i].before);
+		free(o->th[i].exec);
 	}
 	free(o->th);
 	u64map_release(&o->index);
@@ -270,6 +282,42 @@ static int oc_switch(struct offcpu *o, uint32_t pid, uint32_t tid, uint64_t ts, 
 	return 0;
 }
 
+/* Thread (pid, tid) ended at ts. */
+static int oc_exit(struct offcpu *o, uint32_t pid, uint32_t tid, uint64_t ts)
+{
+	struct oc_thread *t = oc_thread(o, pid, tid);
+	if (!t)
+		return -ENOMEM;
+	if (ts > t->exit)
+		t->exit = ts;
+	return 0;
+}
+
+/* Process pid's image was replaced at ts: kept in time order. */
+static int oc_exec(struct offcpu *o, uint32_t pid, uint64_t ts)
+{
+	struct oc_thread *t = oc_thread(o, pid, pid);
+	if (!t)
+		return -ENOMEM;
+	if (t->nexec == t->capexec) {
+		size_t cap = t->capexec ? 2 * t->capexec : 4;
+		if (cap > OFFCPU_MAX_INTERVALS) { /* a ring full of garbage */
+			o->st.refused++;
+			return 0;
+		}
+		uint64_t *e = realloc(t->exec, cap * sizeof *e);
+		if (!e)
+			return -ENOMEM;
+		t->exec = e;
+		t->capexec = cap;
+	}
+	size_t i = t->nexec++;
+	for (; i > 0 && t->exec[i - 1] > ts; i--)
+		t->exec[i] = t->exec[i - 1];
+	t->exec[i] = ts;
+	return 0;
+}
+
 /* Keeps a switch read from a ring until it is taken in time order. */
 static int oc_push(struct offcpu *o, uint32_t pid, uint32_t tid, uint64_t ts, int out)
 {
@@ -334,7 +382,30 @@ static int oc_record(struct offcpu *o, const uint8_t *p, size_t size)
 		memcpy(&lost, p + sizeof h + 8, sizeof lost);
 		o->st.lost = o->st.lost + lost < lost ? UINT64_MAX : o->st.lost + lost;
 	}
-	return 0; /* other records: not asked for, skipped */
+	if (h.type == PERF_RECORD_EXIT) { /* u32 pid, ppid, tid, ptid; u64 time */
+		uint32_t id[4];
+		uint64_t ts;
+		if (size < sizeof h + 24) {
+			o->st.bad++;
+			return 0;
+		}
+		memcpy(id, p + sizeof h, sizeof id);
+		memcpy(&ts, p + sizeof h + 16, sizeof ts);
+		return ts ? oc_exit(o, id[0], id[2], ts) : 0;
+	}
+	if (h.type == PERF_RECORD_COMM && (h.misc & PERF_RECORD_MISC_COMM_EXEC)) {
+		/* u32 pid, tid; the name; then sample_id, whose time ends it */
+		uint32_t id[2];
+		uint64_t ts;
+		if (size < sizeof h + 8 + 16) {
+			o->st.bad++;
+			return 0;
+		}
+		memcpy(id, p + sizeof h, sizeof id);
+		memcpy(&ts, p + size - sizeof ts, sizeof ts);
+		return ts ? oc_exec(o, id[0], ts) : 0;
+	}
+	return 0; /* other records (FORK, a rename's COMM): not asked for, skipped */
 }
 
 int offcpu_feed(struct offcpu *o, const void *buf, size_t len)
@@ -411,6 +482,22 @@ int offcpu_drain(struct offcpu *o)
 	for (unsigned i = 0; i < o->nring && r == 0; i++)
 		r = oc_read_ring(o, &o->ring[i]);
 	return r ? r : oc_take(o, cutoff);
+}
+
+uint64_t offcpu_end(struct offcpu *o, uint32_t pid, uint32_t tid, uint64_t after)
+{
+	if (!o)
+		return 0;
+	struct oc_thread *t = oc_find(o, pid, tid);
+	uint64_t end = t && t->exit >= after ? t->exit : 0, last = t ? t->last : 0;
+	struct oc_thread *m = tid == pid ? t : oc_find(o, pid, pid);
+	for (size_t i = 0; m && i < m->nexec; i++) /* the first exec from then on */
+		if (m->exec[i] >= after) {
+			if (!end || m->exec[i] < end)
+				end = m->exec[i];
+			break;
+		}
+	return end ? end : last >= after ? last : 0;
 }
 
 uint64_t offcpu_at(struct offcpu *o, uint32_t pid, uint32_t tid, uint64_t ns)

@@ -674,7 +674,7 @@ static int session_one(struct session *s, unsigned run, char **cause)
 	if (s->off)
 		offcpu_close(s->off);
 	s->off = NULL;
-	if (o->spans && s->metrics.off_cpu >= 0 && offcpu_open(&s->off, t.pid, NULL) < 0) {
+	if (o->spans && s->metrics.off_cpu >= 0 && offcpu_open(&s->off, t.pid, true, NULL) < 0) {
 		s->off = NULL; /* refused after the probe worked: no off-CPU times */
 		if (run == 0)
 			s->metrics.m[s->metrics.off_cpu].supported = false;

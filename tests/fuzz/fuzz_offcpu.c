@@ -3,7 +3,8 @@
  * anything else.  Input: the first byte splits the rest into two feeds (as
  * two drains would see them); afterwards, for every thread the records
  * named, off-CPU time must never decrease with time and never exceed the
- * time since the thread's first record. */
+ * time since the thread's first record, and its end is never before the
+ * time it is asked from. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (off < prev || off > ns)
 				__builtin_trap();
 			prev = off;
+			uint64_t end = offcpu_end(o, id[0], id[1], ns);
+			if (end && end < ns)
+				__builtin_trap();
 		}
 	}
 	offcpu_close(o);

@@ -1,8 +1,9 @@
 /* test_offcpu.c: per-thread off-CPU time from context-switch records
  * (lib/offcpu.c), fed as the kernel writes them: intervals and the running
  * sum, threads interleaved, a thread still switched out, records out of
- * order or malformed, lost records; then a real child that sleeps and
- * spins, when the kernel gives switch records. */
+ * order or malformed, lost records; threads' exits and processes' execs
+ * and when each thread ended; then a real child that sleeps, spins and
+ * exits, when the kernel gives switch records. */
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -40,6 +41,74 @@ static void lost(struct buf *b, uint64_t n)
 	b->len += 24;
 }
 
+/* PERF_RECORD_EXIT of thread (pid, tid) at ts, and its sample_id. */
+static void texit(struct buf *b, uint32_t pid, uint32_t tid, uint64_t ts)
+{
+	struct perf_event_header h = {PERF_RECORD_EXIT, 0, 48};
+	uint32_t id[4] = {pid, 1, tid, 1};
+	memcpy(b->b + b->len, &h, 8);
+	memcpy(b->b + b->len + 8, id, 16);
+	memcpy(b->b + b->len + 24, &ts, 8);
+	memcpy(b->b + b->len + 32, id, 8); /* sample_id: pid, tid, time */
+	memcpy(b->b + b->len + 40, &ts, 8);
+	b->len += 48;
+}
+
+/* PERF_RECORD_COMM of process pid named "sh" at ts: an exec's, or a rename. */
+static void comm(struct buf *b, uint32_t pid, uint64_t ts, int exec)
+{
+	struct perf_event_header h = {PERF_RECORD_COMM,
+				      (uint16_t)(exec ? PERF_RECORD_MISC_COMM_EXEC : 0), 40};
+	uint32_t id[2] = {pid, pid};
+	memcpy(b->b + b->len, &h, 8);
+	memcpy(b->b + b->len + 8, id, 8);
+	memcpy(b->b + b->len + 16, "sh\0\0\0\0\0\0", 8);
+	memcpy(b->b + b->len + 24, id, 8);
+	memcpy(b->b + b->len + 32, &ts, 8);
+	b->len += 40;
+}
+
+/* Ends: a thread's exit, the first exec after a time, the last switch. */
+static void test_ends(void)
+{
+	struct offcpu *o = offcpu_new();
+	struct buf b = {.len = 0};
+	sw(&b, 7, 8, 100, 1);
+	sw(&b, 7, 8, 200, 0);
+	texit(&b, 7, 8, 250);
+	comm(&b, 7, 900, 1);
+	comm(&b, 7, 400, 1); /* read out of order: kept in order */
+	comm(&b, 7, 500, 0); /* a rename, not an end */
+	sw(&b, 7, 7, 50, 1);
+	sw(&b, 7, 7, 60, 0);
+	sw(&b, 9, 9, 70, 1);
+	ok(offcpu_feed(o, b.b, b.len) == 0, "exit and comm records feed");
+	is_int(offcpu_end(o, 7, 8, 100), 250, "a thread that exited: its exit");
+	is_int(offcpu_end(o, 7, 8, 260), 400, "after its exit: the process's next exec");
+	is_int(offcpu_end(o, 7, 7, 60), 400,
+	       "the main thread: the first exec after its last event");
+	is_int(offcpu_end(o, 7, 7, 450), 900, "a later image: the exec that replaced it");
+	is_int(offcpu_end(o, 7, 12, 0), 400, "a thread never seen ends with its process's image");
+	is_int(offcpu_end(o, 9, 9, 10), 70, "no exit known: the thread's last switch");
+	is_int(offcpu_end(o, 9, 9, 80), 0, "nothing known after the time asked: 0");
+	is_int(offcpu_end(o, 5, 5, 0), 0, "an unknown process: 0");
+	is_int(offcpu_end(NULL, 5, 5, 0), 0, "no records at all: 0");
+	is_int(offcpu_at(o, 7, 8, 1000), 100, "exits change no off-CPU time");
+	uint64_t bad = offcpu_stats(o)->bad;
+	b.len = 0;
+	struct perf_event_header h = {PERF_RECORD_EXIT, 0, 24};
+	memcpy(b.b, &h, 8);
+	memset(b.b + 8, 0, 16);
+	h.type = PERF_RECORD_COMM;
+	h.misc = PERF_RECORD_MISC_COMM_EXEC;
+	memcpy(b.b + 24, &h, 8);
+	memset(b.b + 32, 0, 16);
+	b.len = 48;
+	offcpu_feed(o, b.b, b.len);
+	is_int(offcpu_stats(o)->bad, bad + 2, "short exit and exec records: bad");
+	offcpu_close(o);
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -63,9 +132,9 @@ static void test_live(void)
 	}
 	struct offcpu *o = NULL;
 	char *cause = NULL;
-	int r = offcpu_open(&o, pid, &cause);
+	int r = offcpu_open(&o, pid, true, &cause);
 	if (r < 0) {
-		skip(4, "the kernel gives no switch records here");
+		skip(6, "the kernel gives no switch records here");
 		free(cause);
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
@@ -85,6 +154,40 @@ static void test_live(void)
 	ok(off >= 45000000, "a 50 ms sleep (and a fork's wait) shows at least 45 ms off-CPU");
 	ok(off <= t1 - t0, "never more than the wall time");
 	ok(offcpu_stats(o)->threads >= 1, "the child's thread was seen");
+	/* the held child's image ends at the exec of sh, sh's at its exit */
+	uint64_t ex = offcpu_end(o, (uint32_t)pid, (uint32_t)pid, t0);
+	uint64_t end = offcpu_end(o, (uint32_t)pid, (uint32_t)pid, ex + 1);
+	diag("child %d: exec %lld ns, exit %lld ns after the start", (int)pid, (long long)(ex - t0),
+	     (long long)(end - t0));
+	ok(ex > t0 && end >= t0 + 50000000 && end <= t1,
+	   "its exec, then its exit after the 50 ms sleep, as the kernel reports them");
+	offcpu_close(o);
+	/* the same without the switches: the ends still come */
+	if (pipe(go) || (pid = fork()) < 0)
+		return;
+	if (pid == 0) {
+		char c;
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		execl("/bin/sh", "sh", "-c", "sleep 0.05; true", (char *)NULL);
+		_exit(127);
+	}
+	r = offcpu_open(&o, pid, false, NULL);
+	t0 = now_ns();
+	if (r < 0 || write(go[1], "x", 1) != 1) {
+		ok(0, "an event for the ends alone opens");
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return;
+	}
+	waitpid(pid, &st, 0);
+	t1 = now_ns();
+	offcpu_drain(o);
+	ex = offcpu_end(o, (uint32_t)pid, (uint32_t)pid, t0);
+	end = offcpu_end(o, (uint32_t)pid, (uint32_t)pid, ex + 1);
+	ok(ex > t0 && end >= t0 + 50000000 && end <= t1 &&
+		   offcpu_at(o, (uint32_t)pid, (uint32_t)pid, t1) == 0,
+	   "without switches: the exec and the exit, and no off-CPU time");
 	offcpu_close(o);
 }
 
@@ -139,6 +242,7 @@ int main(void)
 	is_int(offcpu_stats(o)->lost, 7, "lost records are counted");
 	ok(offcpu_stats(o)->bad >= bad + 4, "a short record and a size below the header: bad");
 	offcpu_close(o);
+	test_ends();
 	test_live();
 	return tap_done();
 }
