@@ -771,12 +771,28 @@ void decoder_set_demangle(struct decoder *d, enum demangle_mode mode)
 	d->demangle = mode;
 }
 
+/* The normaliser's oracle (normalise.h), from the session's callbacks. */
+static uint64_t decode_end_at(void *ctx, uint32_t pid, uint32_t tid, uint64_t after)
+{
+	const struct decoder_values *dv = &((struct decoder *)ctx)->vals;
+	return dv->end_at ? dv->end_at(dv->ctx, pid, tid, after) : 0;
+}
+
+static void decode_values_at(void *ctx, uint32_t pid, uint32_t tid, uint64_t ns, uint64_t *v)
+{
+	const struct decoder_values *dv = &((struct decoder *)ctx)->vals;
+	if (dv->off_cpu >= 0 && dv->off_cpu_at)
+		v[dv->off_cpu] = dv->off_cpu_at(dv->ctx, pid, tid, ns);
+}
+
 int decoder_set_values(struct decoder *d, const struct decoder_values *v)
 {
 	if (v->n > SPANMETRIC_MAX || v->first_target > v->n || v->off_cpu >= (int)v->n)
 		return -EINVAL;
 	int rc = norm_set_values(d->norm, v->n);
-	if (rc == 0)
+	if (rc == 0) {
 		d->vals = *v;
+		norm_set_oracle(d->norm, &(struct norm_oracle){decode_end_at, decode_values_at, d});
+	}
 	return rc;
 }

@@ -11,8 +11,10 @@
  * and when it is named; balanced BEGIN/END; an END of an outer span first
  * closes the spans inside it, SPAN_F_UNFINISHED, at its ts; spans left open
  * at THREAD_EXIT, EXIT, a new HELLO or decoder_finish are closed
- * SPAN_F_UNFINISHED, and so are a thread's open spans when records of it
- * were lost (at its last ts).  SPAN_PROCESS_END carries the fatal signal in value
+ * SPAN_F_UNFINISHED (at the record's ts; at a new HELLO or decoder_finish,
+ * which have none, at each thread's end as end_at knows it, else its last
+ * ts), and so are a thread's open spans when records of it were lost (at
+ * its last ts).  SPAN_PROCESS_END carries the fatal signal in value
  * (0: normal exit, or the stream ended). */
 #ifndef SPANSTAT_DECODE_H
 #define SPANSTAT_DECODE_H
@@ -89,13 +91,16 @@ double decoder_event_cost_ns(const struct decoder *d);
 /* What begins and ends carry (spanmetric.h): n values per span, the
  * target's from first_target on (the words after each begin and end of a
  * process that announced that many, WIRE_VALUES); value off_cpu (-1: none)
- * is the thread's cumulative off-CPU ns at the event, from off_cpu_at.  Set
- * before the first feed. */
+ * is the thread's cumulative off-CPU ns at the event, from off_cpu_at.
+ * end_at (may be NULL): when thread (pid, tid) ended at or after `after` ns,
+ * 0 if not known, for processes that end without saying when.  Set before
+ * the first feed. */
 struct decoder_values {
 	unsigned n, first_target;
 	int off_cpu;
 	uint64_t (*off_cpu_at)(void *ctx, uint32_t pid, uint32_t tid, uint64_t ns);
 	void *ctx;
+	uint64_t (*end_at)(void *ctx, uint32_t pid, uint32_t tid, uint64_t after);
 };
 int decoder_set_values(struct decoder *d, const struct decoder_values *v);
 /* For other sources feeding the same spans (lines.c): the normaliser (its

@@ -80,6 +80,11 @@ int norm_set_values(struct normaliser *n, unsigned k)
 	return 0;
 }
 
+void norm_set_oracle(struct normaliser *n, const struct norm_oracle *o)
+{
+	n->oracle = *o;
+}
+
 int norm_add_sink(struct normaliser *n, struct span_sink sink)
 {
 	if (!sink.event)
@@ -100,6 +105,21 @@ bool norm_oom(struct normaliser *n)
 	bool oom = n->oom;
 	n->oom = false;
 	return oom;
+}
+
+/* t's values at ns, where it ends: those the oracle knows, then. */
+static void norm_values_at(struct normaliser *n, struct norm_thread *t, uint64_t ns)
+{
+	if (n->nval && n->oracle.values)
+		n->oracle.values(n->oracle.ctx, t->pid, t->tid, ns, norm_vlast(n, t));
+}
+
+/* When t ended, with no time given: as the oracle knows it, else its last
+ * event. */
+static uint64_t norm_end_of(const struct normaliser *n, const struct norm_thread *t)
+{
+	uint64_t e = n->oracle.end ? n->oracle.end(n->oracle.ctx, t->pid, t->tid, t->last_ts) : 0;
+	return e > t->last_ts ? e : t->last_ts;
 }
 
 /* Closes t's open spans above `keep` at ns, unfinished. */
@@ -129,8 +149,11 @@ struct norm_proc *norm_process(const struct normaliser *n, uint32_t pid)
 
 void norm_process_close(struct normaliser *n, struct norm_proc *p, uint64_t ts)
 {
-	for (struct norm_thread *t = p->threads; t; t = t->next)
+	for (struct norm_thread *t = p->threads; t; t = t->next) {
+		if (t->depth)
+			norm_values_at(n, t, ts);
 		norm_close(n, t, ts, 0);
+	}
 }
 
 struct norm_proc *norm_first_process(const struct normaliser *n)
@@ -143,9 +166,12 @@ void norm_process_end(struct normaliser *n, struct norm_proc *p, uint64_t ts, ui
 	uint64_t end = ts ? ts : p->last_ts;
 	while (p->threads) {
 		struct norm_thread *t = p->threads;
-		norm_close(n, t, ts ? ts : t->last_ts, 0);
-		if (t->last_ts > end && !ts)
-			end = t->last_ts;
+		uint64_t at = ts ? ts : norm_end_of(n, t);
+		if (t->depth)
+			norm_values_at(n, t, at);
+		norm_close(n, t, at, 0);
+		if (at > end)
+			end = at;
 		norm_thread_free(n, t);
 	}
 	struct span_event ev = {.kind = SPAN_PROCESS_END,
@@ -306,6 +332,8 @@ int norm_mismatch(struct normaliser *n, struct norm_thread *t, uint64_t ns, uint
 
 void norm_thread_exit(struct normaliser *n, struct norm_thread *t, uint64_t ns)
 {
+	if (t->depth)
+		norm_values_at(n, t, ns);
 	norm_close(n, t, ns, 0);
 	norm_thread_free(n, t);
 }

@@ -18,15 +18,17 @@
  *   since overflowed spans are always the innermost;
  * - an end's ts is never before its begin's: it is raised to the begin's;
  * - a thread's exit closes its open spans at its ts, a process's end every
- *   open span of the process at its ts (or each thread's last ts) and emits
- *   SPAN_PROCESS_END, all SPAN_F_UNFINISHED; a process start for a pid that
- *   is live (exec, pid reuse) ends the old one first, at its threads' last ts;
+ *   open span of the process at its ts (or, with none, at each thread's end
+ *   as the oracle knows it, else its last ts) and emits SPAN_PROCESS_END,
+ *   all SPAN_F_UNFINISHED; a process start for a pid that is live (exec, pid
+ *   reuse) ends the old one first, without a ts;
  * - norm_lost() closes a thread's open spans at its last ts: events of it
  *   were lost, among them maybe the ends of its open spans.
  * Values (spanmetric.h): with norm_set_values(n, k), begins and ends carry k
  * cumulative per-thread values (or NULL: unchanged since the thread's last
  * event); a span's END hands the sinks the differences end - begin (never
- * below 0), and spans the normaliser closes take the thread's latest values.
+ * below 0), and spans the normaliser closes take the thread's latest values,
+ * those the oracle knows (off-CPU time) taken at the time they close.
  * Memory grows with live processes, threads and nesting depth (each bounded:
  * NORM_MAX_*), never with the number of events. */
 #ifndef SPANSTAT_NORMALISE_H
@@ -87,6 +89,16 @@ struct norm_proc {
 	struct norm_proc *prev, *next; /* in order of start */
 };
 
+/* What the session knows of threads beside their events (norm_set_oracle):
+ * when thread (pid, tid) ended at or after `after` ns (0: not known; the
+ * kernel's exit records), and its values at ns, of which it sets in v those
+ * it knows (off-CPU time).  Either may be NULL. */
+struct norm_oracle {
+	uint64_t (*end)(void *ctx, uint32_t pid, uint32_t tid, uint64_t after);
+	void (*values)(void *ctx, uint32_t pid, uint32_t tid, uint64_t ns, uint64_t *v);
+	void *ctx;
+};
+
 /* The normaliser's state: only normalise.c and the inline hot calls below
  * touch it. */
 struct normaliser {
@@ -98,6 +110,7 @@ struct normaliser {
 	uint32_t nproc, nthread;
 	struct norm_thread *last; /* the thread found last */
 	unsigned nval;		  /* values per begin and end */
+	struct norm_oracle oracle;
 	bool oom;
 };
 
@@ -107,6 +120,7 @@ void norm_free(struct normaliser *n);
 int norm_add_sink(struct normaliser *n, struct span_sink sink);
 /* Values per begin and end (at most SPANMETRIC_MAX), before any thread. */
 int norm_set_values(struct normaliser *n, unsigned k);
+void norm_set_oracle(struct normaliser *n, const struct norm_oracle *o);
 const struct norm_stats *norm_stats(const struct normaliser *n);
 /* Whether an allocation failed since the last call (and clears it). */
 bool norm_oom(struct normaliser *n);
@@ -116,8 +130,9 @@ bool norm_oom(struct normaliser *n);
 struct norm_proc *norm_process_start(struct normaliser *n, uint32_t pid, uint32_t ppid,
 				     uint32_t name, uint64_t ts);
 struct norm_proc *norm_process(const struct normaliser *n, uint32_t pid);
-/* The process ends at ts (0: at each thread's last ts) by `signal` (0:
- * normally) and p is freed (its `src` is the source's to free). */
+/* The process ends at ts (0: at each thread's end as the oracle knows it,
+ * else its last ts) by `signal` (0: normally) and p is freed (its `src` is
+ * the source's to free). */
 void norm_process_end(struct normaliser *n, struct norm_proc *p, uint64_t ts, uint32_t signal);
 /* Every open span of p's threads closes at ts (unfinished); p lives on. */
 void norm_process_close(struct normaliser *n, struct norm_proc *p, uint64_t ts);

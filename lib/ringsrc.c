@@ -248,7 +248,9 @@ static int rs_tree(struct ringsrc *r, unsigned i)
 				 .nvals = r->nvals,
 				 .vals = r->tvals,
 				 .sw = q->sw,
-				 .nsw = q->nsw};
+				 .nsw = q->nsw,
+				 .ended = 0};
+	t.ended = __atomic_load_n(&ring_slot_at(r->map, i)->state, __ATOMIC_ACQUIRE) == RING_DONE;
 	if (t.n > RING_AGG_NODES)
 		t.n = RING_AGG_NODES;
 	if (t.n == 0)

@@ -34,6 +34,8 @@ struct ringsrc_tree {
 					    * at the last end at that depth (ring.h) */
 	const struct ringsrc_switched *sw; /* spans it was switched out in */
 	size_t nsw;
+	int ended; /* the thread said it ended (its slot DONE): last_ts is
+		    * when; else it went with its process */
 };
 
 /* A span of an aggregating thread that was switched out (RING_CTL_SWITCHED):

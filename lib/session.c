@@ -90,9 +90,13 @@ struct session {
 	bool have_an;
 	struct spanmetrics metrics; /* what spans carry (spanmetric.h) */
 	char *values_spec;	    /* SPANSTAT_VALUES for the target */
-	struct offcpu *off;	    /* this run's switch records, or NULL */
-	char **envp;		    /* the target's environment when collecting */
-	char **owned;		    /* the entries of envp we allocated */
+	struct offcpu *off;	    /* this run's switch and exit records, or NULL */
+	int hook_err;		    /* the decoder hook failed (-ENOMEM) */
+	/* trees handed over now end at (session_tree_end): */
+	enum { GONE_LIVE, GONE_EXIT, GONE_KERNEL } gone;
+	uint64_t gone_ts; /* GONE_EXIT: its EXIT's ts, in its clock */
+	char **envp;	  /* the target's environment when collecting */
+	char **owned;	  /* the entries of envp we allocated */
 	size_t nowned;
 	int exec_errno;	  /* the command could not be executed */
 	bool interrupted; /* a signal was relayed: no further runs */
@@ -217,11 +221,37 @@ static uint64_t session_off_cpu_at(void *ctx, uint32_t pid, uint32_t tid, uint64
 	return s->off ? offcpu_at(s->off, pid, tid, ns) : 0;
 }
 
+/* When the thread ended at or after `after`, as the kernel told (the
+ * decoder's end_at callback); 0: not known. */
+static uint64_t session_end_at(void *ctx, uint32_t pid, uint32_t tid, uint64_t after)
+{
+	struct session *s = ctx;
+	return offcpu_end(s->off, pid, tid, after);
+}
+
+/* When the thread of tree t ended, in ns, as the normaliser ends a thread
+ * of the same process: when it said it ended (its last ts); else at its
+ * process's EXIT, or, gone without saying (killed, exec), as the kernel
+ * told; never before its last event. */
+static uint64_t session_tree_end(struct session *s, const struct ringsrc_tree *t)
+{
+	uint64_t last = decoder_ts_ns(s->dec, t->pid, t->last_ts), end = 0;
+	if (t->ended)
+		return last;
+	if (s->gone == GONE_EXIT)
+		end = decoder_ts_ns(s->dec, t->pid, s->gone_ts);
+	else if (s->gone == GONE_KERNEL)
+		end = offcpu_end(s->off, t->pid, t->tid, last);
+	return end > last ? end : last;
+}
+
 /* The value rows (metrics.n per node) of a tree aggregated in the target:
  * its own sums; the off-CPU time of each span it was switched out in, from
- * the switch records; open spans add what they held at the thread's end as
- * the normaliser would (their values then are unknown: only time counts). */
-static uint64_t *session_tree_values(struct session *s, const struct ringsrc_tree *t)
+ * the switch records; open spans add what they held up to the thread's end
+ * (end_ns) as the normaliser would: the target's values as of its last
+ * event (later ones are unknown), its off-CPU time up to the end. */
+static uint64_t *session_tree_values(struct session *s, const struct ringsrc_tree *t,
+				     uint64_t end_ns)
 {
 	unsigned k = s->metrics.n, ft = s->metrics.first_target;
 	if (!k)
@@ -245,8 +275,8 @@ static uint64_t *session_tree_values(struct session *s, const struct ringsrc_tre
 		if (oe > ob)
 			v[(size_t)w->node * k + (unsigned)oc] += oe - ob;
 	}
-	/* the spans still open run to the thread's last event, as their time
-	 * does: their values up to its latest (ring.h), their off-CPU time */
+	/* the spans still open: their values up to the thread's latest
+	 * (ring.h), their off-CPU time up to its end */
 	const uint64_t *fr =
 		t->vals && t->nvals == k - ft ? t->vals + (size_t)t->n * t->nvals : NULL;
 	uint64_t last[SPANMETRIC_MAX] = {0};
@@ -264,11 +294,10 @@ static uint64_t *session_tree_values(struct session *s, const struct ringsrc_tre
 			uint64_t b = fr[(size_t)d * t->nvals + i];
 			nv[ft + i] += last[i] > b ? last[i] - b : 0;
 		}
-		if (oc >= 0 && s->off && t->last_ts > f->ts) {
-			uint64_t ob = offcpu_at(s->off, t->pid, t->tid,
-						decoder_ts_ns(s->dec, t->pid, f->ts));
-			uint64_t oe = offcpu_at(s->off, t->pid, t->tid,
-						decoder_ts_ns(s->dec, t->pid, t->last_ts));
+		uint64_t b = decoder_ts_ns(s->dec, t->pid, f->ts);
+		if (oc >= 0 && s->off && end_ns > b) {
+			uint64_t ob = offcpu_at(s->off, t->pid, t->tid, b);
+			uint64_t oe = offcpu_at(s->off, t->pid, t->tid, end_ns);
 			if (oe > ob)
 				nv[oc] += oe - ob;
 		}
@@ -278,8 +307,8 @@ static uint64_t *session_tree_values(struct session *s, const struct ringsrc_tre
 
 /* A thread's call tree, aggregated in the target (ring.h's aggregate mode):
  * its names and clock are its process's, as the decoder knows them; spans
- * still open close unfinished at the thread's last event, as the normaliser
- * closes them. */
+ * still open close unfinished at the thread's end (session_tree_end), as
+ * the normaliser closes them. */
 static int session_ring_tree(void *ctx, const struct ringsrc_tree *t)
 {
 	struct session *s = ctx;
@@ -293,7 +322,7 @@ static int session_ring_tree(void *ctx, const struct ringsrc_tree *t)
 	}
 	uint32_t *parent = u32, *name = u32 + n;
 	uint64_t *count = u64, *total = u64 + n, *unfinished = u64 + 2 * (size_t)n;
-	uint64_t spans = 0, unf = 0;
+	uint64_t spans = 0, unf = 0, end = session_tree_end(s, t);
 	for (uint32_t i = 0; i < n; i++) {
 		parent[i] = t->node[i].parent;
 		name[i] = i ? decoder_name_of(s->dec, t->pid, t->node[i].id) : 0;
@@ -307,14 +336,15 @@ static int session_ring_tree(void *ctx, const struct ringsrc_tree *t)
 			continue;
 		count[f->node]++;
 		unfinished[f->node]++;
-		if (t->last_ts > f->ts)
-			total[f->node] += decoder_dur_ns(s->dec, t->pid, t->last_ts - f->ts);
+		uint64_t b = decoder_ts_ns(s->dec, t->pid, f->ts);
+		if (end > b)
+			total[f->node] += end - b;
 	}
 	for (uint32_t i = 1; i < n; i++) {
 		spans += count[i];
 		unf += unfinished[i];
 	}
-	uint64_t *vals = session_tree_values(s, t);
+	uint64_t *vals = session_tree_values(s, t, end);
 	struct span_import im = {.pid = t->pid,
 				 .tid = t->tid,
 				 .n = n,
@@ -325,7 +355,7 @@ static int session_ring_tree(void *ctx, const struct ringsrc_tree *t)
 				 .unfinished = unfinished,
 				 .vals = vals,
 				 .first_ts = decoder_ts_ns(s->dec, t->pid, t->first_ts),
-				 .last_ts = decoder_ts_ns(s->dec, t->pid, t->last_ts),
+				 .last_ts = end,
 				 .instants = t->instants,
 				 .counters = t->counters,
 				 .untracked = t->untracked};
@@ -339,17 +369,33 @@ static int session_ring_tree(void *ctx, const struct ringsrc_tree *t)
 }
 
 /* Before the decoder takes a process's EXIT, or the HELLO of the image that
- * replaced it, everything that process left in its rings goes first. */
-static void session_ring_hook(void *ctx, const struct wire_hdr *h, const uint8_t *payload)
+ * replaced it (where its spans still open end): every switch and exit the
+ * kernel has reported so far, then everything that process left in its
+ * rings, its trees ending as the decoder ends its threads. */
+static void session_hook(void *ctx, const struct wire_hdr *h, const uint8_t *payload)
 {
 	struct session *s = ctx;
-	if (h->type == WIRE_EXIT) {
-		ringsrc_drain_gone(s->rings, h->pid, 0, session_ring_record, s);
+	if (h->type != WIRE_EXIT && h->type != WIRE_HELLO)
+		return;
+	if (s->off && offcpu_drain(s->off) < 0)
+		s->hook_err = -ENOMEM;
+	if (!s->rings)
+		return;
+	if (h->type == WIRE_EXIT && h->len == WIRE_HDR_SIZE + sizeof(struct wire_exit)) {
+		struct wire_exit ex;
+		memcpy(&ex, payload, sizeof ex);
+		s->gone = GONE_EXIT;
+		s->gone_ts = ex.ts;
+		if (ringsrc_drain_gone(s->rings, h->pid, 0, session_ring_record, s) < 0)
+			s->hook_err = -ENOMEM;
 	} else if (h->type == WIRE_HELLO && h->len >= WIRE_HDR_SIZE + sizeof(struct wire_hello)) {
 		struct wire_hello hello;
 		memcpy(&hello, payload, sizeof hello);
-		ringsrc_drain_gone(s->rings, h->pid, hello.ts, session_ring_record, s);
+		s->gone = GONE_KERNEL;
+		if (ringsrc_drain_gone(s->rings, h->pid, hello.ts, session_ring_record, s) < 0)
+			s->hook_err = -ENOMEM;
 	}
+	s->gone = GONE_LIVE;
 }
 
 static int session_spans_read(struct session *s, size_t limit, size_t *got);
@@ -501,8 +547,9 @@ static int session_spans_setup(struct session *s, char **cause)
 	int r = session_metrics(s, cause);
 	if (r < 0)
 		return r;
-	struct decoder_values dv = {s->metrics.n, s->metrics.first_target, s->metrics.off_cpu,
-				    session_off_cpu_at, s};
+	struct decoder_values dv = {
+		s->metrics.n,  s->metrics.first_target, s->metrics.off_cpu, session_off_cpu_at, s,
+		session_end_at};
 	r = analysis_init(&s->an, s->o->writers, s->o->nwriters, true, s->metrics.n);
 	s->have_an = true;
 	if (r == -ENOMEM)
@@ -511,9 +558,9 @@ static int session_spans_setup(struct session *s, char **cause)
 		return session_fail(cause, EINVAL, "cannot collect %s", "span values");
 	analysis_sinks(&s->an, session_add_sink, s->dec);
 	decoder_set_demangle(s->dec, s->o->demangle);
+	decoder_set_hook(s->dec, session_hook, s);
 	/* Without a ring file (no memfd), every thread records through the pipe. */
 	if (ringsrc_new(&s->rings, s->metrics.n - s->metrics.first_target) == 0) {
-		decoder_set_hook(s->dec, session_ring_hook, s);
 		ringsrc_set_tree_fn(s->rings, session_ring_tree, s);
 		/* outputs that need the events themselves stream them */
 		s->agg = true;
@@ -570,7 +617,7 @@ static int session_spans_read(struct session *s, size_t limit, size_t *got)
 			break;
 		}
 		*got += (size_t)n;
-		if (decoder_feed(s->dec, s->buf, (size_t)n) < 0)
+		if (decoder_feed(s->dec, s->buf, (size_t)n) < 0 || s->hook_err < 0)
 			return -ENOMEM;
 	}
 	if (s->rings && empty && ringsrc_drain_live(s->rings, session_ring_record, s) < 0)
@@ -586,12 +633,14 @@ static int session_spans_poll_ms(struct session *s)
 }
 
 /* The end of the binary stream: processes that never said EXIT (SIGKILL)
- * left all they wrote in their rings. */
+ * left all they wrote in their rings; their threads ended as the kernel
+ * told, as the decoder ends them. */
 static int session_spans_finish(struct session *s)
 {
-	if (s->rings && ringsrc_drain_gone(s->rings, 0, 0, session_ring_record, s) < 0)
-		return -ENOMEM;
-	return 0;
+	s->gone = GONE_KERNEL;
+	int r = s->rings ? ringsrc_drain_gone(s->rings, 0, 0, session_ring_record, s) : 0;
+	s->gone = GONE_LIVE;
+	return r < 0 ? -ENOMEM : 0;
 }
 
 static int session_interval(struct session *s, struct counters *cs, unsigned run, uint64_t start,
@@ -674,9 +723,12 @@ static int session_one(struct session *s, unsigned run, char **cause)
 	if (s->off)
 		offcpu_close(s->off);
 	s->off = NULL;
-	if (o->spans && s->metrics.off_cpu >= 0 && offcpu_open(&s->off, t.pid, true, NULL) < 0) {
+	/* switches for the off-CPU times; without them (--no-off-cpu), still
+	 * when threads end, for the spans they leave open */
+	bool switches = s->metrics.off_cpu >= 0;
+	if (o->spans && offcpu_open(&s->off, t.pid, switches, NULL) < 0) {
 		s->off = NULL; /* refused after the probe worked: no off-CPU times */
-		if (run == 0)
+		if (run == 0 && switches)
 			s->metrics.m[s->metrics.off_cpu].supported = false;
 	}
 	rr->counts = calloc(o->evl->n ? o->evl->n : 1, sizeof *rr->counts);

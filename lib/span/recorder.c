@@ -1988,6 +1988,8 @@ static REC_NOI void rec_finish(int sig)
 			t->pos = t->rec + REC_FIRST; /* torn by a racing thread: give up on it */
 		if ((int64_t)(t->last - ts) > 0)
 			ts = t->last; /* the exit is no earlier than any event */
+		if (t->agg && (int64_t)(t->agg->last_ts - ts) > 0)
+			ts = t->agg->last_ts; /* nor than an aggregating thread's */
 		rec_flush(t);
 		atomic_store(&t->busy, 0);
 	}

@@ -2,7 +2,11 @@
 # endings.bats: a process that ends without running destructors (_exit,
 # _Exit, the usual end of a forked child) loses none of the spans it
 # recorded, nor does one that dies of a stack overflow or of SIGKILL, and a
-# vfork()ed child's _exit sends nothing of its parent's.
+# vfork()ed child's _exit sends nothing of its parent's.  A span left open
+# when its thread or process ends (exit, _exit, abort, SIGKILL, exec,
+# pthread_exit, a -finstrument-functions main that calls exit) ends where
+# the thread did, with its true on/off-CPU split, marked unfinished, alike
+# aggregated, streamed and recorded.
 
 load helpers
 
@@ -12,7 +16,9 @@ setup_file() {
 	OVERFLOW=$(build_workload span_overflow $(span_link_flags) -O0)
 	LONGJMP=$(build_workload span_longjmp $(span_link_flags))
 	LONGJMP_F=$(build_workload span_longjmp -DNO_API -D_FORTIFY_SOURCE=2 -finstrument-functions)
-	export LONGJMP LONGJMP_F
+	OPEN=$(build_workload span_open $(span_link_flags))
+	OPEN_F=$(build_workload span_open -DNO_API -finstrument-functions)
+	export LONGJMP LONGJMP_F OPEN OPEN_F
 }
 
 setup() {
@@ -148,4 +154,104 @@ tree() {
 		run jq -r '[.spans.merged.nodes[] | select(.name == "level")] | map("\(.depth) \(.count)") | join(",")' x.json
 		assert_output '1 10,2 10,3 10,4 10,5 10'
 	done
+}
+
+# open_ok FILE NAME MIN_NS MIN_OFF: FILE's merged NAME ran once, was closed
+# by spanstat (unfinished), lasted MIN_NS or more (and under 5 s) and was
+# off-CPU for MIN_OFF or more of it
+open_ok() {
+	local c u total off
+	read -r c u total off < <(jq -r "[.spans.merged.nodes[] | select(.name == \"$2\")] | first
+		| \"\(.count) \(.unfinished) \(.total_ns) \(.off_cpu_ns)\"" "$1")
+	echo "$1: $2 $c x, $u unfinished, $total ns, $off ns off-CPU"
+	[ "$c" = 1 ] && [ "$u" = 1 ]
+	[ "$total" -ge "$3" ] && [ "$total" -lt 5000000000 ]
+	[ "$off" -ge "$4" ] && [ "$off" -le "$total" ]
+}
+
+# shape FILE: the merged tree with its counts and marks, and what spanstat
+# closed, lost or did not see end; no times
+shape() {
+	jq -c '[.spans.merged.nodes[] | [.depth, .name, .count, .unfinished]],
+		(.spans.decode | [.spans, .unfinished, .unmatched, .no_exit, .dropped])' "$1"
+}
+
+# open_run MODE FILE HOW: span_open HOW with its spans aggregated, streamed
+# (--perfetto) or recorded (record, then report --json), into FILE
+open_run() {
+	case $1 in
+	record)
+		run "$SPANSTAT" record -o r.rec -e task-clock -- "${@:3}"
+		"$SPANSTAT" report --json="$2" r.rec >/dev/null
+		;;
+	*) run "$SPANSTAT" $(mode_opts "$1") --json="$2" --spans -e task-clock -- "${@:3}" ;;
+	esac
+}
+
+@test "a span open at exit, _exit, abort, exec or pthread_exit ends at the end, its sleep off-CPU, in every mode" {
+	ulimit -c 0
+	local how mode status_of
+	declare -A status_of=([exit]=3 [_exit]=3 [abort]=134 [exec]=0 [thread]=0)
+	for how in exit _exit abort exec thread; do
+		for mode in aggregate stream record; do
+			open_run "$mode" "$mode.json" "$OPEN" "$how"
+			assert_equal "$status" "${status_of[$how]}"
+			# "outer": a 10 ms spin, then 100 ms asleep, then the end
+			open_ok "$mode.json" outer 110000000 95000000
+		done
+		assert_equal "$(shape stream.json)" "$(shape aggregate.json)"
+		assert_equal "$(shape record.json)" "$(shape aggregate.json)"
+		assert_equal "$(jq -c '.spans.decode | [.unfinished, .no_exit]' aggregate.json)" '[1,0]'
+		# the exec'd image's own span is there, closed by itself
+		[ "$how" != exec ] ||
+			assert_equal "$(jq -c '[.spans.merged.nodes[] | select(.name == "after") | .count, .unfinished]' aggregate.json)" '[1,0]'
+	done
+}
+
+@test "a span open when the process is killed from outside (SIGKILL) ends at the kill, in every mode" {
+	local mode pid i
+	for mode in aggregate stream record nooff; do
+		case $mode in
+		record) "$SPANSTAT" record -o r.rec -e task-clock -- "$OPEN" kill >out.txt 2>err.txt & ;;
+		nooff) "$SPANSTAT" --no-off-cpu --json=$mode.json --spans -e task-clock -- "$OPEN" kill >out.txt 2>err.txt & ;;
+		*) "$SPANSTAT" $(mode_opts "$mode") --json=$mode.json --spans -e task-clock -- "$OPEN" kill >out.txt 2>err.txt & ;;
+		esac
+		local spid=$!
+		pid=
+		for i in $(seq 100); do
+			pid=$(awk '$1 == "sleeping" { print $2 }' out.txt)
+			[ -z "$pid" ] || break
+			sleep 0.1
+		done
+		[ -n "$pid" ]
+		sleep 0.2
+		kill -KILL "$pid"
+		local st=0
+		wait "$spid" || st=$?
+		assert_equal "$st" 137
+		[ "$mode" != record ] || "$SPANSTAT" report --json=record.json r.rec >/dev/null
+		[ "$mode" = nooff ] && continue
+		# a 10 ms spin, then asleep from before "sleeping" until the kill
+		open_ok "$mode.json" outer 210000000 190000000
+	done
+	assert_equal "$(shape stream.json)" "$(shape aggregate.json)"
+	assert_equal "$(shape record.json)" "$(shape aggregate.json)"
+	assert_equal "$(jq -c '.spans.decode | [.unfinished, .no_exit]' aggregate.json)" '[1,1]'
+	# without the off-CPU split the kernel still says when the process ended
+	assert_equal "$(jq -c '[.spans.merged.nodes[] | select(.name == "outer") | .count, .unfinished, .off_cpu_ns]' nooff.json)" '[1,1,null]'
+	[ "$(jq '[.spans.merged.nodes[] | select(.name == "outer") | .total_ns] | first' nooff.json)" -ge 210000000 ]
+}
+
+@test "a -finstrument-functions main that calls exit ends at the exit, in every mode" {
+	local mode
+	for mode in aggregate stream record; do
+		open_run "$mode" "$mode.json" "$OPEN_F" finstr
+		assert_success
+		# main: step (a 10 ms spin), then 100 ms asleep in a function that is
+		# no span, then exit()
+		open_ok "$mode.json" main 110000000 95000000
+		assert_equal "$(jq -c '[.spans.merged.nodes[] | select(.name == "step") | .count, .unfinished, .depth]' "$mode.json")" '[1,0,1]'
+	done
+	assert_equal "$(shape stream.json)" "$(shape aggregate.json)"
+	assert_equal "$(shape record.json)" "$(shape aggregate.json)"
 }

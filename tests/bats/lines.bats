@@ -3,7 +3,7 @@
 # line protocol (spanstat-lines(5)) and its Python module and bash helper, as
 # installed: nested spans per thread and process in every output, forks and
 # multiprocessing, malformed and over-long lines counted, interleaved writers,
-# the time forms, and no effect without spanstat.
+# the time forms, spans left open at the end, and no effect without spanstat.
 
 load helpers
 bats_require_minimum_version 1.5.0
@@ -163,4 +163,29 @@ SH
 		printf "E %d - - mine\nX %d - -\n" $$ $$ >>"$SPANSTAT_LINES"'
 	assert_success
 	assert_equal "$(jq -c '[.spans.merged.nodes[] | [.name, .count, .unfinished]]' y.json)" '[["mine",1,0]]'
+}
+
+@test "bash: a span left open at the end of the script ends with the shell, its sleep off-CPU" {
+	cat >o.sh <<'SH'
+. "$SPANSTAT_SH"
+spanstat_begin open
+spanstat_span step true
+sleep 0.1
+SH
+	local mode
+	for mode in aggregate stream; do
+		opts=()
+		[ "$mode" = aggregate ] || opts=(--perfetto=o.pftrace)
+		run "$SPANSTAT" "${opts[@]}" --json=$mode.json --spans -e task-clock -- bash o.sh
+		assert_success
+		read -r c u total off < <(jq -r '[.spans.merged.nodes[] | select(.name == "open")] | first
+			| "\(.count) \(.unfinished) \(.total_ns) \(.off_cpu_ns)"' $mode.json)
+		echo "$mode: open $c x, $u unfinished, $total ns, $off ns off-CPU"
+		# the shell waited for sleep's 100 ms, then ended: open lasted that long
+		[ "$c" = 1 ] && [ "$u" = 1 ]
+		[ "$total" -ge 100000000 ] && [ "$total" -lt 5000000000 ]
+		[ "$off" -ge 95000000 ] && [ "$off" -le "$total" ]
+	done
+	assert_equal "$(jq -c '[.spans.merged.nodes[] | [.depth, .name, .count, .unfinished]]' stream.json)" \
+		"$(jq -c '[.spans.merged.nodes[] | [.depth, .name, .count, .unfinished]]' aggregate.json)"
 }

@@ -203,7 +203,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!d || !check || spantree_init(&st) < 0)
 		abort();
 	if (flags & 16) {
-		struct decoder_values dv = {3, 1, 0, fuzz_off_cpu, NULL};
+		struct decoder_values dv = {3, 1, 0, fuzz_off_cpu, NULL, NULL};
 		if (decoder_set_values(d, &dv) < 0 || spantree_set_values(&st, 3) < 0)
 			abort();
 	}

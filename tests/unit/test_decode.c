@@ -983,7 +983,7 @@ static void v_run(const struct stream *s, struct vrec *r, struct decode_stats *s
 {
 	memset(r, 0, sizeof *r);
 	struct decoder *d = decoder_new(NULL);
-	struct decoder_values dv = {3, 1, 0, v_off, NULL};
+	struct decoder_values dv = {3, 1, 0, v_off, NULL, NULL};
 	ok(decoder_set_values(d, &dv) == 0, "the decoder takes a value layout");
 	decoder_add_sink(d, (struct span_sink){vrec_event, r});
 	decoder_feed(d, s->buf, s->len);

@@ -1,7 +1,8 @@
 /* test_normalise.c: the span normaliser (lib/normalise.c) through its call
  * API alone, with no wire format anywhere: what its sinks see for balanced
  * spans, an end naming an outer span, an end naming none, a thread's exit,
- * a process restarted under the same pid, lost events and the depth limit. */
+ * a process restarted under the same pid, lost events and the depth limit,
+ * and where spans left open end with the session's oracle. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,6 +119,73 @@ static void test_values(void)
 	norm_free(n);
 }
 
+/* The oracle: thread 2 ended at 900 (thread 3: unknown); the first value
+ * at ns is ns / 2, the second is left alone. */
+static uint64_t o_end(void *ctx, uint32_t pid, uint32_t tid, uint64_t after)
+{
+	(void)ctx;
+	(void)pid;
+	return tid == 2 && after <= 900 ? 900 : 0;
+}
+
+static void o_values(void *ctx, uint32_t pid, uint32_t tid, uint64_t ns, uint64_t *v)
+{
+	(void)ctx;
+	(void)pid;
+	(void)tid;
+	v[0] = ns / 2;
+}
+
+/* What the oracle sink saw: "K ts v0" of ENDs and PROCESS_ENDs. */
+static void osink(void *arg, const struct span_event *ev)
+{
+	struct log *l = arg;
+	if (ev->kind == SPAN_END && l->len < sizeof l->buf - 64)
+		l->len += (size_t)snprintf(l->buf + l->len, sizeof l->buf - l->len, "E%llu:%llu%s ",
+					   (unsigned long long)ev->ts,
+					   (unsigned long long)(ev->vals ? ev->vals[0] : 99999),
+					   ev->flags & SPAN_F_UNFINISHED ? "u" : "");
+	if (ev->kind == SPAN_PROCESS_END && l->len < sizeof l->buf - 64)
+		l->len += (size_t)snprintf(l->buf + l->len, sizeof l->buf - l->len, "X%llu ",
+					   (unsigned long long)ev->ts);
+}
+
+/* Spans left open end where the oracle says their thread ended, when their
+ * process ends without a time; their values are taken where they end. */
+static void test_oracle(void)
+{
+	struct log l;
+	memset(&l, 0, sizeof l);
+	struct normaliser *n = norm_new();
+	norm_set_values(n, 2);
+	norm_set_oracle(n, &(struct norm_oracle){o_end, o_values, NULL});
+	norm_add_sink(n, (struct span_sink){osink, &l});
+	uint64_t v[2] = {10, 10};
+	struct norm_proc *p = norm_process_start(n, 1, 0, 1, 100);
+	struct norm_thread *t = norm_thread(n, p, 2, 100);
+	struct norm_thread *u = norm_thread(n, p, 3, 100);
+	norm_begin(n, t, 100, 1, v);
+	norm_begin(n, u, 100, 1, v);
+	norm_instant(n, u, 300, 2);
+	norm_process_end(n, p, 0, 9);
+	is_str(l.buf, "E300:140u E900:440u X900 ",
+	       "no time given: the oracle's end, else the last event; values taken then");
+	l.len = 0;
+	p = norm_process_start(n, 1, 0, 1, 1000);
+	t = norm_thread(n, p, 2, 1000);
+	norm_begin(n, t, 1000, 1, v);
+	norm_thread_exit(n, t, 1200);
+	t = norm_thread(n, p, 2, 1300);
+	norm_begin(n, t, 1300, 1, v);
+	norm_lost(n, t);
+	norm_begin(n, t, 1400, 1, v);
+	norm_process_end(n, p, 1500, 0);
+	is_str(l.buf, "E1200:590u E1300:0u E1500:740u X1500 ",
+	       "a thread's exit and a process's end at their times, not the oracle's; "
+	       "lost events at the last one, with its values");
+	norm_free(n);
+}
+
 static struct normaliser *fresh(struct log *l)
 {
 	memset(l, 0, sizeof *l);
@@ -197,5 +265,6 @@ int main(void)
 	norm_free(n);
 
 	test_values();
+	test_oracle();
 	return tap_done();
 }

@@ -233,6 +233,15 @@ int main(void)
 	is_int(s.n, 0, "and no event record");
 	is_int(ring_slot_at(f, 9)->state == RING_FREE && a->nodes == 0 && nd[1].count == 0, 1,
 	       "the slot free, its tree zeroed");
+	is_int(ts.t.ended, 1, "a thread that said it ended: its last ts is its end");
+	/* a thread gone with its process, never said it ended */
+	claim(f, 9, 400, 402, 1, 10);
+	ring_slot_at(f, 9)->mode = RING_MODE_AGG;
+	a->nodes = 1;
+	a->last_ts = 20;
+	ringsrc_drain_gone(r, 400, 0, record, &s);
+	is_int(ts.calls == 2 && ts.t.tid == 402 && !ts.t.ended, 1,
+	       "a thread gone with its process: not ended by itself");
 	ringsrc_set_tree_fn(r, NULL, NULL);
 
 	/* garbage: random slot tables and words never crash the reader, and
