@@ -366,12 +366,10 @@ static int fc_finish(struct writer *w, const struct report *r)
 				snprintf(about, sizeof about,
 					 "(%" PRIu32 " spans, busy %s of %s, at %s%s)", s->count,
 					 busy, dur, at,
-					 s->flags & SPAN_F_UNFINISHED ? ", some closed by spanstat"
-								      : "");
+					 s->flags & SPAN_F_UNFINISHED ? ", some unfinished" : "");
 			} else {
 				snprintf(about, sizeof about, "(%s, at %s%s)", dur, at,
-					 s->flags & SPAN_F_UNFINISHED ? ", closed by spanstat"
-								      : "");
+					 s->flags & SPAN_F_UNFINISHED ? ", unfinished" : "");
 			}
 			double x = SVGKIT_PAD + (double)(s->b - c->t0) / (double)span * FC_PLOT;
 			double wd = (double)(s->e - s->b) / (double)span * FC_PLOT;

@@ -252,7 +252,8 @@ static void summary_times(FILE *fp, const struct report *r)
 struct summary_row {
 	uint32_t key; /* node index or name id */
 	uint64_t count, total, self;
-	const uint64_t *v; /* the span values' totals (spanmetric.h), or NULL */
+	const uint64_t *v;   /* the span values' totals (spanmetric.h), or NULL */
+	uint64_t unfinished; /* of count, closed by spanstat */
 };
 
 static int summary_row_cmp(const void *pa, const void *pb)
@@ -304,6 +305,17 @@ static void summary_path(FILE *fp, const struct span_tree *t, const struct run_h
 	}
 	if (chain != chain_small)
 		free(chain);
+}
+
+/* The mark of a row whose spans spanstat closed (JSON's "unfinished",
+ * Perfetto's "unfinished" argument), after its path or name. */
+static void summary_unfinished(FILE *fp, const struct summary_row *row)
+{
+	char n[48];
+	if (!row->unfinished)
+		return;
+	fmt_grouped_u64(n, sizeof n, row->unfinished);
+	fprintf(fp, "  (%s unfinished)", n);
 }
 
 /* The location column (--spans=location): basename:line of name id's
@@ -501,10 +513,15 @@ static int summary_span_tables(FILE *fp, const struct report *r, const struct sp
 
 		if (nd->count == 0)
 			continue;
-		rows[nrows++] = (struct summary_row){i, nd->count, nd->total_ns, span_node_self(nd),
-						     nv ? span_node_vals(t, i) : NULL};
+		rows[nrows++] = (struct summary_row){i,
+						     nd->count,
+						     nd->total_ns,
+						     span_node_self(nd),
+						     nv ? span_node_vals(t, i) : NULL,
+						     nd->unfinished};
 		byname[name].key = name;
 		byname[name].count += nd->count;
+		byname[name].unfinished += nd->unfinished;
 		byname[name].self += span_node_self(nd);
 		byname[name].v = nv ? byv + (size_t)name * nv : NULL;
 		/* inclusive time and values count the outermost of a recursion only */
@@ -532,6 +549,7 @@ static int summary_span_tables(FILE *fp, const struct report *r, const struct sp
 		if (where)
 			summary_where(fp, r->head, t->node[rows[i].key].name);
 		summary_path(fp, t, r->head, rows[i].key);
+		summary_unfinished(fp, &rows[i]);
 		fputc('\n', fp);
 	}
 	summary_more(fp, nrows, "paths");
@@ -547,6 +565,7 @@ static int summary_span_tables(FILE *fp, const struct report *r, const struct sp
 		if (where)
 			summary_where(fp, r->head, byname[i].key);
 		summary_name(fp, r->head, byname[i].key);
+		summary_unfinished(fp, &byname[i]);
 		fputc('\n', fp);
 	}
 	summary_more(fp, nby, "names");

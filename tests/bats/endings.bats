@@ -255,3 +255,24 @@ open_run() {
 	assert_equal "$(shape stream.json)" "$(shape aggregate.json)"
 	assert_equal "$(shape record.json)" "$(shape aggregate.json)"
 }
+
+@test "a span spanstat closed carries one mark everywhere: unfinished" {
+	local mode
+	for mode in aggregate stream; do
+		run "$SPANSTAT" $(mode_opts "$mode") --json=x.json --flamechart=c.svg \
+			--spans -e task-clock -- "$OPEN" exit
+		assert_equal "$status" 3
+		# the span table: after the path and after the name, the others bare
+		assert_line --regexp '^ +1 .*  outer  \(1 unfinished\)$'
+		assert_equal "$(grep -c '  outer  (1 unfinished)$' <<<"$output")" 2
+		assert_equal "$(grep -c '  outer;step$' <<<"$output")" 1
+		assert_equal "$(grep -c '  step$' <<<"$output")" 1
+		assert_line ' span data: 1 unfinished span closed at exit'
+		# JSON: the node's count of them
+		assert_equal "$(jq -c '[.spans.merged.nodes[] | [.name, .unfinished]]' x.json)" '[["outer",1],["step",0]]'
+		# the flame chart's tooltip
+		assert_equal "$(grep -o '[^>]*unfinished[^<]*' c.svg | sed 's/(.*,/(/')" 'outer ( unfinished)'
+	done
+	# Perfetto: the slice's end carries the argument "unfinished", once
+	assert_equal "$(grep -a -o unfinished s.pftrace | wc -l)" 1
+}

@@ -218,7 +218,7 @@ work 4'
 	run "$SPANSTAT" --spans -- "$SPAN_FORK"
 	assert_success
 	# the child's spans are roots of their own, not under the parent's "fork"
-	assert_equal "$(span_counts path | sort)" "$(printf '%s\n' 'at-exec 1' 'child 1' \
+	assert_equal "$(span_counts path | sort)" "$(printf '%s\n' 'at-exec  (1 unfinished) 1' 'child 1' \
 		'child;child-step 3' 'exec-image 1' 'exec-image;exec-step 2' 'parent 1' \
 		'parent;fork 1' 'parent;wait 1')"
 	# "at-exec" was open at the exec

@@ -53,9 +53,9 @@ without_extra_fds() {
 	)
 }
 
-DIE_PATHS='outer 1
+DIE_PATHS='outer  (1 unfinished) 1
 outer;done 1
-outer;inner 1'
+outer;inner  (1 unfinished) 1'
 
 # die_check HOW STATUS: span_die HOW exits with STATUS, the summary is
 # printed, and the spans open at death show, closed and counted unfinished.
