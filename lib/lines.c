@@ -1,17 +1,23 @@
 /* lines.c: the span line protocol (lines.h) into the normaliser.  Bytes are
  * cut into lines (a partial last line waits for the next feed; a line longer
  * than LINES_MAX_LINE is skipped up to its newline), each line is parsed
- * strictly, and its event goes to the decoder's normaliser with a name from
- * the decoder's strings, so that these spans and the binary stream's share
- * one table of names and one set of sinks.  Processes this source starts
- * carry a NULL src (the decoder's are never NULL); a pid the binary stream
- * already has is shared. */
+ * strictly, its time checked against its process's start and the spans it
+ * opens in or closes, and its event goes to the decoder's normaliser with a
+ * name from the decoder's strings, so that these spans and the binary
+ * stream's share one table of names and one set of sinks.  Processes this
+ * source starts carry a NULL src (the decoder's are never NULL); a pid the
+ * binary stream already has is shared.  Time checks use the normaliser's
+ * stacks (each open span's begin) and this file's notes beside them (when
+ * the last span it closed inside each ended: norm_inner); a process's start
+ * is kept in its `began`. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "lines.h"
 #include "normalise.h"
@@ -21,9 +27,11 @@ struct linesrc {
 	struct decoder *dec;
 	struct normaliser *norm;
 	int64_t rt_off; /* realtime - monotonic, ns */
+	uint64_t start; /* no process began before this (0: not checked) */
 	char line[LINES_MAX_LINE];
 	size_t len;    /* bytes of the line in progress */
 	bool skipping; /* in a line too long: up to its newline */
+	bool oom;      /* a note could not be kept (lines_raise) */
 	struct lines_stats st;
 };
 
@@ -41,6 +49,11 @@ struct linesrc *linesrc_new(struct decoder *d, int64_t realtime_minus_mono)
 void linesrc_free(struct linesrc *ls)
 {
 	free(ls);
+}
+
+void linesrc_set_start(struct linesrc *ls, uint64_t mono_ns)
+{
+	ls->start = mono_ns;
 }
 
 const struct lines_stats *linesrc_stats(const struct linesrc *ls)
@@ -120,13 +133,70 @@ static const uint64_t *lines_values(struct linesrc *ls, uint32_t pid, uint32_t t
 	return v;
 }
 
-/* The process pid, started at ts (named from /proc when it can be read). */
-static struct norm_proc *lines_proc(struct linesrc *ls, uint32_t pid, uint64_t ts)
+static uint64_t lines_clock(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* When process pid began, in CLOCK_MONOTONIC ns, no later than it did: its
+ * start time in /proc/PID/stat (clock ticks of CLOCK_BOOTTIME), less a tick
+ * for the rounding and the clocks read apart; 0: unknown. */
+static uint64_t lines_proc_start(uint32_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%u/stat", pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')'); /* after the name, which may hold anything */
+	unsigned long long ticks = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	/* ") state ppid ... starttime": the start is the 20th field after it */
+	for (int field = 0; p && field < 19; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || hz <= 0 || sscanf(p, " %*s %llu", &ticks) != 1)
+		return 0;
+	uint64_t boot = lines_clock(CLOCK_BOOTTIME), mono = lines_clock(CLOCK_MONOTONIC);
+	uint64_t tick = 1000000000u / (uint64_t)hz;
+	if (ticks > UINT64_MAX / 1000000000u)
+		return 0;
+	uint64_t at = ticks * 1000000000u / (uint64_t)hz; /* boot time */
+	uint64_t slept = boot > mono ? boot - mono : 0;	  /* suspended */
+	return at > slept + tick ? at - slept - tick : 0;
+}
+
+/* When the process began, as far as can be told (lines_proc_start and the
+ * session's start); 0: not checked. */
+static uint64_t lines_began(const struct linesrc *ls, uint32_t pid)
+{
+	if (!ls->start)
+		return 0;
+	uint64_t at = lines_proc_start(pid);
+	return at > ls->start ? at : ls->start;
+}
+
+/* The process pid, started at ts (named from /proc when it can be read);
+ * NULL with *early set when ts is before it began. */
+static struct norm_proc *lines_proc(struct linesrc *ls, uint32_t pid, uint64_t ts, bool *early)
 {
 	struct norm_proc *p = norm_process(ls->norm, pid);
+	*early = false;
 	if (p) {
 		p->shared = true;
-		return p;
+		if (!p->began)
+			p->began = lines_began(ls, pid);
+		*early = ts < p->began;
+		return *early ? NULL : p;
+	}
+	uint64_t began = lines_began(ls, pid);
+	if (ts < began) {
+		*early = true;
+		return NULL;
 	}
 	char path[64], comm[64] = "";
 	snprintf(path, sizeof path, "/proc/%u/comm", pid);
@@ -139,9 +209,75 @@ static struct norm_proc *lines_proc(struct linesrc *ls, uint32_t pid, uint64_t t
 	comm[strcspn(comm, "\n")] = '\0';
 	uint32_t name = comm[0] ? decoder_intern(ls->dec, comm, strlen(comm)) : 0;
 	p = norm_process_start(ls->norm, pid, 0, name, ts);
-	if (p)
+	if (p) {
 		p->shared = true;
+		p->began = began;
+	}
 	return p;
+}
+
+/* The latest time inside t's open spans from depth k on: their begins and
+ * the ends of the spans closed inside them. */
+static uint64_t lines_inner(const struct norm_thread *t, uint32_t k)
+{
+	uint64_t at = 0;
+	for (uint32_t j = k; j < t->depth; j++) {
+		uint64_t b = t->stk[j].begin;
+		uint64_t in = j < t->ninner && t->inner[j].begin == b && t->inner[j].end > b
+				      ? t->inner[j].end
+				      : b;
+		if (in > at)
+			at = in;
+	}
+	return at;
+}
+
+/* The depth + 1 of the open span an end of `name` closes (0: none, the
+ * normaliser counts it unmatched), and in *early whether ts contradicts
+ * the spans it closes: before one's begin or the end of one closed inside. */
+static uint32_t lines_end_at(const struct norm_thread *t, uint32_t name, uint64_t ts, bool *early)
+{
+	uint32_t k = t->depth;
+	*early = false;
+	if (t->over) /* it ends a span beyond the depth limit: not on the stack */
+		return k;
+	while (k > 0 && t->stk[k - 1].name != name)
+		k--;
+	*early = k > 0 && ts < lines_inner(t, k - 1);
+	return k;
+}
+
+/* A span ended at ts inside t's open span d: notes it (a note of another
+ * span that began at d before is replaced). */
+static int lines_raise(struct norm_thread *t, uint32_t d, uint64_t ts)
+{
+	if (d >= t->ninner) {
+		uint32_t n = t->ninner ? t->ninner : 16;
+		while (n <= d)
+			n *= 2;
+		struct norm_inner *in = realloc(t->inner, n * sizeof *in);
+		if (!in)
+			return -ENOMEM;
+		memset(in + t->ninner, 0, (n - t->ninner) * sizeof *in);
+		t->inner = in;
+		t->ninner = n;
+	}
+	struct norm_inner *e = &t->inner[d];
+	uint64_t b = t->stk[d].begin;
+	if (e->begin != b)
+		*e = (struct norm_inner){b, b};
+	if (e->end < ts)
+		e->end = ts;
+	return 0;
+}
+
+/* Whether an X at ts contradicts an open span of p's threads. */
+static bool lines_exit_early(const struct norm_proc *p, uint64_t ts)
+{
+	for (const struct norm_thread *t = p->threads; t; t = t->next)
+		if (ts < lines_inner(t, 0))
+			return true;
+	return false;
 }
 
 /* One whole line (no newline); false when it does not parse. */
@@ -175,10 +311,15 @@ static bool lines_take(struct linesrc *ls, const char *s, size_t n, uint64_t now
 			return false;
 		value = neg ? (int64_t)(0 - u) : (int64_t)u;
 	}
-	struct norm_proc *np = lines_proc(ls, (uint32_t)pid, ts);
+	if (op != 'X' && memchr(p, '\0', (size_t)(end - p)))
+		return false; /* a NUL in the name: not the name it was meant to be */
+	bool early;
+	struct norm_proc *np = lines_proc(ls, (uint32_t)pid, ts, &early);
 	if (!np)
-		return true; /* refused by a limit: counted there */
+		return !early; /* refused by a limit: counted there */
 	if (op == 'X') {
+		if (lines_exit_early(np, ts))
+			return false;
 		/* a process the binary stream also has ends at its EXIT: the X
 		 * closes its spans */
 		if (!np->src)
@@ -197,13 +338,24 @@ static bool lines_take(struct linesrc *ls, const char *s, size_t n, uint64_t now
 	if (!t || !name)
 		return true;
 	uint64_t vbuf[SPANMETRIC_MAX];
+	if (op == 'B' && t->depth && !t->over && ts < t->stk[t->depth - 1].begin)
+		return false; /* before the span it would open in */
+	uint32_t closes = op == 'E' ? lines_end_at(t, name, ts, &early) : 0;
+	if (op == 'E' && early)
+		return false;
 	ls->st.events++;
 	switch (op) {
 	case 'B':
+		/* a note left at this depth is another span's */
+		if (!t->over && t->depth < t->ninner)
+			t->inner[t->depth].begin = t->inner[t->depth].end = 0;
 		norm_begin(ls->norm, t, ts, name, lines_values(ls, t->pid, t->tid, ts, vbuf));
 		break;
 	case 'E':
 		norm_end(ls->norm, t, ts, name, lines_values(ls, t->pid, t->tid, ts, vbuf));
+		/* the span it opened in holds it: nothing in it ends before */
+		if (closes && t->depth && !t->over && lines_raise(t, t->depth - 1, ts) < 0)
+			ls->oom = true;
 		break;
 	case 'I':
 		norm_instant(ls->norm, t, ts, name);
@@ -245,7 +397,9 @@ int linesrc_feed(struct linesrc *ls, const void *buf, size_t len, uint64_t now_n
 	}
 	ls->st.bad += bad;
 	decoder_count_lines(ls->dec, ls->st.events - events, bad);
-	return norm_oom(ls->norm) ? -ENOMEM : 0;
+	bool oom = ls->oom;
+	ls->oom = false;
+	return norm_oom(ls->norm) || oom ? -ENOMEM : 0;
 }
 
 void linesrc_finish(struct linesrc *ls)

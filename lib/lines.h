@@ -16,9 +16,13 @@
  *         '-', the time spanstat reads the line
  *   NAME  the rest of the line, any bytes but the newline (may be empty)
  * A line that does not parse is counted and skipped; so is one longer than
- * LINES_MAX_LINE (up to its newline).  A process is started by its first
- * line and named from /proc/PID/comm when that can be read; it ends at an X
- * line or at the end of the stream. */
+ * LINES_MAX_LINE (up to its newline), one whose NAME holds a NUL byte, and
+ * one whose TIME contradicts what came before: before its process began
+ * (linesrc_set_start), a begin before the begin of the span it opens in, an
+ * end (or X) before the begin of a span it closes or before the end of a
+ * span that closed inside one.  A process is started by its first line and
+ * named from /proc/PID/comm when that can be read; it ends at an X line or
+ * at the end of the stream. */
 #ifndef SPANSTAT_LINES_H
 #define SPANSTAT_LINES_H
 
@@ -34,13 +38,18 @@ struct linesrc;
 struct lines_stats {
 	uint64_t lines;	 /* lines taken */
 	uint64_t events; /* of them, begins, ends, instants and counters */
-	uint64_t bad;	 /* lines skipped: malformed or too long */
+	uint64_t bad;	 /* lines skipped: malformed, too long or out of time */
 };
 
 /* A source feeding d's normaliser and strings; realtime_ns - mono_ns is the
  * offset that turns '@' times into CLOCK_MONOTONIC (0: none given). */
 struct linesrc *linesrc_new(struct decoder *d, int64_t realtime_minus_mono);
 void linesrc_free(struct linesrc *ls);
+/* Every process that writes lines began at mono_ns or later (the session
+ * started the command then): from now on a line with an earlier time is
+ * bad, and so is one before its process's own start, read from /proc when
+ * the process is first seen.  Without this call (0), neither is checked. */
+void linesrc_set_start(struct linesrc *ls, uint64_t mono_ns);
 /* Bytes as read from the channel, in any pieces; now_ns: CLOCK_MONOTONIC now
  * (the time of '-' lines).  0, or -ENOMEM. */
 int linesrc_feed(struct linesrc *ls, const void *buf, size_t len, uint64_t now_ns);

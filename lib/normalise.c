@@ -41,6 +41,7 @@ static void norm_thread_free(struct normaliser *n, struct norm_thread *t)
 	n->nthread--;
 	free(t->stk);
 	free(t->val);
+	free(t->inner);
 	free(t);
 }
 

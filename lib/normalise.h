@@ -60,6 +60,13 @@ struct norm_stack {
 	uint64_t begin; /* ns */
 };
 
+/* A source that checks times (lines.c) notes, per depth, when the latest
+ * span inside the open span there ended; the note holds for the span that
+ * began at `begin` only. */
+struct norm_inner {
+	uint64_t begin, end;
+};
+
 struct norm_proc;
 
 /* A live thread.  `src` is its source's own state (a decoder keeps its
@@ -74,6 +81,9 @@ struct norm_thread {
 			* values, then the latest values, then the deltas */
 	uint64_t last_ts;
 	uint64_t src;
+	struct norm_inner *inner; /* that source's notes, ninner of them; the
+				   * normaliser only frees them with t */
+	uint32_t ninner;
 	struct norm_thread *prev, *next; /* the process's threads */
 };
 
@@ -81,8 +91,10 @@ struct norm_thread {
 struct norm_proc {
 	uint32_t pid;
 	uint32_t name;
-	bool shared; /* another source (lines.c) records into it too: the
-		      * decoder hands it over at its EXIT instead of ending it */
+	bool shared;	/* another source (lines.c) records into it too: the
+			 * decoder hands it over at its EXIT instead of ending it */
+	uint64_t began; /* when it began, as a source that checks times found
+			 * it (lines.c); 0: not looked for */
 	uint64_t last_ts;
 	void *src;
 	struct norm_thread *threads;

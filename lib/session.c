@@ -749,6 +749,9 @@ static int session_one(struct session *s, unsigned run, char **cause)
 	if (run == 0) {
 		clock_gettime(CLOCK_REALTIME, &s->head.start);
 		s->head.start_mono = start;
+		/* no line is about a time before the command ran */
+		if (s->lines)
+			linesrc_set_start(s->lines, start);
 	}
 	analysis_run(&s->an, run); /* the threads that start now are this run's */
 	r = t.ops->go(&t);

@@ -120,8 +120,9 @@ SH
 @test "malformed lines are counted and skipped, never trusted" {
 	cat >m.sh <<'SH'
 exec {fd}>>"$SPANSTAT_LINES"
+r=${EPOCHREALTIME/,/.}    # now, to the us: '@'$r'000' to the ns
 {
-printf 'B %d - 100 ok\n' $$
+printf 'B %d - @%s000 ok\n' $$ "$r"
 printf 'Q %d - 100 x\n' $$            # unknown op
 printf 'B x - 100 x\n'                 # pid not a number
 printf 'B 0 - 100 x\n'                 # pid 0
@@ -133,8 +134,8 @@ printf 'B %d - 100\n' $$              # no name field
 printf 'B%d - 100 x\n' $$             # no space after the op
 printf '\n'                            # empty
 head -c 5000 /dev/zero | tr '\0' 'a'; printf '\n'   # too long
-printf 'E %d - 200 ok\n' $$
-printf 'B %d - 300 tail-without-newline' $$
+printf 'E %d - @%s100 ok\n' $$ "$r"
+printf 'B %d - @%s200 tail-without-newline' $$ "$r"
 } >&$fd
 SH
 	run "$SPANSTAT" --json=m.json -e task-clock --spans -- bash m.sh
@@ -147,7 +148,8 @@ SH
 @test "the process's X line ends its spans; lines and the library share a process" {
 	cat >x.sh <<'SH'
 exec {fd}>>"$SPANSTAT_LINES"
-printf 'B %d - 100 open\nX %d - 150\n' $$ $$ >&$fd
+r=${EPOCHREALTIME/,/.}
+printf 'B %d - @%s000 open\nX %d - @%s050\n' $$ "$r" $$ "$r" >&$fd
 SH
 	# bash itself loads the library (its HELLO may come before or after the
 	# lines): either way the X closes the span at its time
@@ -188,4 +190,38 @@ SH
 	done
 	assert_equal "$(jq -c '[.spans.merged.nodes[] | [.depth, .name, .count, .unfinished]]' stream.json)" \
 		"$(jq -c '[.spans.merged.nodes[] | [.depth, .name, .count, .unfinished]]' aggregate.json)"
+}
+
+@test "times that contradict are bad lines: before the process, a child outside its parent; so is a NUL in a name" {
+	cat >c.sh <<'SH'
+exec {fd}>>"$SPANSTAT_LINES"
+r=${EPOCHREALTIME/,/.}
+b=$(( ${r%.*} * 1000000000 + 10#${r#*.} * 1000 ))
+at() { printf '@%d.%09d' $(( $1 / 1000000000 )) $(( $1 % 1000000000 )); }
+{
+printf 'B %d - 100 early\n' $$                         # before the process began
+printf 'I %d - %s old\n' $$ "$(at $(( b - 10000000000 )))"   # 10 s before it
+printf 'B %d - %s outer\n' $$ "$(at $b)"
+printf 'B %d - %s child\n' $$ "$(at $(( b - 5 )))"     # before its parent
+printf 'B %d - %s inner\n' $$ "$(at $(( b + 10 )))"
+printf 'E %d - %s inner\n' $$ "$(at $(( b + 20 )))"
+printf 'E %d - %s outer\n' $$ "$(at $(( b + 15 )))"     # before inner ended in it
+printf 'B %d - %s late\n' $$ "$(at $(( b + 30 )))"
+printf 'E %d - %s late\n' $$ "$(at $(( b + 25 )))"      # before it began
+printf 'E %d - %s late\n' $$ "$(at $(( b + 40 )))"
+printf 'B %d - %s na\0me\n' $$ "$(at $(( b + 41 )))"   # a NUL in the name
+printf 'X %d - %s\n' $$ "$(at $(( b + 35 )))"           # before late ended in outer
+printf 'E %d - %s outer\n' $$ "$(at $(( b + 60 )))"
+} >&$fd
+SH
+	run "$SPANSTAT" --json=c.json -e task-clock --spans -- bash c.sh
+	assert_success
+	assert_output --partial "7 bad lines skipped"
+	assert_equal "$(jq -c '.spans.decode | [.bad_lines, .unmatched, .unfinished]' c.json)" '[7,0,0]'
+	run paths c.json
+	assert_output "outer 1
+outer;inner 1
+outer;late 1"
+	assert_equal "$(jq -c '[.spans.merged.nodes[] | [.name, .total_ns]]' c.json)" \
+		'[["outer",60],["inner",10],["late",10]]'
 }

@@ -2,9 +2,13 @@
  * normaliser: every op, the time forms, tid '-', names with spaces and
  * empty, lines split across feeds anyhow, malformed and over-long lines
  * counted and skipped, a partial last line, processes shared with the
- * binary stream, and the X line. */
+ * binary stream, and the X line; times checked against the process's start
+ * and the spans around them, and NULs in names. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "decode.h"
 #include "lines.h"
@@ -44,6 +48,78 @@ static void feed(struct linesrc *ls, const char *text, size_t piece)
 	size_t n = strlen(text);
 	for (size_t i = 0; i < n; i += piece)
 		linesrc_feed(ls, text + i, n - i < piece ? n - i : piece, 7777);
+}
+
+/* Lines whose times contradict, each bad, the rest taken as they are. */
+static void test_times(void)
+{
+	struct seen s;
+	struct decoder *d = fresh(&s);
+	struct linesrc *ls = linesrc_new(d, 0);
+	/* a pid above PID_MAX_LIMIT: no /proc entry, only the start counts */
+	linesrc_set_start(ls, 1000);
+	feed(ls,
+	     "B 4999999 - 500 early\n"	/* before the command started */
+	     "B 4999999 - 2000 outer\n" /* the process begins here */
+	     "I 4999999 - 1500 old\n"	/* before its first line: fine (no /proc) */
+	     "B 4999999 - 1999 child\n" /* before its parent */
+	     "B 4999999 - 2010 inner\n"
+	     "E 4999999 - 2020 inner\n"
+	     "E 4999999 - 2015 outer\n" /* before inner ended in it */
+	     "B 4999999 - 2030 late\n"
+	     "E 4999999 - 2025 late\n" /* before it began */
+	     "E 4999999 - 2040 late\n"
+	     "X 4999999 - 2035\n"	  /* before late ended in outer */
+	     "E 4999999 - 1 nothing\n"	  /* before the start, and naming nothing */
+	     "E 4999999 - 2050 nothing\n" /* naming no open span: unmatched, not bad */
+	     "E 4999999 - 2060 outer\n",
+	     1000);
+	is_int(linesrc_stats(ls)->bad, 6, "six lines out of time are bad");
+	is_int(decoder_stats(d)->unmatched, 1, "an end naming no open span is unmatched");
+	is_str(s.buf,
+	       "P4999999/0:@2000 T4999999/4999999:@2000 B4999999/4999999:outer@2000 "
+	       "I4999999/4999999:old@1500 "
+	       "B4999999/4999999:inner@2010 E4999999/4999999:inner@2020 B4999999/4999999:late@2030 "
+	       "E4999999/4999999:late@2040 E4999999/4999999:outer@2060 ",
+	       "the others are taken, nested in time");
+	linesrc_free(ls);
+	decoder_free(d);
+
+	/* an end naming an outer span checks the spans it closes too */
+	d = fresh(&s);
+	ls = linesrc_new(d, 0);
+	feed(ls, "B 99999 - 10 a\nB 99999 - 20 b\nB 99999 - 30 c\nE 99999 - 25 a\nE 99999 - 35 a\n",
+	     100);
+	is_int(linesrc_stats(ls)->bad, 1, "an outer end before an inner span's begin is bad");
+	ok(strstr(s.buf, "E99999/99999:c@35u E99999/99999:b@35u E99999/99999:a@35 ") != NULL,
+	   "the later one closes them; without a start set, no start is checked");
+	linesrc_free(ls);
+	decoder_free(d);
+
+	/* our own process: its start from /proc */
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	unsigned long long ns =
+		(unsigned long long)now.tv_sec * 1000000000u + (unsigned long long)now.tv_nsec;
+	char text[256];
+	snprintf(text, sizeof text, "B %d - 2000 before-me\nB %d - %llu me\nE %d - %llu me\n",
+		 (int)getpid(), (int)getpid(), ns, (int)getpid(), ns + 5);
+	d = fresh(&s);
+	ls = linesrc_new(d, 0);
+	linesrc_set_start(ls, 1000);
+	feed(ls, text, 1000);
+	is_int(linesrc_stats(ls)->bad, 1, "a time before the process began, from /proc, is bad");
+	is_int(linesrc_stats(ls)->events, 2, "a time since, taken");
+	linesrc_free(ls);
+	decoder_free(d);
+
+	/* a NUL in a name */
+	d = fresh(&s);
+	ls = linesrc_new(d, 0);
+	linesrc_feed(ls, "B 5 - 10 na\0me\nI 5 - 10 \0\nI 5 - 10 name\0\n", 41, 1);
+	is_int(linesrc_stats(ls)->bad, 3, "a NUL anywhere in a name: bad");
+	linesrc_free(ls);
+	decoder_free(d);
 }
 
 int main(void)
@@ -168,5 +244,6 @@ int main(void)
 	decoder_finish(d);
 	linesrc_free(ls);
 	decoder_free(d);
+	test_times();
 	return tap_done();
 }
