@@ -113,8 +113,38 @@ bool offcpu_probe(void)
 	return true;
 }
 
+/* Closes o's events and unmaps their rings. */
+static void oc_unmap(struct offcpu *o)
+{
+	for (unsigned i = 0; i < o->nring; i++) {
+		munmap(o->ring[i].page, o->map_len);
+		close(o->ring[i].fd);
+	}
+	free(o->ring);
+	o->ring = NULL;
+	o->nring = 0;
+}
+
 int offcpu_open(struct offcpu **out, pid_t pid, bool switches, char **cause)
 {
+	struct offcpu *o = offcpu_new();
+	if (!o)
+		return -ENOMEM;
+	int r = offcpu_follow(o, pid, switches, cause);
+	if (r < 0) {
+		offcpu_close(o);
+		return r;
+	}
+	*out = o;
+	return 0;
+}
+
+int offcpu_follow(struct offcpu *o, pid_t pid, bool switches, char **cause)
+{
+	int r = offcpu_drain(o); /* what the events told so far stays */
+	oc_unmap(o);
+	if (r < 0)
+		return r;
 	struct perf_event_attr a;
 	oc_attr(&a);
 	a.context_switch = switches;
@@ -125,16 +155,13 @@ int offcpu_open(struct offcpu **out, pid_t pid, bool switches, char **cause)
 	a.enable_on_exec = 1;
 	a.watermark = 1;
 	a.wakeup_watermark = OC_PAGES / 2 * 4096u;
-	struct offcpu *o = offcpu_new();
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	if (ncpu < 1)
 		ncpu = 1;
 	if (ncpu > OC_MAX_CPUS)
 		ncpu = OC_MAX_CPUS;
-	if (!o || !(o->ring = calloc((size_t)ncpu, sizeof *o->ring))) {
-		free(o);
+	if (!(o->ring = calloc((size_t)ncpu, sizeof *o->ring)))
 		return -ENOMEM;
-	}
 	long pg = sysconf(_SC_PAGESIZE);
 	if (pg <= 0)
 		pg = 4096;
@@ -165,10 +192,9 @@ int offcpu_open(struct offcpu **out, pid_t pid, bool switches, char **cause)
 	if (!o->nring) {
 		cause_set(cause, err ? err : -ENODEV, "cannot record context switches: %s",
 			  strerror(err ? -err : ENODEV));
-		offcpu_close(o);
+		oc_unmap(o);
 		return err ? err : -ENODEV;
 	}
-	*out = o;
 	return 0;
 }
 
@@ -176,11 +202,7 @@ void offcpu_close(struct offcpu *o)
 {
 	if (!o)
 		return;
-	for (unsigned i = 0; i < o->nring; i++) {
-		munmap(o->ring[i].page, o->map_len);
-		close(o->ring[i].fd);
-	}
-	free(o->ring);
+	oc_unmap(o);
 	free(o->pend);
 	for (size_t i = 0; i < o->nth; i++) {
 		free(o->th[i].iv);

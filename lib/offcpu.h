@@ -37,6 +37,11 @@ bool offcpu_probe(void);
  * the counters of counters.c) and of every thread and process it creates.
  * 0, or -errno with *cause (may be NULL) when the kernel refuses. */
 int offcpu_open(struct offcpu **out, pid_t pid, bool switches, char **cause);
+/* The same for a new child `pid` (the next run), in place of the events o
+ * had: what they told so far is taken first and kept, so that threads of
+ * earlier runs still have their off-CPU time and ends.  0, or -errno with
+ * *cause (o then records nothing more). */
+int offcpu_follow(struct offcpu *o, pid_t pid, bool switches, char **cause);
 /* Takes every record the kernel has written so far: afterwards, every switch
  * of the target before the call is known.  0, or -ENOMEM. */
 int offcpu_drain(struct offcpu *o);

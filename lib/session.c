@@ -718,16 +718,14 @@ static int session_one(struct session *s, unsigned run, char **cause)
 		t.ops->close(&t);
 		return r;
 	}
-	/* the last run's records stay until this one's start: processes it left
-	 * still count, until the stream ends (session_spans_finish) */
-	if (s->off)
-		offcpu_close(s->off);
-	s->off = NULL;
 	/* switches for the off-CPU times; without them (--no-off-cpu), still
-	 * when threads end, for the spans they leave open */
+	 * when threads end, for the spans they leave open.  What earlier runs'
+	 * events told stays, for their spans the stream's end closes
+	 * (session_spans_finish); processes they left are followed no more. */
 	bool switches = s->metrics.off_cpu >= 0;
-	if (o->spans && offcpu_open(&s->off, t.pid, switches, NULL) < 0) {
-		s->off = NULL; /* refused after the probe worked: no off-CPU times */
+	if (o->spans && (s->off ? offcpu_follow(s->off, t.pid, switches, NULL)
+				: offcpu_open(&s->off, t.pid, switches, NULL)) < 0) {
+		/* refused after the probe worked: no off-CPU times */
 		if (run == 0 && switches)
 			s->metrics.m[s->metrics.off_cpu].supported = false;
 	}

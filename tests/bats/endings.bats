@@ -164,9 +164,12 @@ open_ok() {
 	read -r c u total off < <(jq -r "[.spans.merged.nodes[] | select(.name == \"$2\")] | first
 		| \"\(.count) \(.unfinished) \(.total_ns) \(.off_cpu_ns)\"" "$1")
 	echo "$1: $2 $c x, $u unfinished, $total ns, $off ns off-CPU"
-	[ "$c" = 1 ] && [ "$u" = 1 ]
-	[ "$total" -ge "$3" ] && [ "$total" -lt 5000000000 ]
-	[ "$off" -ge "$4" ] && [ "$off" -le "$total" ]
+	[ "$c" = 1 ]
+	[ "$u" = 1 ]
+	[ "$total" -ge "$3" ]
+	[ "$total" -lt 5000000000 ]
+	[ "$off" -ge "$4" ]
+	[ "$off" -le "$total" ]
 }
 
 # shape FILE: the merged tree with its counts and marks, and what spanstat
@@ -211,15 +214,17 @@ open_run() {
 @test "a span open when the process is killed from outside (SIGKILL) ends at the kill, in every mode" {
 	local mode pid i
 	for mode in aggregate stream record nooff; do
+		# each run its own file: no pid of an earlier one read by mistake
+		: >"out.$mode"
 		case $mode in
-		record) "$SPANSTAT" record -o r.rec -e task-clock -- "$OPEN" kill >out.txt 2>err.txt & ;;
-		nooff) "$SPANSTAT" --no-off-cpu --json=$mode.json --spans -e task-clock -- "$OPEN" kill >out.txt 2>err.txt & ;;
-		*) "$SPANSTAT" $(mode_opts "$mode") --json=$mode.json --spans -e task-clock -- "$OPEN" kill >out.txt 2>err.txt & ;;
+		record) "$SPANSTAT" record -o r.rec -e task-clock -- "$OPEN" kill >"out.$mode" 2>err.txt & ;;
+		nooff) "$SPANSTAT" --no-off-cpu --json=$mode.json --spans -e task-clock -- "$OPEN" kill >"out.$mode" 2>err.txt & ;;
+		*) "$SPANSTAT" $(mode_opts "$mode") --json=$mode.json --spans -e task-clock -- "$OPEN" kill >"out.$mode" 2>err.txt & ;;
 		esac
 		local spid=$!
 		pid=
 		for i in $(seq 100); do
-			pid=$(awk '$1 == "sleeping" { print $2 }' out.txt)
+			pid=$(awk '$1 == "sleeping" { print $2 }' "out.$mode")
 			[ -z "$pid" ] || break
 			sleep 0.1
 		done
@@ -275,4 +280,23 @@ open_run() {
 	done
 	# Perfetto: the slice's end carries the argument "unfinished", once
 	assert_equal "$(grep -a -o unfinished s.pftrace | wc -l)" 1
+}
+
+@test "with -r, a run killed with spans open keeps its end until the stream's: every run's spans end at its kill" {
+	local mode
+	for mode in aggregate stream; do
+		run "$SPANSTAT" -r 2 $(mode_opts "$mode") --json=$mode.json --spans -e task-clock -- "$OPEN" selfkill
+		assert_equal "$status" 137
+		# two "outer", each a 10 ms spin and 100 ms asleep before the kill
+		read -r c u total off < <(jq -r '[.spans.merged.nodes[] | select(.name == "outer")] | first
+			| "\(.count) \(.unfinished) \(.total_ns) \(.off_cpu_ns)"' $mode.json)
+		echo "$mode: outer $c x, $u unfinished, $total ns, $off ns off-CPU"
+		[ "$c" = 2 ]
+		[ "$u" = 2 ]
+		[ "$total" -ge 220000000 ]
+		[ "$total" -lt 10000000000 ]
+		[ "$off" -ge 190000000 ]
+		[ "$off" -le "$total" ]
+	done
+	assert_equal "$(shape stream.json)" "$(shape aggregate.json)"
 }

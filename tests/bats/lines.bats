@@ -184,9 +184,12 @@ SH
 			| "\(.count) \(.unfinished) \(.total_ns) \(.off_cpu_ns)"' $mode.json)
 		echo "$mode: open $c x, $u unfinished, $total ns, $off ns off-CPU"
 		# the shell waited for sleep's 100 ms, then ended: open lasted that long
-		[ "$c" = 1 ] && [ "$u" = 1 ]
-		[ "$total" -ge 100000000 ] && [ "$total" -lt 5000000000 ]
-		[ "$off" -ge 95000000 ] && [ "$off" -le "$total" ]
+		[ "$c" = 1 ]
+		[ "$u" = 1 ]
+		[ "$total" -ge 100000000 ]
+		[ "$total" -lt 5000000000 ]
+		[ "$off" -ge 95000000 ]
+		[ "$off" -le "$total" ]
 	done
 	assert_equal "$(jq -c '[.spans.merged.nodes[] | [.depth, .name, .count, .unfinished]]' stream.json)" \
 		"$(jq -c '[.spans.merged.nodes[] | [.depth, .name, .count, .unfinished]]' aggregate.json)"

@@ -134,7 +134,7 @@ static void test_live(void)
 	char *cause = NULL;
 	int r = offcpu_open(&o, pid, true, &cause);
 	if (r < 0) {
-		skip(6, "the kernel gives no switch records here");
+		skip(7, "the kernel gives no switch records here");
 		free(cause);
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
@@ -161,8 +161,11 @@ static void test_live(void)
 	     (long long)(end - t0));
 	ok(ex > t0 && end >= t0 + 50000000 && end <= t1,
 	   "its exec, then its exit after the 50 ms sleep, as the kernel reports them");
-	offcpu_close(o);
-	/* the same without the switches: the ends still come */
+	/* the next child (a next run) without the switches: the ends still
+	 * come, and the first child's records stay */
+	pid_t first = pid;
+	uint64_t first_end = end, first_t1 = t1;
+	uint64_t first_off = offcpu_at(o, (uint32_t)first, (uint32_t)first, first_t1);
 	if (pipe(go) || (pid = fork()) < 0)
 		return;
 	if (pid == 0) {
@@ -172,7 +175,7 @@ static void test_live(void)
 		execl("/bin/sh", "sh", "-c", "sleep 0.05; true", (char *)NULL);
 		_exit(127);
 	}
-	r = offcpu_open(&o, pid, false, NULL);
+	r = offcpu_follow(o, pid, false, NULL);
 	t0 = now_ns();
 	if (r < 0 || write(go[1], "x", 1) != 1) {
 		ok(0, "an event for the ends alone opens");
@@ -188,6 +191,9 @@ static void test_live(void)
 	ok(ex > t0 && end >= t0 + 50000000 && end <= t1 &&
 		   offcpu_at(o, (uint32_t)pid, (uint32_t)pid, t1) == 0,
 	   "without switches: the exec and the exit, and no off-CPU time");
+	ok(offcpu_end(o, (uint32_t)first, (uint32_t)first, first_end) == first_end &&
+		   offcpu_at(o, (uint32_t)first, (uint32_t)first, first_t1) == first_off,
+	   "the first child's exit and off-CPU time stay");
 	offcpu_close(o);
 }
 

@@ -12,6 +12,7 @@
  *   span_open abort      abort() (SIGABRT)
  *   span_open kill       prints "sleeping PID" on stdout and sleeps for 30 s
  *                        instead (the test kills it: SIGKILL from outside)
+ *   span_open selfkill   kill(getpid(), SIGKILL)
  *   span_open exec       execs itself as "span_open after"
  *   span_open after      (the exec'd image) "after" 1x (a 10 ms spin), exit 0
  *   span_open thread     a second thread does the above and calls
@@ -112,6 +113,8 @@ int main(int argc, char **argv)
 		_exit(3);
 	if (strcmp(how, "abort") == 0)
 		abort();
+	if (strcmp(how, "selfkill") == 0)
+		kill(getpid(), SIGKILL);
 	if (strcmp(how, "exec") == 0) {
 		execl("/proc/self/exe", argv[0], "after", (char *)NULL);
 		return 126;
