@@ -210,9 +210,10 @@ static void decode_names_drop(struct decoder *d, struct dproc *p)
 /* The process ends (ts 0: at each thread's last ts) and is forgotten. */
 static void decode_proc_end(struct decoder *d, struct dproc *p, uint64_t ts, uint32_t signal)
 {
-	if (p->np && p->np->shared) /* its lines may still come: lines.c ends it */
+	if (p->np && p->np->shared) { /* its lines may still come: lines.c ends it */
 		p->np->src = NULL;
-	else if (p->np)
+		p->np->exited = ts; /* where its threads end, as they would here */
+	} else if (p->np)
 		norm_process_end(d->norm, p->np, ts, signal);
 	decode_names_drop(d, p);
 	u64map_del(&d->procs, p->pid);
@@ -372,7 +373,9 @@ static bool decode_hello(struct decoder *d, const struct wire_hdr *h, const uint
 	p->np = other && !other->src ? other
 				     : norm_process_start(d->norm, p->pid, hello.ppid, name,
 							  decode_ns(p, hello.ts));
-	if (!p->np) { /* refused by a limit (counted): its records are bad */
+	if (p->np)
+		p->np->exited = 0; /* it lives (again) */
+	if (!p->np) {		   /* refused by a limit (counted): its records are bad */
 		u64map_del(&d->procs, p->pid);
 		free(p);
 		return true;

@@ -115,11 +115,13 @@ static void norm_values_at(struct normaliser *n, struct norm_thread *t, uint64_t
 		n->oracle.values(n->oracle.ctx, t->pid, t->tid, ns, norm_vlast(n, t));
 }
 
-/* When t ended, with no time given: as the oracle knows it, else its last
- * event. */
+/* When t ended, with no time given: where a source said its process
+ * exited, else as the oracle knows it, else its last event. */
 static uint64_t norm_end_of(const struct normaliser *n, const struct norm_thread *t)
 {
-	uint64_t e = n->oracle.end ? n->oracle.end(n->oracle.ctx, t->pid, t->tid, t->last_ts) : 0;
+	uint64_t e = t->proc->exited;
+	if (!e && n->oracle.end)
+		e = n->oracle.end(n->oracle.ctx, t->pid, t->tid, t->last_ts);
 	return e > t->last_ts ? e : t->last_ts;
 }
 

@@ -91,10 +91,12 @@ struct norm_thread {
 struct norm_proc {
 	uint32_t pid;
 	uint32_t name;
-	bool shared;	/* another source (lines.c) records into it too: the
-			 * decoder hands it over at its EXIT instead of ending it */
-	uint64_t began; /* when it began, as a source that checks times found
-			 * it (lines.c); 0: not looked for */
+	bool shared;	 /* another source (lines.c) records into it too: the
+			  * decoder hands it over at its EXIT instead of ending it */
+	uint64_t began;	 /* when it began, as a source that checks times found
+			  * it (lines.c); 0: not looked for */
+	uint64_t exited; /* a source said it ended then, another's events may
+			  * still come (shared): its threads end there */
 	uint64_t last_ts;
 	void *src;
 	struct norm_thread *threads;
@@ -142,9 +144,9 @@ bool norm_oom(struct normaliser *n);
 struct norm_proc *norm_process_start(struct normaliser *n, uint32_t pid, uint32_t ppid,
 				     uint32_t name, uint64_t ts);
 struct norm_proc *norm_process(const struct normaliser *n, uint32_t pid);
-/* The process ends at ts (0: at each thread's end as the oracle knows it,
- * else its last ts) by `signal` (0: normally) and p is freed (its `src` is
- * the source's to free). */
+/* The process ends at ts (0: where a source said it exited, else at each
+ * thread's end as the oracle knows it, else its last ts) by `signal` (0:
+ * normally) and p is freed (its `src` is the source's to free). */
 void norm_process_end(struct normaliser *n, struct norm_proc *p, uint64_t ts, uint32_t signal);
 /* Every open span of p's threads closes at ts (unfinished); p lives on. */
 void norm_process_close(struct normaliser *n, struct norm_proc *p, uint64_t ts);

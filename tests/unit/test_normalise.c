@@ -183,6 +183,13 @@ static void test_oracle(void)
 	is_str(l.buf, "E1200:590u E1300:0u E1500:740u X1500 ",
 	       "a thread's exit and a process's end at their times, not the oracle's; "
 	       "lost events at the last one, with its values");
+	l.len = 0;
+	p = norm_process_start(n, 1, 0, 1, 2000);
+	t = norm_thread(n, p, 2, 2000);
+	norm_begin(n, t, 2000, 1, v);
+	p->exited = 2100; /* a source said so, another's events may still come */
+	norm_process_end(n, p, 0, 0);
+	is_str(l.buf, "E2100:1040u X2100 ", "where a source said it exited, before the oracle");
 	norm_free(n);
 }
 
