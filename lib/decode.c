@@ -207,7 +207,8 @@ static void decode_names_drop(struct decoder *d, struct dproc *p)
 	p->ndefined = 0;
 }
 
-/* The process ends (ts 0: at each thread's last ts) and is forgotten. */
+/* The process ends (ts 0: without saying when, see norm_process_end) and
+ * is forgotten; one shared with the line protocol is handed to it. */
 static void decode_proc_end(struct decoder *d, struct dproc *p, uint64_t ts, uint32_t signal)
 {
 	if (p->np && p->np->shared) { /* its lines may still come: lines.c ends it */
@@ -373,13 +374,12 @@ static bool decode_hello(struct decoder *d, const struct wire_hdr *h, const uint
 	p->np = other && !other->src ? other
 				     : norm_process_start(d->norm, p->pid, hello.ppid, name,
 							  decode_ns(p, hello.ts));
-	if (p->np)
-		p->np->exited = 0; /* it lives (again) */
-	if (!p->np) {		   /* refused by a limit (counted): its records are bad */
+	if (!p->np) { /* refused by a limit (counted): its records are bad */
 		u64map_del(&d->procs, p->pid);
 		free(p);
 		return true;
 	}
+	p->np->exited = 0; /* it lives (again) */
 	p->np->src = p;
 	return true;
 }

@@ -90,7 +90,7 @@ struct session {
 	bool have_an;
 	struct spanmetrics metrics; /* what spans carry (spanmetric.h) */
 	char *values_spec;	    /* SPANSTAT_VALUES for the target */
-	struct offcpu *off;	    /* this run's switch and exit records, or NULL */
+	struct offcpu *off;	    /* every run's switch and exit records, or NULL */
 	int hook_err;		    /* the decoder hook failed (-ENOMEM) */
 	/* trees handed over now end at (session_tree_end): */
 	enum { GONE_LIVE, GONE_EXIT, GONE_KERNEL } gone;
@@ -381,11 +381,14 @@ static void session_hook(void *ctx, const struct wire_hdr *h, const uint8_t *pay
 		s->hook_err = -ENOMEM;
 	if (!s->rings)
 		return;
-	if (h->type == WIRE_EXIT && h->len == WIRE_HDR_SIZE + sizeof(struct wire_exit)) {
+	if (h->type == WIRE_EXIT) {
 		struct wire_exit ex;
-		memcpy(&ex, payload, sizeof ex);
-		s->gone = GONE_EXIT;
-		s->gone_ts = ex.ts;
+		/* one the decoder will refuse (bad length) says no time */
+		s->gone = h->len == WIRE_HDR_SIZE + sizeof ex ? GONE_EXIT : GONE_KERNEL;
+		if (s->gone == GONE_EXIT) {
+			memcpy(&ex, payload, sizeof ex);
+			s->gone_ts = ex.ts;
+		}
 		if (ringsrc_drain_gone(s->rings, h->pid, 0, session_ring_record, s) < 0)
 			s->hook_err = -ENOMEM;
 	} else if (h->type == WIRE_HELLO && h->len >= WIRE_HDR_SIZE + sizeof(struct wire_hello)) {
