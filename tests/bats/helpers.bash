@@ -73,3 +73,23 @@ chromium_dom() {
 	timeout 120 chromium --headless --no-sandbox --disable-gpu --enable-logging=stderr --v=0 \
 		--user-data-dir="$BATS_TEST_TMPDIR/profile" --dump-dom "file://$PWD/$1$2" 2>chromium.log
 }
+
+# mode_spans MODE OUT.json -- CMD...: the run's JSON, with the target
+# aggregating (MODE aggregate: --spans --json) or streaming (stream: record,
+# then report --json of the record); the command's output in stdout,
+# spanstat's summary in stderr (the report's in report.out)
+mode_spans() {
+	local mode=$1 out=$2
+	shift 3
+	if [ "$mode" = aggregate ]; then
+		"$SPANSTAT" --spans --json="$out" -- "$@" >stdout 2>stderr
+	else
+		"$SPANSTAT" record -o run.rec -- "$@" >stdout 2>stderr &&
+			"$SPANSTAT" report --json="$out" run.rec >report.out 2>>stderr
+	fi
+}
+
+# span_sum NAME FILE: the merged count of spans named NAME over every path
+span_sum() {
+	jq "[.spans.merged.nodes[] | select(.name == \"$1\") | .count] | add // 0" "$2"
+}

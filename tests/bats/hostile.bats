@@ -10,34 +10,15 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
-# spans MODE OUT.json -- CMD...: the run's JSON, aggregated or streamed
-# (record, then report --json of the record); the command's output in
-# stdout, spanstat's summary in stderr (the report's in report.out)
-spans() {
-	local mode=$1 out=$2
-	shift 3
-	if [ "$mode" = aggregate ]; then
-		"$SPANSTAT" --spans --json="$out" -- "$@" >stdout 2>stderr
-	else
-		"$SPANSTAT" record -o run.rec -- "$@" >stdout 2>stderr &&
-			"$SPANSTAT" report --json="$out" run.rec >report.out 2>>stderr
-	fi
-}
-
-# sum NAME FILE: the merged count of spans named NAME over every path
-sum() {
-	jq "[.spans.merged.nodes[] | select(.name == \"$1\") | .count] | add // 0" "$2"
-}
-
 @test "a thread that ends in a signal handler (pthread_exit) leaves nothing to the thread that reuses its state" {
 	local prog mode
 	prog=$(build_workload span_sigexit $(span_link_flags))
 	for mode in aggregate stream; do
-		spans "$mode" s.json -- "$prog" 50 1000
+		mode_spans "$mode" s.json -- "$prog" 50 1000
 		assert_equal "$(cat stdout)" rounds=50
 		# the last thread reuses the state of threads that ended inside
 		# a recorder call: its 1000 spans are all there
-		assert_equal "$(sum last s.json)" 1000
+		assert_equal "$(span_sum last s.json)" 1000
 	done
 }
 
@@ -47,12 +28,12 @@ sum() {
 		"$WORKLOADS/span_reload_lib.c" -o libalpha.so
 	prog=$(build_workload span_dlcycle -finstrument-functions -ldl)
 	for mode in aggregate stream; do
-		spans "$mode" d.json -- "$prog" "$PWD" 1000
+		mode_spans "$mode" d.json -- "$prog" "$PWD" 1000
 		assert_equal "$(cat stdout)" cycles=1000
 		# each unload leaves its addresses as tombstones in the intern
 		# table: they must not fill the plugin's probe chains
-		assert_equal "$(sum alpha_entry d.json)" 1000
-		assert_equal "$(sum alpha_leaf d.json)" 2000
+		assert_equal "$(span_sum alpha_entry d.json)" 1000
+		assert_equal "$(span_sum alpha_leaf d.json)" 2000
 		assert_equal "$(jq -c '.spans.decode | [.unmatched, .unfinished, .dropped]' d.json)" "[0,0,0]"
 	done
 }
@@ -68,13 +49,13 @@ sum() {
 	done
 	prog=$(build_workload span_reload_dep -finstrument-functions -ldl)
 	for mode in aggregate stream; do
-		spans "$mode" r.json -- "$prog" "$PWD"
+		mode_spans "$mode" r.json -- "$prog" "$PWD"
 		# the case under test: libdepy.so where libdepx.so had been
 		[ "$(cat stdout)" = same ] || skip_or_fail "the loader moved libdepy.so"
-		assert_equal "$(sum depx_entry r.json)" 1
-		assert_equal "$(sum depx_leaf r.json)" 3
-		assert_equal "$(sum depy_entry r.json)" 1
-		assert_equal "$(sum depy_leaf r.json)" 5
+		assert_equal "$(span_sum depx_entry r.json)" 1
+		assert_equal "$(span_sum depx_leaf r.json)" 3
+		assert_equal "$(span_sum depy_entry r.json)" 1
+		assert_equal "$(span_sum depy_leaf r.json)" 5
 	done
 }
 
@@ -82,13 +63,13 @@ sum() {
 	local prog mode
 	prog=$(build_workload span_fdreuse $(span_link_flags))
 	for mode in aggregate stream; do
-		run spans "$mode" r.json -- "$prog" "$PWD/own.dat" 1000
+		run mode_spans "$mode" r.json -- "$prog" "$PWD/own.dat" 1000
 		# the ring file's descriptor number now names the program's file:
 		# a new thread must not map (and write) that file for its slot
 		assert_success
 		assert_equal "$(sed 's/^fds=[0-9]* //' stdout)" file=ok
-		assert_equal "$(sum t r.json)" 1000
-		assert_equal "$(sum before r.json)" 1
+		assert_equal "$(span_sum t r.json)" 1000
+		assert_equal "$(span_sum before r.json)" 1
 	done
 }
 
@@ -101,13 +82,13 @@ sum() {
 		# Streaming still ends a span twice or never when the jump abandons a
 		# call between its ring word and its shadow stack (a known gap).
 		for mode in aggregate; do
-			spans "$mode" j.json -- "$prog" 500
+			mode_spans "$mode" j.json -- "$prog" 500
 			read -r r t l < <(sed -E 's/rounds=([0-9]+) ticks=([0-9]+) leaves=([0-9]+)/\1 \2 \3/' stdout)
 			assert_equal "$r" 500
-			assert_equal "$(sum tick j.json)" "$t"
-			assert_equal "$(( $(sum round j.json) + $(sum round_ j.json) ))" 500
+			assert_equal "$(span_sum tick j.json)" "$t"
+			assert_equal "$(( $(span_sum round j.json) + $(span_sum round_ j.json) ))" 500
 			local leaf
-			leaf=$(sum leaf j.json)
+			leaf=$(span_sum leaf j.json)
 			[ "$leaf" -ge "$l" ] && [ "$leaf" -le $((l + r)) ] || fail "leaf $leaf for $l begun"
 			# a jump that abandons a recorder call between its tree or
 			# ring and its shadow stack must not end a span twice, or
@@ -120,7 +101,7 @@ sum() {
 @test "a handler nesting spans deeper than the handlers' queue drops whole spans, and the thread's tree stays right" {
 	local prog
 	prog=$(build_workload span_sigdeep $(span_link_flags))
-	spans aggregate q.json -- "$prog" 3000000 800
+	mode_spans aggregate q.json -- "$prog" 3000000 800
 	[ "$(sed 's/ticks=//' stdout)" -gt 10 ]
 	# every w right under main, none under a handler's span left open
 	assert_equal "$(jq '[.spans.merged.nodes[] | select(.name == "w" and .depth == 1) | .count] | add' q.json)" 3000000

@@ -18,20 +18,6 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
-# spans MODE OUT.json -- CMD...: the run's JSON, aggregated or streamed
-# (record, then report --json of the record); the command's output in
-# stdout, spanstat's summary in stderr (the report's in report.out)
-spans() {
-	local mode=$1 out=$2
-	shift 3
-	if [ "$mode" = aggregate ]; then
-		"$SPANSTAT" --spans --json="$out" -- "$@" >stdout 2>stderr
-	else
-		"$SPANSTAT" record -o run.rec -- "$@" >stdout 2>stderr &&
-			"$SPANSTAT" report --json="$out" run.rec >report.out 2>>stderr
-	fi
-}
-
 # paths FILE: "count path" per merged node, sorted by path
 paths() {
 	jq -r '.spans.merged.nodes as $n
@@ -40,20 +26,15 @@ paths() {
 		$n | to_entries[] | "\(.value.count) \(p(.key))"' "$1" | sort -k2
 }
 
-# sum NAME FILE: the merged count of spans named NAME over every path
-sum() {
-	jq "[.spans.merged.nodes[] | select(.name == \"$1\") | .count] | add // 0" "$2"
-}
-
 @test "signal handlers: -finstrument-functions calls in handlers nest where they interrupted, exactly" {
 	local mode
 	for mode in aggregate stream; do
-		spans "$mode" s.json -- "$SIG_F" 3000000 2000
+		mode_spans "$mode" s.json -- "$SIG_F" 3000000 2000
 		read -r t u c < <(sed -E 's/ticks=([0-9]+) usr1=([0-9]+) calls=([0-9]+)/\1 \2 \3/' stdout)
 		[ "$t" -gt 10 ]
-		assert_equal "$(sum tick s.json)" "$t"
-		assert_equal "$(sum on_usr1_body s.json)" "$u"
-		assert_equal "$(sum leaf s.json)" "$((c + t + u))"
+		assert_equal "$(span_sum tick s.json)" "$t"
+		assert_equal "$(span_sum on_usr1_body s.json)" "$u"
+		assert_equal "$(span_sum leaf s.json)" "$((c + t + u))"
 		# every path starts at main; no handler nests in itself
 		paths s.json >paths
 		run grep -E ' (on_alarm|tick|leaf|work)(;|$)|on_alarm.*;on_alarm' paths
@@ -65,13 +46,13 @@ sum() {
 @test "signal handlers: API spans at 20 kHz are neither dropped nor unmatched, in both modes" {
 	local mode
 	for mode in aggregate stream; do
-		spans "$mode" s.json -- "$SIG_API" 2000000 20000
+		mode_spans "$mode" s.json -- "$SIG_API" 2000000 20000
 		read -r t u c < <(sed -E 's/ticks=([0-9]+) usr1=([0-9]+) calls=([0-9]+)/\1 \2 \3/' stdout)
 		[ "$t" -gt 10 ]
-		assert_equal "$(sum tick s.json)" "$t"
-		assert_equal "$(sum usr1 s.json)" "$u"
-		assert_equal "$(sum leaf s.json)" "$((c + t + u))"
-		assert_equal "$(sum work s.json)" 1
+		assert_equal "$(span_sum tick s.json)" "$t"
+		assert_equal "$(span_sum usr1 s.json)" "$u"
+		assert_equal "$(span_sum leaf s.json)" "$((c + t + u))"
+		assert_equal "$(span_sum work s.json)" 1
 		paths s.json >paths
 		run grep -E ' (tick|leaf|usr1)(;|$)|tick.*;tick' paths
 		assert_failure 1
@@ -83,7 +64,7 @@ sum() {
 	local mode how
 	for mode in aggregate stream; do
 		for how in _Fork clone fork; do
-			spans "$mode" f.json -- "$RAWFORK" "$how"
+			mode_spans "$mode" f.json -- "$RAWFORK" "$how"
 			read -r _ ppid _ cpid <stdout
 			[ "$cpid" -gt 0 ]
 			# the parent's spans under its pid, the child's under its own
@@ -110,7 +91,7 @@ sum() {
 	local reload
 	reload=$(build_workload span_reload -finstrument-functions -ldl)
 	for mode in aggregate stream; do
-		spans "$mode" r.json -- "$reload" "$PWD"
+		mode_spans "$mode" r.json -- "$reload" "$PWD"
 		# the case under test: the loader put beta where alpha was
 		[ "$(cat stdout)" = same ] || skip_or_fail "the loader moved libbeta.so"
 		paths r.json >paths
@@ -128,8 +109,8 @@ sum() {
 	first=$(build_workload span_first $(span_link_flags))
 	local mode
 	for mode in aggregate stream; do
-		spans "$mode" f.json -- "$first" 50
-		assert_equal "$(sum first f.json)" 50
+		mode_spans "$mode" f.json -- "$first" 50
+		assert_equal "$(span_sum first f.json)" 50
 		# the least of 50 empty spans: a thread's start (buffers, a ring
 		# slot, its name: tens of microseconds) and a name's definition (a
 		# write to the pipe: microseconds) are outside them; the least is
@@ -148,24 +129,24 @@ sum() {
 	base=$("$res" 100 0 | sed -n 's/^fds=//p')
 	local mode
 	for mode in aggregate stream; do
-		spans "$mode" r.json -- "$res" 100 0
+		mode_spans "$mode" r.json -- "$res" 100 0
 		# the pipe's two ends, the ring file and the inherited pipe end
 		# (close-on-exec): 4 whatever the number of threads
 		[ "$(sed -n 's/^fds=//p' stdout)" -le $((base + 4)) ] || fail "$(cat stdout) against $base alone"
-		assert_equal "$(sum t r.json)" 100
+		assert_equal "$(span_sum t r.json)" 100
 	done
 	# --span-events: a thread (the 100 and the main thread) reads its group
 	# through its leader, one descriptor; the members' are closed once mapped
 	"$SPANSTAT" --spans --json=e.json --span-events=task-clock,page-faults,context-switches \
 		-- "$res" 100 0 >stdout 2>stderr
 	[ "$(sed -n 's/^fds=//p' stdout)" -le $((base + 4 + 101)) ] || fail "$(cat stdout) against $base alone"
-	assert_equal "$(sum t e.json)" 100
+	assert_equal "$(span_sum t e.json)" 100
 	[ "$(jq '[.spans.merged.nodes[] | select(.name == "t") | .metrics["context-switches"]] | add' e.json)" -ge 100 ]
 	# a program that may reserve 1.5 GB reserves 1 GB of it itself
 	for mode in aggregate stream; do
-		(ulimit -v 1500000 && spans "$mode" r.json -- "$res" 10 1000)
+		(ulimit -v 1500000 && mode_spans "$mode" r.json -- "$res" 10 1000)
 		assert_equal "$(grep alloc= stdout)" alloc=ok
-		assert_equal "$(sum t r.json)" 10
+		assert_equal "$(span_sum t r.json)" 10
 	done
 }
 
@@ -173,8 +154,8 @@ sum() {
 	local secc mode
 	secc=$(build_workload span_seccomp $(span_link_flags))
 	for mode in aggregate stream; do
-		spans "$mode" c.json -- "$secc"
-		assert_equal "$(sum before c.json)" 20
+		mode_spans "$mode" c.json -- "$secc"
+		assert_equal "$(span_sum before c.json)" 20
 		# five new names could not be defined: their 10 events are dropped,
 		# and the exit record could not be sent either
 		assert_equal "$(jq -c '.spans.decode | [.dropped, .no_exit]' c.json)" "[10,1]"
