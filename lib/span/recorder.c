@@ -1482,9 +1482,8 @@ static REC_NOI void rec_filter_end(struct rec_thread *t, uint64_t now)
 
 /* Every event while filters are on.  A span they keep out costs its
  * decision and a push or pop: no timestamp, no lock, nothing written. */
-static REC_NOI __attribute__((noinline)) void rec_event_filtered(struct rec_thread *t, uint64_t key,
-								 uint64_t op, int has_val,
-								 int64_t val, uint64_t now)
+static REC_HOT void rec_event_filtered_body(struct rec_thread *t, uint64_t key, uint64_t op,
+					    int has_val, int64_t val, uint64_t now)
 {
 	if (unlikely(!t->pid) && rec_new_process(t) != 0)
 		return;
@@ -1535,6 +1534,13 @@ static REC_NOI __attribute__((noinline)) void rec_event_filtered(struct rec_thre
 		rec_emit(t, key, op, now, has_val, val, NULL);
 	}
 	atomic_store(&t->busy, 0);
+}
+
+static REC_NOI __attribute__((noinline)) void rec_event_filtered(struct rec_thread *t, uint64_t key,
+								 uint64_t op, int has_val,
+								 int64_t val, uint64_t now)
+{
+	rec_event_filtered_body(t, key, op, has_val, val, now);
 }
 
 /* An event whose begins and ends carry values (REC_ON_VALUES): read at the
@@ -1721,6 +1727,17 @@ static REC_HOT void rec_guard_clear(struct rec_thread *t)
 	t->guard = 0;
 }
 
+/* The filters' path, its guard included, so that the hot path reaches it
+ * by a tail call: a span they keep out costs its decision and the guard. */
+static REC_NOI __attribute__((noinline)) void rec_event_filtered_guarded(struct rec_thread *t,
+									 uint64_t key, uint64_t op)
+{
+	char mark;
+	rec_guard_set(t, &mark);
+	rec_event_filtered_body(t, key, op, 0, 0, 0);
+	rec_guard_clear(t);
+}
+
 static __thread int rec_starting __attribute__((tls_model("initial-exec")));
 
 /* Every event the hot path leaves: a thread's first, a nested call, a queue
@@ -1773,14 +1790,16 @@ static REC_HOT void rec_event(uint64_t key, uint64_t op)
 			rec_event_cold(key, op, 0, 0);
 		return;
 	}
+	if (on == REC_ON_FILTERED) { /* a tail call: it holds the guard itself */
+		rec_event_filtered_guarded(t, key, op);
+		return;
+	}
 	char mark;
 	rec_guard_set(t, &mark);
 	if (likely(on == REC_ON_AGG))
 		rec_event_agg(t, key, op);
 	else if (on == REC_ON)
 		rec_event_stream(t, key, op);
-	else if (on == REC_ON_FILTERED)
-		rec_event_filtered(t, key, op, 0, 0, 0);
 	else
 		rec_event_values(t, key, op);
 	rec_guard_clear(t);
