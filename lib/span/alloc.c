@@ -120,14 +120,14 @@ static inline AL_NOI size_t al_glibc_usable(const void *p)
 enum { AL_UNRESOLVED, AL_RESOLVING, AL_READY, AL_BROKEN };
 static int al_state;
 /* set while this thread looks the functions up: dlsym's allocations */
-static __thread int al_resolving __attribute__((tls_model("initial-exec")));
+static __thread volatile int al_resolving __attribute__((tls_model("initial-exec")));
 
 /* Set while the allocator measures a block, or while we look a function up
  * late: what is allocated meanwhile is the allocator's or the dynamic
  * linker's business (tcmalloc's first malloc_usable_size news its extension
  * object; dlsym allocates its error strings), not counted, and never
  * measured again (no recursion). */
-static __thread int al_quiet __attribute__((tls_model("initial-exec")));
+static __thread volatile int al_quiet __attribute__((tls_model("initial-exec")));
 
 /* ---- the bootstrap arena ------------------------------------------------- */
 

@@ -1738,7 +1738,7 @@ static REC_NOI __attribute__((noinline)) void rec_event_filtered_guarded(struct 
 	rec_guard_clear(t);
 }
 
-static __thread int rec_starting __attribute__((tls_model("initial-exec")));
+static __thread volatile int rec_starting __attribute__((tls_model("initial-exec")));
 
 /* Every event the hot path leaves: a thread's first, a nested call, a queue
  * to apply first, a value (counters), a thread whose process forked. */
