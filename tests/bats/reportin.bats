@@ -28,8 +28,10 @@ drive() {
 	mkfifo fifo
 	# the writer comes later: the report waits for it, then reads it all
 	(sleep 0.2; cat r.rec >fifo) &
+	local writer=$!
 	run --separate-stderr -0 timeout 60 "$SPANSTAT" report --json=fifo.json fifo
-	wait
+	# this job's own pid: a bare wait would wait for bats' timeout watchdog too
+	wait "$writer"
 	cmp file.json fifo.json
 	run -0 bash -c 'cat r.rec | timeout 60 "$0" report --json=pipe.json /dev/stdin' "$SPANSTAT"
 	cmp file.json pipe.json
