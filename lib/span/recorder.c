@@ -257,10 +257,12 @@ static int rec_connected;		   /* the constructor installed handlers and the key 
 static atomic_uint rec_next_id = 1;
 static struct rec_slot *rec_table;
 static _Atomic(struct rec_thread *) rec_threads;
-static void *rec_shm;		   /* the ring file's slot table, mapped shared, or NULL */
-static atomic_int rec_shm_fd = -1; /* the ring file: slots' parts are mapped as threads take them */
-static dev_t rec_shm_dev;	   /* its identity, to tell it from a file the program */
-static ino_t rec_shm_ino;	   /* opened at the number after closing ours */
+static void *rec_shm; /* the ring file's slot table, mapped shared, or NULL */
+/* The ring file is opened by its path only while a thread maps its slot:
+ * the process holds no descriptor of it, so a program writing to every fd
+ * cannot scribble over the slots, and none of its descriptors are ours. */
+static dev_t rec_shm_dev; /* its identity, checked at every open */
+static ino_t rec_shm_ino;
 static char rec_shm_path[PATH_MAX]; /* SPANSTAT_SHM, to open it again */
 static uint64_t rec_incarnation;    /* the ts of our latest WIRE_HELLO */
 static pthread_key_t rec_key;
@@ -557,25 +559,16 @@ static REC_NOI void rec_ring_kick(struct rec_thread *t)
 	}
 }
 
-/* The process's descriptor of the ring file, opened again when the program
- * closed ours (and maybe opened a file of its own at its number); -1: gone. */
-static REC_NOI int rec_shm_get_fd(void)
+/* A descriptor of the ring file for mapping a slot, closed by the caller
+ * once mapped; -1 when the path no longer names the file. */
+static REC_NOI int rec_shm_open(void)
 {
-	int fd = atomic_load(&rec_shm_fd);
 	struct stat st;
-	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == rec_shm_dev && st.st_ino == rec_shm_ino)
-		return fd;
 	int n = rec_shm_path[0] ? open(rec_shm_path, O_RDWR | O_CLOEXEC) : -1;
-	if (n < 0)
-		return -1;
-	if (fstat(n, &st) != 0 || st.st_dev != rec_shm_dev || st.st_ino != rec_shm_ino) {
+	if (n >= 0 &&
+	    (fstat(n, &st) != 0 || st.st_dev != rec_shm_dev || st.st_ino != rec_shm_ino)) {
 		close(n);
-		return -1;
-	}
-	n = rec_move_high(n);
-	if (!atomic_compare_exchange_strong(&rec_shm_fd, &fd, n)) {
-		close(n); /* another thread opened it first */
-		return fd;
+		n = -1;
 	}
 	return n;
 }
@@ -600,30 +593,33 @@ static REC_NOI int rec_ring_map(struct rec_thread *t, unsigned i)
 	t->mring = NULL;
 	t->magg = NULL;
 	t->mvals = NULL;
-	int prot = PROT_READ | PROT_WRITE;
-	int shm_fd = rec_shm_get_fd();
+	int prot = PROT_READ | PROT_WRITE, rc = -1;
+	int shm_fd = rec_shm_open();
 	if (shm_fd < 0)
 		return -1;
 	void *r = mmap(NULL, RING_WORDS * 8u, prot, MAP_SHARED, shm_fd, (off_t)ring_words_off(i));
 	if (r == MAP_FAILED)
-		return -1;
+		goto out;
 	t->mring = r;
 	if (rec_agg_mode) {
 		void *a = mmap(NULL, RING_AGG_BYTES, prot, MAP_SHARED, shm_fd,
 			       (off_t)ring_agg_off(i));
 		if (a == MAP_FAILED)
-			return -1;
+			goto out;
 		t->magg = a;
 		if (rec_nvals) {
 			void *v = mmap(NULL, ring_vals_bytes(rec_nvals), prot, MAP_SHARED, shm_fd,
 				       (off_t)ring_vals_off(i, rec_nvals));
 			if (v == MAP_FAILED)
-				return -1;
+				goto out;
 			t->mvals = v;
 		}
 	}
 	t->mslot = i + 1;
-	return 0;
+	rc = 0;
+out:
+	close(shm_fd);
+	return rc;
 }
 
 /* Takes a free slot for t (its first event); -1: none, record through the pipe. */
@@ -838,9 +834,12 @@ static REC_NOI void *rec_map_rings(const char *path)
 	}
 	rec_shm_dev = st.st_dev;
 	rec_shm_ino = st.st_ino;
-	if (strlen(path) < sizeof rec_shm_path)
-		strcpy(rec_shm_path, path);
-	atomic_store(&rec_shm_fd, rec_move_high(fd)); /* the process's one descriptor of it */
+	close(fd);
+	if (strlen(path) >= sizeof rec_shm_path) { /* cannot be opened again: no slots */
+		munmap(m, RING_DATA_OFF);
+		return NULL;
+	}
+	strcpy(rec_shm_path, path);
 	return m;
 }
 /* ---- names -------------------------------------------------------------- */

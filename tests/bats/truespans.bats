@@ -130,16 +130,16 @@ paths() {
 	local mode
 	for mode in aggregate stream; do
 		mode_spans "$mode" r.json -- "$res" 100 0
-		# the pipe's two ends, the ring file and the inherited pipe end
-		# (close-on-exec): 4 whatever the number of threads
-		[ "$(sed -n 's/^fds=//p' stdout)" -le $((base + 4)) ] || fail "$(cat stdout) against $base alone"
+		# the pipe's two ends and the inherited pipe end (close-on-exec):
+		# 3 whatever the number of threads
+		[ "$(sed -n 's/^fds=//p' stdout)" -le $((base + 3)) ] || fail "$(cat stdout) against $base alone"
 		assert_equal "$(span_sum t r.json)" 100
 	done
 	# --span-events: a thread (the 100 and the main thread) reads its group
 	# through its leader, one descriptor; the members' are closed once mapped
 	"$SPANSTAT" --spans --json=e.json --span-events=task-clock,page-faults,context-switches \
 		-- "$res" 100 0 >stdout 2>stderr
-	[ "$(sed -n 's/^fds=//p' stdout)" -le $((base + 4 + 101)) ] || fail "$(cat stdout) against $base alone"
+	[ "$(sed -n 's/^fds=//p' stdout)" -le $((base + 3 + 101)) ] || fail "$(cat stdout) against $base alone"
 	assert_equal "$(span_sum t e.json)" 100
 	[ "$(jq '[.spans.merged.nodes[] | select(.name == "t") | .metrics["context-switches"]] | add' e.json)" -ge 100 ]
 	# a program that may reserve 1.5 GB reserves 1 GB of it itself (the
