@@ -92,6 +92,12 @@ static const char *svg_unit(const struct svg_out *o)
 	return m && m->time ? "ns" : "";
 }
 
+static uint64_t svg_add(uint64_t a, uint64_t b)
+{
+	uint64_t s;
+	return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
+}
+
 /* Totals, bottom up (a parent's index is below its children's). */
 static int svg_totals(struct svg_out *o, const struct span_tree *t)
 {
@@ -101,12 +107,15 @@ static int svg_totals(struct svg_out *o, const struct span_tree *t)
 		return -ENOMEM;
 	if (o->old_self && !(o->old = calloc(t->n, sizeof *o->old)))
 		return -ENOMEM;
+	/* Sums saturate: a damaged record's weights near 2^64 must not wrap
+	 * a parent below its child (a frame wider than the picture). */
 	for (uint32_t i = t->n; i-- > 1;) {
-		o->cum[i] += span_weight_self(&o->weight, t, i);
-		o->cum[t->node[i].parent] += o->cum[i];
+		o->cum[i] = svg_add(o->cum[i], span_weight_self(&o->weight, t, i));
+		uint32_t p = t->node[i].parent;
+		o->cum[p] = svg_add(o->cum[p], o->cum[i]);
 		if (o->old) {
-			o->old[i] += o->old_self[i];
-			o->old[t->node[i].parent] += o->old[i];
+			o->old[i] = svg_add(o->old[i], o->old_self[i]);
+			o->old[p] = svg_add(o->old[p], o->old[i]);
 		}
 	}
 	o->total = o->cum[0];

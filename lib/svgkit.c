@@ -268,8 +268,10 @@ void svgkit_frame(FILE *fp, const char *name, const char *about, const char *fil
 		"rx=\"2\"/>",
 		x, y, w, SVGKIT_FRAME - 1, fill);
 	fprintf(fp, "<text x=\"%.2f\" y=\"%d\">", x + 3, y + SVGKIT_FRAME - 4);
-	size_t fit = w > 3 * SVGKIT_CHAR ? (size_t)((w - 6) / SVGKIT_CHAR) : 0;
-	if (fit >= 3)
-		svgkit_escape(fp, name, fit - 2 >= strlen(name) ? strlen(name) : fit - 2);
+	/* characters that fit; w is compared before any conversion */
+	size_t len = strlen(name);
+	double cols = w > 3 * SVGKIT_CHAR ? (w - 6) / SVGKIT_CHAR : 0;
+	if (cols >= 3)
+		svgkit_escape(fp, name, cols - 2 >= (double)len ? len : (size_t)(cols - 2));
 	fputs("</text></g>\n", fp);
 }
