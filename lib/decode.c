@@ -18,7 +18,10 @@
  * means the target lost events: the missing records count in lost_records,
  * the growth of dropped in dropped, and since a lost END would leave its
  * BEGIN open for ever, the thread's open spans are first closed (norm_lost).
- * EXIT's dropped (the process's total) adds what no record told.  A process
+ * EXIT's dropped (the process's total) adds what no record told.  A thread
+ * that knows which of its open spans stayed open across its drop says so in
+ * a WIRE_RESYNC before its next events record (norm_resync): only the
+ * others close (gaps counts them).  A process
  * still live at decoder_finish lost its EXIT (killed by SIGKILL, or its final
  * records were dropped): no_exit.
  *
@@ -563,6 +566,27 @@ static void decode_record(struct decoder *d, const struct wire_hdr *h, const uin
 			break;
 		p->nvals = wv.count;
 		ok = true;
+		break;
+	}
+	case WIRE_RESYNC: {
+		struct wire_resync rs;
+		if (paylen != sizeof rs || h->tid == 0 || !(p = decode_proc(d, h->pid)))
+			break;
+		memcpy(&rs, pl, sizeof rs);
+		if (rs.n > NORM_MAX_DEPTH)
+			break;
+		ok = true;
+		struct norm_thread *t = norm_thread(d->norm, p->np, h->tid, p->np->last_ts);
+		if (!t)
+			break; /* refused by a limit, counted */
+		uint32_t had = DECODE_DROPPED(t);
+		if (rs.dropped > had) {
+			decode_add(&d->stats.dropped, rs.dropped - had);
+			decode_add(&p->dropped, rs.dropped - had);
+		}
+		t->src = DECODE_SRC(DECODE_SEQ(t), rs.dropped);
+		norm_resync(d->norm, t, rs.low, rs.n);
+		d->stats.gaps++;
 		break;
 	}
 	case WIRE_KICK: /* a wake-up for the ring reader, nothing to decode */

@@ -53,6 +53,8 @@ struct decode_stats {
 	uint64_t lines;		/* events of the line protocol taken (lines.h): not
 				 * the library's, not in its cost */
 	uint64_t bad_lines;	/* lines of the line protocol skipped */
+	uint64_t gaps;		/* drops across which a thread's outer open spans
+				 * were kept open (WIRE_RESYNC) */
 };
 
 struct decoder; /* opaque: decode.c */

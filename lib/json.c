@@ -569,6 +569,7 @@ static cJSON *json_spans(const struct report *r, struct json_lists *lists)
 		  {"spans", ds->spans},
 		  {"dropped", ds->dropped},
 		  {"lost_records", ds->lost_records},
+		  {"gaps", ds->gaps},
 		  {"no_exit", ds->no_exit},
 		  {"bad_bytes", ds->bad_bytes},
 		  {"bad_records", ds->bad_records},

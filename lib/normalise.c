@@ -345,3 +345,15 @@ void norm_lost(struct normaliser *n, struct norm_thread *t)
 {
 	norm_close(n, t, t->last_ts, 0);
 }
+
+void norm_resync(struct normaliser *n, struct norm_thread *t, uint32_t low, uint32_t count)
+{
+	if (low < t->depth) {
+		norm_values_at(n, t, t->last_ts);
+		norm_close(n, t, t->last_ts, low);
+		t->over = 0;
+	} else if (low - t->depth < t->over) { /* some beyond NORM_MAX_DEPTH ended */
+		t->over = low - t->depth;
+	}
+	t->resume = count;
+}

@@ -23,7 +23,11 @@
  *   all SPAN_F_UNFINISHED; a process start for a pid that is live (exec, pid
  *   reuse) ends the old one first, without a ts;
  * - norm_lost() closes a thread's open spans at its last ts: events of it
- *   were lost, among them maybe the ends of its open spans.
+ *   were lost, among them maybe the ends of its open spans;
+ * - norm_resync() is the same when the source knows which of them stayed
+ *   open: only those above `low` close, and the next `n` begins re-open the
+ *   spans the thread began among the lost events, marked unfinished (their
+ *   true begin is later than the one given, and not known).
  * Values (spanmetric.h): with norm_set_values(n, k), begins and ends carry k
  * cumulative per-thread values (or NULL: unchanged since the thread's last
  * event); a span's END hands the sinks the differences end - begin (never
@@ -56,7 +60,7 @@ struct norm_stats {
 
 struct norm_stack {
 	uint32_t name;
-	uint32_t pad;
+	uint32_t flags; /* its end's SPAN_F_*: unfinished when its begin is not known */
 	uint64_t begin; /* ns */
 };
 
@@ -76,9 +80,10 @@ struct norm_thread {
 	struct norm_proc *proc;
 	struct norm_stack *stk;
 	uint32_t depth, cap;
-	uint32_t over; /* begins beyond NORM_MAX_DEPTH still open */
-	uint64_t *val; /* with values: cap rows of the open spans' begin
-			* values, then the latest values, then the deltas */
+	uint32_t over;	 /* begins beyond NORM_MAX_DEPTH still open */
+	uint32_t resume; /* the next begins re-open spans begun in a drop (norm_resync) */
+	uint64_t *val;	 /* with values: cap rows of the open spans' begin
+			  * values, then the latest values, then the deltas */
 	uint64_t last_ts;
 	uint64_t src;
 	struct norm_inner *inner; /* that source's notes, ninner of them; the
@@ -165,6 +170,10 @@ void norm_thread_name(struct normaliser *n, struct norm_proc *p, uint32_t tid, u
 void norm_thread_exit(struct normaliser *n, struct norm_thread *t, uint64_t ts);
 /* Events of t were lost: its open spans close at its last ts. */
 void norm_lost(struct normaliser *n, struct norm_thread *t);
+/* Events of t were lost, but its `low` outermost open spans stayed open:
+ * those above close at its last ts, and its next `count` begins are marked
+ * (their ends unfinished). */
+void norm_resync(struct normaliser *n, struct norm_thread *t, uint32_t low, uint32_t count);
 
 /* The per-event calls, inline: they run for every event of every source. */
 void norm_refuse(struct normaliser *n, bool oom);
@@ -215,6 +224,11 @@ static inline void norm_begin(struct normaliser *n, struct norm_thread *t, uint6
 			      uint32_t name, const uint64_t *v)
 {
 	norm_seen(t, ns);
+	uint32_t flags = 0;
+	if (__builtin_expect(t->resume != 0, 0)) {
+		t->resume--;
+		flags = SPAN_F_UNFINISHED;
+	}
 	if (__builtin_expect(t->depth == t->cap, 0) && norm_grow(n, t) < 0)
 		return;
 	if (n->nval) {
@@ -223,6 +237,7 @@ static inline void norm_begin(struct normaliser *n, struct norm_thread *t, uint6
 		       n->nval * sizeof *v);
 	}
 	t->stk[t->depth].name = name;
+	t->stk[t->depth].flags = flags;
 	t->stk[t->depth].begin = ns;
 	struct span_event ev = {.kind = SPAN_BEGIN,
 				.pid = t->pid,
@@ -256,10 +271,12 @@ static inline void norm_end(struct normaliser *n, struct norm_thread *t, uint64_
 				.ts = ns > e->begin ? ns : e->begin,
 				.name = name,
 				.depth = depth,
+				.flags = e->flags,
 				.begin_ts = e->begin,
 				.vals = n->nval ? norm_delta(n, t, depth) : NULL,
 				.cum = n->nval ? norm_vlast(n, t) : NULL};
 	n->stats.spans++;
+	n->stats.unfinished += e->flags & SPAN_F_UNFINISHED;
 	norm_emit(n, &ev);
 }
 

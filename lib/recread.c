@@ -404,10 +404,10 @@ static void rf_run(struct recfile *rf, struct rec_in *in)
 
 static void rf_end(struct recfile *rf, struct rec_in *in)
 {
-	uint64_t n = rec_get_u64(in), v[15] = {0};
+	uint64_t n = rec_get_u64(in), v[16] = {0};
 	for (uint64_t i = 0; i < n && in->ok; i++) {
 		uint64_t x = rec_get_u64(in);
-		if (i < 15)
+		if (i < 16)
 			v[i] = x;
 	}
 	double cost = rf_dbl(in);
@@ -424,8 +424,8 @@ static void rf_end(struct recfile *rf, struct rec_in *in)
 		rf->dmg.bad_records++;
 		return;
 	}
-	rf->ds = (struct decode_stats){v[0], v[1], v[2],  v[3],	 v[4],	v[5],  v[6], v[7],
-				       v[8], v[9], v[10], v[11], v[12], v[13], v[14]};
+	rf->ds = (struct decode_stats){v[0], v[1], v[2],  v[3],	 v[4],	v[5],  v[6],  v[7],
+				       v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15]};
 	rf->cost = isfinite(cost) && cost >= 0 ? cost : 0; /* an infinity times 0 spans is NaN */
 	for (unsigned i = 0; i < rf->metrics.n && nm == rf->metrics.n; i++)
 		rf->metrics.m[i].supported = sup[i];

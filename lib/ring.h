@@ -87,6 +87,10 @@ enum ring_ctl {
 	RING_CTL_SWITCHED = 5, /* aggregate mode: a span the thread was switched out
 				* in; bits 8..39 its node, payload: its begin and
 				* end timestamps (two words) */
+	RING_CTL_RESYNC = 6,   /* instead of RING_CTL_DROPPED: bits 8..39 n, payload:
+				* the words dropped in all (low 32 bits) and `low`
+				* (high 32 bits); n begin words (with their value
+				* words) follow: WIRE_RESYNC's */
 };
 
 #define RING_CTL(code) (((uint64_t)WIRE_OP_COUNTER << WIRE_OP_SHIFT) | (uint64_t)(code))

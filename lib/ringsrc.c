@@ -149,6 +149,13 @@ static int rs_thread_exit(struct rs_slot *q, uint64_t ts, ringsrc_fn fn, void *c
 	return fn(ctx, rec, len);
 }
 
+static int rs_resync(struct rs_slot *q, const struct wire_resync *rs, ringsrc_fn fn, void *ctx)
+{
+	uint64_t rec[4];
+	size_t len = enc_simple(rec, sizeof rec, WIRE_RESYNC, q->pid, q->tid, rs, sizeof *rs);
+	return fn(ctx, rec, len);
+}
+
 /* Zeroes the ring's words [from, to) (stream indexes, at most a lap). */
 static void rs_zero(uint64_t *ring, uint64_t from, uint64_t to)
 {
@@ -340,6 +347,13 @@ static int rs_consume(struct ringsrc *r, unsigned i, uint64_t end, ringsrc_fn fn
 				q->last = r->base = v;
 			} else if (code == RING_CTL_DROPPED) {
 				q->dropped = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+			} else if ((code & 0xff) == RING_CTL_RESYNC) {
+				/* told in its own record: the next carry the same total */
+				struct wire_resync rs = {(uint32_t)v, (uint32_t)(v >> 32),
+							 (uint32_t)(code >> 8), 0};
+				q->dropped = q->told = rs.dropped;
+				if ((rc = rs_resync(q, &rs, fn, ctx)) != 0)
+					break;
 			} else if (code == RING_CTL_EXIT) {
 				rc = rs_thread_exit(q, v, fn, ctx);
 				break;

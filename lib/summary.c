@@ -150,6 +150,28 @@ static int summary_precision(double sd)
 	return p > 9 ? 9 : p;
 }
 
+/* When the target dropped span events, one line saying what that did to
+ * the numbers below it: at the top of the summary, and again above the
+ * rank and span tables, so that no reader of a table misses it. */
+static void summary_damage(FILE *fp, const struct report *r)
+{
+	const struct decode_stats *d = r->dstats;
+	if (!d || r->dstats_lost || !r->spans || (!d->dropped && !d->lost_records))
+		return;
+	char n[48];
+	fmt_grouped_u64(n, sizeof n, d->dropped ? d->dropped : d->lost_records);
+	fprintf(fp, " span data damaged: %s %s lost by the target", n,
+		d->dropped ? (d->dropped == 1 ? "event" : "events")
+			   : (d->lost_records == 1 ? "record" : "records"));
+	if (d->gaps)
+		fputs("; spans open across a drop are kept whole, those begun or ended "
+		      "inside one are marked unfinished",
+		      fp);
+	else
+		fputs("; spans open at a drop are closed there, marked unfinished", fp);
+	fputs("; span counts and times leave out what was lost\n\n", fp);
+}
+
 static void summary_header(FILE *fp, const struct report *r)
 {
 	const struct run_head *h = r->head;
@@ -171,6 +193,7 @@ static void summary_header(FILE *fp, const struct report *r)
 	else if (h->runs > 1)
 		fprintf(fp, " (%u runs)", h->runs);
 	fputs(":\n\n", fp);
+	summary_damage(fp, r);
 }
 
 static int summary_counts(FILE *fp, const struct report *r)
@@ -589,8 +612,11 @@ static void summary_span_problems(FILE *fp, const struct decode_stats *d, uint64
 		{d->bad_records, "bad record", "bad records"},
 		{d->bad_ids, "event with an unknown name", "events with unknown names"},
 		{d->unmatched, "unmatched end", "unmatched ends"},
-		{d->unfinished, "unfinished span closed at exit",
-		 "unfinished spans closed at exit"},
+		{d->unfinished,
+		 d->gaps ? "unfinished span (closed at exit, or begun or ended in a drop)"
+			 : "unfinished span closed at exit",
+		 d->gaps ? "unfinished spans (closed at exit, or begun or ended in a drop)"
+			 : "unfinished spans closed at exit"},
 		{untracked, "span beyond the aggregation limit",
 		 "spans beyond the aggregation limit"},
 		{d->over_limit, "event beyond the decoder's limits",
@@ -656,6 +682,8 @@ static int summary_spans(FILE *fp, const struct report *r, bool where)
 	for (uint32_t i = 1; merged && i < merged->n && !any; i++)
 		any = merged->node[i].count > 0;
 	if (any)
+		summary_damage(fp, r);
+	if (any)
 		err = summary_span_tables(fp, r, merged, where);
 	else
 		fputs(" no spans collected\n\n", fp);
@@ -710,6 +738,7 @@ static int summary_ranks(FILE *fp, const struct report *r)
 	int err = rank_summary_build(r, &rs);
 	if (err < 0)
 		return err;
+	summary_damage(fp, r);
 	fprintf(fp, " Across %u ranks (the max's rank; imbalance = (max - mean) / max):\n\n",
 		rs.nranks);
 	if (rs.nlost) /* what they lack is left out, not counted as 0 */

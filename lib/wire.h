@@ -74,6 +74,8 @@ enum wire_type {
 			       * come and drain it; carries no data */
 	WIRE_CALIB = 9,	      /* struct wire_calib: what one event costs the process */
 	WIRE_VALUES = 10,     /* struct wire_values: begins and ends carry values */
+	WIRE_RESYNC = 11,     /* struct wire_resync: the thread dropped events; which
+			       * of its open spans are still open (see below) */
 };
 
 enum wire_op {
@@ -148,6 +150,21 @@ struct wire_values {
 /* WIRE_EXIT: the process is ending; open spans are closed at `ts`.  A
  * process whose WIRE_EXIT never arrives was killed (SIGKILL) or lost its
  * final records. */
+/* WIRE_RESYNC: thread tid dropped events, `dropped` words in all (as
+ * WIRE_EVENTS counts them; later records carry the same total).  Of the spans
+ * it had open before the drop, the `low` outermost are still open: those
+ * above ended among the dropped events.  The next `n` begins of the thread,
+ * at the time of the last event before the drop, are the spans it began
+ * among the dropped events and still has open: their begins are not known
+ * (they began after that time).  A reader keeps the open spans below `low`
+ * open across the drop instead of closing them all. */
+struct wire_resync {
+	uint32_t dropped;
+	uint32_t low;
+	uint32_t n;
+	uint32_t pad;
+};
+
 struct wire_exit {
 	uint64_t ts;
 	uint32_t signal;  /* non-zero: ended by this fatal signal */

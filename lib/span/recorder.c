@@ -105,6 +105,7 @@
 #define REC_OP(op) ((uint64_t)(op) << WIRE_OP_SHIFT)
 #define REC_ALTSTACK (64u << 10)    /* per-thread signal stack: a stack overflow still flushes */
 #define REC_STACK 1024u		    /* open spans followed per thread */
+#define REC_RESYNC_WORDS 512u	    /* the most words a drop's tale takes in a ring */
 #define REC_JMPS 8u		    /* setjmp buffers remembered per thread */
 #define REC_SPINS 2000u		    /* a full ring: yields to the reader before naps */
 #define REC_QLEN 1024u		    /* events queued by signal handlers per thread */
@@ -176,6 +177,8 @@ struct rec_thread {
 	unsigned qskip;		/* begins the full queue refused: their ends are dropped too */
 	uint64_t dropped;	/* event words this thread dropped, in all */
 	uint64_t reported;	/* `dropped` as of the last record that got through */
+	unsigned gap;		/* 1: a dropped event broke the stream's stack (rec_drop_gap) */
+	unsigned low;		/* since then, the fewest spans open: those below stayed open */
 	uint32_t pid, tid;	/* pid 0: a fork child that has not started yet */
 	uint32_t seq;		/* sequence number of the next events record */
 	atomic_int busy;	/* slow path / flush in progress: a try-lock, never waited on */
@@ -491,6 +494,26 @@ static REC_NOI void rec_drop(struct rec_thread *t, uint64_t words)
 	atomic_fetch_add_explicit(&rec_dropped, words, memory_order_relaxed);
 }
 
+/* An event of a streaming thread is dropped while the events around it
+ * get through: the reader's view of the open spans breaks.  Until the drop
+ * is told (rec_ring_drops), every event takes the slow path (rec_apply), so
+ * that `low` follows the fewest spans open meanwhile; the tale then says
+ * which open spans stayed open (WIRE_RESYNC).  Threads under filters, and
+ * those on the pipe, tell only the count: the reader closes their spans. */
+static REC_NOI void rec_drop_gap(struct rec_thread *t, uint64_t words, uint64_t op, uint64_t now)
+{
+	rec_drop(t, words);
+	if (t->agg || !t->slot || __atomic_load_n(&rec_on, __ATOMIC_RELAXED) == REC_ON_FILTERED)
+		return;
+	if (!t->gap) {
+		t->gap = 1;
+		t->low = t->depth;
+	}
+	if (op == REC_OP(WIRE_OP_BEGIN) && t->depth < REC_STACK)
+		t->fts[t->depth] = now; /* unused without filters: its begin, for the tale */
+	t->lim = t->pos;
+}
+
 static REC_NOI uint32_t rec_sat32(uint64_t n)
 {
 	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
@@ -498,6 +521,7 @@ static REC_NOI uint32_t rec_sat32(uint64_t n)
 
 static REC_NOI void rec_ring_publish(struct rec_thread *t);
 static REC_NOI int rec_ring_drops(struct rec_thread *t);
+static REC_NOI uint32_t rec_intern(struct rec_thread *t, uint64_t key);
 
 /* Sends the record in progress (or an empty one when drops are unreported)
  * and starts an empty one.  Every record sent or lost takes a sequence
@@ -521,9 +545,10 @@ static REC_NOI void rec_flush(struct rec_thread *t)
 		uint64_t dropped = t->dropped;
 		size_t len = enc_events_close(t->rec, t->pid, t->tid, t->base, t->seq++,
 					      rec_sat32(dropped), n);
-		if (rec_write(t->rec, len) == 0)
+		if (rec_write(t->rec, len) == 0) {
 			t->reported = dropped;
-		else
+			t->gap = 0;
+		} else
 			rec_drop(t, n);
 	}
 	t->pos = t->rec + REC_FIRST;
@@ -734,14 +759,55 @@ static REC_NOI int rec_ring_reserve(struct rec_thread *t, unsigned need)
  * thread's drops first when some are unreported.  0, or -1: dropped. */
 static REC_NOI int rec_ring_drops(struct rec_thread *t)
 {
-	if (t->dropped != t->reported) {
+	if (t->dropped == t->reported)
+		return 0;
+	if (t->agg || __atomic_load_n(&rec_on, __ATOMIC_RELAXED) == REC_ON_FILTERED) {
 		if (rec_ring_reserve(t, 2) != 0)
 			return -1;
 		t->pos[1] = t->dropped;
 		__atomic_store_n(t->pos, RING_CTL(RING_CTL_DROPPED), __ATOMIC_RELEASE);
 		t->pos += 2;
 		t->reported = t->dropped;
+		return 0;
 	}
+	/* the tale of the drop (rec_drop_gap): the spans still open below
+	 * `low`, then begins for those opened among the dropped events */
+	unsigned low = t->gap && t->low < t->depth ? t->low : t->depth;
+	unsigned top = t->depth < REC_STACK ? t->depth : REC_STACK;
+	unsigned per = 1u + rec_nvals, n = low < top ? top - low : 0;
+	if (n > (REC_RESYNC_WORDS - 2) / per)
+		n = (REC_RESYNC_WORDS - 2) / per;
+	if (rec_ring_reserve(t, 2 + n * per) != 0)
+		return -1;
+	uint64_t v[RECV_MAX];
+	if (rec_nvals)
+		recv_read(&rec_vspec, &t->vt, v);
+	uint64_t *w = t->pos + 2, last = t->last;
+	unsigned k = 0;
+	for (; k < n; k++, w += per) { /* at their own times (rec_drop_gap) */
+		uint64_t key = t->stk[low + k], at = t->fts[low + k];
+		struct rec_centry *c = &t->cache[rec_hash(key)];
+		if (c->key != key) {
+			uint32_t id = rec_intern(t, key);
+			if (!id)
+				break; /* this one and those above stay unknown */
+			c->key = key;
+			c->word = (uint64_t)id << WIRE_ID_SHIFT;
+		}
+		uint64_t delta = (int64_t)(at - last) > 0 ? at - last : 0;
+		if (delta >> WIRE_DELTA_BITS)
+			delta = 0; /* too far: at the previous time */
+		last += delta;
+		w[0] = c->word | REC_OP(WIRE_OP_BEGIN) | delta;
+		for (unsigned j = 0; j < rec_nvals; j++)
+			w[1 + j] = v[j];
+	}
+	t->pos[1] = rec_sat32(t->dropped) | (uint64_t)low << 32;
+	__atomic_store_n(t->pos, RING_CTL(RING_CTL_RESYNC | (uint64_t)k << 8), __ATOMIC_RELEASE);
+	t->pos += 2 + k * per;
+	t->last = last;
+	t->reported = t->dropped;
+	t->gap = 0;
 	return 0;
 }
 
@@ -950,6 +1016,7 @@ static REC_NOI void rec_thread_reset(struct rec_thread *t, uint64_t now)
 	t->tid = rec_gettid();
 	t->base = t->last = now;
 	t->dropped = t->reported = 0;
+	t->gap = t->low = 0;
 	t->seq = 0;
 	t->depth = t->fdone = t->njmp = 0;
 	memset(t->jmp, 0, sizeof t->jmp);
@@ -1276,7 +1343,7 @@ static REC_NOI void rec_emit(struct rec_thread *t, uint64_t key, uint64_t op, ui
 	if (c->key != key) {
 		uint32_t id = rec_intern(t, key);
 		if (!id) {
-			rec_drop(t, 1u + (unsigned)has_val + nv);
+			rec_drop_gap(t, 1u + (unsigned)has_val + nv, op, now);
 			return;
 		}
 		c->key = key;
@@ -1286,13 +1353,18 @@ static REC_NOI void rec_emit(struct rec_thread *t, uint64_t key, uint64_t op, ui
 		rec_agg_op(t, key, (uint32_t)(c->word >> WIRE_ID_SHIFT), op, now, v);
 		return;
 	}
+	/* a drop's tale first: it may move t->last (rec_ring_drops) */
+	if (t->slot && unlikely(t->dropped != t->reported) && rec_ring_drops(t) != 0) {
+		rec_drop_gap(t, 1u + (unsigned)has_val + nv, op, now);
+		return;
+	}
 	if ((int64_t)(now - t->last) < 0) /* another CPU's TSC a little behind */
 		now = t->last;
 	uint64_t delta = now - t->last;
 	if (t->slot) {
 		if (delta >> WIRE_DELTA_BITS) { /* deltas restart at an absolute ts */
 			if (rec_ring_put(t, RING_CTL(RING_CTL_TS), 1, now) != 0) {
-				rec_drop(t, 1u + (unsigned)has_val + nv);
+				rec_drop_gap(t, 1u + (unsigned)has_val + nv, op, now);
 				return;
 			}
 			t->last = now;
@@ -1302,7 +1374,7 @@ static REC_NOI void rec_emit(struct rec_thread *t, uint64_t key, uint64_t op, ui
 		memcpy(&u, &val, sizeof u);
 		if (rec_ring_putn(t, c->word | op | delta, v ? v : &u,
 				  v ? nv : (unsigned)has_val) != 0)
-			rec_drop(t, 1u + (unsigned)has_val + nv);
+			rec_drop_gap(t, 1u + (unsigned)has_val + nv, op, now);
 		else
 			t->last = now;
 		return;
@@ -1380,6 +1452,8 @@ static REC_NOI __attribute__((noinline)) void rec_apply(struct rec_thread *t, ui
 	}
 	rec_emit(t, key, op, now, has_val, val, v);
 	rec_track(t, key, op);
+	if (unlikely(t->gap) && t->depth < t->low)
+		t->low = t->depth;
 	atomic_store(&t->busy, 0);
 }
 
@@ -2475,10 +2549,15 @@ static REC_NOI void rec_unwind(const void *env)
 				rec_filter_end(t, now);
 				continue;
 			}
-			unsigned d = --t->depth;
+			/* emitted while still open: a drop's tale (WIRE_RESYNC)
+			 * written before it counts it open */
+			unsigned d = t->depth - 1;
 			if (d < REC_STACK)
 				rec_emit(t, t->stk[d], REC_OP(WIRE_OP_END), now, 0, 0, NULL);
+			t->depth = d;
 		}
+		if (t->gap && t->depth < t->low)
+			t->low = t->depth;
 	}
 	atomic_store(&t->busy, 0);
 	rec_guard_clear(t);

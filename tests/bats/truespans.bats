@@ -12,6 +12,8 @@ setup_file() {
 	SIG_F=$(build_workload span_signal -finstrument-functions)
 	SIG_API=$(build_workload span_signal -DAPI $(span_link_flags))
 	RAWFORK=$(build_workload span_rawfork $(span_link_flags))
+	export GAP
+	GAP=$(build_workload span_gap $(span_link_flags))
 }
 
 setup() {
@@ -162,5 +164,36 @@ paths() {
 		assert_equal "$(jq -c '.spans.decode | [.dropped, .no_exit]' c.json)" "[10,1]"
 		run grep -h 'span data:' stderr $([ "$mode" = aggregate ] || echo report.out)
 		assert_output --partial '10 events dropped by the target'
+	done
+}
+
+@test "a drop never breaks a tree: spans open across it stay open, both streaming paths agree" {
+	# span_gap stops spanstat inside outer;mid, so that its ring fills and
+	# events are dropped: mid ends and mid2 begins among them.  After the
+	# drop, outer must still be open (it spans the run), mid2 must hold
+	# every "after", and nothing may be unmatched or become a root.
+	local out
+	for out in stream record; do
+		if [ $out = stream ]; then
+			run timeout 60 "$SPANSTAT" --spans --json=g.json --perfetto=g.pftrace -- "$GAP" 300000 1000
+		else
+			run timeout 60 "$SPANSTAT" record -o g.rec -- "$GAP" 300000 1000
+			assert_success
+			run timeout 60 "$SPANSTAT" report --json=g.json g.rec
+		fi
+		assert_success
+		# said at the top of the summary and above the span table
+		[ "$(grep -c '^ span data damaged: [0-9,]* events lost by the target; spans open across a drop are kept whole' <<<"$output")" -eq 2 ]
+		assert_equal "$(jq -c '.spans.decode | [.unmatched, .gaps > 0, .dropped > 0]' g.json)" "[0,true,true]"
+		paths g.json >p.txt
+		cat p.txt
+		assert_equal "$(grep -v ' outer;mid;inner$' p.txt)" "$(printf '%s\n' '1 outer' '1 outer;mid' '1 outer;mid2' '1000 outer;mid2;after')"
+		# outer is whole; mid ended and mid2 began inside the drop: marked
+		assert_equal "$(jq -c '[.spans.merged.nodes[] | select(.unfinished > 0) | .name] | sort' g.json)" '["mid","mid2"]'
+		# mid2 began after mid's last inner and before the drop ended: its
+		# time is its own, not the whole drop's (inside outer, longer than
+		# the 100 ms nap after the drop)
+		jq -e '[.spans.merged.nodes[] | {(.name): .total_ns}] | add
+			| .mid2 < .outer and .mid2 >= 100000000 and .mid < .mid2' g.json
 	done
 }

@@ -173,5 +173,12 @@ int main(int argc, char **argv)
 		w[i] = i < 300 ? B(1, 1) : E(1, 1);
 	events(10, 10, 1, ENC_EVENTS_MAX_WORDS, w);
 	emit(0, 0, 0);
+
+	basic(10, WIRE_CLOCK_MONOTONIC); /* a drop told: 1 of 2 open spans stays */
+	EVENTS(10, 11, 2100, B(1, 0), B(2, 1));
+	struct wire_resync rs = {40, 1, 1, 0};
+	PUT(enc_simple(AT, ROOM, WIRE_RESYNC, 10, 11, &rs, sizeof rs));
+	events_seq(10, 11, 2200, 1, 40, 4, (const uint64_t[]){B(3, 0), B(2, 1), E(2, 1), E(1, 1)});
+	emit(0, 0, 0);
 	return 0;
 }

@@ -239,6 +239,24 @@ int main(void)
 	norm_lost(n, t);
 	ok(strstr(l.buf, "E5:0u") != NULL, "lost events close the open spans at the last ts");
 
+	/* a drop the thread tells: 2 of its 3 spans stayed open, and it began
+	 * one (8) among the dropped events */
+	l.len = 0;
+	l.buf[0] = 0;
+	norm_begin(n, t, 410, 1, NULL);
+	norm_begin(n, t, 420, 2, NULL);
+	norm_begin(n, t, 430, 3, NULL);
+	norm_resync(n, t, 2, 1);
+	norm_begin(n, t, 440, 8, NULL);
+	norm_begin(n, t, 450, 9, NULL);
+	norm_end(n, t, 460, 9, NULL);
+	norm_end(n, t, 470, 8, NULL);
+	norm_end(n, t, 480, 2, NULL);
+	norm_end(n, t, 490, 1, NULL);
+	is_str(l.buf, "B1:0 B2:1 B3:2 E3:2u B8:2 B9:3 E9:3 E8:2u E2:1 E1:0 ",
+	       "a told drop closes only the spans above those that stayed open, and marks "
+	       "the ones it re-opens");
+
 	l.len = 0;
 	l.buf[0] = 0;
 	norm_begin(n, t, 500, 6, NULL);

@@ -1,0 +1,63 @@
+/* span_gap.c: a drop in the middle of a thread's stack, for the span tests.
+ * Build: cc -O2 -g span_gap.c -o span_gap -lspanstat
+ *
+ *   span_gap N M
+ * Opens "outer" and inside it "mid", stops the spanstat process named in
+ * $SPANSTAT_PIPE (/proc/PID/fd/N) so that its ring fills and events are
+ * dropped, records N x "inner" in "mid", ends "mid", opens "mid2" and records
+ * N x "inner" in it, all while stopped; then sends SIGCONT, sleeps 100 ms so
+ * that spanstat drains, records M x "after" inside "mid2" and ends "mid2"
+ * and "outer".  Whatever the drop took, "outer" spans the whole run, "mid2"
+ * holds the M "after", and nothing after the drop nests under "mid".
+ * Without $SPANSTAT_PIPE it stops nobody.  Exits 0, or 2 on bad arguments. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <spanstat.h>
+
+static void nap_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+	while (nanosleep(&ts, &ts) != 0)
+		;
+}
+
+static void inner(long n)
+{
+	for (long i = 0; i < n; i++) {
+		spanstat_begin("inner");
+		spanstat_end("inner");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3)
+		return 2;
+	long n = atol(argv[1]), m = atol(argv[2]);
+	const char *pipe = getenv("SPANSTAT_PIPE");
+	int reader = 0;
+	if (pipe && sscanf(pipe, "/proc/%d/fd/", &reader) != 1)
+		reader = 0;
+	spanstat_begin("outer");
+	spanstat_begin("mid");
+	nap_ms(5);
+	if (reader > 1)
+		kill(reader, SIGSTOP);
+	inner(n);
+	spanstat_end("mid");
+	spanstat_begin("mid2");
+	inner(n);
+	if (reader > 1)
+		kill(reader, SIGCONT);
+	nap_ms(100);
+	for (long i = 0; i < m; i++) {
+		spanstat_begin("after");
+		spanstat_end("after");
+	}
+	spanstat_end("mid2");
+	spanstat_end("outer");
+	return 0;
+}
