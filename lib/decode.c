@@ -583,10 +583,11 @@ static void decode_record(struct decoder *d, const struct wire_hdr *h, const uin
 		if (rs.dropped > had) {
 			decode_add(&d->stats.dropped, rs.dropped - had);
 			decode_add(&p->dropped, rs.dropped - had);
+			t->src = DECODE_SRC(DECODE_SEQ(t), rs.dropped);
 		}
-		t->src = DECODE_SRC(DECODE_SEQ(t), rs.dropped);
 		norm_resync(d->norm, t, rs.low, rs.n);
-		d->stats.gaps++;
+		if (rs.low != UINT32_MAX) /* not the tale's next piece */
+			d->stats.gaps++;
 		break;
 	}
 	case WIRE_KICK: /* a wake-up for the ring reader, nothing to decode */

@@ -147,17 +147,15 @@ struct wire_values {
 	uint32_t reserved;
 };
 
-/* WIRE_EXIT: the process is ending; open spans are closed at `ts`.  A
- * process whose WIRE_EXIT never arrives was killed (SIGKILL) or lost its
- * final records. */
 /* WIRE_RESYNC: thread tid dropped events, `dropped` words in all (as
  * WIRE_EVENTS counts them; later records carry the same total).  Of the spans
  * it had open before the drop, the `low` outermost are still open: those
  * above ended among the dropped events.  The next `n` begins of the thread,
- * at the time of the last event before the drop, are the spans it began
- * among the dropped events and still has open: their begins are not known
- * (they began after that time).  A reader keeps the open spans below `low`
- * open across the drop instead of closing them all. */
+ * at their own times, are the spans it began among the dropped events and
+ * still has open (their begin values are those at the tale).  A reader keeps
+ * the open spans below `low` open across the drop instead of closing them
+ * all.  A long tale comes in pieces: those after the first have low
+ * UINT32_MAX (every open span stays). */
 struct wire_resync {
 	uint32_t dropped;
 	uint32_t low;
@@ -165,6 +163,9 @@ struct wire_resync {
 	uint32_t pad;
 };
 
+/* WIRE_EXIT: the process is ending; open spans are closed at `ts`.  A
+ * process whose WIRE_EXIT never arrives was killed (SIGKILL) or lost its
+ * final records. */
 struct wire_exit {
 	uint64_t ts;
 	uint32_t signal;  /* non-zero: ended by this fatal signal */

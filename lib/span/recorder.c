@@ -771,40 +771,49 @@ static REC_NOI int rec_ring_drops(struct rec_thread *t)
 		return 0;
 	}
 	/* the tale of the drop (rec_drop_gap): the spans still open below
-	 * `low`, then begins for those opened among the dropped events */
+	 * `low`, then begins for those opened among the dropped events, in
+	 * pieces of at most REC_RESYNC_WORDS words, all reserved at once so
+	 * that the reader hears all of it or none (pieces after the first keep
+	 * every open span: low UINT32_MAX) */
 	unsigned low = t->gap && t->low < t->depth ? t->low : t->depth;
 	unsigned top = t->depth < REC_STACK ? t->depth : REC_STACK;
 	unsigned per = 1u + rec_nvals, n = low < top ? top - low : 0;
-	if (n > (REC_RESYNC_WORDS - 2) / per)
-		n = (REC_RESYNC_WORDS - 2) / per;
-	if (rec_ring_reserve(t, 2 + n * per) != 0)
+	unsigned piece = (REC_RESYNC_WORDS - 2) / per, pieces = n ? (n + piece - 1) / piece : 1;
+	if (rec_ring_reserve(t, 2 * pieces + n * per) != 0)
 		return -1;
 	uint64_t v[RECV_MAX];
 	if (rec_nvals)
 		recv_read(&rec_vspec, &t->vt, v);
-	uint64_t *w = t->pos + 2, last = t->last;
-	unsigned k = 0;
-	for (; k < n; k++, w += per) { /* at their own times (rec_drop_gap) */
-		uint64_t key = t->stk[low + k], at = t->fts[low + k];
-		struct rec_centry *c = &t->cache[rec_hash(key)];
-		if (c->key != key) {
-			uint32_t id = rec_intern(t, key);
-			if (!id)
-				break; /* this one and those above stay unknown */
-			c->key = key;
-			c->word = (uint64_t)id << WIRE_ID_SHIFT;
+	uint64_t last = t->last;
+	unsigned k = 0, stop = 0;
+	do {
+		uint64_t *ctl = t->pos, *w = ctl + 2;
+		unsigned first = k;
+		for (; k < n && k - first < piece; k++, w += per) { /* at their own times */
+			uint64_t key = t->stk[low + k], at = t->fts[low + k];
+			struct rec_centry *c = &t->cache[rec_hash(key)];
+			if (c->key != key) {
+				uint32_t id = rec_intern(t, key);
+				if (!id) { /* this one and those above stay unknown */
+					stop = 1;
+					break;
+				}
+				c->key = key;
+				c->word = (uint64_t)id << WIRE_ID_SHIFT;
+			}
+			uint64_t delta = (int64_t)(at - last) > 0 ? at - last : 0;
+			if (delta >> WIRE_DELTA_BITS)
+				delta = 0; /* too far: at the previous time */
+			last += delta;
+			w[0] = c->word | REC_OP(WIRE_OP_BEGIN) | delta;
+			for (unsigned j = 0; j < rec_nvals; j++)
+				w[1 + j] = v[j];
 		}
-		uint64_t delta = (int64_t)(at - last) > 0 ? at - last : 0;
-		if (delta >> WIRE_DELTA_BITS)
-			delta = 0; /* too far: at the previous time */
-		last += delta;
-		w[0] = c->word | REC_OP(WIRE_OP_BEGIN) | delta;
-		for (unsigned j = 0; j < rec_nvals; j++)
-			w[1 + j] = v[j];
-	}
-	t->pos[1] = rec_sat32(t->dropped) | (uint64_t)low << 32;
-	__atomic_store_n(t->pos, RING_CTL(RING_CTL_RESYNC | (uint64_t)k << 8), __ATOMIC_RELEASE);
-	t->pos += 2 + k * per;
+		ctl[1] = rec_sat32(t->dropped) | (uint64_t)(first ? UINT32_MAX : low) << 32;
+		__atomic_store_n(ctl, RING_CTL(RING_CTL_RESYNC | (uint64_t)(k - first) << 8),
+				 __ATOMIC_RELEASE);
+		t->pos = w;
+	} while (k < n && !stop);
 	t->last = last;
 	t->reported = t->dropped;
 	t->gap = 0;

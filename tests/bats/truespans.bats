@@ -197,3 +197,18 @@ paths() {
 			| .mid2 < .outer and .mid2 >= 100000000 and .mid < .mid2' g.json
 	done
 }
+
+@test "a drop never breaks a tree: 600 spans opened inside it are all opened again" {
+	# more than one piece of the thread's tale (510 begins each), with and
+	# without values carried by every begin
+	local ev
+	for ev in "" "--span-events=task-clock,page-faults"; do
+		run timeout 60 "$SPANSTAT" --spans $ev --json=g.json --perfetto=g.pftrace -- "$GAP" 300000 10 600
+		assert_success
+		assert_equal "$(jq -c '.spans.decode | [.unmatched, .gaps >= 1]' g.json)" "[0,true]"
+		# "after" sits under outer, mid2 and all 600 deep spans
+		assert_equal "$(jq '[.spans.merged.nodes[] | select(.name == "after") | .depth] | max' g.json)" 602
+		assert_equal "$(span_sum deep g.json)" 600
+		assert_equal "$(span_sum after g.json)" 10
+	done
+}

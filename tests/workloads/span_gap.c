@@ -1,7 +1,7 @@
 /* span_gap.c: a drop in the middle of a thread's stack, for the span tests.
  * Build: cc -O2 -g span_gap.c -o span_gap -lspanstat
  *
- *   span_gap N M
+ *   span_gap N M [K]
  * Opens "outer" and inside it "mid", stops the spanstat process named in
  * $SPANSTAT_PIPE (/proc/PID/fd/N) so that its ring fills and events are
  * dropped, records N x "inner" in "mid", ends "mid", opens "mid2" and records
@@ -9,6 +9,8 @@
  * that spanstat drains, records M x "after" inside "mid2" and ends "mid2"
  * and "outer".  Whatever the drop took, "outer" spans the whole run, "mid2"
  * holds the M "after", and nothing after the drop nests under "mid".
+ * With K, mid2 also opens K nested "deep" spans among the dropped events,
+ * which hold the "after" spans and end before mid2.
  * Without $SPANSTAT_PIPE it stops nobody.  Exits 0, or 2 on bad arguments. */
 #include <signal.h>
 #include <stdio.h>
@@ -34,9 +36,9 @@ static void inner(long n)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3)
+	if (argc != 3 && argc != 4)
 		return 2;
-	long n = atol(argv[1]), m = atol(argv[2]);
+	long n = atol(argv[1]), m = atol(argv[2]), k = argc > 3 ? atol(argv[3]) : 0;
 	const char *pipe = getenv("SPANSTAT_PIPE");
 	int reader = 0;
 	if (pipe && sscanf(pipe, "/proc/%d/fd/", &reader) != 1)
@@ -50,6 +52,8 @@ int main(int argc, char **argv)
 	spanstat_end("mid");
 	spanstat_begin("mid2");
 	inner(n);
+	for (long i = 0; i < k; i++)
+		spanstat_begin("deep");
 	if (reader > 1)
 		kill(reader, SIGCONT);
 	nap_ms(100);
@@ -57,6 +61,8 @@ int main(int argc, char **argv)
 		spanstat_begin("after");
 		spanstat_end("after");
 	}
+	for (long i = 0; i < k; i++)
+		spanstat_end("deep");
 	spanstat_end("mid2");
 	spanstat_end("outer");
 	return 0;
