@@ -340,17 +340,26 @@ static int din_skip(struct diff_read *r, struct diff_in *in, int depth)
 	return 0;
 }
 
-/* Calls fn on each element of the array next in the text, one parsed at a
- * time.  Not an array: the document is not ours (or not JSON). */
-static int din_array(struct diff_read *r, struct diff_in *in,
-		     int (*fn)(struct diff_read *r, const cJSON *el))
+/* Opens the array or object (`open`, `close`) next in the text: 1 when it
+ * holds something, 0 when empty (and read), else an error; anything else
+ * there means the document is not ours (or not JSON). */
+static int din_open(struct diff_read *r, struct diff_in *in, char open, char close)
 {
-	if (!din_eat(in, '[')) {
+	if (!din_eat(in, open)) {
 		int err = din_skip(r, in, 4);
 		return err ? err : diff_not_ours(r);
 	}
-	if (din_eat(in, ']'))
-		return 0;
+	return din_eat(in, close) ? 0 : 1;
+}
+
+/* Calls fn on each element of the array next in the text, one parsed at a
+ * time. */
+static int din_array(struct diff_read *r, struct diff_in *in,
+		     int (*fn)(struct diff_read *r, const cJSON *el))
+{
+	int open = din_open(r, in, '[', ']');
+	if (open <= 0)
+		return open;
 	for (;;) {
 		cJSON *el = din_value(in);
 		if (!el)
@@ -646,12 +655,9 @@ static int diff_declared(struct diff_read *r, const cJSON *list)
 /* The .spans object next in the text. */
 static int diff_spans(struct diff_read *r, struct diff_in *in)
 {
-	if (!din_eat(in, '{')) {
-		int err = din_skip(r, in, 4);
-		return err ? err : diff_not_ours(r);
-	}
-	if (din_eat(in, '}'))
-		return 0;
+	int open = din_open(r, in, '{', '}');
+	if (open <= 0)
+		return open;
 	for (;;) {
 		cJSON *key = din_key(in);
 		if (!key)

@@ -681,12 +681,12 @@ static int summary_spans(FILE *fp, const struct report *r, bool where)
 	}
 	for (uint32_t i = 1; merged && i < merged->n && !any; i++)
 		any = merged->node[i].count > 0;
-	if (any)
+	if (any) {
 		summary_damage(fp, r);
-	if (any)
 		err = summary_span_tables(fp, r, merged, where);
-	else
+	} else {
 		fputs(" no spans collected\n\n", fp);
+	}
 	span_tree_release(&scratch);
 	if (r->dstats && r->dstats_lost)
 		fputs(" span data: what the target dropped or sent damaged is not known (the "

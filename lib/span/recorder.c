@@ -523,6 +523,21 @@ static REC_NOI void rec_ring_publish(struct rec_thread *t);
 static REC_NOI int rec_ring_drops(struct rec_thread *t);
 static REC_NOI uint32_t rec_intern(struct rec_thread *t, uint64_t key);
 
+/* key's cache entry, its word made (the name defined) on first use; NULL
+ * when the name cannot be defined. */
+static REC_HOT const struct rec_centry *rec_cached(struct rec_thread *t, uint64_t key)
+{
+	struct rec_centry *c = &t->cache[rec_hash(key)];
+	if (c->key != key) {
+		uint32_t id = rec_intern(t, key);
+		if (!id)
+			return NULL;
+		c->key = key;
+		c->word = (uint64_t)id << WIRE_ID_SHIFT;
+	}
+	return c;
+}
+
 /* Sends the record in progress (or an empty one when drops are unreported)
  * and starts an empty one.  Every record sent or lost takes a sequence
  * number, so the reader sees lost records as a gap. */
@@ -791,15 +806,10 @@ static REC_NOI int rec_ring_drops(struct rec_thread *t)
 		unsigned first = k;
 		for (; k < n && k - first < piece; k++, w += per) { /* at their own times */
 			uint64_t key = t->stk[low + k], at = t->fts[low + k];
-			struct rec_centry *c = &t->cache[rec_hash(key)];
-			if (c->key != key) {
-				uint32_t id = rec_intern(t, key);
-				if (!id) { /* this one and those above stay unknown */
-					stop = 1;
-					break;
-				}
-				c->key = key;
-				c->word = (uint64_t)id << WIRE_ID_SHIFT;
+			const struct rec_centry *c = rec_cached(t, key);
+			if (!c) { /* this one and those above stay unknown */
+				stop = 1;
+				break;
 			}
 			uint64_t delta = (int64_t)(at - last) > 0 ? at - last : 0;
 			if (delta >> WIRE_DELTA_BITS)
@@ -1348,15 +1358,10 @@ static REC_NOI void rec_emit(struct rec_thread *t, uint64_t key, uint64_t op, ui
 	} else {
 		v = NULL;
 	}
-	struct rec_centry *c = &t->cache[rec_hash(key)];
-	if (c->key != key) {
-		uint32_t id = rec_intern(t, key);
-		if (!id) {
-			rec_drop_gap(t, 1u + (unsigned)has_val + nv, op, now);
-			return;
-		}
-		c->key = key;
-		c->word = (uint64_t)id << WIRE_ID_SHIFT;
+	const struct rec_centry *c = rec_cached(t, key);
+	if (!c) {
+		rec_drop_gap(t, 1u + (unsigned)has_val + nv, op, now);
+		return;
 	}
 	if (t->agg) {
 		rec_agg_op(t, key, (uint32_t)(c->word >> WIRE_ID_SHIFT), op, now, v);
