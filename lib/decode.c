@@ -321,6 +321,7 @@ static void decode_lost(struct decoder *d, struct dproc *p, struct norm_thread *
 	if (dropped > had) {
 		decode_add(&d->stats.dropped, dropped - had);
 		decode_add(&p->dropped, dropped - had);
+		norm_damage(d->norm, t->pid, t->tid, t->last_ts, SPAN_DMG_DROPPED, dropped - had);
 		lost = true;
 	}
 	t->src = DECODE_SRC(DECODE_SEQ(t), dropped);
@@ -584,12 +585,22 @@ static void decode_record(struct decoder *d, const struct wire_hdr *h, const uin
 			decode_add(&d->stats.dropped, rs.dropped - had);
 			decode_add(&p->dropped, rs.dropped - had);
 			t->src = DECODE_SRC(DECODE_SEQ(t), rs.dropped);
+			norm_damage(d->norm, t->pid, t->tid, t->last_ts, SPAN_DMG_DROPPED,
+				    rs.dropped - had);
 		}
 		norm_resync(d->norm, t, rs.low, rs.n);
-		if (rs.low != UINT32_MAX) /* not the tale's next piece */
+		if (rs.low != UINT32_MAX) { /* not the tale's next piece */
 			d->stats.gaps++;
+			norm_damage(d->norm, t->pid, t->tid, t->last_ts, SPAN_DMG_GAP, 1);
+		}
 		break;
 	}
+	case WIRE_WAITED:
+		if (paylen != 8 || !decode_proc(d, h->pid))
+			break;
+		decode_add(&d->stats.waited_ns, decode_load64(pl));
+		ok = true;
+		break;
 	case WIRE_KICK: /* a wake-up for the ring reader, nothing to decode */
 		ok = paylen == 0;
 		break;
@@ -736,6 +747,11 @@ void decoder_count(struct decoder *d, uint64_t spans, uint64_t unfinished, uint6
 	decode_add(&d->stats.spans, spans);
 	decode_add(&d->stats.unfinished, unfinished);
 	decode_add(&d->stats.unmatched, unmatched);
+}
+
+void decoder_count_switches_lost(struct decoder *d, uint64_t n)
+{
+	decode_add(&d->stats.switches_lost, n);
 }
 
 void decoder_count_dropped(struct decoder *d, uint32_t pid, uint64_t words)

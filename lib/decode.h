@@ -55,7 +55,16 @@ struct decode_stats {
 	uint64_t bad_lines;	/* lines of the line protocol skipped */
 	uint64_t gaps;		/* drops across which a thread's outer open spans
 				 * were kept open (WIRE_RESYNC) */
+	uint64_t switches_lost; /* context switches no span's off-CPU time could
+				 * get: switch records the kernel lost or that came
+				 * too late (offcpu.h), notes of switched spans an
+				 * aggregating thread found no room for (ring.h) */
+	uint64_t waited_ns;	/* time the target's threads waited for room in a
+				 * full pipe or ring (WIRE_WAITED): inside its spans */
 };
+
+/* Fields of struct decode_stats, in order: as a record file keeps them. */
+#define DECODE_STATS_N 18
 
 struct decoder; /* opaque: decode.c */
 
@@ -116,6 +125,8 @@ void decoder_count_lines(struct decoder *d, uint64_t events, uint64_t bad);
 /* End of stream: partial record counted as bad, open spans closed. */
 void decoder_finish(struct decoder *d);
 const struct decode_stats *decoder_stats(const struct decoder *d);
+/* The switch records that off-CPU times lack (decode_stats.switches_lost). */
+void decoder_count_switches_lost(struct decoder *d, uint64_t n);
 const struct strtab *decoder_strings(const struct decoder *d);
 /* How names show (demangled function names, their source locations). */
 const struct span_names *decoder_names(const struct decoder *d);

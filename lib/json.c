@@ -504,6 +504,10 @@ static cJSON *json_tree(const struct span_tree *t, const struct run_head *h, boo
 	}
 	json_u64(o, "total_ns", total);
 	json_u64(o, "count", count);
+	cJSON *dmg = cJSON_AddObjectToObject(o, "damage");
+	json_u64(dmg, "dropped", t->dmg[SPAN_DMG_DROPPED]);
+	json_u64(dmg, "gaps", t->dmg[SPAN_DMG_GAP]);
+	json_u64(dmg, "off_cpu_unplaced_ns", t->dmg[SPAN_DMG_OFFCPU]);
 	if (lists->n == lists->cap) {
 		size_t cap = lists->cap ? 2 * lists->cap : 16;
 		struct json_list *l = realloc(lists->l, cap * sizeof *l);
@@ -570,6 +574,8 @@ static cJSON *json_spans(const struct report *r, struct json_lists *lists)
 		  {"dropped", ds->dropped},
 		  {"lost_records", ds->lost_records},
 		  {"gaps", ds->gaps},
+		  {"switches_lost", ds->switches_lost},
+		  {"waited_ns", ds->waited_ns},
 		  {"no_exit", ds->no_exit},
 		  {"bad_bytes", ds->bad_bytes},
 		  {"bad_records", ds->bad_records},
@@ -607,6 +613,10 @@ static cJSON *json_spans(const struct report *r, struct json_lists *lists)
 					r->event_cost_ns * (double)events / cpu);
 	else
 		cJSON_AddNullToObject(ov, "cpu_fraction");
+	if (r->dstats_lost)
+		cJSON_AddNullToObject(ov, "waited_ns");
+	else
+		json_u64(ov, "waited_ns", ds->waited_ns);
 	cJSON_AddBoolToObject(ov, "compensated", r->compensated);
 	json_u64(ov, "removed_ns", r->removed_ns);
 	return o;
@@ -690,6 +700,15 @@ static cJSON *json_ranks(const struct report *r)
 		json_text(x, "host", ri->host);
 		json_text(x, "file", ri->file);
 		cJSON_AddNumberToObject(x, "runs", ri->nruns);
+		if (ri->damage_unknown) {
+			cJSON_AddNullToObject(x, "dropped");
+			cJSON_AddNullToObject(x, "lost_records");
+			cJSON_AddNullToObject(x, "gaps");
+		} else {
+			json_u64(x, "dropped", ri->dropped);
+			json_u64(x, "lost_records", ri->lost_records);
+			json_u64(x, "gaps", ri->gaps);
+		}
 	}
 	cJSON *cs = cJSON_AddArrayToObject(o, "counters");
 	for (size_t e = 0; e < h->evl->n; e++) {

@@ -346,6 +346,20 @@ void norm_lost(struct normaliser *n, struct norm_thread *t)
 	norm_close(n, t, t->last_ts, 0);
 }
 
+void norm_damage(struct normaliser *n, uint32_t pid, uint32_t tid, uint64_t ts,
+		 enum span_damage what, uint64_t amount)
+{
+	if (!amount)
+		return;
+	struct span_event ev = {.kind = SPAN_DAMAGE,
+				.pid = pid,
+				.tid = tid,
+				.ts = ts,
+				.depth = what,
+				.value = amount > INT64_MAX ? INT64_MAX : (int64_t)amount};
+	norm_emit(n, &ev);
+}
+
 void norm_resync(struct normaliser *n, struct norm_thread *t, uint32_t low, uint32_t count)
 {
 	if (low < t->depth) {

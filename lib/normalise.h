@@ -174,6 +174,9 @@ void norm_lost(struct normaliser *n, struct norm_thread *t);
  * those above close at its last ts, and its next `count` begins are marked
  * (their ends unfinished). */
 void norm_resync(struct normaliser *n, struct norm_thread *t, uint32_t low, uint32_t count);
+/* Tells the sinks what t's data lost (SPAN_DAMAGE at its last ts). */
+void norm_damage(struct normaliser *n, uint32_t pid, uint32_t tid, uint64_t ts,
+		 enum span_damage what, uint64_t amount);
 
 /* The per-event calls, inline: they run for every event of every source. */
 void norm_refuse(struct normaliser *n, bool oom);

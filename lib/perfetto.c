@@ -701,6 +701,7 @@ __attribute__((noinline)) static void pf_event(struct writer *w, const struct sp
 		pf_thread_event(w, p, ev);
 		break;
 	case SPAN_PROCESS_END:
+	case SPAN_DAMAGE: /* said in the summary and the JSON */
 		break;
 	}
 }

@@ -404,10 +404,10 @@ static void rf_run(struct recfile *rf, struct rec_in *in)
 
 static void rf_end(struct recfile *rf, struct rec_in *in)
 {
-	uint64_t n = rec_get_u64(in), v[16] = {0};
+	uint64_t n = rec_get_u64(in), v[DECODE_STATS_N] = {0};
 	for (uint64_t i = 0; i < n && in->ok; i++) {
 		uint64_t x = rec_get_u64(in);
-		if (i < 16)
+		if (i < DECODE_STATS_N)
 			v[i] = x;
 	}
 	double cost = rf_dbl(in);
@@ -424,8 +424,9 @@ static void rf_end(struct recfile *rf, struct rec_in *in)
 		rf->dmg.bad_records++;
 		return;
 	}
-	rf->ds = (struct decode_stats){v[0], v[1], v[2],  v[3],	 v[4],	v[5],  v[6],  v[7],
-				       v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15]};
+	rf->ds =
+		(struct decode_stats){v[0], v[1],  v[2],  v[3],	 v[4],	v[5],  v[6],  v[7],  v[8],
+				      v[9], v[10], v[11], v[12], v[13], v[14], v[15], v[16], v[17]};
 	rf->cost = isfinite(cost) && cost >= 0 ? cost : 0; /* an infinity times 0 spans is NaN */
 	for (unsigned i = 0; i < rf->metrics.n && nm == rf->metrics.n; i++)
 		rf->metrics.m[i].supported = sup[i];
@@ -820,7 +821,7 @@ static void rf_events(struct recfile *rf, struct rf_replay *rp, struct rec_in *i
 	while (in->p < in->end) {
 		uint8_t f = *in->p++;
 		unsigned k = f & 7;
-		if (k > SPAN_PROCESS_END || (f & 128)) {
+		if (k > SPAN_DAMAGE || (f & 128)) {
 			bad = true;
 			break;
 		}
@@ -837,9 +838,11 @@ static void rf_events(struct recfile *rf, struct rf_replay *rp, struct rec_in *i
 					.ts = ts + (uint64_t)how->ts_shift,
 					.flags = f & 8 ? SPAN_F_UNFINISHED : 0};
 		ev.name = rf_id(rf, rec_get_u64(in));
-		if (k == SPAN_BEGIN || k == SPAN_END || k == SPAN_INSTANT || k == SPAN_COUNTER)
+		if (k == SPAN_BEGIN || k == SPAN_END || k == SPAN_INSTANT || k == SPAN_COUNTER ||
+		    k == SPAN_DAMAGE)
 			ev.depth = (uint32_t)rec_get_u64(in);
-		if (k == SPAN_PROCESS || k == SPAN_COUNTER || k == SPAN_PROCESS_END)
+		if (k == SPAN_PROCESS || k == SPAN_COUNTER || k == SPAN_PROCESS_END ||
+		    k == SPAN_DAMAGE)
 			ev.value = rf_i64(in);
 		if (k == SPAN_END) {
 			uint64_t d = rec_get_u64(in);

@@ -86,6 +86,12 @@ static int rr_rank(struct rr_file *f, struct rank_info *ri, long idx, bool compe
 	ri->host = in->host ? in->host : "";
 	ri->nruns = e.nruns;
 	ri->count = f->count;
+	ri->damage_unknown = e.dstats_lost;
+	if (e.dstats) {
+		ri->dropped = e.dstats->dropped;
+		ri->lost_records = e.dstats->lost_records;
+		ri->gaps = e.dstats->gaps;
+	}
 	ri->ru = tmp.ru;
 	if (f->have_tree) {
 		/* as the report's own tree: --compensate takes the rank's cost out */

@@ -325,9 +325,10 @@ static void recw_span(void *arg, const struct span_event *ev)
 	p += pbenc_put_varint(p, rec_zz((int64_t)(ev->ts - rw->ts)));
 	rw->ts = ev->ts;
 	p += pbenc_put_varint(p, ev->name);
-	if (k == SPAN_BEGIN || k == SPAN_END || k == SPAN_INSTANT || k == SPAN_COUNTER)
+	if (k == SPAN_BEGIN || k == SPAN_END || k == SPAN_INSTANT || k == SPAN_COUNTER ||
+	    k == SPAN_DAMAGE)
 		p += pbenc_put_varint(p, ev->depth);
-	if (k == SPAN_PROCESS || k == SPAN_COUNTER || k == SPAN_PROCESS_END)
+	if (k == SPAN_PROCESS || k == SPAN_COUNTER || k == SPAN_PROCESS_END || k == SPAN_DAMAGE)
 		p += pbenc_put_varint(p, rec_zz(ev->value));
 	if (k == SPAN_END)
 		p += pbenc_put_varint(p, ev->ts - ev->begin_ts);
@@ -370,11 +371,13 @@ static int recw_finish(struct writer *w, const struct report *r)
 		static const struct decode_stats none;
 		if (!d)
 			d = &none;
-		const uint64_t ds[] = {
-			d->records,	  d->events,	d->spans,      d->dropped,
-			d->lost_records,  d->no_exit,	d->bad_bytes,  d->bad_records,
-			d->bad_ids,	  d->unmatched, d->unfinished, d->over_limit,
-			d->clock_unknown, d->lines,	d->bad_lines,  d->gaps};
+		const uint64_t ds[] = {d->records,	 d->events,	   d->spans,
+				       d->dropped,	 d->lost_records,  d->no_exit,
+				       d->bad_bytes,	 d->bad_records,   d->bad_ids,
+				       d->unmatched,	 d->unfinished,	   d->over_limit,
+				       d->clock_unknown, d->lines,	   d->bad_lines,
+				       d->gaps,		 d->switches_lost, d->waited_ns};
+		_Static_assert(sizeof ds / sizeof ds[0] == DECODE_STATS_N, "every field kept");
 		rb_u64(&b, sizeof ds / sizeof ds[0]);
 		for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++)
 			rb_u64(&b, ds[i]);

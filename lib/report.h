@@ -100,6 +100,10 @@ struct rank_info {
 	const struct span_tree *merged; /* its threads merged, or NULL */
 	unsigned nruns;			/* its runs whose results are known; 0: none (a
 					 * damaged file), its count and ru unknown */
+	uint64_t dropped, lost_records; /* span event words its target dropped, and
+					 * event records missing */
+	uint64_t gaps;			/* drops its open spans were kept across */
+	bool damage_unknown;		/* its record's end is lost: not known */
 };
 
 struct report_ranks {

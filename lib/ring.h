@@ -147,8 +147,9 @@ struct ring_agg_node {
 	uint32_t id;	 /* the span's name id (WIRE_NAME), 0 for the root */
 	uint32_t parent; /* index of the parent node */
 	uint32_t first_child, next_sibling;
-	uint32_t hot; /* the child found last (a lookup cache) */
-	uint32_t pad;
+	uint32_t hot;	       /* the child found last (a lookup cache) */
+	uint32_t swlost;       /* its spans switched out whose note found no room in
+				* the ring: their off-CPU time is not known */
 	uint64_t count, total; /* finished spans at this path, their time */
 	uint64_t unfinished;   /* of count, closed by an end of an outer span */
 };

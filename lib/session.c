@@ -305,6 +305,57 @@ static uint64_t *session_tree_values(struct session *s, const struct ringsrc_tre
 	return v;
 }
 
+/* Off-CPU time that no span holds though it must.  A span's children never
+ * overlap and lie inside it, so their CPU time (total - off-CPU) cannot
+ * exceed its own; nor can a thread's outermost spans' exceed what the
+ * thread ran, as the kernel's switches tell, between its first and last
+ * event.  Where they do, a switch was lost or missed (a SWITCHED note that
+ * found no room, say) and the split of the spans below is incomplete: each
+ * such thread gets a SPAN_DAMAGE with the excess, for every writer and the
+ * record alike.  The slack covers the two clocks' rounding (TSC ticks
+ * against CLOCK_MONOTONIC). */
+#define SESSION_OFFCPU_SLACK_NS 20000u
+static uint64_t session_offcpu_excess(uint64_t have, uint64_t held, uint64_t span)
+{
+	uint64_t slack = SESSION_OFFCPU_SLACK_NS + span / 1000;
+	return held > have + slack ? held - have : 0;
+}
+
+static void session_offcpu_check(struct session *s)
+{
+	int oc = s->metrics.off_cpu;
+	if (!s->off || oc < 0 || !s->dec || !s->an.have_tree)
+		return;
+	const struct offcpu_stats *os = offcpu_stats(s->off);
+	decoder_count_switches_lost(s->dec, os->lost + os->bad + os->refused);
+	const struct spantree *st = &s->an.tree;
+	for (size_t k = 0; k < st->nthread; k++) {
+		const struct span_tree *t = st->thread[k];
+		if (!t->nval || (unsigned)oc >= t->nval || t->last_ts <= t->first_ts)
+			continue;
+		uint64_t koff = offcpu_at(s->off, t->pid, t->tid, t->last_ts) -
+				offcpu_at(s->off, t->pid, t->tid, t->first_ts);
+		uint64_t life = t->last_ts - t->first_ts, excess = 0;
+		for (uint32_t p = 0; p < t->n; p++) {
+			uint64_t have = life > koff ? life - koff : 0, span = life, held = 0;
+			if (p) {
+				uint64_t tot = t->node[p].total_ns, off = span_node_vals(t, p)[oc];
+				have = tot > off ? tot - off : 0;
+				span = tot;
+			}
+			for (uint32_t c = t->node[p].first_child; c && c < t->n;
+			     c = t->node[c].next_sibling) {
+				uint64_t tot = t->node[c].total_ns, off = span_node_vals(t, c)[oc];
+				held += tot > off ? tot - off : 0;
+			}
+			excess += session_offcpu_excess(have, held, span);
+		}
+		if (excess)
+			norm_damage(decoder_norm(s->dec), t->pid, t->tid, t->last_ts,
+				    SPAN_DMG_OFFCPU, excess);
+	}
+}
+
 /* A thread's call tree, aggregated in the target (ring.h's aggregate mode):
  * its names and clock are its process's, as the decoder knows them; spans
  * still open close unfinished at the thread's end (session_tree_end), as
@@ -340,10 +391,14 @@ static int session_ring_tree(void *ctx, const struct ringsrc_tree *t)
 		if (end > b)
 			total[f->node] += end - b;
 	}
+	uint64_t swlost = 0;
 	for (uint32_t i = 1; i < n; i++) {
 		spans += count[i];
 		unf += unfinished[i];
+		swlost += t->node[i].swlost;
 	}
+	if (s->metrics.off_cpu >= 0)
+		decoder_count_switches_lost(s->dec, swlost);
 	uint64_t *vals = session_tree_values(s, t, end);
 	struct span_import im = {.pid = t->pid,
 				 .tid = t->tid,
@@ -964,6 +1019,7 @@ int session_run(const struct session_opts *o, int *exit_code, char **cause)
 			s.src[i].finish(&s);
 	if (s.dec)
 		decoder_finish(s.dec);
+	session_offcpu_check(&s);
 	const struct writer *failed = NULL;
 	struct analysis_end end = {.run = s.run,
 				   .nruns = s.nruns,

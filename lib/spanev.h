@@ -16,6 +16,16 @@ enum span_kind {
 	SPAN_INSTANT,
 	SPAN_COUNTER,	  /* value */
 	SPAN_PROCESS_END, /* the process ended (or the stream did) */
+	SPAN_DAMAGE,	  /* what the thread's data lost: depth says what
+			   * (enum span_damage), value how much */
+};
+
+/* What a SPAN_DAMAGE event says of its thread. */
+enum span_damage {
+	SPAN_DMG_DROPPED = 1, /* value: event words the target dropped */
+	SPAN_DMG_GAP,	      /* value: drops across which outer spans stayed open */
+	SPAN_DMG_OFFCPU,      /* value: switched-out ns the thread's spans should hold
+			       * and do not: their on/off-CPU split is incomplete */
 };
 
 #define SPAN_F_UNFINISHED 1u /* closed by spanstat, not by the target */

@@ -307,6 +307,13 @@ void spantree_event(void *arg, const struct span_event *ev)
 			t->thread_name = ev->name;
 		return;
 	}
+	if (ev->kind == SPAN_DAMAGE) { /* not an event of the thread's: no extent */
+		if (ev->depth < sizeof t->dmg / sizeof t->dmg[0] && ev->value > 0) {
+			uint64_t *d = &t->dmg[ev->depth];
+			*d = *d + (uint64_t)ev->value < *d ? UINT64_MAX : *d + (uint64_t)ev->value;
+		}
+		return;
+	}
 	if (!t->first_ts || ev->ts < t->first_ts)
 		t->first_ts = ev->ts;
 	if (ev->ts > t->last_ts)
@@ -461,6 +468,10 @@ int spantree_merge(const struct spantree *st, struct span_tree *out)
 			out->last_ts = t->last_ts;
 		out->instants += t->instants;
 		out->counters += t->counters;
+		for (size_t k = 0; k < sizeof out->dmg / sizeof out->dmg[0]; k++)
+			out->dmg[k] = out->dmg[k] + t->dmg[k] < out->dmg[k]
+					      ? UINT64_MAX
+					      : out->dmg[k] + t->dmg[k];
 	}
 	free(map);
 	return 0;

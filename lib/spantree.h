@@ -31,6 +31,7 @@ struct span_tree {
 	uint32_t n, cap;
 	uint64_t first_ts, last_ts;  /* extent of this thread's events (0: none) */
 	uint64_t instants, counters; /* this thread's */
+	uint64_t dmg[4];	     /* what its data lost, by enum span_damage */
 	unsigned nval;		     /* values per span (spanmetric.h) */
 	uint64_t *val;		     /* per node: nval totals, then nval of its
 				      * direct children's totals (span_node_vals) */

@@ -150,13 +150,47 @@ static int summary_precision(double sd)
 	return p > 9 ? 9 : p;
 }
 
+/* When the on/off-CPU split of spans is incomplete: switch records the
+ * kernel lost, or threads whose spans hold more CPU time than the thread
+ * ran (a switch missed). */
+static void summary_offcpu_damage(FILE *fp, const struct report *r, const struct decode_stats *d)
+{
+	uint64_t ns = 0, threads = 0;
+	for (size_t i = 0; i < r->spans->nthread; i++) {
+		uint64_t u = r->spans->thread[i]->dmg[SPAN_DMG_OFFCPU];
+		threads += u != 0;
+		ns = ns + u < ns ? UINT64_MAX : ns + u;
+	}
+	if (!ns && !d->switches_lost)
+		return;
+	char n[48];
+	fputs(" on/off-CPU split incomplete:", fp);
+	if (d->switches_lost) {
+		fmt_grouped_u64(n, sizeof n, d->switches_lost);
+		fprintf(fp,
+			" %s context %s not placed in spans (switch records the kernel lost, or "
+			"notes the target found no room for)%s",
+			n, d->switches_lost == 1 ? "switch" : "switches", ns ? ";" : "");
+	}
+	if (ns) {
+		fmt_duration(n, sizeof n, ns);
+		fprintf(fp, " the spans of %" PRIu64 " %s hold %s more CPU time than %s ran",
+			threads, threads == 1 ? "thread" : "threads", n,
+			threads == 1 ? "it" : "they");
+	}
+	fputs("; cpu times may be too high and off-cpu times too low\n\n", fp);
+}
+
 /* When the target dropped span events, one line saying what that did to
  * the numbers below it: at the top of the summary, and again above the
  * rank and span tables, so that no reader of a table misses it. */
 static void summary_damage(FILE *fp, const struct report *r)
 {
 	const struct decode_stats *d = r->dstats;
-	if (!d || r->dstats_lost || !r->spans || (!d->dropped && !d->lost_records))
+	if (!d || r->dstats_lost || !r->spans)
+		return;
+	summary_offcpu_damage(fp, r, d);
+	if (!d->dropped && !d->lost_records)
 		return;
 	char n[48];
 	fmt_grouped_u64(n, sizeof n, d->dropped ? d->dropped : d->lost_records);
@@ -643,14 +677,34 @@ static void summary_span_problems(FILE *fp, const struct decode_stats *d, uint64
 		fputs("\n\n", fp);
 }
 
+/* The time the target's threads waited for room in spanstat's pipe or
+ * rings: instrumentation too, and inside the spans open meanwhile. */
+static void summary_waited(FILE *fp, const struct report *r, bool alone)
+{
+	uint64_t w = r->dstats ? r->dstats->waited_ns : 0;
+	if (!w) {
+		if (!alone)
+			fputs("\n\n", fp);
+		return;
+	}
+	char d[48];
+	fmt_duration(d, sizeof d, w);
+	fprintf(fp,
+		"%s waiting for room in spanstat's buffers: %s, inside the span times above "
+		"(--compensate leaves it there)\n\n",
+		alone ? " instrumentation:" : ";", d);
+}
+
 /* The instrumentation's own cost: events recorded, what each costs the
  * target as the library measured it, their share of the target's CPU time,
  * and whether --compensate took it out of the span times above. */
 static void summary_overhead(FILE *fp, const struct report *r)
 {
 	uint64_t events = report_library_events(r);
-	if (!events || r->event_cost_ns <= 0)
+	if (!events || r->event_cost_ns <= 0) {
+		summary_waited(fp, r, true);
 		return;
+	}
 	char n[48], total[48];
 	double ns = r->event_cost_ns * (double)events;
 	double cpu = (double)(r->ru.utime_ns + r->ru.stime_ns) * (r->nruns ? r->nruns : 1);
@@ -665,7 +719,7 @@ static void summary_overhead(FILE *fp, const struct report *r)
 		fprintf(fp, "; taken out of the span times above (--compensate: %s of self time)",
 			total);
 	}
-	fputs("\n\n", fp);
+	summary_waited(fp, r, false);
 }
 
 static int summary_spans(FILE *fp, const struct report *r, bool where)
@@ -730,6 +784,34 @@ static void summary_rank_over(FILE *fp, const struct rank_stat *st, unsigned nra
 		fprintf(fp, " (%u of %u ranks)", st->n, nranks);
 }
 
+/* Which ranks lost span data, and how much: a rank's shorter span times
+ * may be its drop's doing, not an imbalance. */
+static void summary_rank_damage(FILE *fp, const struct report *r)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < r->ranks->n; i++) {
+		const struct rank_info *ri = &r->ranks->r[i];
+		if (!ri->dropped && !ri->lost_records && !ri->damage_unknown)
+			continue;
+		char d[48];
+		fputs(n++ ? ", " : " span data lost by rank ", fp);
+		if (ri->damage_unknown) {
+			fprintf(fp, "%ld (not known: its record's end is lost)", ri->rank);
+			continue;
+		}
+		fmt_grouped_u64(d, sizeof d, ri->dropped ? ri->dropped : ri->lost_records);
+		fprintf(fp, "%ld (%s %s", ri->rank, d, ri->dropped ? "events" : "records");
+		if (ri->gaps)
+			fprintf(fp, ", %" PRIu64 " %s", ri->gaps, ri->gaps == 1 ? "gap" : "gaps");
+		fputc(')', fp);
+	}
+	if (n)
+		fprintf(fp,
+			": %s span times leave out what was lost, so an imbalance may be the "
+			"drop's\n\n",
+			n == 1 ? "its" : "their");
+}
+
 /* The ranks of a job side by side (spanstat report over several files). */
 static int summary_ranks(FILE *fp, const struct report *r)
 {
@@ -746,6 +828,7 @@ static int summary_ranks(FILE *fp, const struct report *r)
 			" %u of %u ranks %s no results: left out of the counters and the time "
 			"elapsed\n\n",
 			rs.nlost, rs.nranks, rs.nlost == 1 ? "has" : "have");
+	summary_rank_damage(fp, r);
 	fprintf(fp, " %16s %16s %16s  %-9s %9s  %s\n", "min", "mean", "max", "max at", "imbalance",
 		"");
 	char a[64], b[64], c[64];

@@ -76,6 +76,9 @@ enum wire_type {
 	WIRE_VALUES = 10,     /* struct wire_values: begins and ends carry values */
 	WIRE_RESYNC = 11,     /* struct wire_resync: the thread dropped events; which
 			       * of its open spans are still open (see below) */
+	WIRE_WAITED = 12,     /* u64 ns: how long the process's threads waited, in
+			       * all, for room in a full pipe or ring (sent before
+			       * WIRE_EXIT) */
 };
 
 enum wire_op {

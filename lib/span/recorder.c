@@ -256,6 +256,7 @@ static atomic_int rec_nowait; /* a write timed out: no waiting until one succeed
 static atomic_int rec_exiting;
 static _Atomic uint64_t rec_exit_deadline; /* rec_finish: wait for room until then */
 static _Atomic uint64_t rec_dropped;	   /* event words every thread dropped */
+static _Atomic uint64_t rec_waited;	   /* ns threads waited for room (WIRE_WAITED) */
 static int rec_connected;		   /* the constructor installed handlers and the key */
 static atomic_uint rec_next_id = 1;
 static struct rec_slot *rec_table;
@@ -445,6 +446,15 @@ static REC_NOI int rec_wait_round(uint64_t *deadline, uint64_t *now)
 	return 0;
 }
 
+/* A wait for room that began at `since` (rec_mono) is over: the target's
+ * time spent on the transport, for the instrumentation line.  Waits while
+ * the process exits come after its spans and are not counted. */
+static REC_NOI void rec_waited_since(uint64_t since)
+{
+	if (since && !atomic_load_explicit(&rec_exiting, memory_order_relaxed))
+		atomic_fetch_add_explicit(&rec_waited, rec_mono() - since, memory_order_relaxed);
+}
+
 /* Writes one whole record.  A full pipe is waited on for at most REC_WAIT_MS
  * in all, and not at all after a timeout until some write succeeds again;
  * while the process exits, until rec_exit_deadline whatever happened before.
@@ -452,35 +462,39 @@ static REC_NOI int rec_wait_round(uint64_t *deadline, uint64_t *now)
 static REC_NOI int rec_write(const void *buf, size_t len)
 {
 	int fd = rec_get_fd();
-	uint64_t deadline = 0;
+	uint64_t deadline = 0, since = 0;
 	int retried = 0;
 	while (fd >= 0) {
 		ssize_t n = write(fd, buf, len);
 		if (n == (ssize_t)len) {
 			if (unlikely(atomic_load_explicit(&rec_nowait, memory_order_relaxed)))
 				atomic_store(&rec_nowait, 0);
+			rec_waited_since(since);
 			return 0;
 		}
 		if (n >= 0) /* cannot happen for a pipe and <= PIPE_BUF */
-			return -1;
+			break;
 		if (errno == EINTR)
 			continue;
 		if (errno == EAGAIN) {
 			uint64_t now;
 			if (rec_wait_round(&deadline, &now) != 0)
-				return -1;
+				break;
+			if (!since)
+				since = now;
 			struct pollfd p = {fd, POLLOUT, 0};
 			int ms = (int)((deadline - now + 999999) / 1000000);
 			if (poll(&p, 1, ms) < 0 && errno != EINTR)
-				return -1;
+				break;
 			continue;
 		}
 		if ((errno == EBADF || errno == EPIPE) && !retried++) {
 			fd = rec_get_fd();
 			continue;
 		}
-		return -1;
+		break;
 	}
+	rec_waited_since(since);
 	return -1;
 }
 
@@ -725,7 +739,7 @@ static REC_NOI int rec_ring_attach(struct rec_thread *t, uint64_t now)
  * pipe is (rec_write); returns -1 when the words must be dropped. */
 static REC_NOI int rec_ring_reserve(struct rec_thread *t, unsigned need)
 {
-	uint64_t deadline = 0;
+	uint64_t deadline = 0, since = 0;
 	unsigned spins = 0;
 	rec_ring_publish(t);
 	for (;;) {
@@ -753,14 +767,19 @@ static REC_NOI int rec_ring_reserve(struct rec_thread *t, unsigned need)
 			t->lim = t->pos + chunk;
 			if (unlikely(atomic_load_explicit(&rec_nowait, memory_order_relaxed)))
 				atomic_store(&rec_nowait, 0);
+			rec_waited_since(since);
 			return 0;
 		}
 		/* full: wait for the reader as rec_write waits for a full pipe */
 		t->lim = t->pos;
 		rec_ring_kick(t);
 		uint64_t now;
-		if (rec_wait_round(&deadline, &now) != 0)
+		if (rec_wait_round(&deadline, &now) != 0) {
+			rec_waited_since(since);
 			return -1;
+		}
+		if (!since)
+			since = now;
 		if (++spins < REC_SPINS) { /* the reader is draining: it frees room in us */
 			sched_yield();	   /* and may need this very core to do it */
 			continue;
@@ -1215,6 +1234,8 @@ static REC_NOI __attribute__((noinline)) void rec_agg_switched(struct rec_thread
 	uint64_t pl[2] = {begin, end};
 	if (rec_ring_putn(t, RING_CTL(RING_CTL_SWITCHED | (uint64_t)node << 8), pl, 2) == 0)
 		rec_ring_publish(t);
+	else if (t->anode[node].swlost != UINT32_MAX) /* never silently */
+		t->anode[node].swlost++;
 }
 
 static REC_HOT void rec_agg_begin(struct rec_thread *t, uint32_t id, uint64_t now,
@@ -2100,6 +2121,10 @@ static REC_NOI void rec_finish(int sig)
 		atomic_store(&t->busy, 0);
 	}
 	char buf[64];
+	uint64_t waited = atomic_load(&rec_waited);
+	size_t wl = enc_simple(buf, sizeof buf, WIRE_WAITED, rec_pid, 0, &waited, sizeof waited);
+	if (wl && waited)
+		rec_write(buf, wl);
 	struct wire_exit e = {ts, (uint32_t)sig, rec_sat32(atomic_load(&rec_dropped))};
 	size_t len =
 		enc_simple(buf, sizeof buf, WIRE_EXIT, rec_pid, self ? self->tid : 0, &e, sizeof e);

@@ -12,8 +12,9 @@ setup_file() {
 	SIG_F=$(build_workload span_signal -finstrument-functions)
 	SIG_API=$(build_workload span_signal -DAPI $(span_link_flags))
 	RAWFORK=$(build_workload span_rawfork $(span_link_flags))
-	export GAP
+	export GAP SWLOST
 	GAP=$(build_workload span_gap $(span_link_flags))
+	SWLOST=$(build_workload span_swlost $(span_link_flags))
 }
 
 setup() {
@@ -188,6 +189,12 @@ paths() {
 		paths g.json >p.txt
 		cat p.txt
 		assert_equal "$(grep -v ' outer;mid;inner$' p.txt)" "$(printf '%s\n' '1 outer' '1 outer;mid' '1 outer;mid2' '1000 outer;mid2;after')"
+		# the target's wait for room is instrumentation, measured and said
+		assert_line --regexp "^ instrumentation: .*; waiting for room in spanstat's buffers: [0-9.]+ [mun]?s, inside the span times above \\(--compensate leaves it there\\)$"
+		jq -e '.spans.overhead.waited_ns > 0 and .spans.overhead.waited_ns == .spans.decode.waited_ns' g.json
+		# marked on the thread that dropped, in JSON
+		jq -e '[.spans.threads[].damage] == [{dropped: .spans.decode.dropped, gaps: 1,
+			off_cpu_unplaced_ns: 0}] and .spans.decode.dropped > 0' g.json
 		# outer is whole; mid ended and mid2 began inside the drop: marked
 		assert_equal "$(jq -c '[.spans.merged.nodes[] | select(.unfinished > 0) | .name] | sort' g.json)" '["mid","mid2"]'
 		# mid2 began after mid's last inner and before the drop ended: its
@@ -210,5 +217,49 @@ paths() {
 		assert_equal "$(jq '[.spans.merged.nodes[] | select(.name == "after") | .depth] | max' g.json)" 602
 		assert_equal "$(span_sum deep g.json)" 600
 		assert_equal "$(span_sum after g.json)" 10
+	done
+}
+
+@test "a drop is marked on its rank: the rank table says which ranks lost span data, and how much" {
+	run timeout 60 "$SPANSTAT" record -o r0.rec -- "$GAP" 300000 1000
+	assert_success
+	run timeout 60 "$SPANSTAT" record -o r1.rec -- "$GAP" 3 10
+	assert_success
+	run timeout 60 "$SPANSTAT" report --json=r.json r0.rec r1.rec
+	assert_success
+	# said above the rank table, naming the rank
+	assert_line --regexp '^ span data lost by rank 0 \([0-9,]+ events, 1 gap\): its span times leave out what was lost, so an imbalance may be the drop.s$'
+	jq -e '.ranks.ranks | map([.rank, .dropped > 0, .gaps]) == [[0, true, 1], [1, false, 0]]' r.json
+	# per thread, and the same in the record's report as live
+	jq -e '[.spans.threads[].damage.gaps] | sort == [0, 1]' r.json
+}
+
+@test "on/off-CPU never lost silently: switched spans whose notes find no room are said and measured" {
+	# span_swlost stops spanstat while an aggregating thread makes 20,000
+	# spans that each sleep: their notes outgrow the thread's ring.  The
+	# split must be said incomplete, with the CPU time the spans hold
+	# beyond what the thread ran, and never a silent 0 off-CPU.
+	run timeout 120 "$SPANSTAT" --spans --json=w.json -- "$SWLOST" 20000
+	assert_success
+	assert_line --regexp '^ on/off-CPU split incomplete: [0-9,]+ context switches not placed in spans .*; the spans of 1 thread hold [0-9.]+ [mu]?s more CPU time than it ran; cpu times may be too high and off-cpu times too low$'
+	jq -e '.spans.decode.switches_lost > 0 and ([.spans.threads[].damage.off_cpu_unplaced_ns] | add) > 0' w.json
+	# streamed, nothing is lost: the spans wait for room, and the split is whole
+	run timeout 120 "$SPANSTAT" --spans --json=s.json --perfetto=s.pftrace -- "$SWLOST" 2000
+	assert_success
+	refute_line --partial 'split incomplete'
+	jq -e '.spans.decode.switches_lost == 0 and ([.spans.threads[].damage.off_cpu_unplaced_ns] | add) == 0' s.json
+}
+
+@test "on/off-CPU split checked: no span's CPU time exceeds what its thread ran, in both modes" {
+	# span_truth: spans that spin and sleep known times, in two threads,
+	# one open at exit; the check finds nothing to say in either mode
+	local truth out
+	truth=$(build_workload span_truth -pthread $(span_link_flags))
+	for out in --spans --perfetto=t.pftrace; do
+		run timeout 60 "$SPANSTAT" $out --json=t.json -- "$truth"
+		assert_success
+		refute_line --partial 'split incomplete'
+		jq -e '.spans.decode.switches_lost == 0 and ([.spans.threads[].damage.off_cpu_unplaced_ns] | add) == 0
+			and ([.spans.merged.nodes[] | .self_cpu_ns >= 0] | all)' t.json
 	done
 }

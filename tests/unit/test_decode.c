@@ -227,6 +227,10 @@ static void rec_event(void *arg, const struct span_event *ev)
 		rec_printf(r, "X %u sig=%lld @%llu\n", ev->pid, (long long)ev->value,
 			   (unsigned long long)ev->ts);
 		break;
+	case SPAN_DAMAGE:
+		rec_printf(r, "D %u/%u what=%u %lld\n", ev->pid, ev->tid, ev->depth,
+			   (long long)ev->value);
+		break;
 	}
 }
 

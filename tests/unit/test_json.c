@@ -258,10 +258,15 @@ static void fixture_init(struct fixture *f, bool spans)
 	f->rep.span_wall_ns = 900000000;
 	spantree_merge(&f->tree, &f->merged);
 	for (int k = 0; k < 2; k++)
-		f->rank[k] =
-			(struct rank_info){k,	       k ? "node1" : "node0", k ? "b.rec" : "a.rec",
-					   f->runs[k], f->run[k].ru,	      &f->merged,
-					   1};
+		f->rank[k] = (struct rank_info){.rank = k,
+						.host = k ? "node1" : "node0",
+						.file = k ? "b.rec" : "a.rec",
+						.count = f->runs[k],
+						.ru = f->run[k].ru,
+						.merged = &f->merged,
+						.nruns = 1,
+						.dropped = k ? 40 : 0,
+						.gaps = k};
 	f->ranks = (struct report_ranks){2, f->rank};
 	f->rep.ranks = &f->ranks;
 }
