@@ -839,8 +839,10 @@ static void rf_events(struct recfile *rf, struct rf_replay *rp, struct rec_in *i
 					.flags = f & 8 ? SPAN_F_UNFINISHED : 0};
 		ev.name = rf_id(rf, rec_get_u64(in));
 		if (k == SPAN_BEGIN || k == SPAN_END || k == SPAN_INSTANT || k == SPAN_COUNTER ||
-		    k == SPAN_DAMAGE)
-			ev.depth = (uint32_t)rec_get_u64(in);
+		    k == SPAN_DAMAGE) {
+			uint64_t dp = rec_get_u64(in);
+			ev.depth = dp > NORM_MAX_DEPTH ? UINT32_MAX : (uint32_t)dp;
+		}
 		if (k == SPAN_PROCESS || k == SPAN_COUNTER || k == SPAN_PROCESS_END ||
 		    k == SPAN_DAMAGE)
 			ev.value = rf_i64(in);
@@ -860,7 +862,9 @@ static void rf_events(struct recfile *rf, struct rf_replay *rp, struct rec_in *i
 		}
 		/* deeper than the decoder ever nests: damage (the flame chart
 		 * sizes its lanes by depth) */
-		if (!in->ok || !thread || ev.depth > NORM_MAX_DEPTH) {
+		if (!in->ok || !thread || ev.depth > NORM_MAX_DEPTH ||
+		    (k == SPAN_DAMAGE &&
+		     (ev.depth < SPAN_DMG_DROPPED || ev.depth > SPAN_DMG_OFFCPU || ev.value < 0))) {
 			bad = true;
 			break;
 		}

@@ -308,7 +308,8 @@ void spantree_event(void *arg, const struct span_event *ev)
 		return;
 	}
 	if (ev->kind == SPAN_DAMAGE) { /* not an event of the thread's: no extent */
-		if (ev->depth < sizeof t->dmg / sizeof t->dmg[0] && ev->value > 0) {
+		if (ev->depth >= SPAN_DMG_DROPPED && ev->depth <= SPAN_DMG_OFFCPU &&
+		    ev->value > 0) {
 			uint64_t *d = &t->dmg[ev->depth];
 			*d = *d + (uint64_t)ev->value < *d ? UINT64_MAX : *d + (uint64_t)ev->value;
 		}

@@ -168,9 +168,9 @@ static void summary_offcpu_damage(FILE *fp, const struct report *r, const struct
 	if (d->switches_lost) {
 		fmt_grouped_u64(n, sizeof n, d->switches_lost);
 		fprintf(fp,
-			" %s context %s not placed in spans (switch records the kernel lost, or "
-			"notes the target found no room for)%s",
-			n, d->switches_lost == 1 ? "switch" : "switches", ns ? ";" : "");
+			" %s switch %s lost (records the kernel lost or got too late, or notes of "
+			"switched spans the target found no room for)%s",
+			n, d->switches_lost == 1 ? "record" : "records", ns ? ";" : "");
 	}
 	if (ns) {
 		fmt_duration(n, sizeof n, ns);
@@ -690,8 +690,8 @@ static void summary_waited(FILE *fp, const struct report *r, bool alone)
 	char d[48];
 	fmt_duration(d, sizeof d, w);
 	fprintf(fp,
-		"%s waiting for room in spanstat's buffers: %s, inside the span times above "
-		"(--compensate leaves it there)\n\n",
+		"%s waiting for room in spanstat's buffers: %s, inside the times of the spans "
+		"open meanwhile (--compensate leaves it there)\n\n",
 		alone ? " instrumentation:" : ";", d);
 }
 

@@ -1239,7 +1239,7 @@ static REC_NOI __attribute__((noinline)) void rec_agg_switched(struct rec_thread
 }
 
 static REC_HOT void rec_agg_begin(struct rec_thread *t, uint32_t id, uint64_t now,
-				  const uint64_t *v)
+				  const uint64_t *v, uint32_t mark)
 {
 	uint32_t d = t->adepth;
 	if (unlikely(d >= RING_AGG_DEPTH)) {
@@ -1261,7 +1261,7 @@ static REC_HOT void rec_agg_begin(struct rec_thread *t, uint32_t id, uint64_t no
 	f->node = n;
 	f->id = id;
 	f->ts = now;
-	f->lock = *t->swmark + t->swflip;
+	f->lock = mark + t->swflip;
 	if (v)
 		memcpy(t->avals + (uint64_t)(RING_AGG_NODES + d) * rec_nvals, v,
 		       rec_nvals * sizeof *v);
@@ -1348,10 +1348,10 @@ static REC_HOT void rec_agg_end(struct rec_thread *t, uint64_t key, uint32_t id,
 
 /* One event of a thread that aggregates. */
 static REC_HOT void rec_agg_op(struct rec_thread *t, uint64_t key, uint32_t id, uint64_t op,
-			       uint64_t now, const uint64_t *v)
+			       uint64_t now, const uint64_t *v, uint32_t mark)
 {
 	if (op == REC_OP(WIRE_OP_BEGIN)) {
-		rec_agg_begin(t, id, now, v);
+		rec_agg_begin(t, id, now, v, mark);
 	} else if (op == REC_OP(WIRE_OP_END)) {
 		rec_agg_end(t, key, id, now, v);
 	} else {
@@ -1385,7 +1385,7 @@ static REC_NOI void rec_emit(struct rec_thread *t, uint64_t key, uint64_t op, ui
 		return;
 	}
 	if (t->agg) {
-		rec_agg_op(t, key, (uint32_t)(c->word >> WIRE_ID_SHIFT), op, now, v);
+		rec_agg_op(t, key, (uint32_t)(c->word >> WIRE_ID_SHIFT), op, now, v, *t->swmark);
 		return;
 	}
 	/* a drop's tale first: it may move t->last (rec_ring_drops) */
@@ -1658,6 +1658,7 @@ static REC_NOI __attribute__((noinline)) void rec_event_values(struct rec_thread
 							       uint64_t op)
 {
 	uint64_t v[RECV_MAX], now;
+	uint32_t mark = *t->swmark; /* before the begin's time: a switch after it is the span's */
 	if (op == REC_OP(WIRE_OP_END)) {
 		recv_read(&rec_vspec, &t->vt, v);
 		now = rec_now();
@@ -1669,7 +1670,7 @@ static REC_NOI __attribute__((noinline)) void rec_event_values(struct rec_thread
 	if (likely(t->agg != NULL)) { /* a known name into the tree, as rec_event_agg */
 		const struct rec_centry *c = &t->cache[rec_hash(key)];
 		if (likely(c->key == key)) {
-			rec_agg_op(t, key, (uint32_t)(c->word >> WIRE_ID_SHIFT), op, now, v);
+			rec_agg_op(t, key, (uint32_t)(c->word >> WIRE_ID_SHIFT), op, now, v, mark);
 			rec_track(t, key, op);
 			return;
 		}
@@ -1682,11 +1683,13 @@ static REC_NOI __attribute__((noinline)) void rec_event_values(struct rec_thread
  * or through rec_apply (a new name, a thread without a slot). */
 static REC_HOT void rec_event_agg(struct rec_thread *t, uint64_t key, uint64_t op)
 {
+	uint32_t mark = *t->swmark; /* before the begin's time: a switch after it is the span's */
 	uint64_t now = rec_now();
 	if (likely(t->agg != NULL)) {
 		const struct rec_centry *c = &t->cache[rec_hash(key)];
 		if (likely(c->key == key)) {
-			rec_agg_op(t, key, (uint32_t)(c->word >> WIRE_ID_SHIFT), op, now, NULL);
+			rec_agg_op(t, key, (uint32_t)(c->word >> WIRE_ID_SHIFT), op, now, NULL,
+				   mark);
 			rec_track(t, key, op);
 			return;
 		}
@@ -2089,6 +2092,17 @@ static REC_NOI void rec_send_calib(void)
 
 /* ---- process life cycle ------------------------------------------------- */
 
+/* Tells spanstat how long the process's threads waited for room since it
+ * last told (before an exit or an exec); a fork child starts from 0. */
+static REC_NOI void rec_send_waited(void)
+{
+	char buf[64];
+	uint64_t waited = atomic_exchange(&rec_waited, 0);
+	size_t len = enc_simple(buf, sizeof buf, WIRE_WAITED, rec_pid, 0, &waited, sizeof waited);
+	if (len && waited)
+		rec_write(buf, len);
+}
+
 /* The process ends (sig 0: normally): flush every thread's buffer, best
  * effort for threads other than the caller, then WIRE_EXIT.  Only write()
  * and friends: safe in a signal handler. */
@@ -2121,10 +2135,7 @@ static REC_NOI void rec_finish(int sig)
 		atomic_store(&t->busy, 0);
 	}
 	char buf[64];
-	uint64_t waited = atomic_load(&rec_waited);
-	size_t wl = enc_simple(buf, sizeof buf, WIRE_WAITED, rec_pid, 0, &waited, sizeof waited);
-	if (wl && waited)
-		rec_write(buf, wl);
+	rec_send_waited();
 	struct wire_exit e = {ts, (uint32_t)sig, rec_sat32(atomic_load(&rec_dropped))};
 	size_t len =
 		enc_simple(buf, sizeof buf, WIRE_EXIT, rec_pid, self ? self->tid : 0, &e, sizeof e);
@@ -2188,7 +2199,8 @@ static REC_NOI int rec_new_process(struct rec_thread *self)
 	atomic_store(&rec_next_id, 1);
 	atomic_store(&rec_nowait, 0);
 	atomic_store(&rec_dropped, 0);
-	if (rec_table) /* a fresh, zero table: the parent's ids are not ours */
+	atomic_store(&rec_waited, 0); /* the parent's waits are the parent's */
+	if (rec_table)		      /* a fresh, zero table: the parent's ids are not ours */
 		mmap(rec_table, REC_TABLE_SIZE * sizeof *rec_table, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
 	for (struct rec_thread *t = atomic_load(&rec_threads); t; t = t->next) {
@@ -2272,6 +2284,7 @@ static REC_NOI void rec_exec_flush(void)
 			rec_flush(t);
 		atomic_store(&t->busy, 0);
 	}
+	rec_send_waited(); /* the new image starts from 0 */
 }
 
 /* The value of `name` (with its '=') in envp, or NULL. */

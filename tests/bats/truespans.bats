@@ -15,6 +15,8 @@ setup_file() {
 	export GAP SWLOST
 	GAP=$(build_workload span_gap $(span_link_flags))
 	SWLOST=$(build_workload span_swlost $(span_link_flags))
+	export FORKWAIT
+	FORKWAIT=$(build_workload span_forkwait $(span_link_flags))
 }
 
 setup() {
@@ -190,7 +192,7 @@ paths() {
 		cat p.txt
 		assert_equal "$(grep -v ' outer;mid;inner$' p.txt)" "$(printf '%s\n' '1 outer' '1 outer;mid' '1 outer;mid2' '1000 outer;mid2;after')"
 		# the target's wait for room is instrumentation, measured and said
-		assert_line --regexp "^ instrumentation: .*; waiting for room in spanstat's buffers: [0-9.]+ [mun]?s, inside the span times above \\(--compensate leaves it there\\)$"
+		assert_line --regexp "^ instrumentation: .*; waiting for room in spanstat's buffers: [0-9.]+ [mun]?s, inside the times of the spans open meanwhile \\(--compensate leaves it there\\)$"
 		jq -e '.spans.overhead.waited_ns > 0 and .spans.overhead.waited_ns == .spans.decode.waited_ns' g.json
 		# marked on the thread that dropped, in JSON
 		jq -e '[.spans.threads[].damage] == [{dropped: .spans.decode.dropped, gaps: 1,
@@ -241,7 +243,7 @@ paths() {
 	# beyond what the thread ran, and never a silent 0 off-CPU.
 	run timeout 120 "$SPANSTAT" --spans --json=w.json -- "$SWLOST" 20000
 	assert_success
-	assert_line --regexp '^ on/off-CPU split incomplete: [0-9,]+ context switches not placed in spans .*; the spans of 1 thread hold [0-9.]+ [mu]?s more CPU time than it ran; cpu times may be too high and off-cpu times too low$'
+	assert_line --regexp '^ on/off-CPU split incomplete: [0-9,]+ switch records lost \(.*\); the spans of 1 thread hold [0-9.]+ [mu]?s more CPU time than it ran; cpu times may be too high and off-cpu times too low$'
 	jq -e '.spans.decode.switches_lost > 0 and ([.spans.threads[].damage.off_cpu_unplaced_ns] | add) > 0' w.json
 	# streamed, nothing is lost: the spans wait for room, and the split is whole
 	run timeout 120 "$SPANSTAT" --spans --json=s.json --perfetto=s.pftrace -- "$SWLOST" 2000
@@ -262,4 +264,22 @@ paths() {
 		jq -e '.spans.decode.switches_lost == 0 and ([.spans.threads[].damage.off_cpu_unplaced_ns] | add) == 0
 			and ([.spans.merged.nodes[] | .self_cpu_ns >= 0] | all)' t.json
 	done
+	# with values read at every begin (a system call, where a switch often
+	# lands), an aggregating thread must still notice every switch
+	local threads i
+	threads=$(build_workload span_threads -pthread $(span_link_flags))
+	for i in 1 2 3; do
+		run timeout 60 "$SPANSTAT" --spans --span-events=page-faults,context-switches --json=t.json -- "$threads"
+		assert_success
+		refute_line --partial 'split incomplete'
+		jq -e '([.spans.threads[].damage.off_cpu_unplaced_ns] | add) == 0' t.json
+	done
+}
+
+@test "waiting for spanstat is measured once: a fork child does not tell its parent's waits again" {
+	# the parent waits while spanstat is stopped, then forks 5 children
+	# that never wait: every process's waits together fit in the run
+	run timeout 60 "$SPANSTAT" --spans --json=w.json --perfetto=w.pftrace -- "$FORKWAIT" 1000000 5
+	assert_success
+	jq -e '.spans.overhead.waited_ns > 0 and .spans.overhead.waited_ns < .runs[0].rusage.elapsed_ns' w.json
 }
