@@ -1658,7 +1658,9 @@ static REC_NOI __attribute__((noinline)) void rec_event_values(struct rec_thread
 							       uint64_t op)
 {
 	uint64_t v[RECV_MAX], now;
-	uint32_t mark = *t->swmark; /* before the begin's time: a switch after it is the span's */
+	/* the mark before the begin's time: a switch after it is the span's
+	 * (no mark in a _Fork child, whose wiped page has no tree either) */
+	uint32_t mark = t->agg ? *t->swmark : 0;
 	if (op == REC_OP(WIRE_OP_END)) {
 		recv_read(&rec_vspec, &t->vt, v);
 		now = rec_now();
@@ -1683,9 +1685,10 @@ static REC_NOI __attribute__((noinline)) void rec_event_values(struct rec_thread
  * or through rec_apply (a new name, a thread without a slot). */
 static REC_HOT void rec_event_agg(struct rec_thread *t, uint64_t key, uint64_t op)
 {
-	uint32_t mark = *t->swmark; /* before the begin's time: a switch after it is the span's */
-	uint64_t now = rec_now();
-	if (likely(t->agg != NULL)) {
+	if (likely(t->agg != NULL)) { /* NULL in a _Fork child: its wiped page */
+		/* the mark before the begin's time: a switch after it is the span's */
+		uint32_t mark = *t->swmark;
+		uint64_t now = rec_now();
 		const struct rec_centry *c = &t->cache[rec_hash(key)];
 		if (likely(c->key == key)) {
 			rec_agg_op(t, key, (uint32_t)(c->word >> WIRE_ID_SHIFT), op, now, NULL,
@@ -1693,8 +1696,10 @@ static REC_HOT void rec_event_agg(struct rec_thread *t, uint64_t key, uint64_t o
 			rec_track(t, key, op);
 			return;
 		}
+		rec_apply(t, key, op, now, 1, 0, 0, NULL);
+		return;
 	}
-	rec_apply(t, key, op, now, 1, 0, 0, NULL);
+	rec_apply(t, key, op, rec_now(), 1, 0, 0, NULL);
 }
 
 /* An event while every event is sent (REC_ON): one word into the ring or
