@@ -24,23 +24,20 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
-# tree FILE: "count unfinished path" per merged node with spans, sorted
-tree() {
-	jq -r '.spans.merged.nodes as $n
-		| def p($i): if $n[$i].parent == null then $n[$i].name
-		             else p($n[$i].parent) + ";" + $n[$i].name end;
-		$n | to_entries[] | select(.value.count > 0)
-		| "\(.value.count) \(.value.unfinished) \(p(.key))"' "$1" | sort -k3
-}
-
 # same_tree CMD...: both modes give the same tree, nothing unmatched
 same_tree() {
-	local mode
+	same_tree_but '^$' "$@"
+}
+
+# same_tree_but RE CMD...: same_tree without the paths that match RE
+same_tree_but() {
+	local mode skip=$1
+	shift
 	for mode in aggregate stream; do
 		run mode_spans $mode $mode.json -- timeout 120 "$@"
 		assert_success
 		assert_equal "$(jq '.spans.decode.unmatched' $mode.json)" 0
-		tree $mode.json >$mode.tree
+		span_paths $mode.json unfinished | awk -v re="$skip" '$3 !~ re' >$mode.tree
 		[ -s $mode.tree ]
 	done
 	diff aggregate.tree stream.tree
@@ -63,25 +60,12 @@ same_tree() {
 # Signal handlers run when the timer fires, into whatever was running: the
 # paths under them differ from run to run, so only the rest is compared
 # (truespans.bats checks the handlers' own counts in each mode).
-# same_tree_timed CMD...: same_tree without the paths through a handler
-same_tree_timed() {
-	local mode
-	for mode in aggregate stream; do
-		run mode_spans $mode $mode.json -- timeout 120 "$@"
-		assert_success
-		assert_equal "$(jq '.spans.decode.unmatched' $mode.json)" 0
-		tree $mode.json | awk '$3 !~ /tick|on_alarm|on_usr1/' >$mode.tree
-		[ -s $mode.tree ]
-	done
-	diff aggregate.tree stream.tree
-}
-
 @test "both modes, one tree: API spans in signal handlers" {
-	same_tree_timed "$W_SIGAPI" 200000
+	same_tree_but 'tick|on_alarm|on_usr1' "$W_SIGAPI" 200000
 }
 
 @test "both modes, one tree: -finstrument-functions calls in signal handlers" {
-	same_tree_timed "$W_SIGF" 2000000
+	same_tree_but 'tick|on_alarm|on_usr1' "$W_SIGF" 2000000
 }
 
 @test "both modes, one tree: 300 distinct paths deep" {
@@ -93,7 +77,7 @@ same_tree_timed() {
 	for mode in aggregate stream; do
 		run mode_spans $mode $mode.json -- timeout 120 "$W_TRUTH"
 		assert_success
-		tree $mode.json >$mode.tree
+		span_paths $mode.json unfinished >$mode.tree
 		cat $mode.tree
 		jq -c '[.spans.merged.nodes[] | {name, total_ns, cpu_ns, off_cpu_ns, unfinished}]' $mode.json
 		# v NAME FIELD: the merged node's value

@@ -89,6 +89,19 @@ mode_spans() {
 	fi
 }
 
+# span_paths FILE [unfinished]: "count path" per node of the merged tree,
+# sorted by path; with `unfinished`, "count unfinished path" for the nodes
+# that hold spans
+span_paths() {
+	jq -r --arg u "${2:-}" '.spans.merged.nodes as $n
+		| def p($i): if $n[$i].parent == null then $n[$i].name
+		             else p($n[$i].parent) + ";" + $n[$i].name end;
+		$n | to_entries[]
+		| if $u == "" then "\(.value.count) \(p(.key))"
+		  elif .value.count > 0 then "\(.value.count) \(.value.unfinished) \(p(.key))"
+		  else empty end' "$1" | sort -k"$([ -n "${2:-}" ] && echo 3 || echo 2)"
+}
+
 # span_sum NAME FILE: the merged count of spans named NAME over every path
 span_sum() {
 	jq "[.spans.merged.nodes[] | select(.name == \"$1\") | .count] | add // 0" "$2"

@@ -23,14 +23,6 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
-# paths FILE: "count path" per merged node, sorted by path
-paths() {
-	jq -r '.spans.merged.nodes as $n
-		| def p($i): if $n[$i].parent == null then $n[$i].name
-		             else p($n[$i].parent) + ";" + $n[$i].name end;
-		$n | to_entries[] | "\(.value.count) \(p(.key))"' "$1" | sort -k2
-}
-
 @test "signal handlers: -finstrument-functions calls in handlers nest where they interrupted, exactly" {
 	local mode
 	for mode in aggregate stream; do
@@ -41,7 +33,7 @@ paths() {
 		assert_equal "$(span_sum on_usr1_body s.json)" "$u"
 		assert_equal "$(span_sum leaf s.json)" "$((c + t + u))"
 		# every path starts at main; no handler nests in itself
-		paths s.json >paths
+		span_paths s.json >paths
 		run grep -E ' (on_alarm|tick|leaf|work)(;|$)|on_alarm.*;on_alarm' paths
 		assert_failure 1
 		assert_equal "$(jq -c '.spans.decode | [.unmatched, .unfinished, .dropped]' s.json)" "[0,0,0]"
@@ -58,7 +50,7 @@ paths() {
 		assert_equal "$(span_sum usr1 s.json)" "$u"
 		assert_equal "$(span_sum leaf s.json)" "$((c + t + u))"
 		assert_equal "$(span_sum work s.json)" 1
-		paths s.json >paths
+		span_paths s.json >paths
 		run grep -E ' (tick|leaf|usr1)(;|$)|tick.*;tick' paths
 		assert_failure 1
 		assert_equal "$(jq -c '.spans.decode | [.unmatched, .unfinished, .dropped]' s.json)" "[0,0,0]"
@@ -99,7 +91,7 @@ paths() {
 		mode_spans "$mode" r.json -- "$reload" "$PWD"
 		# the case under test: the loader put beta where alpha was
 		[ "$(cat stdout)" = same ] || skip_or_fail "the loader moved libbeta.so"
-		paths r.json >paths
+		span_paths r.json >paths
 		run cat paths
 		assert_line '2 main;alpha_entry'
 		assert_line '10 main;alpha_entry;alpha_leaf'
@@ -188,7 +180,7 @@ paths() {
 		# said at the top of the summary and above the span table
 		[ "$(grep -c '^ span data damaged: [0-9,]* events lost by the target; spans open across a drop are kept whole' <<<"$output")" -eq 2 ]
 		assert_equal "$(jq -c '.spans.decode | [.unmatched, .gaps > 0, .dropped > 0]' g.json)" "[0,true,true]"
-		paths g.json >p.txt
+		span_paths g.json >p.txt
 		cat p.txt
 		assert_equal "$(grep -v ' outer;mid;inner$' p.txt)" "$(printf '%s\n' '1 outer' '1 outer;mid' '1 outer;mid2' '1000 outer;mid2;after')"
 		# the target's wait for room is instrumentation, measured and said
