@@ -108,11 +108,11 @@ void analysis_counts(const struct evlist *evl, const struct analysis_end *e, str
 		if (ok) {
 			cnt[i].state = COUNT_OK;
 			cnt[i].value = sv.mean;
-			cnt[i].raw = (uint64_t)llround(raw / ok);
+			cnt[i].raw = stats_sat_u64(raw / ok + 0.5);
 		}
 		if (counted) {
-			cnt[i].enabled = (uint64_t)llround(ena / counted);
-			cnt[i].running = (uint64_t)llround(run / counted);
+			cnt[i].enabled = stats_sat_u64(ena / counted + 0.5);
+			cnt[i].running = stats_sat_u64(run / counted + 0.5);
 		}
 	}
 }
@@ -142,16 +142,12 @@ void analysis_rusage(const struct analysis_end *e, struct report *rep)
 		ic += (double)ri->nivcsw;
 	}
 	double k = e->nruns;
-	rep->ru = (struct rusage_info){(uint64_t)llround(w / k),
-				       (uint64_t)llround(u / k),
-				       (uint64_t)llround(sy / k),
-				       lround(rss / k),
-				       lround(mi / k),
-				       lround(ma / k),
-				       lround(vc / k),
-				       lround(ic / k)};
+	rep->ru = (struct rusage_info){stats_sat_u64(w / k + 0.5),   stats_sat_u64(u / k + 0.5),
+				       stats_sat_u64(sy / k + 0.5),  stats_sat_long(rss / k + 0.5),
+				       stats_sat_long(mi / k + 0.5), stats_sat_long(ma / k + 0.5),
+				       stats_sat_long(vc / k + 0.5), stats_sat_long(ic / k + 0.5)};
 	rep->elapsed = stats_summary(&el);
-	rep->span_wall_ns = (uint64_t)w;
+	rep->span_wall_ns = stats_sat_u64(w); /* a damaged record's runs: any sum */
 }
 
 static int analysis_report(struct analysis *a, const struct analysis_end *e)

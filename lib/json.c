@@ -25,6 +25,7 @@
 
 #include "metrics.h"
 #include "rankstat.h"
+#include "stats.h"
 #include "utf8esc.h"
 #include "writer.h"
 
@@ -603,7 +604,7 @@ static cJSON *json_spans(const struct report *r, struct json_lists *lists)
 	if (r->event_cost_ns > 0 && !r->dstats_lost) {
 		cJSON_AddNumberToObject(ov, "ns_per_event", r->event_cost_ns);
 		double total = r->event_cost_ns * (double)events; /* a record file's: any size */
-		json_u64(ov, "total_ns", total < 0x1p64 ? (uint64_t)total : UINT64_MAX);
+		json_u64(ov, "total_ns", stats_sat_u64(total));
 	} else {
 		cJSON_AddNullToObject(ov, "ns_per_event");
 		cJSON_AddNullToObject(ov, "total_ns");

@@ -3,9 +3,24 @@
 #ifndef SPANSTAT_STATS_H
 #define SPANSTAT_STATS_H
 
+#include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "report.h"
+
+/* x's integer part within 0..UINT64_MAX (NaN: 0), as a cast would give it
+ * where one is defined: sums a damaged record makes huge stay representable. */
+static inline uint64_t stats_sat_u64(double x)
+{
+	return x >= 0x1p64 ? UINT64_MAX : x > 0 ? (uint64_t)x : 0;
+}
+
+/* The same within 0..LONG_MAX. */
+static inline long stats_sat_long(double x)
+{
+	return x >= (double)LONG_MAX ? LONG_MAX : x > 0 ? (long)x : 0;
+}
 
 struct stats {
 	double n, mean, m2;

@@ -15,6 +15,7 @@
 
 #include "fmt.h"
 #include "rankstat.h"
+#include "stats.h"
 #include "metrics.h"
 #include "spantree.h"
 #include "strtab.h"
@@ -709,7 +710,7 @@ static void summary_overhead(FILE *fp, const struct report *r)
 	double ns = r->event_cost_ns * (double)events;
 	double cpu = (double)(r->ru.utime_ns + r->ru.stime_ns) * (r->nruns ? r->nruns : 1);
 	fmt_grouped_u64(n, sizeof n, events);
-	fmt_duration(total, sizeof total, ns < 0x1p64 ? (uint64_t)ns : UINT64_MAX); /* any size */
+	fmt_duration(total, sizeof total, stats_sat_u64(ns)); /* any size */
 	fprintf(fp, " instrumentation: %s events, about %.1f ns each: %s", n, r->event_cost_ns,
 		total);
 	if (cpu > 0)

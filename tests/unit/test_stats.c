@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "analysis.h"
 #include "counters.h"
 #include "perfev.h"
 #include "stats.h"
@@ -377,8 +378,31 @@ static void test_tests(void)
 	is_dbl(stats_mwu_p(k, 3, k, 3), 1, 0, "U: all tied: p = 1");
 }
 
+/* Means and sums of what a damaged record claims: near 2^64 each, they
+ * saturate instead of overflowing a conversion (a fuzz finding). */
+static void test_saturate(void)
+{
+	is_int(stats_sat_u64(0x1p65) == UINT64_MAX, 1, "a double beyond 2^64 saturates");
+	is_int(stats_sat_u64(-1.0), 0, "a negative double is 0");
+	is_int(stats_sat_u64(NAN), 0, "NaN is 0");
+	is_int(stats_sat_u64(12345.9), 12345, "a double in range is its integer part");
+	is_int(stats_sat_long(0x1p70) == LONG_MAX, 1, "a double beyond LONG_MAX saturates");
+	struct run_result run[2];
+	memset(run, 0, sizeof run);
+	run[0].ru.elapsed_ns = run[1].ru.elapsed_ns = UINT64_C(17870283321406128128);
+	run[0].ru.maxrss_kb = run[1].ru.maxrss_kb = LONG_MAX;
+	struct analysis_end e = {.run = run, .nruns = 2};
+	struct report rep;
+	memset(&rep, 0, sizeof rep);
+	analysis_rusage(&e, &rep);
+	is_int(rep.span_wall_ns == UINT64_MAX, 1, "two runs' wall time beyond 2^64 saturates");
+	is_int(rep.ru.elapsed_ns == UINT64_C(17870283321406128128), 1, "their mean is exact");
+	is_int(rep.ru.maxrss_kb == LONG_MAX, 1, "a mean of LONG_MAX stays LONG_MAX");
+}
+
 int main(void)
 {
+	test_saturate();
 	test_welford();
 	test_tests();
 	test_rel();
