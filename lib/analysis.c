@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "analysis.h"
+#include "spanmetric.h"
 
 #include <errno.h>
 #include <math.h>
@@ -177,7 +178,8 @@ static int analysis_report(struct analysis *a, const struct analysis_end *e)
 	rep->dstats_lost = e->dstats_lost;
 	rep->event_cost_ns = e->event_cost_ns;
 	if (e->compensate && rep->event_cost_ns > 0) {
-		rep->removed_ns = spantree_compensate(&a->tree, rep->event_cost_ns);
+		rep->removed_ns = spantree_compensate(&a->tree, rep->event_cost_ns,
+						      spanmetric_off_cpu(a->head->metrics));
 		rep->compensated = true;
 	}
 	/* the merged tree, once, for every writer */

@@ -40,6 +40,7 @@
 #include "decode.h"
 #include "demangle.h"
 #include "normalise.h"
+#include "ring.h"
 #include "spanmetric.h"
 #include "symbols.h"
 #include "u64map.h"
@@ -63,6 +64,7 @@ struct dproc {
 	uint32_t ndefined;
 	uint64_t dropped; /* dropped words its threads' records reported */
 	uint32_t nvals;	  /* WIRE_VALUES: value words after each begin and end */
+	uint64_t calib;	  /* its WIRE_CALIB, in milli-ns (0: none yet) */
 	struct norm_proc *np;
 };
 
@@ -242,6 +244,18 @@ static const uint64_t *decode_values(struct decoder *d, const struct dproc *p,
 	return v;
 }
 
+/* Thread t waited `ns` for room in spanstat's buffers (cpu_us of it on the
+ * CPU) right after its event at `at`: the spans open then hold the wait. */
+static void decode_waited(const struct decoder *d, const struct norm_thread *t, uint64_t at,
+			  uint64_t ns, uint64_t cpu_us)
+{
+	uint64_t cpu = cpu_us * 1000;
+	if (ns > UINT64_C(1) << 50) /* not a wait: a target's garbage */
+		ns = 0;
+	norm_damage(d->norm, t->pid, t->tid, at, SPAN_NOTE_WAITED, ns);
+	norm_damage(d->norm, t->pid, t->tid, at, SPAN_NOTE_WAITED_OFF, ns > cpu ? ns - cpu : 0);
+}
+
 /* The hot loop: one WIRE_EVENTS record of thread t. */
 static void decode_events(struct decoder *d, const struct dproc *p, struct norm_thread *t,
 			  const uint8_t *w, size_t nw, uint64_t ts)
@@ -250,6 +264,19 @@ static void decode_events(struct decoder *d, const struct dproc *p, struct norm_
 	uint64_t vbuf[SPANMETRIC_MAX];
 	for (size_t i = 0; i < nw; i++) {
 		uint64_t x = decode_load64(w + 8 * i);
+		if (__builtin_expect(RING_IS_CTL(x), 0)) { /* a note (wire.h): no delta */
+			if (i + 1 >= nw) {
+				d->stats.bad_records++; /* payload missing */
+				break;
+			}
+			uint64_t v = decode_load64(w + 8 * ++i);
+			if ((x & 0xff) == RING_CTL_WAITED)
+				decode_waited(d, t, decode_ns(p, ts), v,
+					      (x & WIRE_DELTA_MASK) >> 8);
+			else
+				d->stats.bad_ids++;
+			continue;
+		}
 		ts += x & WIRE_DELTA_MASK;
 		uint32_t id = (uint32_t)(x >> WIRE_ID_SHIFT) & WIRE_ID_MAX;
 		unsigned op = (unsigned)(x >> WIRE_OP_SHIFT);
@@ -552,8 +579,14 @@ static void decode_record(struct decoder *d, const struct wire_hdr *h, const uin
 			break;
 		memcpy(&c, pl, sizeof c);
 		if (c.milli_per_event && c.milli_per_event < UINT64_C(1) << 40) {
-			d->calib_mns += decoder_dur_ns(d, p->pid, c.milli_per_event);
-			d->calib_n++;
+			/* a process's later word (at its exit) replaces its first */
+			uint64_t mns = decoder_dur_ns(d, p->pid, c.milli_per_event);
+			if (p->calib)
+				d->calib_mns -= p->calib;
+			else
+				d->calib_n++;
+			d->calib_mns += mns;
+			p->calib = mns;
 		}
 		ok = true;
 		break;

@@ -614,10 +614,13 @@ static cJSON *json_spans(const struct report *r, struct json_lists *lists)
 					r->event_cost_ns * (double)events / cpu);
 	else
 		cJSON_AddNullToObject(ov, "cpu_fraction");
-	if (r->dstats_lost)
+	if (r->dstats_lost) {
 		cJSON_AddNullToObject(ov, "waited_ns");
-	else
+		cJSON_AddNullToObject(ov, "waited_placed_ns");
+	} else {
 		json_u64(ov, "waited_ns", ds->waited_ns);
+		json_u64(ov, "waited_placed_ns", report_waited_placed(r));
+	}
 	cJSON_AddBoolToObject(ov, "compensated", r->compensated);
 	json_u64(ov, "removed_ns", r->removed_ns);
 	return o;

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "recreport.h"
+#include "spanmetric.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -96,7 +97,8 @@ static int rr_rank(struct rr_file *f, struct rank_info *ri, long idx, bool compe
 	if (f->have_tree) {
 		/* as the report's own tree: --compensate takes the rank's cost out */
 		if (compensate && e.event_cost_ns > 0)
-			spantree_compensate(&f->tree, e.event_cost_ns);
+			spantree_compensate(&f->tree, e.event_cost_ns,
+					    spanmetric_off_cpu(h->metrics));
 		if (spantree_merge(&f->tree, &f->merged) < 0)
 			return -ENOMEM;
 		f->have_merged = true;

@@ -152,6 +152,19 @@ static inline uint64_t report_library_events(const struct report *r)
 	return ev > d->lines ? ev - d->lines : 0;
 }
 
+/* Of the waits for room (decode_stats.waited_ns), the ns whose place among
+ * the spans the threads' streams told (SPAN_NOTE_WAITED): what --compensate
+ * can take out of the spans open meanwhile. */
+static inline uint64_t report_waited_placed(const struct report *r)
+{
+	uint64_t w = 0;
+	for (size_t i = 0; r->spans && i < r->spans->nthread; i++) {
+		uint64_t v = r->spans->thread[i]->dmg[SPAN_NOTE_WAITED];
+		w = w + v < w ? UINT64_MAX : w + v;
+	}
+	return w;
+}
+
 /* The merged tree: the report's, or (a report made without one) merged
  * into scratch now; release scratch afterwards either way.  NULL without
  * spans or with *err (-ENOMEM) set. */

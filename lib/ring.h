@@ -91,6 +91,10 @@ enum ring_ctl {
 				* the words dropped in all (low 32 bits) and `low`
 				* (high 32 bits); n begin words (with their value
 				* words) follow: WIRE_RESYNC's */
+	RING_CTL_WAITED = 7,   /* the thread waited for room after its last event:
+				* bits 8..39 the wait's on-CPU part in us, payload
+				* its length in ns; passed on in the events record
+				* (wire.h) */
 };
 
 #define RING_CTL(code) (((uint64_t)WIRE_OP_COUNTER << WIRE_OP_SHIFT) | (uint64_t)(code))

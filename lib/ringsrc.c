@@ -325,6 +325,20 @@ static int rs_consume(struct ringsrc *r, unsigned i, uint64_t end, ringsrc_fn fn
 				k++;
 				continue;
 			}
+			if ((code & 0xff) == RING_CTL_WAITED) { /* the decoder's: passed on */
+				if (k + 2 > end || (k % RING_WORDS) + 2 > RING_WORDS)
+					break;
+				if (r->nwords + 2 > RS_MAX_WORDS &&
+				    (rc = rs_emit(r, q, fn, ctx)) != 0)
+					break;
+				uint64_t *out = &r->rec[ENC_EVENTS_FIRST_WORD + r->nwords];
+				out[0] = w;
+				out[1] = __atomic_load_n(&ring[(k + 1) % RING_WORDS],
+							 __ATOMIC_RELAXED);
+				r->nwords += 2;
+				k += 2;
+				continue;
+			}
 			unsigned pl = (code & 0xff) == RING_CTL_SWITCHED ? 2 : 1;
 			if (k + pl >= end || (k % RING_WORDS) + pl >= RING_WORDS)
 				break; /* its payload is not there (or would wrap: bad) */

@@ -20,12 +20,17 @@ enum span_kind {
 			   * (enum span_damage), value how much */
 };
 
-/* What a SPAN_DAMAGE event says of its thread. */
+/* What a SPAN_DAMAGE event says of its thread: what its data lost, or a
+ * note on its time (at the event's ts). */
 enum span_damage {
 	SPAN_DMG_DROPPED = 1, /* value: event words the target dropped */
 	SPAN_DMG_GAP,	      /* value: drops across which outer spans stayed open */
 	SPAN_DMG_OFFCPU,      /* value: switched-out ns the thread's spans should hold
 			       * and do not: their on/off-CPU split is incomplete */
+	SPAN_NOTE_WAITED,     /* value: ns the thread waited for room in spanstat's
+			       * buffers; the spans open at ts hold them */
+	SPAN_NOTE_WAITED_OFF, /* value: of that wait, the ns off the CPU */
+	SPAN_DAMAGE_KINDS     /* how many, 0 included */
 };
 
 #define SPAN_F_UNFINISHED 1u /* closed by spanstat, not by the target */

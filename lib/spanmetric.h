@@ -46,4 +46,11 @@ static inline int spanmetric_find(const struct spanmetrics *ms, enum spanmetric_
 	return -1;
 }
 
+/* Index of the on/off-CPU split when the run measured it, or -1. */
+static inline int spanmetric_off_cpu(const struct spanmetrics *ms)
+{
+	int i = spanmetric_find(ms, SPANMETRIC_OFF_CPU);
+	return i >= 0 && ms->m[i].supported ? i : -1;
+}
+
 #endif

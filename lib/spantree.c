@@ -55,6 +55,7 @@ void span_tree_release(struct span_tree *t)
 	free(t->val);
 	free(t->hash);
 	free(t->stack);
+	free(t->wait);
 	memset(t, 0, sizeof *t);
 }
 
@@ -284,6 +285,32 @@ static void spantree_end(struct span_tree *t, const struct span_event *ev)
 	span_tree_add_vals(t, i, ev->vals);
 }
 
+static uint64_t spantree_sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/* A wait for room (SPAN_NOTE_WAITED, or its off-CPU part): every span open
+ * now holds it. */
+static void spantree_waited(struct span_tree *t, bool off, uint64_t ns)
+{
+	if (t->nwait < t->n) {
+		uint64_t *w = realloc(t->wait, 2 * (size_t)t->cap * sizeof *w);
+		if (!w)
+			return; /* the wait stays in the span times, as uncompensated */
+		memset(w + 2 * (size_t)t->nwait, 0, 2 * (size_t)(t->cap - t->nwait) * sizeof *w);
+		t->wait = w;
+		t->nwait = t->cap;
+	}
+	for (uint32_t k = 0; k < t->depth; k++) {
+		uint32_t i = t->stack[k];
+		if (i == SPANTREE_UNTRACKED)
+			continue;
+		uint64_t *w = &t->wait[2 * (size_t)i + off];
+		*w = spantree_sat_add(*w, ns);
+	}
+}
+
 void spantree_event(void *arg, const struct span_event *ev)
 {
 	struct spantree *st = arg;
@@ -308,10 +335,13 @@ void spantree_event(void *arg, const struct span_event *ev)
 		return;
 	}
 	if (ev->kind == SPAN_DAMAGE) { /* not an event of the thread's: no extent */
-		if (ev->depth >= SPAN_DMG_DROPPED && ev->depth <= SPAN_DMG_OFFCPU &&
+		if (ev->depth >= SPAN_DMG_DROPPED && ev->depth < SPAN_DAMAGE_KINDS &&
 		    ev->value > 0) {
 			uint64_t *d = &t->dmg[ev->depth];
-			*d = *d + (uint64_t)ev->value < *d ? UINT64_MAX : *d + (uint64_t)ev->value;
+			*d = spantree_sat_add(*d, (uint64_t)ev->value);
+			if (ev->depth == SPAN_NOTE_WAITED || ev->depth == SPAN_NOTE_WAITED_OFF)
+				spantree_waited(t, ev->depth == SPAN_NOTE_WAITED_OFF,
+						(uint64_t)ev->value);
 		}
 		return;
 	}
@@ -395,7 +425,25 @@ int spantree_import(struct spantree *st, const struct span_import *im)
 	return 0;
 }
 
-uint64_t spantree_compensate(struct spantree *st, double event_ns)
+/* Node i's value row: its totals, then its children's (span_node_vals). */
+static uint64_t *spantree_vals(struct span_tree *t, uint32_t i)
+{
+	return t->val + (size_t)i * 2 * t->nval;
+}
+
+/* Takes n's cut out of its total, and the off-CPU part of its waits out of
+ * its off-CPU value `off` (an index of t->val, or -1). */
+static void spantree_cut(struct span_tree *t, uint32_t i, double cut, int off)
+{
+	struct span_node *n = &t->node[i];
+	n->total_ns = cut >= (double)n->total_ns ? 0 : n->total_ns - (uint64_t)cut;
+	if (off >= 0 && t->val && i < t->nwait) {
+		uint64_t *v = spantree_vals(t, i) + off, w = t->wait[2 * (size_t)i + 1];
+		*v = w >= *v ? 0 : *v - w;
+	}
+}
+
+uint64_t spantree_compensate(struct spantree *st, double event_ns, int off)
 {
 	uint64_t removed = 0;
 	for (size_t k = 0; k < st->nthread; k++) {
@@ -403,6 +451,8 @@ uint64_t spantree_compensate(struct spantree *st, double event_ns)
 		uint64_t *below = calloc(t->n ? t->n : 1, sizeof *below);
 		if (!below)
 			continue;
+		if (off >= 0 && (unsigned)off >= t->nval)
+			off = -1;
 		/* spans under each node, children before parents (parents' indexes
 		 * are always lower) */
 		for (uint32_t i = t->n; i-- > 1;)
@@ -411,14 +461,22 @@ uint64_t spantree_compensate(struct spantree *st, double event_ns)
 		for (uint32_t i = 1; i < t->n; i++)
 			self_before += span_node_self(&t->node[i]);
 		for (uint32_t i = 1; i < t->n; i++) {
-			struct span_node *n = &t->node[i];
-			double cut = event_ns * ((double)n->count + 2.0 * (double)below[i]);
-			n->total_ns = cut >= (double)n->total_ns ? 0 : n->total_ns - (uint64_t)cut;
+			double cut = event_ns * ((double)t->node[i].count + 2.0 * (double)below[i]);
+			if (i < t->nwait)
+				cut += (double)t->wait[2 * (size_t)i];
+			spantree_cut(t, i, cut, off);
 		}
 		for (uint32_t i = 0; i < t->n; i++)
 			t->node[i].child_ns = 0;
 		for (uint32_t i = 1; i < t->n; i++)
 			t->node[t->node[i].parent].child_ns += t->node[i].total_ns;
+		if (off >= 0 && t->nwait) { /* the children's off-CPU totals follow */
+			for (uint32_t i = 0; i < t->n; i++)
+				spantree_vals(t, i)[t->nval + (unsigned)off] = 0;
+			for (uint32_t i = 1; i < t->n; i++)
+				spantree_vals(t, t->node[i].parent)[t->nval + (unsigned)off] +=
+					spantree_vals(t, i)[off];
+		}
 		for (uint32_t i = 1; i < t->n; i++)
 			self_after += span_node_self(&t->node[i]);
 		removed += self_before > self_after ? self_before - self_after : 0;

@@ -29,12 +29,15 @@ struct span_tree {
 	struct span_node *node; /* node[0] is the root; a parent's index is
 				 * always below its children's */
 	uint32_t n, cap;
-	uint64_t first_ts, last_ts;  /* extent of this thread's events (0: none) */
-	uint64_t instants, counters; /* this thread's */
-	uint64_t dmg[4];	     /* what its data lost, by enum span_damage */
-	unsigned nval;		     /* values per span (spanmetric.h) */
-	uint64_t *val;		     /* per node: nval totals, then nval of its
-				      * direct children's totals (span_node_vals) */
+	uint64_t first_ts, last_ts;	 /* extent of this thread's events (0: none) */
+	uint64_t instants, counters;	 /* this thread's */
+	uint64_t dmg[SPAN_DAMAGE_KINDS]; /* what its data lost, by enum span_damage */
+	unsigned nval;			 /* values per span (spanmetric.h) */
+	uint64_t *val;			 /* per node: nval totals, then nval of its
+					  * direct children's totals (span_node_vals) */
+	uint64_t *wait;			 /* per node: ns waited for room inside its spans (all, off
+					  * the CPU): SPAN_NOTE_WAITED; NULL when none */
+	uint32_t nwait;			 /* nodes `wait` has room for */
 	/* private: child lookup and the open stack */
 	uint32_t *hash;
 	uint32_t nhash;
@@ -84,10 +87,12 @@ struct span_import {
 int spantree_import(struct spantree *st, const struct span_import *im);
 /* Removes the instrumentation's own cost from every span's time (--compensate):
  * a span holds about one event of its own (half its begin, half its end) and
- * two whole events per span below it, each costing event_ns; totals never go
- * below zero, and parents' child times follow.  Returns the ns removed from
- * the self times, in all. */
-uint64_t spantree_compensate(struct spantree *st, double event_ns);
+ * two whole events per span below it, each costing event_ns, and every wait
+ * for room in spanstat's buffers told while it was open (SPAN_NOTE_WAITED),
+ * whose off-CPU part also leaves value `off` (the on/off-CPU split's index
+ * in the values, or -1); totals never go below zero, and parents' child
+ * times follow.  Returns the ns removed from the self times, in all. */
+uint64_t spantree_compensate(struct spantree *st, double event_ns, int off);
 /* Merge every thread's tree into out (matching paths by name); out needs no
  * initialisation and is released with span_tree_release.  0 or -ENOMEM. */
 int spantree_merge(const struct spantree *st, struct span_tree *out);

@@ -679,7 +679,8 @@ static void summary_span_problems(FILE *fp, const struct decode_stats *d, uint64
 }
 
 /* The time the target's threads waited for room in spanstat's pipe or
- * rings: instrumentation too, and inside the spans open meanwhile. */
+ * rings: instrumentation too, inside the spans open meanwhile unless
+ * --compensate took out what the streams placed. */
 static void summary_waited(FILE *fp, const struct report *r, bool alone)
 {
 	uint64_t w = r->dstats ? r->dstats->waited_ns : 0;
@@ -688,12 +689,32 @@ static void summary_waited(FILE *fp, const struct report *r, bool alone)
 			fputs("\n\n", fp);
 		return;
 	}
-	char d[48];
+	uint64_t placed = report_waited_placed(r);
+	uint64_t lost = placed < w ? w - placed : 0;
+	char d[48], u[48];
 	fmt_duration(d, sizeof d, w);
-	fprintf(fp,
-		"%s waiting for room in spanstat's buffers: %s, inside the times of the spans "
-		"open meanwhile (--compensate leaves it there)\n\n",
+	fmt_duration(u, sizeof u, lost);
+	fprintf(fp, "%s waiting for room in spanstat's buffers: %s",
 		alone ? " instrumentation:" : ";", d);
+	if (!r->compensated && !lost)
+		fputs(", inside the times of the spans open meanwhile (--compensate takes it out)",
+		      fp);
+	else if (!r->compensated && lost < w)
+		fprintf(fp,
+			", inside the times of the spans open meanwhile (--compensate takes it out "
+			"but "
+			"for %s not told in place)",
+			u);
+	else if (!r->compensated)
+		fputs(", inside the times of the spans open meanwhile, not told in place", fp);
+	else if (!lost)
+		fputs(", taken out of the spans open meanwhile", fp);
+	else if (lost < w)
+		fprintf(fp, ", taken out of the spans open meanwhile but for %s not told in place",
+			u);
+	else
+		fputs(", not told in place: left in the times of the spans open meanwhile", fp);
+	fputs("\n\n", fp);
 }
 
 /* The instrumentation's own cost: events recorded, what each costs the

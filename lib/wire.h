@@ -32,6 +32,10 @@
  *                WIRE_OP_COUNTER, which is followed by one payload word holding
  *                the counter's value as a two's-complement int64; after
  *                WIRE_VALUES, BEGIN and END are followed by its value words
+ * A WIRE_OP_COUNTER word with id 0 is a note, not an event: its low 40 bits
+ * are ring.h's RING_CTL_WAITED with the wait's on-CPU microseconds in bits
+ * 8..39 (no delta: the timestamp stays), its payload word the wait's length
+ * in ns: the thread waited for room right after the event before it.
  * A begin/end pair therefore costs 16 bytes on the wire.
  *
  * Timestamps are in the process's clock (see WIRE_HELLO): TSC ticks or

@@ -15,8 +15,9 @@ setup_file() {
 	export GAP SWLOST
 	GAP=$(build_workload span_gap $(span_link_flags))
 	SWLOST=$(build_workload span_swlost $(span_link_flags))
-	export FORKWAIT
+	export FORKWAIT WAITROOM
 	FORKWAIT=$(build_workload span_forkwait $(span_link_flags))
+	WAITROOM=$(build_workload span_waitroom $(span_link_flags))
 }
 
 setup() {
@@ -184,8 +185,10 @@ setup() {
 		cat p.txt
 		assert_equal "$(grep -v ' outer;mid;inner$' p.txt)" "$(printf '%s\n' '1 outer' '1 outer;mid' '1 outer;mid2' '1000 outer;mid2;after')"
 		# the target's wait for room is instrumentation, measured and said
-		assert_line --regexp "^ instrumentation: .*; waiting for room in spanstat's buffers: [0-9.]+ [mun]?s, inside the times of the spans open meanwhile \\(--compensate leaves it there\\)$"
-		jq -e '.spans.overhead.waited_ns > 0 and .spans.overhead.waited_ns == .spans.decode.waited_ns' g.json
+		# the waits ended in the drop: where among the spans is unknown
+		assert_line --regexp "^ instrumentation: .*; waiting for room in spanstat's buffers: [0-9.]+ [mun]?s, inside the times of the spans open meanwhile, not told in place$"
+		jq -e '.spans.overhead.waited_ns > 0 and .spans.overhead.waited_ns == .spans.decode.waited_ns
+			and .spans.overhead.waited_placed_ns == 0' g.json
 		# marked on the thread that dropped, in JSON
 		jq -e '[.spans.threads[].damage] == [{dropped: .spans.decode.dropped, gaps: 1,
 			off_cpu_unplaced_ns: 0}] and .spans.decode.dropped > 0' g.json
@@ -274,4 +277,52 @@ setup() {
 	run timeout 60 "$SPANSTAT" --spans --json=w.json --perfetto=w.pftrace -- "$FORKWAIT" 1000000 5
 	assert_success
 	jq -e '.spans.overhead.waited_ns > 0 and .spans.overhead.waited_ns < .runs[0].rusage.elapsed_ns' w.json
+}
+
+@test "waiting for spanstat: told at its place, taken out of the spans open meanwhile by --compensate" {
+	# span_waitroom stops spanstat for 50 ms inside outer;mid while it
+	# records "x" spans, so that it waits for room and goes on without a
+	# drop.  Every wait is told where it happened (inside outer, mid and
+	# the x it began in); --compensate takes it out of exactly those.
+	local out
+	for out in stream record; do
+		if [ $out = stream ]; then
+			run timeout 60 "$SPANSTAT" --spans --json=raw.json --perfetto=w.pftrace -- "$WAITROOM" 100000 50
+			assert_success
+			run timeout 60 "$SPANSTAT" --spans --compensate --json=comp.json --perfetto=w.pftrace -- "$WAITROOM" 100000 50
+		else
+			run timeout 60 "$SPANSTAT" record -o w.rec -- "$WAITROOM" 100000 50
+			assert_success
+			run timeout 60 "$SPANSTAT" report --json=raw.json w.rec
+			assert_success
+			assert_line --regexp "^ instrumentation: .*; waiting for room in spanstat's buffers: [0-9.]+ ms, inside the times of the spans open meanwhile \\(--compensate takes it out\\)$"
+			run timeout 60 "$SPANSTAT" report --compensate --json=comp.json w.rec
+		fi
+		assert_success
+		assert_line --regexp "^ instrumentation: .*; waiting for room in spanstat's buffers: [0-9.]+ ms, taken out of the spans open meanwhile$"
+		local f
+		for f in raw.json comp.json; do
+			# nothing dropped, every wait told in place, at least the stop's 50 ms
+			jq -e '.spans.decode.dropped == 0 and .spans.overhead.waited_ns >= 50000000
+				and .spans.overhead.waited_placed_ns == .spans.overhead.waited_ns' $f
+		done
+		# raw: outer holds every wait, mid the stop's (smaller waits follow
+		# while spanstat catches up)
+		jq -e '([.spans.merged.nodes[] | {(.name): .total_ns}] | add) as $t
+			| .spans.overhead.waited_ns as $w | $t.outer >= $w and $t.mid >= 50000000' raw.json
+		# compensated: the wait is out of outer, mid and x, and y kept its
+		# size; no span's off-CPU time exceeds its time
+		jq -e '([.spans.merged.nodes[] | {(.name): .total_ns}] | add) as $t
+			| .spans.overhead.waited_ns as $w | $t.outer < $w / 2 and $t.mid < $w / 2
+			and $t.x < $w / 2 and $t.y > 0' comp.json
+		jq -e '[.spans.merged.nodes[] | .off_cpu_ns <= .total_ns and .self_off_cpu_ns <= .self_ns] | all' comp.json
+		if [ $out = record ]; then
+			# one record, both ways: what left the outer span is the wait and
+			# the events' cost, to the nanosecond's rounding
+			jq -s -e '(.[0].spans.merged.nodes[0].total_ns - .[1].spans.merged.nodes[0].total_ns) as $d
+				| .[1].spans.overhead.waited_placed_ns as $w
+				| (.[1].spans.overhead.ns_per_event * .[1].spans.overhead.events) as $e
+				| $d >= $w and $d <= $w + $e + 1000' raw.json comp.json
+		fi
+	done
 }

@@ -284,11 +284,64 @@ static void test_values(void)
 	spantree_release(&st);
 }
 
+static void note(struct spantree *st, uint32_t tid, uint64_t ts, enum span_damage what, uint64_t ns)
+{
+	struct span_event e = ev(SPAN_DAMAGE, 1, tid, ts, 0);
+	e.depth = what;
+	e.value = (int64_t)ns;
+	spantree_event(st, &e);
+}
+
+/* --compensate: one event's cost per span, two per span below, and every
+ * wait for room told while the span was open, off-CPU part and all. */
+static void test_compensate(void)
+{
+	struct spantree st;
+	spantree_init(&st);
+	spantree_set_values(&st, 1); /* value 0: off-CPU ns */
+	uint64_t va[1] = {700}, vb[1] = {650};
+	begin(&st, 1, 0, A, 0);
+	note(&st, 1, 50, SPAN_NOTE_WAITED, 30); /* in A alone */
+	begin(&st, 1, 1, B_, 100);
+	note(&st, 1, 150, SPAN_NOTE_WAITED, 1000); /* in A and B */
+	note(&st, 1, 150, SPAN_NOTE_WAITED_OFF, 600);
+	struct span_event e = ev(SPAN_END, 1, 1, 2100, B_);
+	e.depth = 1;
+	e.begin_ts = 100;
+	e.vals = vb;
+	spantree_event(&st, &e);
+	e = ev(SPAN_END, 1, 1, 2200, A);
+	e.begin_ts = 0;
+	e.vals = va;
+	spantree_event(&st, &e);
+	note(&st, 1, 2300, SPAN_NOTE_WAITED, 77); /* in no span */
+	/* thread 2: no waits */
+	begin(&st, 2, 0, A, 0);
+	end(&st, 2, 0, A, 0, 500, 0);
+	const struct span_tree *t = st.thread[0];
+	is_int(t->dmg[SPAN_NOTE_WAITED], 1107, "the thread's waits are summed");
+	is_int(t->dmg[SPAN_NOTE_WAITED_OFF], 600, "and their off-CPU parts");
+	uint64_t removed = spantree_compensate(&st, 10.0, 0);
+	const uint32_t pa[] = {A, 0}, pb[] = {A, B_, 0};
+	uint32_t ia = (uint32_t)(node_at(t, pa) - t->node),
+		 ib = (uint32_t)(node_at(t, pb) - t->node);
+	is_int(t->node[ia].total_ns, 2200 - 30 - 1030, "A loses 3 events and both waits");
+	is_int(t->node[ib].total_ns, 2000 - 1010, "B loses its own event and the wait in it");
+	is_int(span_node_self(&t->node[ia]), 1140 - 990, "A's self follows its child");
+	is_int(span_node_vals(t, ia)[0], 100, "the wait's off-CPU part leaves A's off-CPU time");
+	is_int(span_node_vals(t, ib)[0], 50, "and B's");
+	is_int(span_node_vals(t, ia)[1], 50, "A's children's off-CPU total follows");
+	is_int(st.thread[1]->node[1].total_ns, 490, "a thread without waits loses its events");
+	is_int(removed, (2200 - 2000) - 150 + (2000 - 990) + 10, "the self time removed, in all");
+	spantree_release(&st);
+}
+
 int main(void)
 {
 	test_known();
 	test_bounded();
 	test_from_decoder();
 	test_values();
+	test_compensate();
 	return tap_done();
 }
