@@ -863,8 +863,10 @@ static void rf_events(struct recfile *rf, struct rf_replay *rp, struct rec_in *i
 		/* deeper than the decoder ever nests: damage (the flame chart
 		 * sizes its lanes by depth) */
 		if (!in->ok || !thread || ev.depth > NORM_MAX_DEPTH ||
-		    (k == SPAN_DAMAGE && (ev.depth < SPAN_DMG_DROPPED ||
-					  ev.depth >= SPAN_DAMAGE_KINDS || ev.value < 0))) {
+		    (k == SPAN_DAMAGE &&
+		     (ev.depth < SPAN_DMG_DROPPED || ev.depth >= SPAN_DAMAGE_KINDS ||
+		      ev.value < 0 ||
+		      (ev.depth >= SPAN_NOTE_WAITED && ev.value > INT64_C(1) << 50)))) {
 			bad = true;
 			break;
 		}

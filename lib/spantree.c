@@ -437,9 +437,12 @@ static void spantree_cut(struct span_tree *t, uint32_t i, double cut, int off)
 {
 	struct span_node *n = &t->node[i];
 	n->total_ns = cut >= (double)n->total_ns ? 0 : n->total_ns - (uint64_t)cut;
-	if (off >= 0 && t->val && i < t->nwait) {
-		uint64_t *v = spantree_vals(t, i) + off, w = t->wait[2 * (size_t)i + 1];
+	if (off >= 0 && t->val) { /* never more off the CPU than it lasts */
+		uint64_t *v = spantree_vals(t, i) + off;
+		uint64_t w = i < t->nwait ? t->wait[2 * (size_t)i + 1] : 0;
 		*v = w >= *v ? 0 : *v - w;
+		if (*v > n->total_ns)
+			*v = n->total_ns;
 	}
 }
 
@@ -470,7 +473,7 @@ uint64_t spantree_compensate(struct spantree *st, double event_ns, int off)
 			t->node[i].child_ns = 0;
 		for (uint32_t i = 1; i < t->n; i++)
 			t->node[t->node[i].parent].child_ns += t->node[i].total_ns;
-		if (off >= 0 && t->nwait) { /* the children's off-CPU totals follow */
+		if (off >= 0 && t->val) { /* the children's off-CPU totals follow */
 			for (uint32_t i = 0; i < t->n; i++)
 				spantree_vals(t, i)[t->nval + (unsigned)off] = 0;
 			for (uint32_t i = 1; i < t->n; i++)

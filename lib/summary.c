@@ -684,13 +684,15 @@ static void summary_span_problems(FILE *fp, const struct decode_stats *d, uint64
 static void summary_waited(FILE *fp, const struct report *r, bool alone)
 {
 	uint64_t w = r->dstats ? r->dstats->waited_ns : 0;
+	uint64_t placed = report_waited_placed(r);
+	if (placed > w) /* a process whose total never came (killed) */
+		w = placed;
 	if (!w) {
 		if (!alone)
 			fputs("\n\n", fp);
 		return;
 	}
-	uint64_t placed = report_waited_placed(r);
-	uint64_t lost = placed < w ? w - placed : 0;
+	uint64_t lost = w - placed;
 	char d[48], u[48];
 	fmt_duration(d, sizeof d, w);
 	fmt_duration(u, sizeof u, lost);

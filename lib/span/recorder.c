@@ -180,6 +180,7 @@ struct rec_thread {
 	unsigned gap;		/* 1: a dropped event broke the stream's stack (rec_drop_gap) */
 	uint64_t wpend_ns;	/* a wait for room not yet told in the stream (rec_put_waited) */
 	uint64_t wpend_cpu;	/* of it, ns on the CPU */
+	uint64_t wpend_end;	/* rec_now() when it ended */
 	unsigned low;		/* since then, the fewest spans open: those below stayed open */
 	uint32_t pid, tid;	/* pid 0: a fork child that has not started yet */
 	uint32_t seq;		/* sequence number of the next events record */
@@ -471,10 +472,14 @@ static REC_NOI void rec_waited_since(uint64_t since, uint64_t cpu, int got)
 	uint64_t wall = rec_mono() - since;
 	atomic_fetch_add_explicit(&rec_waited, wall, memory_order_relaxed);
 	struct rec_thread *t = rec_self;
-	if (got && t && !t->calib) {
+	/* not placed where handlers' spans ran inside it (their time would be
+	 * taken out twice), nor where the filters send begins late */
+	if (got && t && !t->calib && !t->nq &&
+	    __atomic_load_n(&rec_on, __ATOMIC_RELAXED) != REC_ON_FILTERED) {
 		uint64_t now = rec_thread_cpu();
 		t->wpend_ns += wall;
 		t->wpend_cpu += now > cpu && cpu ? now - cpu : 0;
+		t->wpend_end = rec_now();
 	}
 }
 
@@ -903,7 +908,9 @@ static REC_NOI void rec_put_waited(struct rec_thread *t)
 {
 	uint64_t ns = t->wpend_ns, us = t->wpend_cpu / 1000;
 	t->wpend_ns = t->wpend_cpu = 0;
-	if (t->agg || t->calib)
+	/* only after an event timed before the wait (not one timed after it,
+	 * as when defining its name waited) */
+	if (t->agg || t->calib || (int64_t)(t->last - t->wpend_end) > 0)
 		return;
 	uint64_t word = RING_CTL(RING_CTL_WAITED | (us > UINT32_MAX ? UINT32_MAX : us) << 8);
 	if (t->slot) {
@@ -1104,7 +1111,7 @@ static REC_NOI void rec_thread_reset(struct rec_thread *t, uint64_t now)
 	t->base = t->last = now;
 	t->dropped = t->reported = 0;
 	t->gap = t->low = 0;
-	t->wpend_ns = t->wpend_cpu = 0; /* another process's or thread's waits */
+	t->wpend_ns = t->wpend_cpu = t->wpend_end = 0; /* another process's or thread's */
 	t->seq = 0;
 	t->depth = t->fdone = t->njmp = 0;
 	memset(t->jmp, 0, sizeof t->jmp);
@@ -2029,10 +2036,9 @@ REC_API void __cyg_profile_func_exit(void *fn, void *call_site)
 
 /* ---- calibration ------------------------------------------------------------ */
 
-#define REC_CALIB_PAIRS 200u	/* per loop: fits one record, so nothing is sent */
-#define REC_CALIB_LOOPS 32u	/* the fastest loop counts */
-#define REC_CALIB_EXIT_LOOPS 8u /* again at a normal exit, when spanstat is idle */
-static uint64_t rec_calib;	/* milli-ticks per event: the lower of connect's and exit's */
+#define REC_CALIB_PAIRS 200u /* per loop: fits one record, so nothing is sent */
+#define REC_CALIB_LOOPS 32u  /* the fastest loop counts */
+static uint64_t rec_calib;   /* milli-ticks per event, as measured at connect */
 static volatile uint64_t rec_calib_sink;
 
 /* The work between two events: two dependent multiply-adds.  Events with
@@ -2061,10 +2067,11 @@ static REC_NOI __attribute__((noinline)) void rec_calib_stub(const char *name)
  * functions and the path the process's events take (aggregate, events,
  * filters), into a private scratch thread that sends nothing; the fastest of
  * `loops` loops, as TAU calibrates.  Runs on the connecting thread before it
- * records anything, and again at a normal exit: at connect spanstat itself is
- * busy with the new process, and on a machine whose two CPUs share a core
- * that alone made a run's cost read 8.5 to 15 ns; any disturbance only adds,
- * so the lower counts.  Returns milli-ticks per event, 0 when unknown. */
+ * records anything.  spanstat itself is busy with the new process then, and
+ * on a machine whose two CPUs share a core that alone made a run's cost read
+ * 8.5 to 15 ns; measuring again at exit (the lower counts) cured it but
+ * cannot stay so: it maps memory and opens counters where a sandboxed exit
+ * may not.  Returns milli-ticks per event, 0 when unknown. */
 static REC_NOI uint64_t rec_calibrate(unsigned loops)
 {
 	static const char name[] = "spanstat-calibration";
@@ -2196,15 +2203,6 @@ static REC_NOI void rec_finish(int sig)
 		me->guard = (uintptr_t)&mark;
 		rec_drain(me, __atomic_load_n(&rec_on, __ATOMIC_RELAXED));
 		me->guard = 0;
-	}
-	if (!sig && me && me->pid && !me->guard && rec_calib) {
-		/* the process's last word on its cost (rec_calibrate), before
-		 * anything stops: the loops take tens of microseconds */
-		uint64_t c = rec_calibrate(REC_CALIB_EXIT_LOOPS);
-		if (c && c < rec_calib) {
-			rec_calib = c;
-			rec_send_calib();
-		}
 	}
 	rec_set_on(0);
 	atomic_store(&rec_exit_deadline, rec_mono() + REC_EXIT_WAIT_MS * UINT64_C(1000000));
