@@ -579,7 +579,7 @@ static void decode_record(struct decoder *d, const struct wire_hdr *h, const uin
 			break;
 		memcpy(&c, pl, sizeof c);
 		if (c.milli_per_event && c.milli_per_event < UINT64_C(1) << 40) {
-			/* a process's later word (at its exit) replaces its first */
+			/* a new image's word (after exec) replaces the process's first */
 			uint64_t mns = decoder_dur_ns(d, p->pid, c.milli_per_event);
 			if (p->calib)
 				d->calib_mns -= p->calib;

@@ -2066,13 +2066,13 @@ static REC_NOI __attribute__((noinline)) void rec_calib_stub(const char *name)
 /* What one event costs this process: begin/end pairs through the exported
  * functions and the path the process's events take (aggregate, events,
  * filters), into a private scratch thread that sends nothing; the fastest of
- * `loops` loops, as TAU calibrates.  Runs on the connecting thread before it
+ * REC_CALIB_LOOPS loops, as TAU calibrates.  Runs on the connecting thread before it
  * records anything.  spanstat itself is busy with the new process then, and
  * on a machine whose two CPUs share a core that alone made a run's cost read
  * 8.5 to 15 ns; measuring again at exit (the lower counts) cured it but
  * cannot stay so: it maps memory and opens counters where a sandboxed exit
  * may not.  Returns milli-ticks per event, 0 when unknown. */
-static REC_NOI uint64_t rec_calibrate(unsigned loops)
+static REC_NOI uint64_t rec_calibrate(void)
 {
 	static const char name[] = "spanstat-calibration";
 	struct rec_thread *t =
@@ -2126,7 +2126,7 @@ static REC_NOI uint64_t rec_calibrate(unsigned loops)
 	 * that what a real program overlaps with the events' own work (the
 	 * timestamp reads) is not counted */
 	uint64_t with = UINT64_MAX, without = UINT64_MAX, x = 1;
-	for (unsigned l = 0; l < loops; l++) {
+	for (unsigned l = 0; l < REC_CALIB_LOOPS; l++) {
 		t->pos = t->rec + REC_FIRST;
 		t->lim = t->rec + REC_WORDS;
 		t->depth = t->fdone = t->adepth = 0;
@@ -2962,7 +2962,7 @@ __attribute__((constructor)) static REC_NOI void rec_connect(void)
 	}
 	rec_connected = 1;
 	rec_set_on(1);
-	rec_calib = rec_calibrate(REC_CALIB_LOOPS);
+	rec_calib = rec_calibrate();
 	rec_send_calib();
 	/* the connecting thread starts now, outside every span and before a
 	 * signal handler of the program can run (its events would be dropped

@@ -18,25 +18,16 @@
 
 #include <spanstat.h>
 
+#include "reader.h"
+
 int main(int argc, char **argv)
 {
 	if (argc != 3)
 		return 2;
 	long n = atol(argv[1]), k = atol(argv[2]);
-	const char *pipe = getenv("SPANSTAT_PIPE");
-	int reader = 0;
-	if (pipe && sscanf(pipe, "/proc/%d/fd/", &reader) != 1)
-		reader = 0;
+	int reader = reader_pid();
 	spanstat_begin("stall");
-	if (reader > 1) {
-		kill(reader, SIGSTOP);
-		if (fork() == 0) {
-			struct timespec ts = {0, 300000000};
-			nanosleep(&ts, NULL);
-			kill(reader, SIGCONT);
-			_exit(0);
-		}
-	}
+	reader_stop_for(reader, 300);
 	for (long i = 0; i < n; i++) {
 		spanstat_begin("x");
 		spanstat_end("x");

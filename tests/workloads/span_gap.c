@@ -19,6 +19,8 @@
 
 #include <spanstat.h>
 
+#include "reader.h"
+
 static void nap_ms(long ms)
 {
 	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
@@ -39,23 +41,18 @@ int main(int argc, char **argv)
 	if (argc != 3 && argc != 4)
 		return 2;
 	long n = atol(argv[1]), m = atol(argv[2]), k = argc > 3 ? atol(argv[3]) : 0;
-	const char *pipe = getenv("SPANSTAT_PIPE");
-	int reader = 0;
-	if (pipe && sscanf(pipe, "/proc/%d/fd/", &reader) != 1)
-		reader = 0;
+	int reader = reader_pid();
 	spanstat_begin("outer");
 	spanstat_begin("mid");
 	nap_ms(5);
-	if (reader > 1)
-		kill(reader, SIGSTOP);
+	reader_signal(reader, SIGSTOP);
 	inner(n);
 	spanstat_end("mid");
 	spanstat_begin("mid2");
 	inner(n);
 	for (long i = 0; i < k; i++)
 		spanstat_begin("deep");
-	if (reader > 1)
-		kill(reader, SIGCONT);
+	reader_signal(reader, SIGCONT);
 	nap_ms(100);
 	for (long i = 0; i < m; i++) {
 		spanstat_begin("after");

@@ -15,23 +15,20 @@
 
 #include <spanstat.h>
 
+#include "reader.h"
+
 int main(int argc, char **argv)
 {
 	if (argc != 3)
 		return 2;
 	long n = atol(argv[1]), m = atol(argv[2]);
-	const char *pipe = getenv("SPANSTAT_PIPE");
-	int reader = 0;
-	if (pipe && sscanf(pipe, "/proc/%d/fd/", &reader) != 1)
-		reader = 0;
-	if (reader > 1)
-		kill(reader, SIGSTOP);
+	int reader = reader_pid();
+	reader_signal(reader, SIGSTOP);
 	for (long i = 0; i < n; i++) {
 		spanstat_begin("stalled");
 		spanstat_end("stalled");
 	}
-	if (reader > 1)
-		kill(reader, SIGCONT);
+	reader_signal(reader, SIGCONT);
 	struct timespec ts = {0, 100 * 1000 * 1000};
 	while (nanosleep(&ts, &ts) != 0)
 		;

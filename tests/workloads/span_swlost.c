@@ -14,26 +14,23 @@
 
 #include <spanstat.h>
 
+#include "reader.h"
+
 int main(int argc, char **argv)
 {
 	if (argc != 2)
 		return 2;
 	long n = atol(argv[1]);
-	const char *pipe = getenv("SPANSTAT_PIPE");
-	int reader = 0;
-	if (pipe && sscanf(pipe, "/proc/%d/fd/", &reader) != 1)
-		reader = 0;
+	int reader = reader_pid();
 	spanstat_begin("work");
-	if (reader > 1)
-		kill(reader, SIGSTOP);
+	reader_signal(reader, SIGSTOP);
 	for (long i = 0; i < n; i++) {
 		struct timespec ts = {0, 20000};
 		spanstat_begin("nap");
 		nanosleep(&ts, NULL);
 		spanstat_end("nap");
 	}
-	if (reader > 1)
-		kill(reader, SIGCONT);
+	reader_signal(reader, SIGCONT);
 	spanstat_end("work");
 	return 0;
 }

@@ -18,6 +18,8 @@
 
 #include <spanstat.h>
 
+#include "reader.h"
+
 int main(int argc, char **argv)
 {
 	if (argc != 3)
@@ -25,21 +27,10 @@ int main(int argc, char **argv)
 	long n = atol(argv[1]), ms = atol(argv[2]);
 	if (n < 0 || ms < 0 || ms > 1000)
 		return 2;
-	const char *pipe = getenv("SPANSTAT_PIPE");
-	int reader = 0;
-	if (pipe && sscanf(pipe, "/proc/%d/fd/", &reader) != 1)
-		reader = 0;
+	int reader = reader_pid();
 	spanstat_begin("outer");
 	spanstat_begin("mid");
-	if (reader > 1) {
-		kill(reader, SIGSTOP);
-		if (fork() == 0) {
-			struct timespec ts = {0, ms * 1000000};
-			nanosleep(&ts, NULL);
-			kill(reader, SIGCONT);
-			_exit(0);
-		}
-	}
+	reader_stop_for(reader, ms);
 	for (long i = 0; i < n; i++) {
 		spanstat_begin("x");
 		spanstat_end("x");
