@@ -196,6 +196,7 @@ struct rec_thread {
 	const volatile uint32_t *swmark; /* off-CPU: moves when the thread was switched out */
 	uint32_t swflip;		 /* 1: no mark here, every span counts as switched */
 	uint64_t wbase;			 /* stream index of ring[0] in the current lap */
+	uint32_t nev;			 /* aggregated events, modulo: rec_recalibrate */
 	/* -- kept on fork: from the second page on -- */
 	_Alignas(4096) atomic_int live; /* owned by a running thread */
 	unsigned mslot;			/* slot + 1 whose parts are mapped below; 0: none */
@@ -1958,10 +1959,20 @@ static REC_NOI __attribute__((noinline)) void rec_event_cold(uint64_t key, uint6
 	rec_guard_clear(t);
 }
 
-static REC_HOT void rec_event(uint64_t key, uint64_t op)
+/* In-run calibration (rec_recalibrate): every REC_RECAL_EVERY events of an
+ * aggregating thread, a few pairs timed on the calibration thread. */
+#define REC_RECAL_EVERY 65536u
+static REC_NOI void rec_recalibrate(struct rec_thread *t);
+
+/* The calibration's own thread state, on the thread that calibrates: its
+ * events take the same path as the program's, with the same thread-local
+ * read, while rec_self stays the thread's own (a signal handler meanwhile
+ * finds it guarded, and queues). */
+static __thread struct rec_thread *rec_calib_self __attribute__((tls_model("initial-exec")));
+
+static REC_HOT void rec_event_in(struct rec_thread *t, uint64_t key, uint64_t op)
 {
 	int on = __atomic_load_n(&rec_on, __ATOMIC_RELAXED);
-	struct rec_thread *t = rec_self;
 	if (unlikely(!on || !t || (t->guard | t->nq))) {
 		if (on)
 			rec_event_cold(key, op, 0, 0);
@@ -1973,13 +1984,21 @@ static REC_HOT void rec_event(uint64_t key, uint64_t op)
 	}
 	char mark;
 	rec_guard_set(t, &mark);
-	if (likely(on == REC_ON_AGG))
+	if (likely(on == REC_ON_AGG)) {
 		rec_event_agg(t, key, op);
-	else if (on == REC_ON)
+		if (unlikely(!(++t->nev % REC_RECAL_EVERY)))
+			rec_recalibrate(t);
+	} else if (on == REC_ON) {
 		rec_event_stream(t, key, op);
-	else
+	} else {
 		rec_event_values(t, key, op);
+	}
 	rec_guard_clear(t);
+}
+
+static REC_HOT void rec_event(uint64_t key, uint64_t op)
+{
+	rec_event_in(rec_self, key, op);
 }
 
 REC_API void spanstat_begin(const char *name)
@@ -2038,8 +2057,16 @@ REC_API void __cyg_profile_func_exit(void *fn, void *call_site)
 
 #define REC_CALIB_PAIRS 200u /* per loop: fits one record, so nothing is sent */
 #define REC_CALIB_LOOPS 32u  /* the fastest loop counts */
-static uint64_t rec_calib;   /* milli-ticks per event, as measured at connect */
+#define REC_RECAL_PAIRS 128u /* in-run: pairs per sample, after REC_RECAL_WARM */
+#define REC_RECAL_WARM 8u
+#define REC_RECAL_MIN 8u   /* samples below which the connect's measure stands */
+static uint64_t rec_calib; /* milli-ticks per event: at connect, then the run's */
 static volatile uint64_t rec_calib_sink;
+static const char rec_calib_name[] = "spanstat-calibration";
+static struct rec_thread *rec_calib_t; /* kept for in-run samples, or NULL */
+static atomic_int rec_calib_busy;      /* a thread samples on rec_calib_t */
+static uint64_t rec_recal_bound;       /* ticks: a longer sample was interrupted */
+static _Atomic uint64_t rec_recal_with, rec_recal_without, rec_recal_pairs;
 
 /* The work between two events: two dependent multiply-adds.  Events with
  * nothing between them cost more each than in a program, whose work overlaps
@@ -2063,18 +2090,21 @@ static REC_NOI __attribute__((noinline)) void rec_calib_stub(const char *name)
 	__asm__ volatile("" : : "r"(name) : "memory");
 }
 
-/* What one event costs this process: begin/end pairs through the exported
- * functions and the path the process's events take (aggregate, events,
- * filters), into a private scratch thread that sends nothing; the fastest of
- * REC_CALIB_LOOPS loops, as TAU calibrates.  Runs on the connecting thread before it
- * records anything.  spanstat itself is busy with the new process then, and
- * on a machine whose two CPUs share a core that alone made a run's cost read
- * 8.5 to 15 ns; measuring again at exit (the lower counts) cured it but
- * cannot stay so: it maps memory and opens counters where a sandboxed exit
- * may not.  Returns milli-ticks per event, 0 when unknown. */
-static REC_NOI uint64_t rec_calibrate(void)
+/* spanstat_begin and spanstat_end, on the calibration thread. */
+static REC_NOI __attribute__((noinline)) void rec_calib_begin(const char *name)
 {
-	static const char name[] = "spanstat-calibration";
+	rec_event_in(rec_calib_self, (uintptr_t)name, REC_OP(WIRE_OP_BEGIN));
+}
+
+static REC_NOI __attribute__((noinline)) void rec_calib_end(const char *name)
+{
+	rec_event_in(rec_calib_self, (uintptr_t)name, REC_OP(WIRE_OP_END));
+}
+
+/* A private thread state that sends nothing, whose events take the path the
+ * process's take (aggregate, events, filters, values), or NULL. */
+static REC_NOI struct rec_thread *rec_calib_new(void)
+{
 	struct rec_thread *t =
 		mmap(NULL, sizeof *t, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	void *agg = rec_agg_mode ? mmap(NULL, RING_AGG_BYTES, PROT_READ | PROT_WRITE,
@@ -2083,15 +2113,15 @@ static REC_NOI uint64_t rec_calibrate(void)
 	if (t == MAP_FAILED || agg == MAP_FAILED) {
 		if (t != MAP_FAILED)
 			munmap(t, sizeof *t);
-		return 0;
+		return NULL;
 	}
 	t->calib = 1;
 	t->pid = rec_pid;
 	t->tid = rec_gettid();
 	memset(t->cache, 0xff, sizeof t->cache);
 	memset(t->fcache, 0xff, sizeof t->fcache);
-	struct rec_centry *c = &t->cache[rec_hash((uintptr_t)name)];
-	c->key = (uintptr_t)name;
+	struct rec_centry *c = &t->cache[rec_hash((uintptr_t)rec_calib_name)];
+	c->key = (uintptr_t)rec_calib_name;
 	c->word = (uint64_t)1 << WIRE_ID_SHIFT; /* never sent: any id */
 	if (agg) {
 		t->agg = agg;
@@ -2103,66 +2133,141 @@ static REC_NOI uint64_t rec_calibrate(void)
 	t->swmark = &rec_nomark;
 	recv_close(&t->vt);
 	recv_switch_close(&t->vt);
-	void *vals = MAP_FAILED;
 	if (rec_nvals) {
 		recv_open(&rec_vspec, &t->vt, rec_alloc_fn);
-		if (agg)
-			vals = mmap(NULL, ring_vals_bytes(rec_nvals), PROT_READ | PROT_WRITE,
-				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		void *vals = agg ? mmap(NULL, ring_vals_bytes(rec_nvals), PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+				 : NULL;
 		t->avals = vals == MAP_FAILED ? NULL : vals;
 		if (agg && !t->avals) {
 			recv_close(&t->vt);
 			munmap(agg, RING_AGG_BYTES);
 			munmap(t, sizeof *t);
-			return 0;
+			return NULL;
 		}
 	}
-	void (*volatile begin)(const char *) = spanstat_begin;
-	void (*volatile end)(const char *) = spanstat_end;
-	void (*volatile stub)(const char *) = rec_calib_stub;
-	struct rec_thread *self = rec_self;
-	rec_self = t;
-	/* the marginal cost: the same work with and without the events, so
-	 * that what a real program overlaps with the events' own work (the
-	 * timestamp reads) is not counted */
-	uint64_t with = UINT64_MAX, without = UINT64_MAX, x = 1;
-	for (unsigned l = 0; l < REC_CALIB_LOOPS; l++) {
-		t->pos = t->rec + REC_FIRST;
-		t->lim = t->rec + REC_WORDS;
-		t->depth = t->fdone = t->adepth = 0;
-		if (t->agg)
-			t->agg->depth = 0;
-		t->last = rec_now();
-		uint64_t t0 = rec_now();
-		for (unsigned i = 0; i < REC_CALIB_PAIRS; i++) {
-			begin(name);
-			x = rec_calib_work(x);
-			end(name);
-			x = rec_calib_work(x);
-		}
-		uint64_t t1 = rec_now();
-		for (unsigned i = 0; i < REC_CALIB_PAIRS; i++) {
-			stub(name);
-			x = rec_calib_work(x);
-			stub(name);
-			x = rec_calib_work(x);
-		}
-		uint64_t t2 = rec_now();
-		if (t1 - t0 < with)
-			with = t1 - t0;
-		if (t2 - t1 < without)
-			without = t2 - t1;
-	}
-	rec_calib_sink = x;
-	rec_self = self;
-	uint64_t calib = with > without ? (with - without) * 1000 / (2 * REC_CALIB_PAIRS) : 0;
-	if (agg)
-		munmap(agg, RING_AGG_BYTES);
-	if (vals != MAP_FAILED)
-		munmap(vals, ring_vals_bytes(rec_nvals));
+	return t;
+}
+
+static REC_NOI void rec_calib_free(struct rec_thread *t)
+{
+	if (t->agg)
+		munmap(t->agg, RING_AGG_BYTES);
+	if (t->avals)
+		munmap(t->avals, ring_vals_bytes(rec_nvals));
 	recv_close(&t->vt);
 	munmap(t, sizeof *t);
+}
+
+/* n begin/end pairs with work between them on the calibration thread c
+ * (rec_calib_self), then the same work and n pairs of calls that do nothing:
+ * the ticks of each.  The marginal cost, so that what a real program
+ * overlaps with the events' own work (the timestamp reads) is not counted. */
+static REC_NOI void rec_calib_loop(struct rec_thread *c, unsigned n, uint64_t *with,
+				   uint64_t *without)
+{
+	void (*volatile begin)(const char *) = rec_calib_begin;
+	void (*volatile end)(const char *) = rec_calib_end;
+	void (*volatile stub)(const char *) = rec_calib_stub;
+	const char *name = rec_calib_name;
+	uint64_t x = rec_calib_sink;
+	c->pos = c->rec + REC_FIRST;
+	c->lim = c->rec + REC_WORDS;
+	c->depth = c->fdone = c->adepth = 0;
+	if (c->agg)
+		c->agg->depth = 0;
+	c->last = rec_now();
+	uint64_t t0 = rec_now();
+	for (unsigned i = 0; i < n; i++) {
+		begin(name);
+		x = rec_calib_work(x);
+		end(name);
+		x = rec_calib_work(x);
+	}
+	uint64_t t1 = rec_now();
+	for (unsigned i = 0; i < n; i++) {
+		stub(name);
+		x = rec_calib_work(x);
+		stub(name);
+		x = rec_calib_work(x);
+	}
+	uint64_t t2 = rec_now();
+	rec_calib_sink = x;
+	*with = t1 - t0;
+	*without = t2 - t1;
+}
+
+/* What one event costs this process, in milli-ticks (0: unknown): the
+ * fastest of REC_CALIB_LOOPS loops, as TAU calibrates, run on the connecting
+ * thread before it records anything.  Where threads aggregate without
+ * values, the calibration thread is kept for samples during the run
+ * (rec_recalibrate), and the run's mean replaces this measure at exit:
+ * another tenant of the CPU's core can slow a whole run, or only the
+ * moment of the connect (a run's cost read 7.5 to 20 ns here). */
+static REC_NOI uint64_t rec_calibrate(void)
+{
+	struct rec_thread *t = rec_calib_new();
+	if (!t)
+		return 0;
+	uint64_t with = UINT64_MAX, without = UINT64_MAX;
+	rec_calib_self = t;
+	for (unsigned l = 0; l < REC_CALIB_LOOPS; l++) {
+		uint64_t w, wo;
+		rec_calib_loop(t, REC_CALIB_PAIRS, &w, &wo);
+		with = w < with ? w : with;
+		without = wo < without ? wo : without;
+	}
+	rec_calib_self = NULL;
+	uint64_t calib = with > without ? (with - without) * 1000 / (2 * REC_CALIB_PAIRS) : 0;
+	if (calib && __atomic_load_n(&rec_on, __ATOMIC_RELAXED) == REC_ON_AGG) {
+		/* four times a quiet sample, warm-up included */
+		rec_recal_bound =
+			4 * (with + without) * (REC_RECAL_WARM + REC_RECAL_PAIRS) / REC_CALIB_PAIRS;
+		rec_calib_t = t;
+	} else {
+		rec_calib_free(t);
+	}
 	return calib;
+}
+
+/* Every REC_RECAL_EVERY events of an aggregating thread t, inside its guard:
+ * one sample of the event's cost now, on the calibration thread (one thread
+ * at a time; the others skip theirs).  A sample the thread was switched out
+ * in, or that took longer than rec_recal_bound, is not counted.  Its time is
+ * ours: the spans open in t begin that much later, so no span holds it.
+ * Signal handlers find t guarded meanwhile, and queue their spans. */
+static REC_NOI __attribute__((noinline)) void rec_recalibrate(struct rec_thread *t)
+{
+	struct rec_thread *c = rec_calib_t;
+	if (!c || t->calib || atomic_exchange_explicit(&rec_calib_busy, 1, memory_order_acquire))
+		return;
+	uint32_t mark = *t->swmark;
+	unsigned nq = t->nq;
+	uint64_t t0 = rec_now(), w, wo;
+	rec_calib_self = c;
+	rec_calib_loop(c, REC_RECAL_WARM, &w, &wo); /* its lines, back in the cache */
+	rec_calib_loop(c, REC_RECAL_PAIRS, &w, &wo);
+	rec_calib_self = NULL;
+	atomic_store_explicit(&rec_calib_busy, 0, memory_order_release);
+	uint64_t d = rec_now() - t0;
+	/* a handler's spans queued meanwhile hold part of it: left as it is */
+	if (*t->swmark != mark || t->nq != nq || d > rec_recal_bound)
+		return;
+	atomic_fetch_add_explicit(&rec_recal_with, w, memory_order_relaxed);
+	atomic_fetch_add_explicit(&rec_recal_without, wo, memory_order_relaxed);
+	atomic_fetch_add_explicit(&rec_recal_pairs, REC_RECAL_PAIRS, memory_order_relaxed);
+	for (uint32_t i = 0; i < t->adepth; i++)
+		t->aframe[i].ts += d;
+}
+
+/* The run's mean cost per event, where enough samples were taken. */
+static REC_NOI void rec_recal_final(void)
+{
+	uint64_t pairs = atomic_load_explicit(&rec_recal_pairs, memory_order_relaxed);
+	uint64_t with = atomic_load_explicit(&rec_recal_with, memory_order_relaxed);
+	uint64_t without = atomic_load_explicit(&rec_recal_without, memory_order_relaxed);
+	if (pairs >= REC_RECAL_MIN * REC_RECAL_PAIRS && with > without)
+		rec_calib = (with - without) * 1000 / (2 * pairs);
 }
 
 /* Tells spanstat what an event costs this process (a new process each
@@ -2222,6 +2327,12 @@ static REC_NOI void rec_finish(int sig)
 	}
 	char buf[64];
 	rec_send_waited();
+	if (rec_calib_t) { /* the run's measure, where it has one */
+		uint64_t connect = rec_calib;
+		rec_recal_final();
+		if (rec_calib != connect)
+			rec_send_calib();
+	}
 	struct wire_exit e = {ts, (uint32_t)sig, rec_sat32(atomic_load(&rec_dropped))};
 	size_t len =
 		enc_simple(buf, sizeof buf, WIRE_EXIT, rec_pid, self ? self->tid : 0, &e, sizeof e);
@@ -2285,8 +2396,12 @@ static REC_NOI int rec_new_process(struct rec_thread *self)
 	atomic_store(&rec_next_id, 1);
 	atomic_store(&rec_nowait, 0);
 	atomic_store(&rec_dropped, 0);
-	atomic_store(&rec_waited, 0); /* the parent's waits are the parent's */
-	if (rec_table)		      /* a fresh, zero table: the parent's ids are not ours */
+	atomic_store(&rec_waited, 0);	  /* the parent's waits are the parent's */
+	atomic_store(&rec_recal_with, 0); /* and its samples its own */
+	atomic_store(&rec_recal_without, 0);
+	atomic_store(&rec_recal_pairs, 0);
+	atomic_store(&rec_calib_busy, 0);
+	if (rec_table) /* a fresh, zero table: the parent's ids are not ours */
 		mmap(rec_table, REC_TABLE_SIZE * sizeof *rec_table, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
 	for (struct rec_thread *t = atomic_load(&rec_threads); t; t = t->next) {

@@ -18,6 +18,8 @@ setup_file() {
 	export FORKWAIT WAITROOM
 	FORKWAIT=$(build_workload span_forkwait $(span_link_flags))
 	WAITROOM=$(build_workload span_waitroom $(span_link_flags))
+	export LOOP
+	LOOP=$(build_workload span_loop -finstrument-functions $(span_link_flags))
 }
 
 setup() {
@@ -331,4 +333,22 @@ setup() {
 				| map(.[0].total_ns >= .[1].total_ns) | all' raw.json comp.json
 		fi
 	done
+}
+
+@test "the cost measured during the run stays out of the spans: exact counts, no name of its own" {
+	# Aggregating threads sample the events' cost every 65536 events on
+	# the library's own scratch tree; nothing of it may reach a thread's
+	# tree or stream: 2 threads of 300,000 pairs, and 500,000 instrumented
+	# calls (the --compensate line measured during the run).
+	run timeout 60 "$SPANSTAT" --spans --compensate --json=t.json -- "$LOOP" threads 2 300000
+	assert_success
+	assert_line --regexp "^ instrumentation: [0-9,]+ events, about [0-9.]+ ns each"
+	assert_equal "$(jq -c '.spans.decode | [.unmatched, .unfinished, .dropped]' t.json)" "[0,0,0]"
+	assert_equal "$(jq -c '[.spans.merged.nodes[] | .name] | unique' t.json)" '["pair"]'
+	assert_equal "$(jq '[.spans.merged.nodes[] | .count] | add' t.json)" 600000
+	jq -e '.spans.overhead.ns_per_event > 0 and .spans.overhead.events == 1200000' t.json
+	run timeout 60 "$SPANSTAT" --spans --json=c.json -- "$LOOP" calls 500000
+	assert_success
+	assert_equal "$(jq -c '[.spans.merged.nodes[] | .name] | unique' c.json)" '["leaf"]'
+	assert_equal "$(jq '[.spans.merged.nodes[] | .count] | add' c.json)" 500000
 }
