@@ -2173,6 +2173,10 @@ static REC_NOI void rec_calib_loop(struct rec_thread *c, unsigned n, uint64_t *w
 	uint64_t x = rec_calib_sink;
 	c->pos = c->rec + REC_FIRST;
 	c->lim = c->rec + REC_WORDS;
+	/* a sample cut short (a jump out of a handler, a fork meanwhile in
+	 * another thread) may have left its guard set: nothing of it is kept */
+	c->guard = 0;
+	c->nq = 0;
 	c->depth = c->fdone = c->adepth = 0;
 	if (c->agg)
 		c->agg->depth = 0;
@@ -2401,7 +2405,8 @@ static REC_NOI int rec_new_process(struct rec_thread *self)
 	atomic_store(&rec_recal_without, 0);
 	atomic_store(&rec_recal_pairs, 0);
 	atomic_store(&rec_calib_busy, 0);
-	if (rec_table) /* a fresh, zero table: the parent's ids are not ours */
+	rec_calib_self = NULL; /* a fork from a handler that interrupted a sample */
+	if (rec_table)	       /* a fresh, zero table: the parent's ids are not ours */
 		mmap(rec_table, REC_TABLE_SIZE * sizeof *rec_table, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
 	for (struct rec_thread *t = atomic_load(&rec_threads); t; t = t->next) {
@@ -2755,7 +2760,7 @@ REC_SETJMP_TRAMPOLINE(__sigsetjmp, 2);
 /* Ends the spans a longjmp to env skips, at the jump.  A jump out of a
  * signal handler that interrupted a recorder call made below the jump's
  * target abandons that call: the guard it held is released (and the busy
- * flag it may have held); a jump that stays above such a call leaves it
+ * flag it may have held, and the calibration thread); a jump that stays above such a call leaves it
  * alone, to go on when the handler's frames are gone. */
 static REC_NOI void rec_unwind(const void *env)
 {
@@ -2770,6 +2775,10 @@ static REC_NOI void rec_unwind(const void *env)
 		if (i == REC_JMPS || t->guard >= t->jmp[i].sp)
 			return;
 		atomic_store(&t->busy, 0); /* the abandoned call's */
+		if (rec_calib_self) {	   /* and the sample it was taking */
+			rec_calib_self = NULL;
+			atomic_store(&rec_calib_busy, 0);
+		}
 	}
 	char mark;
 	rec_guard_set(t, &mark);

@@ -18,8 +18,9 @@ setup_file() {
 	export FORKWAIT WAITROOM
 	FORKWAIT=$(build_workload span_forkwait $(span_link_flags))
 	WAITROOM=$(build_workload span_waitroom $(span_link_flags))
-	export LOOP
+	export LOOP CALFORK
 	LOOP=$(build_workload span_loop -finstrument-functions $(span_link_flags))
+	CALFORK=$(build_workload span_calfork $(span_link_flags))
 }
 
 setup() {
@@ -351,4 +352,16 @@ setup() {
 	assert_success
 	assert_equal "$(jq -c '[.spans.merged.nodes[] | .name] | unique' c.json)" '["leaf"]'
 	assert_equal "$(jq '[.spans.merged.nodes[] | .count] | add' c.json)" 500000
+}
+
+@test "the cost measured during the run: a fork while another thread samples leaves the child nothing of it" {
+	# Two threads record all along, so that one of them is often inside a
+	# sample when the main thread forks: the child's copy of that sample,
+	# cut short, must not turn its later samples into spans of its own.
+	run timeout 120 "$SPANSTAT" --spans --json=f.json -- "$CALFORK" 300 140000 2
+	assert_success
+	assert_equal "$(jq -c '[.spans.merged.nodes[] | .name] | unique' f.json)" '["bg","child","forker"]'
+	assert_equal "$(jq '[.spans.merged.nodes[] | select(.name == "child") | .count] | add' f.json)" 42000000
+	assert_equal "$(jq '[.spans.merged.nodes[] | select(.name == "forker") | .count] | add' f.json)" 300
+	assert_equal "$(jq -c '.spans.decode | [.unmatched, .unfinished, .dropped]' f.json)" "[0,0,0]"
 }
