@@ -2101,6 +2101,16 @@ static REC_NOI __attribute__((noinline)) void rec_calib_end(const char *name)
 	rec_event_in(rec_calib_self, (uintptr_t)name, REC_OP(WIRE_OP_END));
 }
 
+static REC_NOI void rec_calib_free(struct rec_thread *t)
+{
+	if (t->agg)
+		munmap(t->agg, RING_AGG_BYTES);
+	if (t->avals)
+		munmap(t->avals, ring_vals_bytes(rec_nvals));
+	recv_close(&t->vt);
+	munmap(t, sizeof *t);
+}
+
 /* A private thread state that sends nothing, whose events take the path the
  * process's take (aggregate, events, filters, values), or NULL. */
 static REC_NOI struct rec_thread *rec_calib_new(void)
@@ -2140,23 +2150,24 @@ static REC_NOI struct rec_thread *rec_calib_new(void)
 				 : NULL;
 		t->avals = vals == MAP_FAILED ? NULL : vals;
 		if (agg && !t->avals) {
-			recv_close(&t->vt);
-			munmap(agg, RING_AGG_BYTES);
-			munmap(t, sizeof *t);
+			rec_calib_free(t);
 			return NULL;
 		}
 	}
 	return t;
 }
 
-static REC_NOI void rec_calib_free(struct rec_thread *t)
+/* n pairs of calls, a then b, with work after each. */
+static REC_HOT uint64_t rec_calib_pairs(void (*volatile a)(const char *),
+					void (*volatile b)(const char *), unsigned n, uint64_t x)
 {
-	if (t->agg)
-		munmap(t->agg, RING_AGG_BYTES);
-	if (t->avals)
-		munmap(t->avals, ring_vals_bytes(rec_nvals));
-	recv_close(&t->vt);
-	munmap(t, sizeof *t);
+	for (unsigned i = 0; i < n; i++) {
+		a(rec_calib_name);
+		x = rec_calib_work(x);
+		b(rec_calib_name);
+		x = rec_calib_work(x);
+	}
+	return x;
 }
 
 /* n begin/end pairs with work between them on the calibration thread c
@@ -2166,11 +2177,6 @@ static REC_NOI void rec_calib_free(struct rec_thread *t)
 static REC_NOI void rec_calib_loop(struct rec_thread *c, unsigned n, uint64_t *with,
 				   uint64_t *without)
 {
-	void (*volatile begin)(const char *) = rec_calib_begin;
-	void (*volatile end)(const char *) = rec_calib_end;
-	void (*volatile stub)(const char *) = rec_calib_stub;
-	const char *name = rec_calib_name;
-	uint64_t x = rec_calib_sink;
 	c->pos = c->rec + REC_FIRST;
 	c->lim = c->rec + REC_WORDS;
 	/* a sample cut short (a jump out of a handler, a fork meanwhile in
@@ -2182,19 +2188,9 @@ static REC_NOI void rec_calib_loop(struct rec_thread *c, unsigned n, uint64_t *w
 		c->agg->depth = 0;
 	c->last = rec_now();
 	uint64_t t0 = rec_now();
-	for (unsigned i = 0; i < n; i++) {
-		begin(name);
-		x = rec_calib_work(x);
-		end(name);
-		x = rec_calib_work(x);
-	}
+	uint64_t x = rec_calib_pairs(rec_calib_begin, rec_calib_end, n, rec_calib_sink);
 	uint64_t t1 = rec_now();
-	for (unsigned i = 0; i < n; i++) {
-		stub(name);
-		x = rec_calib_work(x);
-		stub(name);
-		x = rec_calib_work(x);
-	}
+	x = rec_calib_pairs(rec_calib_stub, rec_calib_stub, n, x);
 	uint64_t t2 = rec_now();
 	rec_calib_sink = x;
 	*with = t1 - t0;
