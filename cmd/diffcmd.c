@@ -1,6 +1,6 @@
 /* diffcmd.c: `spanstat diff [OPTIONS] OLD NEW` (spanstat-diff(1)): two
  * sessions' JSON documents (or record files) compared as a gate
- * (lib/diff.h): what is not comparable and the warnings on stderr, a
+ * (lib/out/diff.h): what is not comparable and the warnings on stderr, a
  * verdict line and the changes in human units on stdout, and the whole
  * comparison as JSON, differential folded stacks and a differential flame
  * graph.  Exit 0: no primary quantity got worse; 1: one did; 2: no verdict

@@ -26,37 +26,37 @@ FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
 FUZZ_DIR = $(builddir)/tests/fuzz
 FUZZ_CFLAGS = -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=undefined -I$(srcdir)/lib -I$(srcdir)/lib/span
-FUZZ_SRCS = $(srcdir)/tests/fuzz/fuzz_decode.c $(srcdir)/lib/decode.c $(srcdir)/lib/wireframe.c $(srcdir)/lib/normalise.c \
-	$(srcdir)/lib/strtab.c $(srcdir)/lib/u64map.c $(srcdir)/lib/symbols.c $(srcdir)/lib/spantree.c \
-	$(srcdir)/lib/folded.c $(srcdir)/lib/json.c $(srcdir)/lib/perfetto.c $(srcdir)/lib/pbenc.c \
-	$(srcdir)/lib/metrics.c $(srcdir)/lib/utf8esc.c $(srcdir)/lib/srcloc.c $(srcdir)/lib/demangle.c \
-	$(srcdir)/lib/spannames.c $(srcdir)/lib/spanweight.c $(srcdir)/lib/spanwalk.c $(srcdir)/lib/pprof.c \
-	$(srcdir)/lib/svg.c $(srcdir)/lib/svgkit.c $(srcdir)/lib/flamechart.c $(srcdir)/lib/rankstat.c
-FUZZ_RING_SRCS = $(srcdir)/tests/fuzz/fuzz_rings.c $(srcdir)/lib/ringsrc.c $(srcdir)/lib/decode.c $(srcdir)/lib/wireframe.c $(srcdir)/lib/normalise.c \
-	$(srcdir)/lib/strtab.c $(srcdir)/lib/u64map.c $(srcdir)/lib/symbols.c $(srcdir)/lib/srcloc.c \
-	$(srcdir)/lib/demangle.c $(srcdir)/lib/spannames.c $(srcdir)/lib/utf8esc.c
+	-fno-sanitize-recover=undefined $(foreach d,base wire perf spans run out span,-I$(srcdir)/lib/$(d))
+FUZZ_SRCS = $(srcdir)/tests/fuzz/fuzz_decode.c $(srcdir)/lib/spans/decode.c $(srcdir)/lib/spans/wireframe.c $(srcdir)/lib/spans/normalise.c \
+	$(srcdir)/lib/base/strtab.c $(srcdir)/lib/base/u64map.c $(srcdir)/lib/spans/symbols.c $(srcdir)/lib/spans/spantree.c \
+	$(srcdir)/lib/out/folded.c $(srcdir)/lib/out/json.c $(srcdir)/lib/out/perfetto.c $(srcdir)/lib/base/pbenc.c \
+	$(srcdir)/lib/perf/metrics.c $(srcdir)/lib/base/utf8esc.c $(srcdir)/lib/spans/srcloc.c $(srcdir)/lib/spans/demangle.c \
+	$(srcdir)/lib/spans/spannames.c $(srcdir)/lib/spans/spanweight.c $(srcdir)/lib/spans/spanwalk.c $(srcdir)/lib/out/pprof.c \
+	$(srcdir)/lib/out/svg.c $(srcdir)/lib/out/svgkit.c $(srcdir)/lib/out/flamechart.c $(srcdir)/lib/out/rankstat.c
+FUZZ_RING_SRCS = $(srcdir)/tests/fuzz/fuzz_rings.c $(srcdir)/lib/spans/ringsrc.c $(srcdir)/lib/spans/decode.c $(srcdir)/lib/spans/wireframe.c $(srcdir)/lib/spans/normalise.c \
+	$(srcdir)/lib/base/strtab.c $(srcdir)/lib/base/u64map.c $(srcdir)/lib/spans/symbols.c $(srcdir)/lib/spans/srcloc.c \
+	$(srcdir)/lib/spans/demangle.c $(srcdir)/lib/spans/spannames.c $(srcdir)/lib/base/utf8esc.c
 FUZZ_RING_SECONDS ?= 20
-FUZZ_OFFCPU_SRCS = $(srcdir)/tests/fuzz/fuzz_offcpu.c $(srcdir)/lib/offcpu.c $(srcdir)/lib/u64map.c \
-	$(srcdir)/lib/cause.c
+FUZZ_OFFCPU_SRCS = $(srcdir)/tests/fuzz/fuzz_offcpu.c $(srcdir)/lib/perf/offcpu.c $(srcdir)/lib/base/u64map.c \
+	$(srcdir)/lib/base/cause.c
 FUZZ_OFFCPU_SECONDS ?= 10
-FUZZ_LINES_SRCS = $(srcdir)/tests/fuzz/fuzz_lines.c $(srcdir)/lib/lines.c $(srcdir)/lib/decode.c \
-	$(srcdir)/lib/wireframe.c $(srcdir)/lib/normalise.c $(srcdir)/lib/strtab.c $(srcdir)/lib/u64map.c \
-	$(srcdir)/lib/symbols.c $(srcdir)/lib/srcloc.c $(srcdir)/lib/demangle.c $(srcdir)/lib/spannames.c \
-	$(srcdir)/lib/utf8esc.c $(srcdir)/lib/spantree.c
+FUZZ_LINES_SRCS = $(srcdir)/tests/fuzz/fuzz_lines.c $(srcdir)/lib/spans/lines.c $(srcdir)/lib/spans/decode.c \
+	$(srcdir)/lib/spans/wireframe.c $(srcdir)/lib/spans/normalise.c $(srcdir)/lib/base/strtab.c $(srcdir)/lib/base/u64map.c \
+	$(srcdir)/lib/spans/symbols.c $(srcdir)/lib/spans/srcloc.c $(srcdir)/lib/spans/demangle.c $(srcdir)/lib/spans/spannames.c \
+	$(srcdir)/lib/base/utf8esc.c $(srcdir)/lib/spans/spantree.c
 FUZZ_LINES_SECONDS ?= 10
-FUZZ_DIFF_SRCS = $(srcdir)/tests/fuzz/fuzz_diff.c $(srcdir)/lib/diff.c $(srcdir)/lib/stats.c \
-	$(srcdir)/lib/strtab.c $(srcdir)/lib/cause.c $(srcdir)/lib/svg.c $(srcdir)/lib/svgkit.c \
-	$(srcdir)/lib/spantree.c $(srcdir)/lib/spanwalk.c $(srcdir)/lib/spanweight.c $(srcdir)/lib/utf8esc.c \
-	$(srcdir)/lib/u64map.c
+FUZZ_DIFF_SRCS = $(srcdir)/tests/fuzz/fuzz_diff.c $(srcdir)/lib/out/diff.c $(srcdir)/lib/base/stats.c \
+	$(srcdir)/lib/base/strtab.c $(srcdir)/lib/base/cause.c $(srcdir)/lib/out/svg.c $(srcdir)/lib/out/svgkit.c \
+	$(srcdir)/lib/spans/spantree.c $(srcdir)/lib/spans/spanwalk.c $(srcdir)/lib/spans/spanweight.c $(srcdir)/lib/base/utf8esc.c \
+	$(srcdir)/lib/base/u64map.c
 FUZZ_DIFF_SECONDS ?= 10
-FUZZ_RECORD_SRCS = $(srcdir)/tests/fuzz/fuzz_record.c $(srcdir)/lib/recread.c $(srcdir)/lib/recreport.c \
-	$(srcdir)/lib/analysis.c $(srcdir)/lib/stats.c $(srcdir)/lib/cause.c $(srcdir)/lib/strtab.c \
-	$(srcdir)/lib/spannames.c $(srcdir)/lib/spantree.c $(srcdir)/lib/u64map.c $(srcdir)/lib/summary.c \
-	$(srcdir)/lib/csv.c $(srcdir)/lib/fmt.c $(srcdir)/lib/metrics.c $(srcdir)/lib/json.c \
-	$(srcdir)/lib/rankstat.c $(srcdir)/lib/utf8esc.c $(srcdir)/lib/folded.c $(srcdir)/lib/spanwalk.c \
-	$(srcdir)/lib/spanweight.c $(srcdir)/lib/perfetto.c $(srcdir)/lib/pbenc.c $(srcdir)/lib/pprof.c \
-	$(srcdir)/lib/svg.c $(srcdir)/lib/svgkit.c $(srcdir)/lib/flamechart.c
+FUZZ_RECORD_SRCS = $(srcdir)/tests/fuzz/fuzz_record.c $(srcdir)/lib/out/recread.c $(srcdir)/lib/out/recreport.c \
+	$(srcdir)/lib/out/analysis.c $(srcdir)/lib/base/stats.c $(srcdir)/lib/base/cause.c $(srcdir)/lib/base/strtab.c \
+	$(srcdir)/lib/spans/spannames.c $(srcdir)/lib/spans/spantree.c $(srcdir)/lib/base/u64map.c $(srcdir)/lib/out/summary.c \
+	$(srcdir)/lib/out/csv.c $(srcdir)/lib/out/fmt.c $(srcdir)/lib/perf/metrics.c $(srcdir)/lib/out/json.c \
+	$(srcdir)/lib/out/rankstat.c $(srcdir)/lib/base/utf8esc.c $(srcdir)/lib/out/folded.c $(srcdir)/lib/spans/spanwalk.c \
+	$(srcdir)/lib/spans/spanweight.c $(srcdir)/lib/out/perfetto.c $(srcdir)/lib/base/pbenc.c $(srcdir)/lib/out/pprof.c \
+	$(srcdir)/lib/out/svg.c $(srcdir)/lib/out/svgkit.c $(srcdir)/lib/out/flamechart.c
 FUZZ_RECORD_SECONDS ?= 20
 FUZZ_LIBS = -ldw -lelf -liberty $(shell pkg-config --libs libcjson) -lz -lm
 FUZZ_CFLAGS += -DHAVE_CONFIG_H -I$(builddir) $(shell pkg-config --cflags libcjson)
@@ -127,9 +127,9 @@ corpus: $(FUZZ_DIR)/mkcorpus
 	mkdir -p $(srcdir)/tests/fuzz/corpus
 	$(FUZZ_DIR)/mkcorpus $(srcdir)/tests/fuzz/corpus
 
-$(FUZZ_DIR)/mkcorpus: $(srcdir)/tests/fuzz/mkcorpus.c $(srcdir)/lib/span/encode.h
+$(FUZZ_DIR)/mkcorpus: $(srcdir)/tests/fuzz/mkcorpus.c $(srcdir)/lib/wire/encode.h
 	mkdir -p $(FUZZ_DIR)
-	$(CC) -std=gnu11 -Wall -Wextra -O1 -I$(srcdir)/lib -I$(srcdir)/lib/span $< -o $@
+	$(CC) -std=gnu11 -Wall -Wextra -O1 $(foreach d,base wire perf spans run out span,-I$(srcdir)/lib/$(d)) $< -o $@
 
 reccorpus:
 	sh $(srcdir)/tests/fuzz/mkreccorpus '$(abspath $(builddir))/tests/stage/usr/local' \

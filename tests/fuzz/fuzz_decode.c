@@ -1,4 +1,4 @@
-/* fuzz_decode.c: libFuzzer target for the span wire decoder (lib/decode.c)
+/* fuzz_decode.c: libFuzzer target for the span wire decoder (lib/spans/decode.c)
  * with the aggregation (spantree.c) and the folded, JSON and Perfetto writers
  * behind it (Perfetto streaming as a sink, as in a real session).
  * Run by tests/fuzz/fuzz.mk (`make fuzz`, FUZZ_SECONDS=30 by default) over

@@ -1,5 +1,5 @@
 /* fuzz_diff.c: libFuzzer target for spanstat diff's reading of two JSON
- * documents (lib/diff.c), its tests, and the differential flame graph
+ * documents (lib/out/diff.c), its tests, and the differential flame graph
  * drawn from them (svg.c).  Input: the OLD document, a NUL byte, the NEW
  * one (without a NUL, both are the input); NEW is read from a stream (its
  * first 3 bytes given, the rest through fmemopen), as spanstat diff reads

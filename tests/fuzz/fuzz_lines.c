@@ -1,4 +1,4 @@
-/* fuzz_lines.c: libFuzzer target for the span line protocol (lib/lines.c)
+/* fuzz_lines.c: libFuzzer target for the span line protocol (lib/spans/lines.c)
  * behind a decoder and a span tree, as in a session.  Input: the first byte
  * splits the rest into two feeds.  Besides the sanitizers: what the sinks get
  * stays balanced (every begin gets its end, every tree ends at depth 0),

@@ -1,5 +1,5 @@
 /* fuzz_offcpu.c: libFuzzer target for the context-switch record parser
- * (lib/offcpu.c), fed ring records as a kernel would write them, or
+ * (lib/perf/offcpu.c), fed ring records as a kernel would write them, or
  * anything else.  Input: the first byte splits the rest into two feeds (as
  * two drains would see them); afterwards, for every thread the records
  * named, off-CPU time must never decrease with time and never exceed the

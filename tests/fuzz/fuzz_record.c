@@ -1,6 +1,6 @@
 /* fuzz_record.c: libFuzzer target for spanstat's record file reader
- * (lib/recread.c, spanstat-record(5)) and `spanstat report` behind it
- * (lib/recreport.c: files -> analysis -> writers) with the real writers:
+ * (lib/out/recread.c, spanstat-record(5)) and `spanstat report` behind it
+ * (lib/out/recreport.c: files -> analysis -> writers) with the real writers:
  * the summary or CSV, JSON, folded, Perfetto, pprof, the flame graph and
  * the flame chart, each writing to a memory stream.  Run by
  * tests/fuzz/fuzz.mk (`make fuzz`, FUZZ_RECORD_SECONDS=20 by default) over
@@ -346,7 +346,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (opened == 0) {
 		const struct rec_damage *dm = recfile_damage(rf);
 		const struct run_head *h = recfile_head(rf);
-		struct analysis_end e;
+		struct run_end e;
 		recfile_end(rf, &e);
 		if (!fr.header_ok || dm->lost_bytes != fr.lost_bytes ||
 		    dm->skipped_bytes != fr.skipped || dm->lost_events != fr.bad_events ||

@@ -1,4 +1,4 @@
-/* fuzz_rings.c: libFuzzer target for the ring reader (lib/ringsrc.c), which
+/* fuzz_rings.c: libFuzzer target for the ring reader (lib/spans/ringsrc.c), which
  * reads memory the target can write anything into, with the decoder behind
  * it as in a real session.  Run by tests/fuzz/fuzz.mk after fuzz_decode.
  *

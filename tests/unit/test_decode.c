@@ -1,5 +1,5 @@
-/* test_decode.c: the span wire decoder (lib/decode.c) against real records
- * built with lib/span/encode.h: exact event streams out, any byte split,
+/* test_decode.c: the span wire decoder (lib/spans/decode.c) against real records
+ * built with lib/wire/encode.h: exact event streams out, any byte split,
  * resynchronisation after garbage, every kind of bad input counted, exec,
  * TSC conversion, limits and code-address symbolisation. */
 #define _GNU_SOURCE

@@ -1,8 +1,8 @@
-/* test_demangle.c: the --demangle modes (lib/demangle.c) on symbols chosen
+/* test_demangle.c: the --demangle modes (lib/spans/demangle.c) on symbols chosen
  * for what the "simple" walk must get right (operators, lambdas, anonymous
  * namespaces, ABI tags, qualifiers, clones, templates, std:: substitutions,
  * function-pointer parameters), the full text as c++filt (binutils 2.40)
- * prints it, names that pass through, and the name view (lib/spannames.c). */
+ * prints it, names that pass through, and the name view (lib/spans/spannames.c). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

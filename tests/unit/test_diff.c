@@ -1,4 +1,4 @@
-/* test_diff.c: spanstat diff's statistics (lib/diff.c) on synthetic
+/* test_diff.c: spanstat diff's statistics (lib/out/diff.c) on synthetic
  * sessions whose truth is known: Holm's and Benjamini-Hochberg's
  * adjustments against hand-worked values; 200 comparisons of sessions
  * without a difference, whose false alarms must stay at most alpha; the

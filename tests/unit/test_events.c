@@ -1,5 +1,5 @@
-/* test_events.c: unit tests for the -e parser (lib/events.c), perf's built-in
- * names (lib/evtable.c) and the libpfm4 door (lib/pfm.c): resolution to
+/* test_events.c: unit tests for the -e parser (lib/perf/events.c), perf's built-in
+ * names (lib/perf/evtable.c) and the libpfm4 door (lib/perf/pfm.c): resolution to
  * perf_event_attr, groups and modifiers, every error message, the default
  * set, lazy libpfm4 initialisation, and listing.
  */

@@ -1,5 +1,5 @@
 /* test_filter.c: the span filters on both sides of SPANSTAT_FILTER:
- * spanstat's (lib/spanfilter.c: TIME and glob checks, the TSC conversion,
+ * spanstat's (lib/spans/spanfilter.c: TIME and glob checks, the TSC conversion,
  * the spec it writes) and libspanstat's (lib/span/filter.c: the parser on
  * good and malformed specs, glob matching of span names, the demangled-name
  * trimming, and the resolution of this binary's own functions, a static

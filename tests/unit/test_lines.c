@@ -1,4 +1,4 @@
-/* test_lines.c: the span line protocol (lib/lines.c) through a decoder's
+/* test_lines.c: the span line protocol (lib/spans/lines.c) through a decoder's
  * normaliser: every op, the time forms, tid '-', names with spaces and
  * empty, lines split across feeds anyhow, malformed and over-long lines
  * counted and skipped, a partial last line, processes shared with the

@@ -1,5 +1,5 @@
 /* test_offcpu.c: per-thread off-CPU time from context-switch records
- * (lib/offcpu.c), fed as the kernel writes them: intervals and the running
+ * (lib/perf/offcpu.c), fed as the kernel writes them: intervals and the running
  * sum, threads interleaved, a thread still switched out, records out of
  * order or malformed, lost records; threads' exits and processes' execs
  * and when each thread ended; then a real child that sleeps, spins and

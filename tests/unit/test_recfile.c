@@ -246,7 +246,7 @@ int main(void)
 	}
 	ok(same == norig, "each comes back field for field (%zu of %zu)", same, norig);
 	ok(got_intervals == 1 && got_runstarts == 1, "the sample and the run start come back");
-	struct analysis_end e;
+	struct run_end e;
 	recfile_end(rf, &e);
 	ok(e.nruns == 1 && e.run[0].counts[0].raw == 12345 && e.run[0].counts[0].value == 12.345 &&
 		   e.run[0].exit_code == 3 && e.run[0].ru.minflt == 7 && e.dstats->spans == 1234 &&

@@ -1,4 +1,4 @@
-/* test_ringsrc.c: the ring reader (lib/ringsrc.c) against rings written the
+/* test_ringsrc.c: the ring reader (lib/spans/ringsrc.c) against rings written the
  * way libspanstat writes them (ring.h): published words only while the
  * process lives, every word once it is gone, records split at absolute
  * timestamps, drops and thread exits, wrap-around, freeing, images told apart

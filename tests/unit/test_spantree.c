@@ -1,4 +1,4 @@
-/* test_spantree.c: aggregation (lib/spantree.c): exact count/total/self per
+/* test_spantree.c: aggregation (lib/spans/spantree.c): exact count/total/self per
  * stack path from known event streams, per thread and merged, unfinished
  * marking, names, extents, bounded memory, and a decoder-fed run. */
 #include <stdlib.h>

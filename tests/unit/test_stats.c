@@ -391,7 +391,7 @@ static void test_saturate(void)
 	memset(run, 0, sizeof run);
 	run[0].ru.elapsed_ns = run[1].ru.elapsed_ns = UINT64_C(17870283321406128128);
 	run[0].ru.maxrss_kb = run[1].ru.maxrss_kb = LONG_MAX;
-	struct analysis_end e = {.run = run, .nruns = 2};
+	struct run_end e = {.run = run, .nruns = 2};
 	struct report rep;
 	memset(&rep, 0, sizeof rep);
 	analysis_rusage(&e, &rep);

@@ -1,4 +1,4 @@
-/* test_svg.c: the differential flame graph (lib/svg.c) keeps every frame
+/* test_svg.c: the differential flame graph (lib/out/svg.c) keeps every frame
  * inside the picture, even when a damaged record's totals would overflow
  * 64 bits when summed up the stack. */
 #include <stdio.h>

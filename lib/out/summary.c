@@ -19,6 +19,7 @@
 #include "metrics.h"
 #include "spantree.h"
 #include "strtab.h"
+#include "spannames.h"
 #include "writer.h"
 
 #define SUMMARY_NAME_WIDTH 32	/* event name column, as perf */

@@ -78,7 +78,7 @@ int analysis_import(struct analysis *a, const struct span_import *im)
 }
 
 /* The mean over runs, per event: state, value, raw, enabled and running. */
-void analysis_counts(const struct evlist *evl, const struct analysis_end *e, struct count *cnt,
+void analysis_counts(const struct evlist *evl, const struct run_end *e, struct count *cnt,
 		     struct stat_summary *st)
 {
 	for (size_t i = 0; i < evl->n; i++) {
@@ -119,7 +119,7 @@ void analysis_counts(const struct evlist *evl, const struct analysis_end *e, str
 }
 
 /* The mean rusage over runs, and the spread of the wall time. */
-void analysis_rusage(const struct analysis_end *e, struct report *rep)
+void analysis_rusage(const struct run_end *e, struct report *rep)
 {
 	if (!e->nruns) { /* unknown: the writers say so, as nruns is 0 */
 		memset(&rep->ru, 0, sizeof rep->ru);
@@ -151,7 +151,8 @@ void analysis_rusage(const struct analysis_end *e, struct report *rep)
 	rep->span_wall_ns = stats_sat_u64(w); /* a damaged record's runs: any sum */
 }
 
-static int analysis_report(struct analysis *a, const struct analysis_end *e)
+static int analysis_report(struct analysis *a, const struct run_end *e,
+			   const struct report_ranks *ranks)
 {
 	struct report *rep = &a->rep;
 	const struct evlist *evl = a->head->evl;
@@ -168,7 +169,7 @@ static int analysis_report(struct analysis *a, const struct analysis_end *e)
 	rep->count = a->count;
 	rep->stat = a->stat;
 	rep->exit_code = e->nruns ? e->run[e->nruns - 1].exit_code : 0;
-	rep->ranks = e->ranks;
+	rep->ranks = ranks;
 	if (!a->spans) {
 		rep->span_wall_ns = 0;
 		return 0;
@@ -190,10 +191,11 @@ static int analysis_report(struct analysis *a, const struct analysis_end *e)
 	return 0;
 }
 
-int analysis_finish(struct analysis *a, const struct analysis_end *e, const struct writer **failed)
+int analysis_finish(struct analysis *a, const struct run_end *e, const struct report_ranks *ranks,
+		    const struct writer **failed)
 {
 	*failed = NULL;
-	int r = analysis_report(a, e);
+	int r = analysis_report(a, e, ranks);
 	/* Every writer gets the report even when another failed: one bad
 	 * output never costs the others, nor the target's status. */
 	for (size_t i = 0; r == 0 && i < a->nwriters; i++) {

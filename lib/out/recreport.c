@@ -72,7 +72,7 @@ static int rr_rank(struct rr_file *f, struct rank_info *ri, long idx, bool compe
 {
 	const struct run_head *h = recfile_head(f->rf);
 	const struct rec_info *in = recfile_info(f->rf);
-	struct analysis_end e;
+	struct run_end e;
 	struct report tmp;
 	recfile_end(f->rf, &e);
 	size_t n = h->evl->n ? h->evl->n : 1;
@@ -189,7 +189,7 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 		shift[i] = same_boot ? 0
 				     : (int64_t)((in->real_ns - in->mono_ns) -
 						 (i0->real_ns - i0->mono_ns));
-		struct analysis_end e;
+		struct run_end e;
 		recfile_end(f[i].rf, &e);
 		nruns += e.nruns;
 		requested += h->runs;
@@ -244,7 +244,7 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 		r = recfile_replay(f[i].rf, &an, &how);
 		/* after the replay, which finds the blocks that do not decode */
 		rr_damage(o, o->files[i], recfile_damage(f[i].rf));
-		struct analysis_end e;
+		struct run_end e;
 		recfile_end(f[i].rf, &e);
 		memcpy(runs + base, e.run, e.nruns * sizeof *runs);
 		base += e.nruns;
@@ -271,14 +271,13 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 	if (r < 0)
 		goto out;
 	struct report_ranks ranks = {(unsigned)n, ri};
-	struct analysis_end end = {.run = runs,
-				   .nruns = nruns,
-				   .dstats = head.spans ? &ds : NULL,
-				   .dstats_lost = head.spans && dstats_lost,
-				   .event_cost_ns = ncost ? cost / ncost : 0,
-				   .compensate = o->compensate,
-				   .ranks = n > 1 ? &ranks : NULL};
-	r = analysis_finish(&an, &end, failed);
+	struct run_end end = {.run = runs,
+			      .nruns = nruns,
+			      .dstats = head.spans ? &ds : NULL,
+			      .dstats_lost = head.spans && dstats_lost,
+			      .event_cost_ns = ncost ? cost / ncost : 0,
+			      .compensate = o->compensate};
+	r = analysis_finish(&an, &end, n > 1 ? &ranks : NULL, failed);
 	if (r < 0)
 		r = cause_set(cause, r, "report: cannot make the report: %s", strerror(-r));
 out:

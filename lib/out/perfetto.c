@@ -42,6 +42,7 @@
 
 #include "pbenc.h"
 #include "u64map.h"
+#include "spannames.h"
 #include "writer.h"
 
 /* Field numbers (perfetto_trace.proto). */

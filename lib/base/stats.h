@@ -7,8 +7,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report.h"
-
 /* x's integer part within 0..UINT64_MAX (NaN: 0), as a cast would give it
  * where one is defined: sums a damaged record makes huge stay representable. */
 static inline uint64_t stats_sat_u64(double x)
@@ -21,6 +19,12 @@ static inline long stats_sat_long(double x)
 {
 	return x >= (double)LONG_MAX ? LONG_MAX : x > 0 ? (long)x : 0;
 }
+
+/* Mean and spread of one quantity over the runs. */
+struct stat_summary {
+	double mean, stddev; /* sample stddev of the mean's inputs */
+	double rel;	     /* 100 * stddev_of_mean / mean, as perf's "+-" */
+};
 
 struct stats {
 	double n, mean, m2;

@@ -84,7 +84,7 @@ const struct rec_damage *recfile_damage(const struct recfile *rf);
 void recfile_start(const struct recfile *rf, struct timespec *start, uint64_t *mono);
 /* What the analysis needs at the end: the runs whose results the file
  * holds (maybe none), the stream's counts (lost without END) and cost. */
-void recfile_end(const struct recfile *rf, struct analysis_end *e);
+void recfile_end(const struct recfile *rf, struct run_end *e);
 
 /* How a file's events join a report of several: pids moved up by pid_base,
  * timestamps by ts_shift (ns); process names prefixed with prefix. */

@@ -10,84 +10,13 @@
 #include <time.h>
 
 #include "counters.h"
-#include "decode.h"
 #include "events.h"
+#include "runinfo.h"
 #include "spanmetric.h"
+#include "spanstats.h"
 #include "spantree.h"
+#include "stats.h"
 #include "strtab.h"
-
-struct rusage_info {
-	uint64_t elapsed_ns; /* wall time from exec to the target's exit */
-	uint64_t utime_ns, stime_ns;
-	long maxrss_kb;
-	long minflt, majflt, nvcsw, nivcsw;
-};
-
-struct run_result {
-	struct count *counts; /* evl->n */
-	struct rusage_info ru;
-	int wstatus;   /* as from wait4 */
-	int exit_code; /* what spanstat exits with for this run */
-};
-
-/* Mean and spread of one quantity over the runs. */
-struct stat_summary {
-	double mean, stddev; /* sample stddev of the mean's inputs */
-	double rel;	     /* 100 * stddev_of_mean / mean, as perf's "+-" */
-};
-
-/* One instant on three clocks (spans and samples are stamped MONOTONIC):
- * what maps a session's times onto BOOTTIME (Perfetto) and wall time. */
-struct run_clocks {
-	uint64_t real_ns, mono_ns, boot_ns;
-};
-
-static inline uint64_t run_clock_ns(clockid_t id)
-{
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* Now: REALTIME and BOOTTIME read between two MONOTONIC reads, paired
- * with their middle. */
-static inline void run_clocks_now(struct run_clocks *c)
-{
-	uint64_t m0 = run_clock_ns(CLOCK_MONOTONIC);
-	c->real_ns = run_clock_ns(CLOCK_REALTIME);
-	c->boot_ns = run_clock_ns(CLOCK_BOOTTIME);
-	uint64_t m1 = run_clock_ns(CLOCK_MONOTONIC);
-	c->mono_ns = m0 + (m1 - m0) / 2;
-}
-
-struct run_head {
-	int argc;
-	char *const *argv;
-	const struct evlist *evl;
-	struct timespec start;		   /* CLOCK_REALTIME when the first run started */
-	uint64_t start_mono;		   /* CLOCK_MONOTONIC ns, same instant */
-	unsigned runs;			   /* -r */
-	unsigned interval_ms;		   /* -I, 0 when off */
-	bool spans;			   /* span collection on */
-	const struct strtab *strings;	   /* span names (decoder's), NULL without spans */
-	const struct span_names *names;	   /* how they show (NULL: as they are) */
-	const struct spanmetrics *metrics; /* what spans carry besides wall time
-					    * (NULL or none: nothing) */
-	const char *target;		   /* tasks attached to, as perf names them
-					    * ("process id '1234'"), NULL: the command */
-	bool rusage_unknown;		   /* attached tasks: only the time counted is known */
-	struct run_clocks clocks;	   /* when the session started (0: unknown) */
-	const char *uname[4];		   /* where it ran: nodename, sysname, release, machine
-					    * (a recording's; NULL: this machine's) */
-};
-
-struct interval_sample {
-	unsigned run;		    /* 0-based */
-	uint64_t t_ns;		    /* since the run's start */
-	uint64_t mono_ns;	    /* CLOCK_MONOTONIC of the sample */
-	uint64_t length_ns;	    /* this interval's wall length */
-	const struct count *counts; /* deltas over the interval, evl->n */
-};
 
 /* One rank of a job whose record files `spanstat report` merges: its own
  * means, rusage and span tree (names in the report's strings). */

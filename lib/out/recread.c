@@ -773,7 +773,7 @@ const struct rec_damage *recfile_damage(const struct recfile *rf)
 	return &rf->dmg;
 }
 
-void recfile_end(const struct recfile *rf, struct analysis_end *e)
+void recfile_end(const struct recfile *rf, struct run_end *e)
 {
 	memset(e, 0, sizeof *e);
 	e->run = rf->run;

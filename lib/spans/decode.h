@@ -25,6 +25,7 @@
 #include "demangle.h"
 #include "spanev.h"
 #include "spannames.h"
+#include "spanstats.h"
 #include "strtab.h"
 
 /* TSC to CLOCK_MONOTONIC: ns = mono0 + ((tsc - tsc0) * mult) >> shift. */
@@ -33,38 +34,6 @@ struct span_clock {
 	uint32_t mult, shift;
 	int valid; /* 0: TSC streams cannot be converted (their spans still count) */
 };
-
-struct decode_stats {
-	uint64_t records;	/* valid records */
-	uint64_t events;	/* event words decoded */
-	uint64_t spans;		/* begin/end pairs emitted */
-	uint64_t dropped;	/* event words the target reported dropped */
-	uint64_t lost_records;	/* events records missing from a thread's sequence */
-	uint64_t no_exit;	/* processes whose EXIT record never arrived */
-	uint64_t bad_bytes;	/* bytes skipped while resynchronising */
-	uint64_t bad_records;	/* records with a valid header but bad contents */
-	uint64_t bad_ids;	/* events naming an undefined id */
-	uint64_t unmatched;	/* ends without a matching begin */
-	uint64_t unfinished;	/* begins closed by spanstat at exit */
-	uint64_t over_limit;	/* events and definitions refused by the decoder's
-				 * own limits (DECODE_MAX_*) or out of memory */
-	uint64_t clock_unknown; /* TSC processes seen without a valid span_clock:
-				 * their ticks are taken as ns from the HELLO */
-	uint64_t lines;		/* events of the line protocol taken (lines.h): not
-				 * the library's, not in its cost */
-	uint64_t bad_lines;	/* lines of the line protocol skipped */
-	uint64_t gaps;		/* drops across which a thread's outer open spans
-				 * were kept open (WIRE_RESYNC) */
-	uint64_t switches_lost; /* context switches no span's off-CPU time could
-				 * get: switch records the kernel lost or that came
-				 * too late (offcpu.h), notes of switched spans an
-				 * aggregating thread found no room for (ring.h) */
-	uint64_t waited_ns;	/* time the target's threads waited for room in a
-				 * full pipe or ring (WIRE_WAITED): inside its spans */
-};
-
-/* Fields of struct decode_stats, in order: as a record file keeps them. */
-#define DECODE_STATS_N 18
 
 struct decoder; /* opaque: decode.c */
 

@@ -1021,12 +1021,12 @@ int session_run(const struct session_opts *o, int *exit_code, char **cause)
 		decoder_finish(s.dec);
 	session_offcpu_check(&s);
 	const struct writer *failed = NULL;
-	struct analysis_end end = {.run = s.run,
-				   .nruns = s.nruns,
-				   .dstats = s.dec ? decoder_stats(s.dec) : NULL,
-				   .event_cost_ns = s.dec ? decoder_event_cost_ns(s.dec) : 0,
-				   .compensate = o->compensate};
-	r = analysis_finish(&s.an, &end, &failed);
+	struct run_end end = {.run = s.run,
+			      .nruns = s.nruns,
+			      .dstats = s.dec ? decoder_stats(s.dec) : NULL,
+			      .event_cost_ns = s.dec ? decoder_event_cost_ns(s.dec) : 0,
+			      .compensate = o->compensate};
+	r = analysis_finish(&s.an, &end, NULL, &failed);
 	if (failed)
 		session_fail(cause, -failed->err, "cannot write the %s output", failed->ops->name);
 	if (r < 0)

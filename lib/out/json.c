@@ -26,6 +26,7 @@
 #include "metrics.h"
 #include "rankstat.h"
 #include "stats.h"
+#include "spannames.h"
 #include "utf8esc.h"
 #include "writer.h"
 

@@ -29,17 +29,6 @@ struct analysis {
 	struct report rep;
 };
 
-/* What the source knew at the end, besides the runs. */
-struct analysis_end {
-	const struct run_result *run;	   /* nruns, the caller's */
-	unsigned nruns;			   /* >= 1 live; 0: no run's results are known */
-	const struct decode_stats *dstats; /* NULL without spans */
-	bool dstats_lost;		   /* dstats not known (report.h) */
-	double event_cost_ns;		   /* the instrumentation's cost per event, 0: unknown */
-	bool compensate;		   /* take it out of the span times */
-	const struct report_ranks *ranks;  /* several ranks of one job, or NULL */
-};
-
 /* spans: span events and trees come; nval: values per span. */
 int analysis_init(struct analysis *a, struct writer *const *writers, size_t nwriters, bool spans,
 		  unsigned nval);
@@ -52,16 +41,18 @@ void analysis_run(struct analysis *a, unsigned run);
 int analysis_start(struct analysis *a, const struct run_head *h);
 int analysis_interval(struct analysis *a, const struct interval_sample *s);
 int analysis_import(struct analysis *a, const struct span_import *im);
-/* The report, built and handed to every writer (each gets it even when
+/* The report of e's runs (runinfo.h) and ranks (several ranks of one job,
+ * or NULL), built and handed to every writer (each gets it even when
  * another failed); 0, or -ENOMEM when the report could not be built.
  * *failed: the first writer whose finish failed, or NULL. */
-int analysis_finish(struct analysis *a, const struct analysis_end *e, const struct writer **failed);
+int analysis_finish(struct analysis *a, const struct run_end *e, const struct report_ranks *ranks,
+		    const struct writer **failed);
 void analysis_release(struct analysis *a);
 /* The means over e's runs, as the report has them: per event (cnt, st:
  * evl->n each; COUNT_UNKNOWN without runs), and rusage (rep->ru,
  * rep->elapsed, rep->span_wall_ns; 0 without runs, for unknown). */
-void analysis_counts(const struct evlist *evl, const struct analysis_end *e, struct count *cnt,
+void analysis_counts(const struct evlist *evl, const struct run_end *e, struct count *cnt,
 		     struct stat_summary *st);
-void analysis_rusage(const struct analysis_end *e, struct report *rep);
+void analysis_rusage(const struct run_end *e, struct report *rep);
 
 #endif
