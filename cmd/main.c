@@ -19,6 +19,7 @@
 #include "events.h"
 #include "attach.h"
 #include "launch.h"
+#include "live.h"
 #include "options.h"
 #include "errline.h"
 #include "diffcmd.h"
@@ -829,6 +830,8 @@ int main(int argc, char **argv)
 	free(why);
 	open_outputs(&c, argv[optind]);
 
+	struct live live;
+	live_init(&live, c.wv, c.nw);
 	struct session_opts so = {
 		.argc = argc - optind,
 		.argv = argv + optind,
@@ -848,8 +851,7 @@ int main(int argc, char **argv)
 		.python_dir = pydir,
 		.shell_helper = shell,
 		.attach = at.n ? &at : NULL,
-		.writers = c.wv,
-		.nwriters = c.nw,
+		.consumer = &live.consumer,
 	};
 	int code;
 	if (session_run(&so, &code, &cause) < 0) {

@@ -40,6 +40,19 @@ void analysis_sinks(struct analysis *a, void (*add)(void *ctx, struct span_sink 
 	}
 }
 
+bool analysis_streams(const struct analysis *a)
+{
+	for (size_t i = 0; a->spans && i < a->nwriters; i++)
+		if (a->writers[i]->ops->span)
+			return true;
+	return false;
+}
+
+const struct spantree *analysis_tree(const struct analysis *a)
+{
+	return a->have_tree ? &a->tree : NULL;
+}
+
 void analysis_run(struct analysis *a, unsigned run)
 {
 	a->tree.run = run;

@@ -35,6 +35,10 @@ int analysis_init(struct analysis *a, struct writer *const *writers, size_t nwri
 /* Every sink span events go to: the tree, then each writer that streams.
  * add is the source's (decoder_add_sink or a reader's). */
 void analysis_sinks(struct analysis *a, void (*add)(void *ctx, struct span_sink sink), void *ctx);
+/* Whether a writer takes span events one by one (it streams). */
+bool analysis_streams(const struct analysis *a);
+/* The per-thread span trees (NULL without spans). */
+const struct spantree *analysis_tree(const struct analysis *a);
 /* The run (from 0) the threads that start from now on belong to. */
 void analysis_run(struct analysis *a, unsigned run);
 /* The head, before anything else: each writer's start. */

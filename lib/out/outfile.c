@@ -6,7 +6,7 @@
 #include "outfile.h"
 
 #include "cause.h"
-#include "sigrelay.h"
+#include "sigmask.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -385,7 +385,7 @@ static int outfile_copy_into(struct outfile *of, int from)
 			  : openat(of->dirfd, of->name, O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC);
 	if (to < 0) {
 		int e = errno;
-		sigrelay_mask(SIG_SETMASK, &old, NULL);
+		sigmask_set(SIG_SETMASK, &old, NULL);
 		return -e;
 	}
 	int r = 0;
@@ -403,7 +403,7 @@ static int outfile_copy_into(struct outfile *of, int from)
 	}
 	if (close(to) < 0 && r == 0)
 		r = -errno;
-	sigrelay_mask(SIG_SETMASK, &old, NULL);
+	sigmask_set(SIG_SETMASK, &old, NULL);
 	return r;
 }
 
@@ -434,7 +434,7 @@ static int outfile_link(struct outfile *of, int fd)
 		}
 		free(tmp);
 	}
-	sigrelay_mask(SIG_SETMASK, &old, NULL);
+	sigmask_set(SIG_SETMASK, &old, NULL);
 	return r;
 }
 

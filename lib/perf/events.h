@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "evinfo.h"
+
 struct event {
 	char *name;		     /* as written by the user, e.g. "cycles:u" */
 	struct perf_event_attr attr; /* size set; disabled/inherit left to counters.c */
@@ -33,14 +35,6 @@ int evlist_parse(struct evlist *evl, const char *spec, char **cause);
 /* perf stat's default set. */
 int evlist_add_defaults(struct evlist *evl, char **cause);
 
-/* One listed event. */
-struct event_info {
-	const char *name;
-	const char *desc;
-	const char *kind; /* "hardware", "software", "cache", "raw", or a PMU name */
-	bool usable;	  /* the kernel here has the PMU (sysfs) */
-};
-typedef int (*event_list_fn)(void *arg, const struct event_info *info);
 /* Calls fn for every known event whose name contains pattern (NULL: all). */
 int events_list(const char *pattern, event_list_fn fn, void *arg, char **cause);
 

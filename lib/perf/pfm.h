@@ -11,7 +11,7 @@
 #include <linux/perf_event.h>
 #include <stdbool.h>
 
-#include "events.h"
+#include "evinfo.h"
 
 /* Privilege levels for pfm_encode; 0 means libpfm4's default (user+kernel). */
 #define PFM_LEVEL_USER 1u

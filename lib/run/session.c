@@ -25,7 +25,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analysis.h"
 #include "cause.h"
 #include "counters.h"
 #include "decode.h"
@@ -39,6 +38,7 @@
 #include "target.h"
 #include "spanclock.h"
 #include "spanenv.h"
+#include "spanmetric.h"
 #include "spantree.h"
 #include "stats.h"
 #include "wire.h"
@@ -86,7 +86,7 @@ struct session {
 	bool agg;	       /* no output streams events: threads aggregate (ring.h) */
 	struct session_source src[SESSION_MAX_SOURCES];
 	unsigned nsrc;
-	struct analysis an; /* trees, report and writers (analysis.h) */
+	const struct session_consumer *an; /* where the facts go */
 	bool have_an;
 	struct spanmetrics metrics; /* what spans carry (spanmetric.h) */
 	char *values_spec;	    /* SPANSTAT_VALUES for the target */
@@ -324,11 +324,11 @@ static uint64_t session_offcpu_excess(uint64_t have, uint64_t held, uint64_t spa
 static void session_offcpu_check(struct session *s)
 {
 	int oc = s->metrics.off_cpu;
-	if (!s->off || oc < 0 || !s->dec || !s->an.have_tree)
+	const struct spantree *st = s->an->tree(s->an->ctx);
+	if (!s->off || oc < 0 || !s->dec || !st)
 		return;
 	const struct offcpu_stats *os = offcpu_stats(s->off);
 	decoder_count_switches_lost(s->dec, os->lost + os->bad + os->refused);
-	const struct spantree *st = &s->an.tree;
 	for (size_t k = 0; k < st->nthread; k++) {
 		const struct span_tree *t = st->thread[k];
 		if (!t->nval || (unsigned)oc >= t->nval || t->last_ts <= t->first_ts)
@@ -414,7 +414,7 @@ static int session_ring_tree(void *ctx, const struct ringsrc_tree *t)
 				 .instants = t->instants,
 				 .counters = t->counters,
 				 .untracked = t->untracked};
-	int r = s->metrics.n && !vals ? -ENOMEM : analysis_import(&s->an, &im);
+	int r = s->metrics.n && !vals ? -ENOMEM : s->an->import(s->an->ctx, &im);
 	free(vals);
 	decoder_count(s->dec, spans, unf, t->unmatched, t->deep);
 	decoder_count_dropped(s->dec, t->pid, t->dropped);
@@ -608,23 +608,20 @@ static int session_spans_setup(struct session *s, char **cause)
 	struct decoder_values dv = {
 		s->metrics.n,  s->metrics.first_target, s->metrics.off_cpu, session_off_cpu_at, s,
 		session_end_at};
-	r = analysis_init(&s->an, s->o->writers, s->o->nwriters, true, s->metrics.n);
+	r = s->an->init(s->an->ctx, true, s->metrics.n);
 	s->have_an = true;
 	if (r == -ENOMEM)
 		return session_fail(cause, ENOMEM, "cannot collect %s", "spans");
 	if (r < 0 || decoder_set_values(s->dec, &dv) < 0)
 		return session_fail(cause, EINVAL, "cannot collect %s", "span values");
-	analysis_sinks(&s->an, session_add_sink, s->dec);
+	s->an->sinks(s->an->ctx, session_add_sink, s->dec);
 	decoder_set_demangle(s->dec, s->o->demangle);
 	decoder_set_hook(s->dec, session_hook, s);
 	/* Without a ring file (no memfd), every thread records through the pipe. */
 	if (ringsrc_new(&s->rings, s->metrics.n - s->metrics.first_target) == 0) {
 		ringsrc_set_tree_fn(s->rings, session_ring_tree, s);
 		/* outputs that need the events themselves stream them */
-		s->agg = true;
-		for (size_t i = 0; i < s->o->nwriters; i++)
-			if (s->o->writers[i]->ops->span)
-				s->agg = false;
+		s->agg = !s->an->streams(s->an->ctx);
 	}
 	s->head.strings = decoder_strings(s->dec);
 	s->head.names = decoder_names(s->dec);
@@ -713,7 +710,7 @@ static int session_interval(struct session *s, struct counters *cs, unsigned run
 	struct interval_sample smp = {run, now - start, now, now - *last, c};
 	*last = now;
 	if (r == 0)
-		r = analysis_interval(&s->an, &smp);
+		r = s->an->interval(s->an->ctx, &smp);
 	free(c);
 	return r;
 }
@@ -809,7 +806,7 @@ static int session_one(struct session *s, unsigned run, char **cause)
 		if (s->lines)
 			linesrc_set_start(s->lines, start);
 	}
-	analysis_run(&s->an, run); /* the threads that start now are this run's */
+	s->an->run(s->an->ctx, run); /* the threads that start now are this run's */
 	r = t.ops->go(&t);
 	if (r < 0) {
 		counters_close(&cs);
@@ -939,7 +936,7 @@ static void session_release(struct session *s)
 		offcpu_close(s->off);
 	free(s->values_spec);
 	if (s->have_an)
-		analysis_release(&s->an);
+		s->an->release(s->an->ctx);
 	session_env_free(s);
 }
 
@@ -952,6 +949,7 @@ int session_run(const struct session_opts *o, int *exit_code, char **cause)
 
 	memset(&s, 0, sizeof s);
 	s.o = o;
+	s.an = o->consumer;
 	s.sfd = s.pipe_r = s.pipe_w = s.lines_r = s.lines_w = -1;
 	*exit_code = SESSION_EXIT_ERROR;
 	*cause = NULL;
@@ -984,7 +982,7 @@ int session_run(const struct session_opts *o, int *exit_code, char **cause)
 	if (o->spans && (r = session_spans_setup(&s, cause)) < 0)
 		goto out;
 	if (!o->spans) {
-		r = analysis_init(&s.an, o->writers, o->nwriters, false, 0);
+		r = s.an->init(s.an->ctx, false, 0);
 		s.have_an = true;
 		if (r < 0) {
 			r = session_fail(cause, -r, "cannot write %s", "the results");
@@ -994,7 +992,7 @@ int session_run(const struct session_opts *o, int *exit_code, char **cause)
 	clock_gettime(CLOCK_REALTIME, &s.head.start);
 	s.head.start_mono = session_now(CLOCK_MONOTONIC);
 	run_clocks_now(&s.head.clocks);
-	r = analysis_start(&s.an, &s.head);
+	r = s.an->start(s.an->ctx, &s.head);
 	if (r < 0) {
 		r = session_fail(cause, -r, "cannot write %s", "the results");
 		goto out;
@@ -1020,21 +1018,23 @@ int session_run(const struct session_opts *o, int *exit_code, char **cause)
 	if (s.dec)
 		decoder_finish(s.dec);
 	session_offcpu_check(&s);
-	const struct writer *failed = NULL;
+	const char *failed = NULL;
+	int failed_err = 0;
 	struct run_end end = {.run = s.run,
 			      .nruns = s.nruns,
 			      .dstats = s.dec ? decoder_stats(s.dec) : NULL,
 			      .event_cost_ns = s.dec ? decoder_event_cost_ns(s.dec) : 0,
 			      .compensate = o->compensate};
-	r = analysis_finish(&s.an, &end, NULL, &failed);
+	r = s.an->finish(s.an->ctx, &end, &failed, &failed_err);
 	if (failed)
-		session_fail(cause, -failed->err, "cannot write the %s output", failed->ops->name);
+		session_fail(cause, -failed_err, "cannot write the %s output", failed);
+	int last = s.nruns ? s.run[s.nruns - 1].exit_code : 0; /* as the report has it */
 	if (r < 0)
 		r = session_fail(cause, -r, "cannot write %s", "the results");
 	else
-		*exit_code = s.signo			     ? SESSION_EXIT_SIGNAL + s.signo
-			     : s.an.rep.exit_code || !failed ? s.an.rep.exit_code
-							     : SESSION_EXIT_ERROR;
+		*exit_code = s.signo	       ? SESSION_EXIT_SIGNAL + s.signo
+			     : last || !failed ? last
+					       : SESSION_EXIT_ERROR;
 out:
 	session_release(&s);
 	return r;

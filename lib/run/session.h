@@ -1,6 +1,10 @@
-/* session.h: one spanstat session: run the command N times under counters
- * (and span collection), feed the writers as things happen, then hand them
- * the final report.  The caller owns the writers' files. */
+/* session.h: one spanstat session, the acquisition half (ARCHITECTURE
+ * "acquisition captures; analysis analyses"): run the command N times under
+ * counters (and span collection) and hand every fact, as it happens, to a
+ * consumer the caller wires in (cmd/ wires it to analysis, lib/out): the
+ * head, -I samples, span events through the consumer's sinks, trees the
+ * target aggregated, and each run's results at the end.  The session never
+ * names an output; the caller owns the consumer. */
 #ifndef SPANSTAT_SESSION_H
 #define SPANSTAT_SESSION_H
 
@@ -10,8 +14,37 @@
 #include "attach.h"
 #include "demangle.h"
 #include "events.h"
+#include "runinfo.h"
+#include "spanev.h"
 #include "spanfilter.h"
-#include "writer.h"
+#include "spantree.h"
+
+/* Where a session's facts go, in this order: init, sinks, start, then run,
+ * interval and import as they come, finish once, release last (also after
+ * a failure, when init was called).  Each op gets ctx. */
+struct session_consumer {
+	void *ctx;
+	/* spans: span events and trees will come, each span carrying nval
+	 * values.  0 or -errno. */
+	int (*init)(void *ctx, bool spans, unsigned nval);
+	/* Hands each span sink span events go to, in order, to add(actx, .). */
+	void (*sinks)(void *ctx, void (*add)(void *actx, struct span_sink sink), void *actx);
+	/* Whether a sink needs the span events one by one: the target then
+	 * streams them rather than aggregating its trees itself. */
+	bool (*streams)(void *ctx);
+	int (*start)(void *ctx, const struct run_head *h);
+	/* The run (from 0) the threads that start from now on belong to. */
+	void (*run)(void *ctx, unsigned run);
+	int (*interval)(void *ctx, const struct interval_sample *s);
+	int (*import)(void *ctx, const struct span_import *im);
+	/* The span trees built so far (NULL: none), for the session's checks. */
+	const struct spantree *(*tree)(void *ctx);
+	/* The end.  0, or -errno when the facts could not be taken in; *failed
+	 * names what could not be written first (NULL: nothing), *failed_err
+	 * its -errno. */
+	int (*finish)(void *ctx, const struct run_end *e, const char **failed, int *failed_err);
+	void (*release)(void *ctx);
+};
 
 struct session_opts {
 	int argc;
@@ -34,9 +67,8 @@ struct session_opts {
 	const char *shell_helper;	 /* spanstat.bash (SPANSTAT_SH), or NULL */
 	/* attach (-p, -t, -a, -C): count these tasks or CPUs instead of a command
 	 * spanstat starts; argc may then be 0 */
-	const struct attach *attach; /* NULL: count the command */
-	struct writer *const *writers;
-	size_t nwriters;
+	const struct attach *attach;		 /* NULL: count the command */
+	const struct session_consumer *consumer; /* where the facts go */
 };
 
 enum {
@@ -46,13 +78,13 @@ enum {
 	SESSION_EXIT_SIGNAL = 128, /* + the signal that killed the target */
 };
 
-/* Runs the session.  Returns 0 when the command ran and the writers got its
- * report (*exit_code: the target's status, 128+N for signal N; 128+N also
+/* Runs the session.  Returns 0 when the command ran and the consumer got its
+ * facts (*exit_code: the target's status, 128+N for signal N; 128+N also
  * when signal N came between two runs of -r, which ends the runs); otherwise
  * -errno with *exit_code 125, 126 or 127 and a message in *cause, or 128+N
  * when signal N came before the command started (it then never runs).
- * A writer that failed to write the report has its err set, and *cause names
- * the first such failure (then *exit_code is 125 if the target's was 0).
+ * When the consumer could not write something, *cause names the first such
+ * failure (then *exit_code is 125 if the target's was 0).
  * Blocks the signals of sigrelay.h while it runs; a caller that blocked them
  * first keeps them blocked, and takes those left pending with
  * sigrelay_take(). */

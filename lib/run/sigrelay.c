@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sigmask.h"
+
 /* Every standard signal whose default action is to terminate or dump core.
  * A fault (a real SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP or SIGSYS in
  * spanstat itself) is forced through the block by the kernel and cannot be
@@ -37,9 +39,6 @@ static const struct {
 
 #define SIGRELAY_NSTD (sizeof sigrelay_std / sizeof *sigrelay_std)
 
-/* The kernel's size of a signal set, as the C library passes it. */
-#define SIGRELAY_KSETSIZE ((size_t)(_NSIG / 8))
-
 /* Adds signo to set as the kernel reads it: sigaddset() refuses the C
  * library's reserved signals (32 to SIGRTMIN-1), whose default action still
  * ends a process.  A sigset_t starts with the kernel's bits, one per signal
@@ -59,7 +58,7 @@ static bool sigrelay_ignored(int signo)
 	unsigned long ksa[16];
 	if (sigaction(signo, NULL, &sa) == 0)
 		return sa.sa_handler == SIG_IGN;
-	return syscall(SYS_rt_sigaction, signo, NULL, ksa, SIGRELAY_KSETSIZE) == 0 &&
+	return syscall(SYS_rt_sigaction, signo, NULL, ksa, SIGMASK_KSETSIZE) == 0 &&
 	       ksa[0] == (unsigned long)(uintptr_t)SIG_IGN;
 }
 
@@ -68,14 +67,6 @@ static void sigrelay_add(sigset_t *set, int signo)
 	/* Ignored at start (nohup): it stays ignored, for the target too. */
 	if (!sigrelay_ignored(signo))
 		sigrelay_set_bit(set, signo);
-}
-
-int sigrelay_mask(int how, const sigset_t *set, sigset_t *old)
-{
-	/* The raw call: the C library's sigprocmask() silently leaves its
-	 * reserved signals unblocked, also when restoring a mask that has
-	 * them. */
-	return syscall(SYS_rt_sigprocmask, how, set, old, SIGRELAY_KSETSIZE) < 0 ? -errno : 0;
 }
 
 int sigrelay_block(struct sigrelay *sr)
@@ -91,12 +82,12 @@ int sigrelay_block(struct sigrelay *sr)
 		sigrelay_add(&sr->set, s);
 	mask = sr->set;
 	sigaddset(&mask, SIGCHLD);
-	return sigrelay_mask(SIG_BLOCK, &mask, &sr->oldmask);
+	return sigmask_set(SIG_BLOCK, &mask, &sr->oldmask);
 }
 
 void sigrelay_unblock(const struct sigrelay *sr)
 {
-	sigrelay_mask(SIG_SETMASK, &sr->oldmask, NULL);
+	sigmask_set(SIG_SETMASK, &sr->oldmask, NULL);
 }
 
 bool sigrelay_foreign(int signo, int code, pid_t sender)

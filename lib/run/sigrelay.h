@@ -20,9 +20,6 @@ struct sigrelay {
  * are blocked gives the same set, and the saved mask keeps them blocked.
  * Returns 0 or -errno. */
 int sigrelay_block(struct sigrelay *sr);
-/* sigprocmask() that also blocks and restores the C library's reserved
- * signals (32 to SIGRTMIN-1).  Returns 0 or -errno. */
-int sigrelay_mask(int how, const sigset_t *set, sigset_t *old);
 /* Restores the mask sigrelay_block() found. */
 void sigrelay_unblock(const struct sigrelay *sr);
 /* Whether a received signal came from outside: false for SIGCHLD and for the

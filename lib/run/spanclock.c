@@ -7,6 +7,8 @@
 #include "spanclock.h"
 #include "perfev.h"
 
+#include "arch.h"
+
 #include <linux/perf_event.h>
 #include <stdint.h>
 #include <string.h>
@@ -15,18 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#include <x86intrin.h>
-
-static bool span_clock_invariant(void)
-{
-	unsigned a, b, c, d;
-	if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
-		return false;
-	__cpuid(0x80000007u, a, b, c, d);
-	return (d >> 8) & 1u;
-}
+#if ARCH_HAVE_TSC
 
 static uint64_t span_clock_mono(void)
 {
@@ -40,9 +31,9 @@ static void span_clock_pair(uint64_t *tsc, uint64_t *mono)
 {
 	uint64_t best = UINT64_MAX;
 	for (int i = 0; i < 5; i++) {
-		uint64_t t0 = __rdtsc();
+		uint64_t t0 = arch_tsc();
 		uint64_t m = span_clock_mono();
-		uint64_t t1 = __rdtsc();
+		uint64_t t1 = arch_tsc();
 		if (t1 - t0 < best) {
 			best = t1 - t0;
 			*tsc = t0 + (t1 - t0) / 2;
@@ -72,7 +63,7 @@ static bool span_clock_kernel(uint32_t *mult, uint32_t *shift)
 bool span_clock_init(struct span_clock *c)
 {
 	memset(c, 0, sizeof *c);
-	if (!span_clock_invariant())
+	if (!arch_tsc_invariant())
 		return false;
 	uint64_t t0, m0, t1, m1;
 	span_clock_pair(&t0, &m0);

@@ -70,13 +70,8 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#define REC_HAVE_TSC 1
-#else
-#define REC_HAVE_TSC 0
-#endif
 
+#include "arch.h"
 #include "encode.h"
 #include "filter.h"
 #include "ring.h"
@@ -296,9 +291,9 @@ static REC_NOI uint64_t rec_mono(void)
 
 static REC_HOT uint64_t rec_now(void)
 {
-#if REC_HAVE_TSC
+#if ARCH_HAVE_TSC
 	if (likely(rec_tsc))
-		return __rdtsc();
+		return arch_tsc();
 #endif
 	return rec_mono();
 }
@@ -2723,34 +2718,10 @@ __attribute__((used, visibility("hidden"))) REC_NOI void *rec_setjmp_note(void *
 	return real;
 }
 
-#if defined(__x86_64__)
-/* rdi = env, rsi = savemask (__sigsetjmp): kept across the note, which
- * returns the real function in rax; rdx = the caller's stack pointer; the
- * tail jump leaves the caller's frame and return address exactly as a
- * direct call to it would. */
-#define REC_SETJMP_TRAMPOLINE(name, which)                 \
-	__asm__(".text\n"                                  \
-		".globl " #name "\n"                       \
-		".type " #name ", @function\n" #name ":\n" \
-		"	endbr64\n"                               \
-		"	lea 8(%rsp), %rdx\n"                     \
-		"	push %rdi\n"                             \
-		"	push %rsi\n"                             \
-		"	sub $8, %rsp\n"                          \
-		"	mov $" #which ", %esi\n"           \
-		"	call rec_setjmp_note\n"                  \
-		"	add $8, %rsp\n"                          \
-		"	pop %rsi\n"                              \
-		"	pop %rdi\n"                              \
-		"	test %rax, %rax\n"                       \
-		"	jz 1f\n"                                 \
-		"	jmp *%rax\n"                             \
-		"1:	xor %eax, %eax\n"                      \
-		"	ret\n"                                   \
-		".size " #name ", .-" #name "\n")
-REC_SETJMP_TRAMPOLINE(_setjmp, 0);
-REC_SETJMP_TRAMPOLINE(setjmp, 1);
-REC_SETJMP_TRAMPOLINE(__sigsetjmp, 2);
+#if ARCH_HAVE_SETJMP_TRAMPOLINE
+ARCH_SETJMP_TRAMPOLINE(_setjmp, 0, rec_setjmp_note);
+ARCH_SETJMP_TRAMPOLINE(setjmp, 1, rec_setjmp_note);
+ARCH_SETJMP_TRAMPOLINE(__sigsetjmp, 2, rec_setjmp_note);
 #endif
 
 /* Ends the spans a longjmp to env skips, at the jump.  A jump out of a
@@ -3020,7 +2991,7 @@ __attribute__((constructor)) static REC_NOI void rec_connect(void)
 		return;
 	rec_dev = (dev_t)dev;
 	rec_ino = (ino_t)ino;
-	rec_tsc = REC_HAVE_TSC && clk && strcmp(clk, "tsc") == 0;
+	rec_tsc = ARCH_HAVE_TSC && clk && strcmp(clk, "tsc") == 0;
 	/* a malformed spec leaves it empty: no filtering rather than a guess */
 	recf_parse(rec_getenv(SPANSTAT_ENV_FILTER), &rec_filter);
 	rec_filtering = recf_active(&rec_filter);

@@ -17,6 +17,8 @@
 
 #include "values.h"
 
+#include "arch.h"
+
 #define RECV_NOI __attribute__((no_instrument_function))
 
 static RECV_NOI int recv_hex(const char **s, uint64_t *v)
@@ -165,19 +167,10 @@ RECV_NOI void recv_close(struct recv_thread *vt)
 	vt->open = 0;
 }
 
-#if defined(__x86_64__) || defined(__i386__)
-static RECV_NOI uint64_t recv_rdpmc(uint32_t counter)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(counter));
-	return (uint64_t)hi << 32 | lo;
-}
-#endif
-
 /* The documented user-space read of one counter; -1: it must be read(). */
 static RECV_NOI int recv_read_user(const struct perf_event_mmap_page *pc, uint64_t *out)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#if ARCH_HAVE_RDPMC
 	const volatile struct perf_event_mmap_page *p = pc;
 	uint32_t seq, idx;
 	uint64_t count;
@@ -189,7 +182,7 @@ static RECV_NOI int recv_read_user(const struct perf_event_mmap_page *pc, uint64
 		if (!p->cap_user_rdpmc || !idx)
 			return -1;
 		unsigned width = p->pmc_width;
-		uint64_t pmc = recv_rdpmc(idx - 1);
+		uint64_t pmc = arch_rdpmc(idx - 1);
 		if (width && width < 64) { /* sign-extend the counter's width */
 			pmc <<= 64 - width;
 			pmc = (uint64_t)((int64_t)pmc >> (64 - width));

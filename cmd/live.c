@@ -1,0 +1,76 @@
+/* live.c: a session's facts handed to analysis (see live.h). */
+#include "config.h"
+
+#include "live.h"
+
+static int live_init_an(void *ctx, bool spans, unsigned nval)
+{
+	struct live *l = ctx;
+	return analysis_init(&l->an, l->writers, l->nwriters, spans, nval);
+}
+
+static void live_sinks(void *ctx, void (*add)(void *actx, struct span_sink sink), void *actx)
+{
+	analysis_sinks(&((struct live *)ctx)->an, add, actx);
+}
+
+static bool live_streams(void *ctx)
+{
+	return analysis_streams(&((struct live *)ctx)->an);
+}
+
+static int live_start(void *ctx, const struct run_head *h)
+{
+	return analysis_start(&((struct live *)ctx)->an, h);
+}
+
+static void live_run(void *ctx, unsigned run)
+{
+	analysis_run(&((struct live *)ctx)->an, run);
+}
+
+static int live_interval(void *ctx, const struct interval_sample *s)
+{
+	return analysis_interval(&((struct live *)ctx)->an, s);
+}
+
+static int live_import(void *ctx, const struct span_import *im)
+{
+	return analysis_import(&((struct live *)ctx)->an, im);
+}
+
+static const struct spantree *live_tree(void *ctx)
+{
+	return analysis_tree(&((struct live *)ctx)->an);
+}
+
+static int live_finish(void *ctx, const struct run_end *e, const char **failed, int *failed_err)
+{
+	const struct writer *w = NULL;
+	int r = analysis_finish(&((struct live *)ctx)->an, e, NULL, &w);
+	*failed = w ? w->ops->name : NULL;
+	*failed_err = w ? w->err : 0;
+	return r;
+}
+
+static void live_release(void *ctx)
+{
+	analysis_release(&((struct live *)ctx)->an);
+}
+
+void live_init(struct live *l, struct writer *const *writers, size_t nwriters)
+{
+	*l = (struct live){.writers = writers,
+			   .nwriters = nwriters,
+			   .consumer = {.ctx = l,
+					.init = live_init_an,
+					.sinks = live_sinks,
+					.streams = live_streams,
+					.start = live_start,
+					.run = live_run,
+					.interval = live_interval,
+					.import = live_import,
+					.tree = live_tree,
+					.finish = live_finish,
+					.release = live_release}};
+}

@@ -1,0 +1,24 @@
+/* live.h: a live run wired together: the session's facts (lib/run, the
+ * acquisition) handed to analysis and the writers (lib/out), as uftrace's
+ * live.c wires record to replay.  The two layers never include each other;
+ * this is the only place that knows both. */
+#ifndef SPANSTAT_LIVE_H
+#define SPANSTAT_LIVE_H
+
+#include <stddef.h>
+
+#include "analysis.h"
+#include "session.h"
+
+struct live {
+	struct analysis an;
+	struct writer *const *writers; /* the caller's */
+	size_t nwriters;
+	struct session_consumer consumer; /* what the session is handed */
+};
+
+/* Sets l up to take a session's facts for the writers; the session gets
+ * &l->consumer. */
+void live_init(struct live *l, struct writer *const *writers, size_t nwriters);
+
+#endif
