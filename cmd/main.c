@@ -25,43 +25,64 @@
 #include "diffcmd.h"
 #include "outfile.h"
 #include "outpath.h"
+#include "outputs.h"
 #include "recreport.h"
 #include "session.h"
 #include "sigrelay.h"
 #include "spanfilter.h"
 #include "writer.h"
 
-/* Every output, once: its option, what it needs, its writer.  The summary
- * (OUT_SUMMARY, -o) is always there; its writer is the table or CSV (-x). */
-enum out_kind {
-	OUT_SUMMARY,
-	OUT_FOLDED,
-	OUT_JSON,
-	OUT_PERFETTO,
-	OUT_PPROF,
-	OUT_FLAMEGRAPH,
-	OUT_FLAMECHART,
-	OUT_RECORD, /* spanstat record's file (-o there) */
-	OUT_MAX
-};
-#define OUT_SPANS 1u /* asking for it turns span collection on */
-struct output_def {
-	int opt;	  /* OPT_*: the option that names its file */
-	const char *name; /* "--folded", as messages say it */
-	unsigned flags;	  /* OUT_* */
-	const struct writer_ops *ops;
-};
-static const struct output_def outputs[OUT_MAX] = {
-	[OUT_SUMMARY] = {OPT_OUTPUT, "--output", 0, NULL},
-	[OUT_FOLDED] = {OPT_FOLDED, "--folded", OUT_SPANS, &folded_writer_ops},
-	[OUT_JSON] = {OPT_JSON, "--json", 0, &json_writer_ops},
-	[OUT_PERFETTO] = {OPT_PERFETTO, "--perfetto", OUT_SPANS, &perfetto_writer_ops},
-	[OUT_PPROF] = {OPT_PPROF, "--pprof", OUT_SPANS, &pprof_writer_ops},
-	[OUT_FLAMEGRAPH] = {OPT_FLAMEGRAPH, "--flamegraph", OUT_SPANS, &flamegraph_writer_ops},
-	[OUT_FLAMECHART] = {OPT_FLAMECHART, "--flamechart", OUT_SPANS, &flamechart_writer_ops},
-	[OUT_RECORD] = {OPT_RECORD, "--record", 0, &record_writer_ops},
-};
-#define optname(k) (outputs[k].name)
+/* The outputs: OUT_SUMMARY is the summary (-o), always there, its writer
+ * the table or CSV (-x); k >= 1 is the registry's row k - 1 (outputs.h). */
+#define OUT_SUMMARY 0
+#define OUT_MAX (1 + OUTPUT_MAX)
+static int out_n = 1;		   /* 1 + the registry's rows */
+static int out_record;		   /* the output that keeps the session: record's file */
+static char out_name[OUT_MAX][32]; /* "--folded", as messages say it */
+#define optname(k) ((const char *)out_name[k])
+
+static unsigned out_flags(int k)
+{
+	return k > OUT_SUMMARY ? output_table[k - 1].flags : 0;
+}
+
+/* The outputs' names, and the options taken from the registry. */
+static void out_init(void)
+{
+	if (options_init() < 0)
+		die("out of memory");
+	snprintf(out_name[OUT_SUMMARY], sizeof out_name[0], "--output");
+	for (size_t i = 0; i < output_count && i < OUTPUT_MAX; i++) {
+		snprintf(out_name[out_n], sizeof out_name[0], "--%s", output_table[i].option);
+		if (output_table[i].flags & OUTPUT_KEEP)
+			out_record = out_n;
+		out_n++;
+	}
+}
+
+/* "--a, --b or --c": the outputs with flag, after `first` when not NULL. */
+static const char *out_list(unsigned flag, const char *first)
+{
+	static char buf[256];
+	int n = 0, total = first != NULL;
+	for (int k = 1; k < out_n; k++)
+		total += (out_flags(k) & flag) != 0;
+	buf[0] = 0;
+	for (int k = 0, i = 0; k < out_n; k++) {
+		const char *name = k ? optname(k) : first;
+		if (!name || (k && !(out_flags(k) & flag)))
+			continue;
+		i++;
+		n += snprintf(buf + n, sizeof buf - (size_t)n, "%s%s",
+			      i == 1	   ? ""
+			      : i == total ? " or "
+					   : ", ",
+			      name);
+		if (n >= (int)sizeof buf)
+			break;
+	}
+	return buf;
+}
 
 struct cli {
 	struct evlist evl;
@@ -158,50 +179,42 @@ static int do_list(const char *pattern)
 	return 0;
 }
 
-/* The options of a recording's outputs: spanstat report's, not record's. */
-static bool output_option(int id)
+/* Refuses an option the subcommand has no use for. */
+static bool mode_written_long(const char *word, const char *name)
 {
-	switch (id) {
-	case OPT_SEPARATOR:
-	case OPT_APPEND:
-	case OPT_SPANS:
-	case OPT_FOLDED:
-	case OPT_FOLDED_THREADS:
-	case OPT_JSON:
-	case OPT_PERFETTO:
-	case OPT_PPROF:
-	case OPT_FLAMEGRAPH:
-	case OPT_FLAMECHART:
-	case OPT_WEIGHT:
-	case OPT_COMPENSATE:
-		return true;
-	}
-	return false;
+	size_t n = strlen(name);
+	return word[0] == '-' && word[1] == '-' && strncmp(word + 2, name, n) == 0 &&
+	       (!word[2 + n] || word[2 + n] == '=');
 }
 
-/* Refuses an option the subcommand has no use for. */
-static void mode_check(const struct cli *c, int id, const char *arg)
+/* w1, w2: the last word getopt took and the one before it (the option
+ * itself, when its argument was a word of its own). */
+static void mode_check(const struct cli *c, int id, const char *w1, const char *w2)
 {
 	char buf[64] = "";
+	unsigned modes = 0;
 	/* as written: -e, or --event (maybe with =VALUE after it) */
 	for (const struct opt_def *o = options_table; o->name; o++)
 		if (o->id == id) {
-			if (arg[0] == '-' && arg[1] == '-')
+			if (!o->shortopt || mode_written_long(w1, o->name) ||
+			    mode_written_long(w2, o->name))
 				snprintf(buf, sizeof buf, "--%s", o->name);
 			else
 				snprintf(buf, sizeof buf, "-%c", o->shortopt);
+			modes = options_modes(o);
 		}
 	const char *name = buf;
-	if (c->mode == MODE_RECORD && (output_option(id) || id == OPT_RECORD))
+	if (c->mode == MODE_RECORD && !(modes & OPTM_RECORD))
 		die("record: %s is an option of 'spanstat report', which makes the outputs from "
 		    "the record file",
 		    name);
-	if (c->mode == MODE_REPORT && !output_option(id) && id != OPT_OUTPUT && id != OPT_HELP &&
-	    id != OPT_VERSION)
+	if (c->mode == MODE_REPORT && !(modes & OPTM_REPORT))
 		die("report: %s is an option of the measurement ('spanstat record'), not of the "
 		    "report",
 		    name);
 }
+
+static void main_help(FILE *fp);
 
 static void subcommand_help(int mode)
 {
@@ -252,7 +265,11 @@ static void parse(struct cli *c, int argc, char **argv)
 		if (id < 0)
 			break;
 		if (c->mode != MODE_RUN && id != ':' && id != '?')
-			mode_check(c, id, argv[optind - 1]);
+			mode_check(c, id, argv[optind - 1], optind >= 2 ? argv[optind - 2] : "");
+		if (id >= OPT_OUT_FIRST && id < OPT_OUT_FIRST + out_n - 1) {
+			c->path[1 + id - OPT_OUT_FIRST] = optarg; /* the registry's outputs */
+			continue;
+		}
 		switch (id) {
 		case OPT_EVENT:
 			if (evlist_parse(&c->evl, optarg, &cause) < 0)
@@ -272,16 +289,7 @@ static void parse(struct cli *c, int argc, char **argv)
 			c->sep = optarg;
 			break;
 		case OPT_OUTPUT:
-		case OPT_FOLDED:
-		case OPT_JSON:
-		case OPT_PERFETTO:
-		case OPT_PPROF:
-		case OPT_FLAMEGRAPH:
-		case OPT_FLAMECHART:
-		case OPT_RECORD:
-			for (int k = 0; k < OUT_MAX; k++)
-				if (outputs[k].opt == id)
-					c->path[k] = optarg;
+			c->path[OUT_SUMMARY] = optarg;
 			break;
 		case OPT_APPEND:
 			c->append = true;
@@ -359,7 +367,7 @@ static void parse(struct cli *c, int argc, char **argv)
 			if (c->mode != MODE_RUN)
 				subcommand_help(c->mode);
 			else
-				options_help(stdout);
+				main_help(stdout);
 			stdout_done("the help");
 			exit(0);
 		case OPT_VERSION:
@@ -385,10 +393,12 @@ static void parse(struct cli *c, int argc, char **argv)
 static bool wants_spans(const struct cli *c)
 {
 	bool spans = c->spans_table;
-	for (int k = 0; k < OUT_MAX; k++)
-		spans |= c->path[k] && (outputs[k].flags & OUT_SPANS);
-	/* a record keeps everything: spans too, when they can be collected */
-	bool keep = c->mode == MODE_RECORD || c->path[OUT_RECORD];
+	bool keep = c->mode == MODE_RECORD;
+	for (int k = 0; k < out_n; k++) {
+		spans |= c->path[k] && (out_flags(k) & OUTPUT_SPANS);
+		/* a record keeps everything: spans too, when they can be collected */
+		keep |= c->path[k] && (out_flags(k) & OUTPUT_KEEP);
+	}
 	bool attach = c->pids || c->tids || c->all_cpus || c->cpus;
 	return spans || (keep && !attach);
 }
@@ -427,10 +437,15 @@ static void check(struct cli *c, int nargs)
 {
 	if (c->append && !c->path[OUT_SUMMARY])
 		die("--append needs --output FILE");
-	if (c->folded_threads && !c->path[OUT_FOLDED] && !c->path[OUT_FLAMEGRAPH])
-		die("--folded-threads needs --folded or --flamegraph");
-	if (c->weight && !c->path[OUT_FOLDED] && !c->path[OUT_PPROF] && !c->path[OUT_FLAMEGRAPH])
-		die("--weight needs --folded, --pprof or --flamegraph");
+	bool threads = false, weighs = false;
+	for (int k = 1; k < out_n; k++) {
+		threads |= c->path[k] && (out_flags(k) & OUTPUT_THREADS);
+		weighs |= c->path[k] && (out_flags(k) & OUTPUT_WEIGHT);
+	}
+	if (c->folded_threads && !threads)
+		die("--folded-threads needs %s", out_list(OUTPUT_THREADS, NULL));
+	if (c->weight && !weighs)
+		die("--weight needs %s", out_list(OUTPUT_WEIGHT, NULL));
 	if (c->weight && c->mode != MODE_REPORT && !weight_known(c, c->weight))
 		die("invalid --weight '%s': expected wall, cpu, off-cpu, allocs, alloc-bytes "
 		    "or an event of --span-events",
@@ -443,15 +458,13 @@ static void check(struct cli *c, int nargs)
 		die("--weight=%s needs the off-CPU split that --no-off-cpu turns off", c->weight);
 	bool spans = wants_spans(c);
 	if (c->span_evl.n && !spans)
-		die("--span-events needs a span output: --spans, --folded, --perfetto, --pprof, "
-		    "--flamegraph or --flamechart");
+		die("--span-events needs a span output: %s", out_list(OUTPUT_SPANS, "--spans"));
 	if (c->span_allocs && !spans)
-		die("--span-allocs needs a span output: --spans, --folded, --perfetto, --pprof, "
-		    "--flamegraph or --flamechart");
+		die("--span-allocs needs a span output: %s", out_list(OUTPUT_SPANS, "--spans"));
 	for (int k = 0; k < OUT_MAX; k++) {
 		/* spanstat record's -o names the record file */
 		const char *opt =
-			c->mode == MODE_RECORD && k == OUT_RECORD ? "--output" : optname(k);
+			c->mode == MODE_RECORD && k == out_record ? "--output" : optname(k);
 		if (c->path[k] && !*c->path[k])
 			die("invalid %s '': expected a file name, or - for standard output", opt);
 		/* "--folded -- cmd" took "--" for the file and ran "cmd" */
@@ -483,7 +496,7 @@ static void check(struct cli *c, int nargs)
 		die("missing COMMAND (see 'spanstat --help')");
 }
 
-static void add_writer(struct cli *c, enum out_kind k, const struct writer_ops *ops, FILE *fp)
+static void add_writer(struct cli *c, int k, const struct writer_ops *ops, FILE *fp)
 {
 	struct writer *w = &c->w[k];
 	memset(w, 0, sizeof *w);
@@ -604,9 +617,9 @@ static void open_outputs(struct cli *c, const char *command)
 		sfp = stdout;
 	if (c->mode != MODE_RECORD)
 		add_writer(c, OUT_SUMMARY, c->sep ? &csv_writer_ops : &summary_writer_ops, sfp);
-	for (int k = OUT_FOLDED; k < OUT_MAX; k++)
+	for (int k = 1; k < out_n; k++)
 		if (c->path[k])
-			add_writer(c, k, outputs[k].ops, c->out[k].fp);
+			add_writer(c, k, output_table[k - 1].ops, c->out[k].fp);
 }
 
 /* Each output stands alone: a failed one is reported and removed, the
@@ -664,7 +677,7 @@ static int commit_outputs(struct cli *c, int code)
 			else if (!c->path[k] || strcmp(c->path[k], "-") == 0)
 				die_soft("cannot write %s to standard output: %s", optname(k),
 					 stdout_why(e));
-			else if (k != OUT_JSON && k != OUT_PERFETTO && c->weight &&
+			else if ((out_flags(k) & OUTPUT_WEIGHT) && c->weight &&
 				 (e == ENOTSUP || e == ENOENT))
 				die_soft("cannot write %s '%s': --weight=%s cannot be counted here",
 					 optname(k), c->path[k], c->weight);
@@ -754,28 +767,11 @@ static int report_main(struct cli *c, int argc, char **argv)
 	return sig ? SESSION_EXIT_SIGNAL + sig : code;
 }
 
-int main(int argc, char **argv)
+/* spanstat [OPTIONS] COMMAND, and spanstat record (c->mode): measure. */
+static int run_main(struct cli *c, int argc, char **argv)
 {
-	struct cli c;
 	char *cause = NULL;
 
-	memset(&c, 0, sizeof c);
-	c.runs = 1;
-	evlist_init(&c.evl);
-	evlist_init(&c.span_evl);
-	spanfilter_init(&c.filter);
-	std_sanitize();
-	/* subcommands: the first word, before any option ("spanstat -- diff"
-	 * runs a program named diff) */
-	if (argc > 1 && strcmp(argv[1], "diff") == 0)
-		return diff_main(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "report") == 0)
-		return report_main(&c, argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "record") == 0) {
-		c.mode = MODE_RECORD;
-		argc--;
-		argv++;
-	}
 	/* From here until every output is committed, a terminating signal waits
 	 * in a queue: the session relays it to the target, or it ends spanstat
 	 * as 128+N once the results are whole.  SIGPIPE among them: a closed
@@ -783,69 +779,69 @@ int main(int argc, char **argv)
 	struct sigrelay sr;
 	if (sigrelay_block(&sr) < 0)
 		die("cannot block signals: %s", strerror(errno));
-	parse(&c, argc, argv);
-	if (c.list) {
+	parse(c, argc, argv);
+	if (c->list) {
 		if (argc - optind > 1)
 			die("--list takes at most one PATTERN");
 		int r = do_list(optind < argc ? argv[optind] : NULL);
 		int sig = sigrelay_take(&sr);
 		return sig ? SESSION_EXIT_SIGNAL + sig : r;
 	}
-	if (c.mode == MODE_RECORD) { /* -o names the record file */
-		c.path[OUT_RECORD] = c.path[OUT_SUMMARY] ? c.path[OUT_SUMMARY] : "spanstat.rec";
-		c.path[OUT_SUMMARY] = NULL;
+	if (c->mode == MODE_RECORD) { /* -o names the record file */
+		c->path[out_record] = c->path[OUT_SUMMARY] ? c->path[OUT_SUMMARY] : "spanstat.rec";
+		c->path[OUT_SUMMARY] = NULL;
 	}
-	check(&c, argc - optind);
-	expand_paths(&c);
+	check(c, argc - optind);
+	expand_paths(c);
 	struct attach at;
 	memset(&at, 0, sizeof at);
-	if (c.pids || c.tids || c.all_cpus || c.cpus) {
-		int r = c.pids	 ? attach_tasks(&at, c.pids, false, &cause)
-			: c.tids ? attach_tasks(&at, c.tids, true, &cause)
-				 : attach_cpus(&at, c.cpus, &cause);
+	if (c->pids || c->tids || c->all_cpus || c->cpus) {
+		int r = c->pids	  ? attach_tasks(&at, c->pids, false, &cause)
+			: c->tids ? attach_tasks(&at, c->tids, true, &cause)
+				  : attach_cpus(&at, c->cpus, &cause);
 		if (r < 0)
 			die("%s", cause ? cause : strerror(-r));
 	}
-	if (c.evl.n == 0 && evlist_add_defaults(&c.evl, &cause) < 0)
+	if (c->evl.n == 0 && evlist_add_defaults(&c->evl, &cause) < 0)
 		die("%s", cause ? cause : "cannot set up the default events");
 	/* Any span output turns collection on; --json then includes spans. */
-	bool spans = wants_spans(&c);
+	bool spans = wants_spans(c);
 	char *preload = NULL, *alloc = NULL;
 	if (spans && !(preload = launch_preload_path("libspanstat.so.0")))
 		die("cannot find the span library libspanstat.so.0 (is spanstat installed?)");
 	/* the line protocol's helpers, where they are (else the target goes without) */
 	char *pydir = spans ? launch_python_dir() : NULL;
 	char *shell = spans ? launch_shell_helper() : NULL;
-	if (c.span_allocs && !(alloc = launch_preload_path("libspanstat-alloc.so.0")))
+	if (c->span_allocs && !(alloc = launch_preload_path("libspanstat-alloc.so.0")))
 		die("cannot find the allocation counter libspanstat-alloc.so.0 (is spanstat "
 		    "installed?)");
 	/* an allocator the counter cannot see: said now, and its values unknown */
 	char *why = NULL;
 	bool alloc_unknown =
-		c.span_allocs && optind < argc && launch_alloc_check(argv[optind], &why) < 0;
+		c->span_allocs && optind < argc && launch_alloc_check(argv[optind], &why) < 0;
 	if (alloc_unknown)
 		die_soft("--span-allocs: cannot count the allocations of '%s': %s; their values "
 			 "are unknown",
 			 argv[optind], why ? why : "its allocator is out of reach");
 	free(why);
-	open_outputs(&c, argv[optind]);
+	open_outputs(c, argv[optind]);
 
 	struct live live;
-	live_init(&live, c.wv, c.nw);
+	live_init(&live, c->wv, c->nw);
 	struct session_opts so = {
 		.argc = argc - optind,
 		.argv = argv + optind,
-		.evl = &c.evl,
-		.runs = c.runs,
-		.interval_ms = c.interval_ms,
+		.evl = &c->evl,
+		.runs = c->runs,
+		.interval_ms = c->interval_ms,
 		.spans = spans,
 		.preload = preload,
-		.filter = &c.filter,
-		.demangle = c.demangle,
-		.compensate = c.compensate,
-		.span_evl = c.span_evl.n ? &c.span_evl : NULL,
-		.span_allocs = c.span_allocs,
-		.no_off_cpu = c.no_off_cpu,
+		.filter = &c->filter,
+		.demangle = c->demangle,
+		.compensate = c->compensate,
+		.span_evl = c->span_evl.n ? &c->span_evl : NULL,
+		.span_allocs = c->span_allocs,
+		.no_off_cpu = c->no_off_cpu,
 		.alloc_preload = alloc,
 		.alloc_unknown = alloc_unknown,
 		.python_dir = pydir,
@@ -855,7 +851,7 @@ int main(int argc, char **argv)
 	};
 	int code;
 	if (session_run(&so, &code, &cause) < 0) {
-		abort_outputs(&c);
+		abort_outputs(c);
 		errline(cause ? cause : "failed");
 		free(cause);
 		free(preload);
@@ -863,23 +859,23 @@ int main(int argc, char **argv)
 		free(pydir);
 		free(shell);
 		attach_release(&at);
-		spanfilter_release(&c.filter);
-		evlist_release(&c.evl);
-		evlist_release(&c.span_evl);
+		spanfilter_release(&c->filter);
+		evlist_release(&c->evl);
+		evlist_release(&c->span_evl);
 		for (int k = 0; k < OUT_MAX; k++)
-			free(c.expanded[k]);
-		free(c.copy);
+			free(c->expanded[k]);
+		free(c->copy);
 		return code;
 	}
-	code = commit_outputs(&c, code);
-	if (c.mode == MODE_RECORD && c.w[OUT_RECORD].ops && !c.w[OUT_RECORD].err) {
+	code = commit_outputs(c, code);
+	if (c->mode == MODE_RECORD && c->w[out_record].ops && !c->w[out_record].err) {
 		struct stat st;
-		if (stat(c.path[OUT_RECORD], &st) == 0)
+		if (stat(c->path[out_record], &st) == 0)
 			fprintf(stderr, "[ spanstat record: wrote %.3f MB to '%s' ]\n",
-				(double)st.st_size / 1e6, c.path[OUT_RECORD]);
+				(double)st.st_size / 1e6, c->path[out_record]);
 	}
-	release_writers(&c);
-	if (!c.path[OUT_SUMMARY] && fflush(stderr) != 0)
+	release_writers(c);
+	if (!c->path[OUT_SUMMARY] && fflush(stderr) != 0)
 		code = code ? code : EXIT_SPANSTAT;
 	/* A signal that came after the last run's target was reaped found
 	 * nothing left to stop: it is taken, and the target's status stays. */
@@ -890,11 +886,76 @@ int main(int argc, char **argv)
 	free(shell);
 	attach_release(&at);
 	free(cause);
-	spanfilter_release(&c.filter);
-	evlist_release(&c.evl);
-	evlist_release(&c.span_evl);
+	spanfilter_release(&c->filter);
+	evlist_release(&c->evl);
+	evlist_release(&c->span_evl);
 	for (int k = 0; k < OUT_MAX; k++)
-		free(c.expanded[k]);
-	free(c.copy);
+		free(c->expanded[k]);
+	free(c->copy);
 	return code;
+}
+
+static int record_main(struct cli *c, int argc, char **argv)
+{
+	c->mode = MODE_RECORD;
+	return run_main(c, argc, argv);
+}
+
+static int diff_cmd(struct cli *c, int argc, char **argv)
+{
+	(void)c;
+	return diff_main(argc, argv);
+}
+
+/* The subcommands: spanstat's first word, before any option ("spanstat --
+ * diff" runs a program named diff).  --help lists them; docs.bats checks
+ * them against the man page and the completions. */
+static const struct subcommand {
+	const char *name;
+	int (*fn)(struct cli *c, int argc, char **argv); /* argv[0] is the name */
+	const char *usage;				 /* after "spanstat " */
+	const char *help;				 /* --help's line */
+} subcommands[] = {
+	{"record", record_main, "record [-o FILE] [OPTIONS] [--] COMMAND [ARGS...]",
+	 "run COMMAND and keep everything in a record file, for report later"},
+	{"report", report_main, "report [OPTIONS] FILE...",
+	 "make any output from record files, merging the ranks of a job"},
+	{"diff", diff_cmd, "diff [OPTIONS] OLD NEW",
+	 "compare two sessions (record files or JSON) with significance, as a gate"},
+};
+
+static void main_help(FILE *fp)
+{
+	fputs("Usage: spanstat [OPTIONS] [--] COMMAND [ARGS...]\n"
+	      "       spanstat --list [PATTERN]\n",
+	      fp);
+	for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
+		fprintf(fp, "       spanstat %s\n", subcommands[i].usage);
+	fputs("\n"
+	      "Run COMMAND and report what it cost: perf_event counters, rusage, and the\n"
+	      "spans it emits through libspanstat (or -finstrument-functions).\n"
+	      "\n"
+	      "Subcommands (each with its own --help):\n",
+	      fp);
+	for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
+		fprintf(fp, "  %-8s %s\n", subcommands[i].name, subcommands[i].help);
+	fputs("\n", fp);
+	options_help(fp);
+}
+
+int main(int argc, char **argv)
+{
+	struct cli c;
+
+	memset(&c, 0, sizeof c);
+	c.runs = 1;
+	evlist_init(&c.evl);
+	evlist_init(&c.span_evl);
+	spanfilter_init(&c.filter);
+	std_sanitize();
+	out_init();
+	for (size_t i = 0; argc > 1 && i < sizeof subcommands / sizeof subcommands[0]; i++)
+		if (strcmp(argv[1], subcommands[i].name) == 0)
+			return subcommands[i].fn(&c, argc - 1, argv + 1);
+	return run_main(&c, argc, argv);
 }

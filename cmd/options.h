@@ -1,5 +1,7 @@
-/* options.h: the one table of spanstat's options.  --help is printed from
- * it, getopt's long options are built from it, and tests/bats/docs.bats
+/* options.h: the one table of spanstat's options: its own rows, and a row
+ * for each output of the registry (lib/out/outputs.h), merged by
+ * options_init.  --help is printed from it, getopt's long options are built
+ * from it, each row says which subcommands take it, and tests/bats/docs.bats
  * checks the man page and every completion script against --help. */
 #ifndef SPANSTAT_OPTIONS_H
 #define SPANSTAT_OPTIONS_H
@@ -21,10 +23,7 @@ enum opt_id {
 	OPT_APPEND = 256,
 	OPT_LIST,
 	OPT_SPANS,
-	OPT_FOLDED,
 	OPT_FOLDED_THREADS,
-	OPT_JSON,
-	OPT_PERFETTO,
 	OPT_DEMANGLE,
 	OPT_MIN_DURATION,
 	OPT_MAX_DEPTH,
@@ -35,10 +34,17 @@ enum opt_id {
 	OPT_SPAN_ALLOCS,
 	OPT_WEIGHT,
 	OPT_NO_OFF_CPU,
-	OPT_PPROF,
-	OPT_FLAMEGRAPH,
-	OPT_FLAMECHART,
-	OPT_RECORD,
+	OPT_OUT_FIRST = 512, /* + k: the file of the registry's output k */
+};
+
+/* Which subcommands take an option (struct opt_def's modes). */
+enum {
+	OPTM_RUN = 1u,			       /* spanstat [OPTIONS] COMMAND */
+	OPTM_RECORD = 2u,		       /* spanstat record */
+	OPTM_REPORT = 4u,		       /* spanstat report */
+	OPTM_MEASURE = OPTM_RUN | OPTM_RECORD, /* the measurement's (0 says the same) */
+	OPTM_OUTPUT = OPTM_RUN | OPTM_REPORT,  /* the outputs' */
+	OPTM_ALL = OPTM_RUN | OPTM_RECORD | OPTM_REPORT,
 };
 
 struct opt_def {
@@ -48,10 +54,18 @@ struct opt_def {
 	const char *arg;  /* argument's name, NULL: takes none */
 	const char *help;
 	int arg_optional; /* arg may be left out: --name[=ARG] */
+	unsigned modes;	  /* OPTM_*; 0: OPTM_MEASURE */
 };
 
-extern const struct opt_def options_table[];
+/* Every option, ended by a row with no name; built by options_init. */
+extern const struct opt_def *options_table;
 
+/* Merges the registry's outputs into the table; 0, or -1 out of memory. */
+int options_init(void);
+/* The subcommands that take option o (OPTM_*). */
+unsigned options_modes(const struct opt_def *o);
+
+/* --help's options and exit status (the caller prints the usage first). */
 void options_help(FILE *fp);
 /* getopt_long's tables, built from options_table; the caller frees *longopts. */
 int options_getopt(char **shortopts, void **longopts);

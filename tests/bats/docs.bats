@@ -150,6 +150,34 @@ same_options() {
 	same_options "README.md's Options table" readme_options
 }
 
+# --- the subcommands: --help's table (cmd/main.c) is the reference -------------
+
+help_subcommands() {
+	"$SPANSTAT" --help | awk '/^Subcommands/ { on = 1; next } on && /^$/ { exit }
+		on { print $1 }' | sort
+}
+
+@test "the subcommands of --help are the man page's, the completions', and each has --help" {
+	run help_subcommands
+	assert_success
+	local ref=$output
+	[ "$(wc -l <<<"$ref")" -ge 3 ] || fail "too few subcommands in --help: $ref"
+	# the man page's SYNOPSIS: .SY "spanstat NAME"
+	assert_equal "$(sed -nE 's/^\.SY "spanstat ([a-z]+)"$/\1/p' "$DOCS_MAN1" | sort)" "$ref"
+	# bash: the words offered as spanstat's first word
+	assert_equal "$(sed -nE "/cword == 1/ s/.*compgen -W '([a-z ]+)' -- .*/\1/p" "$DOCS_BASHCOMP" |
+		tr ' ' '\n' | sort)" "$ref"
+	# zsh: the subcommands array; fish: the first token's completions
+	assert_equal "$(sed -nE "s/^[[:space:]]*'([a-z]+):.*/\1/p" "$DOCS_ZSHCOMP" | sort)" "$ref"
+	assert_equal "$(sed -nE 's/.*-n __fish_is_first_token -a ([a-z]+) .*/\1/p' "$DOCS_FISHCOMP" |
+		sort)" "$ref"
+	for s in $ref; do
+		run "$SPANSTAT" "$s" --help
+		assert_success
+		assert_line --index 0 --regexp "^Usage: spanstat $s "
+	done
+}
+
 # --- the completion scripts ---------------------------------------------------
 
 @test "the bash completion is valid bash" {

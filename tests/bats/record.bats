@@ -69,6 +69,11 @@ setup() {
 	run -125 "$SPANSTAT" record --json=x.json -- true
 	assert_output "spanstat: record: --json is an option of 'spanstat report', which makes the outputs from the record file"
 	[ ! -e x.json ]
+	# named as written, also when the file is a word of its own
+	run -125 "$SPANSTAT" record --folded x.folded -- true
+	assert_output "spanstat: record: --folded is an option of 'spanstat report', which makes the outputs from the record file"
+	run -125 "$SPANSTAT" record -x , -- true
+	assert_output --partial "record: -x is an option of 'spanstat report'"
 	run -125 "$SPANSTAT" record --record=x.rec -- true
 	run -0 "$SPANSTAT" record -o r.rec -- true
 	run -125 "$SPANSTAT" report -e cycles r.rec
