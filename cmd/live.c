@@ -9,9 +9,9 @@ static int live_init_an(void *ctx, bool spans, unsigned nval)
 	return analysis_init(&l->an, l->writers, l->nwriters, spans, nval);
 }
 
-static void live_sinks(void *ctx, void (*add)(void *actx, struct span_sink sink), void *actx)
+static int live_sinks(void *ctx, int (*add)(void *actx, struct span_sink sink), void *actx)
 {
-	analysis_sinks(&((struct live *)ctx)->an, add, actx);
+	return analysis_sinks(&((struct live *)ctx)->an, add, actx);
 }
 
 static bool live_streams(void *ctx)

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "grow.h"
 #include "demangle.h"
 #include "events.h"
 #include "attach.h"
@@ -526,16 +527,9 @@ static ssize_t tee_write(void *arg, const char *buf, size_t n)
 	struct cli *c = arg;
 	if (fwrite(buf, 1, n, c->out[OUT_SUMMARY].fp) != n && !c->tee_err)
 		c->tee_err = errno ? errno : EIO;
-	if (!c->copy_lost && c->copy_len + n > c->copy_cap) {
-		size_t cap = c->copy_cap ? c->copy_cap : 4096;
-		while (cap < c->copy_len + n)
-			cap *= 2;
-		char *b = realloc(c->copy, cap);
-		if (!b)
-			c->copy_lost = true;
-		else
-			c->copy = b, c->copy_cap = cap;
-	}
+	if (!c->copy_lost &&
+	    (n > SIZE_MAX - c->copy_len || GROW(c->copy, c->copy_len + n, c->copy_cap, 4096) < 0))
+		c->copy_lost = true;
 	if (!c->copy_lost) {
 		memcpy(c->copy + c->copy_len, buf, n);
 		c->copy_len += n;

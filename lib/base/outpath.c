@@ -1,5 +1,5 @@
 /* outpath.c: %-sequences in output file names (outpath.h). */
-#define _GNU_SOURCE
+#include "config.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

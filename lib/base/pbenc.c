@@ -1,10 +1,13 @@
 /* pbenc.c: the out-of-line half of the protocol buffers encoder (pbenc.h):
  * buffer ownership and growth, and length-delimited byte fields. */
+#include "config.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pbenc.h"
+#include "grow.h"
 
 int pbenc_init(struct pbenc *e, size_t cap)
 {
@@ -28,17 +31,8 @@ int pbenc_grow(struct pbenc *e, size_t n)
 {
 	if (e->err)
 		return e->err;
-	size_t cap = e->cap ? e->cap : 64;
-	while (cap - e->len < n) {
-		if (cap > SIZE_MAX / 2)
-			return e->err = -ENOMEM;
-		cap *= 2;
-	}
-	uint8_t *buf = realloc(e->buf, cap);
-	if (!buf)
+	if (n > SIZE_MAX - e->len || GROW(e->buf, e->len + n, e->cap, 64) < 0)
 		return e->err = -ENOMEM;
-	e->buf = buf;
-	e->cap = cap;
 	return 0;
 }
 

@@ -1,6 +1,8 @@
 /* strtab.c: interned strings (strtab.h).  Ids are dense, 1..n-1; id 0 is the
  * empty "none" string.  Lookup is an open-addressing hash of ids with linear
  * probing, kept at most half full; strings are copied and owned here. */
+#include "config.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,7 @@
 /* u64map.c: growth, insertion and deletion (backward shift, so no
  * tombstones) for the hash map of u64map.h. */
+#include "config.h"
+
 #include "u64map.h"
 
 #include <errno.h>

@@ -1,5 +1,7 @@
 /* utf8esc.c: reversible percent-escaping of bytes that are not valid UTF-8
  * (utf8esc.h). */
+#include "config.h"
+
 #include "utf8esc.h"
 
 #include <stdlib.h>

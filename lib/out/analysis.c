@@ -28,16 +28,17 @@ int analysis_init(struct analysis *a, struct writer *const *writers, size_t nwri
 	return spantree_set_values(&a->tree, nval) < 0 ? -EINVAL : 0;
 }
 
-void analysis_sinks(struct analysis *a, void (*add)(void *ctx, struct span_sink sink), void *ctx)
+int analysis_sinks(struct analysis *a, int (*add)(void *ctx, struct span_sink sink), void *ctx)
 {
 	if (!a->spans)
-		return;
-	add(ctx, (struct span_sink){spantree_event, &a->tree});
-	for (size_t i = 0; i < a->nwriters; i++) {
+		return 0;
+	int r = add(ctx, (struct span_sink){spantree_event, &a->tree});
+	for (size_t i = 0; r == 0 && i < a->nwriters; i++) {
 		struct writer *w = a->writers[i];
 		if (w->ops->span)
-			add(ctx, (struct span_sink){w->ops->span, w});
+			r = add(ctx, (struct span_sink){w->ops->span, w});
 	}
+	return r;
 }
 
 bool analysis_streams(const struct analysis *a)

@@ -33,8 +33,9 @@ struct analysis {
 int analysis_init(struct analysis *a, struct writer *const *writers, size_t nwriters, bool spans,
 		  unsigned nval);
 /* Every sink span events go to: the tree, then each writer that streams.
- * add is the source's (decoder_add_sink or a reader's). */
-void analysis_sinks(struct analysis *a, void (*add)(void *ctx, struct span_sink sink), void *ctx);
+ * add is the source's (decoder_add_sink or a reader's); its first error
+ * is returned, else 0. */
+int analysis_sinks(struct analysis *a, int (*add)(void *ctx, struct span_sink sink), void *ctx);
 /* Whether a writer takes span events one by one (it streams). */
 bool analysis_streams(const struct analysis *a);
 /* The per-thread span trees (NULL without spans). */

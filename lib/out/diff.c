@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "cause.h"
 #include "diff.h"
 #include "stats.h"
@@ -225,14 +226,11 @@ static bool din_more(struct diff_in *in)
 	if (in->p != in->buf)
 		memmove(in->buf, in->p, left);
 	if (left == in->cap) { /* one value fills the window: a larger one */
-		char *b = in->cap <= SIZE_MAX / 2 ? realloc(in->buf, 2 * in->cap) : NULL;
-		if (!b) {
+		if (GROW(in->buf, in->cap + 1, in->cap, 4096) < 0) {
 			in->errnum = ENOMEM;
 			in->eof = true;
 			return false;
 		}
-		in->buf = b;
-		in->cap *= 2;
 	}
 	size_t got = fread(in->buf + left, 1, in->cap - left, in->fp);
 	in->p = in->buf;
@@ -1154,14 +1152,8 @@ static uint32_t diff_child(struct span_tree *t, uint32_t parent, uint32_t name)
 			return c;
 		last = c;
 	}
-	if (t->n == t->cap) {
-		uint32_t cap = t->cap ? 2 * t->cap : 64;
-		struct span_node *nd = realloc(t->node, cap * sizeof *nd);
-		if (!nd)
-			return 0;
-		t->node = nd;
-		t->cap = cap;
-	}
+	if (GROW(t->node, t->n + 1, t->cap, 64) < 0)
+		return 0;
 	uint32_t i = t->n++;
 	memset(&t->node[i], 0, sizeof t->node[i]);
 	t->node[i].name = name;

@@ -16,12 +16,15 @@
  * when it closes, so memory stays with what can be seen even for runs of
  * many millions of spans.  Each frame's <title> holds the name, the
  * duration, when it began and whether spanstat closed it. */
+#include "config.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "spannames.h"
 #include "svgkit.h"
 #include "u64map.h"
@@ -70,14 +73,8 @@ static struct fc_lane *fc_lane(struct flamechart *c, uint32_t pid, uint32_t tid)
 	uint64_t at = u64map_get(&c->index, key);
 	if (at)
 		return &c->lane[at - 1];
-	if (c->nlane == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 16;
-		struct fc_lane *l = realloc(c->lane, cap * sizeof *l);
-		if (!l)
-			return NULL;
-		c->lane = l;
-		c->cap = cap;
-	}
+	if (GROW(c->lane, c->nlane + 1, c->cap, 16) < 0)
+		return NULL;
 	if (u64map_put(&c->index, key, c->nlane + 1) < 0)
 		return NULL;
 	struct fc_lane *l = &c->lane[c->nlane++];
@@ -99,14 +96,8 @@ static int fc_start(struct writer *w, const struct run_head *h)
 
 static int fc_store(struct fc_lane *l, const struct fc_span *sp)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 64;
-		struct fc_span *s = realloc(l->s, cap * sizeof *s);
-		if (!s)
-			return -ENOMEM;
-		l->s = s;
-		l->cap = cap;
-	}
+	if (GROW(l->s, l->n + 1, l->cap, 64) < 0)
+		return -ENOMEM;
 	l->s[l->n++] = *sp;
 	return 0;
 }

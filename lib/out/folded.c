@@ -24,11 +24,14 @@
  * split each line at its LAST space, so only VALUE follows it.  An empty
  * name is written as "%00".
  */
+#include "config.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "spannames.h"
 #include "spantree.h"
 #include "spanwalk.h"
@@ -58,15 +61,9 @@ static int folded_reserve(struct folded_out *o, size_t more)
 {
 	if (o->len + more + 1 <= o->cap)
 		return 0;
-	size_t cap = o->cap ? o->cap : 256;
-	while (cap < o->len + more + 1)
-		cap *= 2;
-	char *b = realloc(o->buf, cap);
-	if (!b)
+	if (more >= SIZE_MAX - o->len)
 		return -ENOMEM;
-	o->buf = b;
-	o->cap = cap;
-	return 0;
+	return GROW(o->buf, o->len + more + 1, o->cap, 256);
 }
 
 static int folded_put(struct folded_out *o, const char *s, size_t n)
@@ -109,14 +106,8 @@ static const char *folded_name(const struct folded_out *o, uint32_t id)
 
 static int folded_add_line(struct folded_out *o, uint64_t self)
 {
-	if (o->nline == o->capline) {
-		size_t cap = o->capline ? 2 * o->capline : 64;
-		struct folded_line *l = realloc(o->line, cap * sizeof *l);
-		if (!l)
-			return -ENOMEM;
-		o->line = l;
-		o->capline = cap;
-	}
+	if (GROW(o->line, o->nline + 1, o->capline, 64) < 0)
+		return -ENOMEM;
 	char *path = strdup(o->buf);
 	if (!path)
 		return -ENOMEM;
@@ -131,16 +122,8 @@ static int folded_add_line(struct folded_out *o, uint64_t self)
 static int folded_visit(void *ctx, const struct span_tree *t, uint32_t i, uint32_t d)
 {
 	struct folded_out *o = ctx;
-	if (d + 1 >= o->nmark) {
-		size_t n = o->nmark ? 2 * o->nmark : 64;
-		while (n <= d + 1)
-			n *= 2;
-		size_t *m = realloc(o->mark, n * sizeof *m);
-		if (!m)
-			return -ENOMEM;
-		o->mark = m;
-		o->nmark = n;
-	}
+	if (GROW(o->mark, (size_t)d + 2, o->nmark, 64) < 0)
+		return -ENOMEM;
 	o->len = d ? o->mark[d] : o->base;
 	if (o->buf)
 		o->buf[o->len] = '\0';

@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "grow.h"
 #include "metrics.h"
 #include "rankstat.h"
 #include "stats.h"
@@ -510,15 +511,9 @@ static cJSON *json_tree(const struct span_tree *t, const struct run_head *h, boo
 	json_u64(dmg, "dropped", t->dmg[SPAN_DMG_DROPPED]);
 	json_u64(dmg, "gaps", t->dmg[SPAN_DMG_GAP]);
 	json_u64(dmg, "off_cpu_unplaced_ns", t->dmg[SPAN_DMG_OFFCPU]);
-	if (lists->n == lists->cap) {
-		size_t cap = lists->cap ? 2 * lists->cap : 16;
-		struct json_list *l = realloc(lists->l, cap * sizeof *l);
-		if (!l) {
-			cJSON_Delete(o);
-			return NULL;
-		}
-		lists->l = l;
-		lists->cap = cap;
+	if (GROW(lists->l, lists->n + 1, lists->cap, 16) < 0) {
+		cJSON_Delete(o);
+		return NULL;
 	}
 	char mark[64];
 	snprintf(mark, sizeof mark, "\x01nodes %zu %016" PRIx64, lists->n, lists->nonce);
@@ -831,14 +826,8 @@ static int json_interval(struct writer *w, const struct interval_sample *s)
 	size_t nev = w->head && w->head->evl ? w->head->evl->n : 0;
 	if (!j)
 		return -ENOMEM;
-	if (j->niv == j->cap) {
-		size_t cap = j->cap ? j->cap * 2 : 64;
-		struct json_interval *iv = realloc(j->iv, cap * sizeof *iv);
-		if (!iv)
-			return -ENOMEM;
-		j->iv = iv;
-		j->cap = cap;
-	}
+	if (GROW(j->iv, j->niv + 1, j->cap, 64) < 0)
+		return -ENOMEM;
 	struct json_interval *iv = &j->iv[j->niv];
 	iv->counts = malloc((nev ? nev : 1) * sizeof *iv->counts);
 	if (!iv->counts)

@@ -33,6 +33,8 @@
  * State grows with processes, threads, counters and names interned per
  * thread, never with span count; the encoder buffer is flushed to w->fp
  * whenever it passes PF_FLUSH bytes. */
+#include "config.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -40,6 +42,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "grow.h"
 #include "pbenc.h"
 #include "u64map.h"
 #include "spannames.h"
@@ -347,15 +350,9 @@ static struct pf_thread *pf_thread_get(struct writer *w, struct perfetto *p, uin
 	*fresh = !i;
 	if (i)
 		return p->th[i - 1];
-	if (p->nth == p->cap_th) {
-		size_t cap = p->cap_th ? p->cap_th * 2 : 16;
-		struct pf_thread **th = realloc(p->th, cap * sizeof *th);
-		if (!th) {
-			pf_fail(w, -ENOMEM);
-			return NULL;
-		}
-		p->th = th;
-		p->cap_th = cap;
+	if (GROW(p->th, p->nth + 1, p->cap_th, 16) < 0) {
+		pf_fail(w, -ENOMEM);
+		return NULL;
 	}
 	struct pf_thread *t = calloc(1, sizeof *t);
 	if (!t || u64map_put(&p->thread_index, key, p->nth + 1) < 0) {

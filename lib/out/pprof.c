@@ -12,12 +12,15 @@
  * values are what it wants.  default_sample_type follows --weight.  Written
  * at finish; the encoder's buffer holds the whole profile before it is
  * compressed with zlib into w->fp. */
+#include "config.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
+#include "grow.h"
 #include "pbenc.h"
 #include "spannames.h"
 #include "spantree.h"
@@ -88,15 +91,9 @@ static int64_t pp_str(struct pp *p, const char *s, uint64_t key)
 		if (i)
 			return (int64_t)i - 1;
 	}
-	if (p->nstr == p->capstr) {
-		size_t cap = p->capstr ? 2 * p->capstr : 256;
-		const char **v = realloc(p->strs, cap * sizeof *v);
-		if (!v) {
-			p->err = -ENOMEM;
-			return 0;
-		}
-		p->strs = v;
-		p->capstr = cap;
+	if (GROW(p->strs, p->nstr + 1, p->capstr, 256) < 0) {
+		p->err = -ENOMEM;
+		return 0;
 	}
 	p->strs[p->nstr] = s;
 	if (key && u64map_put(&p->str, key, p->nstr + 1) < 0)
@@ -166,16 +163,8 @@ static int64_t pp_value_of(const struct pp_value *v, const struct span_tree *t, 
 static int pp_visit(void *ctx, const struct span_tree *t, uint32_t i, uint32_t d)
 {
 	struct pp *p = ctx;
-	if (d >= p->capstack) {
-		size_t cap = p->capstack ? 2 * p->capstack : 64;
-		while (cap <= d)
-			cap *= 2;
-		uint64_t *s = realloc(p->stack, cap * sizeof *s);
-		if (!s)
-			return -ENOMEM;
-		p->stack = s;
-		p->capstack = cap;
-	}
+	if (GROW(p->stack, (size_t)d + 1, p->capstack, 64) < 0)
+		return -ENOMEM;
 	p->stack[d] = pp_func(p, t->node[i].name);
 	int64_t v[PP_MAX_VALUES];
 	bool any = false;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "u64map.h"
 
 /* The statistics of v[0..n), v[i] belonging to ranks[i], over the ranks
@@ -45,14 +46,8 @@ static int rank_union(struct rank_summary *s, struct u64map *idx, const struct s
 		uint64_t u = u64map_get(idx, key);
 		if (!u) {
 			struct span_tree *pt = &s->paths;
-			if (pt->n == pt->cap) {
-				uint32_t cap = pt->cap ? pt->cap * 2 : 64;
-				struct span_node *nn = realloc(pt->node, cap * sizeof *nn);
-				if (!nn)
-					return -ENOMEM;
-				pt->node = nn;
-				pt->cap = cap;
-			}
+			if (GROW(pt->node, pt->n + 1, pt->cap, 64) < 0)
+				return -ENOMEM;
 			memset(&pt->node[pt->n], 0, sizeof pt->node[pt->n]);
 			pt->node[pt->n].name = t->node[i].name;
 			pt->node[pt->n].parent = p;

@@ -24,11 +24,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "grow.h"
 #include "cause.h"
 #include "normalise.h"
 #include "recfile.h"
 
-#define RF_MAX_SINKS 8
 /* the latest second whose nanoseconds an int64_t holds (writers use them) */
 #define REC_MAX_SEC (INT64_MAX / 1000000000 - 1)
 
@@ -75,8 +75,8 @@ struct recfile {
 	} * todo;
 	size_t ntodo, captodo;
 	/* replay */
-	struct span_sink sink[RF_MAX_SINKS];
-	int nsink;
+	struct span_sink *sink; /* where replayed events go, in order */
+	size_t nsink, capsink;
 };
 
 bool recfile_is(const void *buf, size_t len)
@@ -455,14 +455,8 @@ static int rf_pass1(struct recfile *rf, uint32_t type, struct rec_in *in, void *
 	case REC_EVENTS:
 	case REC_INTERVAL:
 	case REC_RUNSTART:
-		if (rf->ntodo == rf->captodo) {
-			size_t cap = rf->captodo ? 2 * rf->captodo : 256;
-			struct rf_rec *t = realloc(rf->todo, cap * sizeof *t);
-			if (!t)
-				return -ENOMEM;
-			rf->todo = t;
-			rf->captodo = cap;
-		}
+		if (GROW(rf->todo, rf->ntodo + 1, rf->captodo, 256) < 0)
+			return -ENOMEM;
 		rf->todo[rf->ntodo++] = (struct rf_rec){(size_t)(in->p - rf->map), type,
 							(uint32_t)(in->end - in->p)};
 		break;
@@ -744,6 +738,7 @@ void recfile_close(struct recfile *rf)
 	free(rf->info.version);
 	free(rf->id);
 	free(rf->todo);
+	free(rf->sink);
 	for (unsigned i = 0; rf->run && i < rf->head.runs; i++)
 		if (i < rf->nruns || rf->have_run[i])
 			free(rf->run[i].counts);
@@ -790,11 +785,13 @@ struct rf_replay {
 	int err;
 };
 
-static void rf_add_sink(void *ctx, struct span_sink sink)
+static int rf_add_sink(void *ctx, struct span_sink sink)
 {
 	struct recfile *rf = ctx;
-	if (rf->nsink < RF_MAX_SINKS)
-		rf->sink[rf->nsink++] = sink;
+	if (GROW(rf->sink, rf->nsink + 1, rf->capsink, 4) < 0)
+		return -ENOMEM;
+	rf->sink[rf->nsink++] = sink;
+	return 0;
 }
 
 /* A process's name with the replay's prefix ("rank 2 (host) app"). */
@@ -876,7 +873,7 @@ static void rf_events(struct recfile *rf, struct rf_replay *rp, struct rec_in *i
 		}
 		if (k == SPAN_PROCESS && how->prefix)
 			ev.name = rf_prefixed(rf, how->prefix, ev.name);
-		for (int i = 0; i < rf->nsink; i++)
+		for (size_t i = 0; i < rf->nsink; i++)
 			rf->sink[i].event(rf->sink[i].arg, &ev);
 	}
 	/* its CRC held but an event did not decode: the rest of the block is
@@ -926,9 +923,9 @@ int recfile_replay(struct recfile *rf, struct analysis *a, const struct rec_repl
 	static const struct rec_replay none;
 	struct rf_replay rp = {.a = a, .how = how ? how : &none};
 	rf->nsink = 0;
-	if (rp.how->extra)
-		rf_add_sink(rf, *rp.how->extra);
-	analysis_sinks(a, rf_add_sink, rf);
+	if ((rp.how->extra && rf_add_sink(rf, *rp.how->extra) < 0) ||
+	    analysis_sinks(a, rf_add_sink, rf) < 0)
+		return -ENOMEM;
 	for (size_t i = 0; i < rf->ntodo; i++) {
 		const uint8_t *p = rf->map + rf->todo[i].off;
 		struct rec_in in = {p, p + rf->todo[i].len, true};

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "grow.h"
 #include "outpath.h"
 #include "recfile.h"
 #include "writer.h"
@@ -43,16 +44,8 @@ static void rb_reserve(struct recbuf *b, size_t more)
 {
 	if (b->oom || b->len + more <= b->cap)
 		return;
-	size_t cap = b->cap ? b->cap : 256;
-	while (cap < b->len + more)
-		cap *= 2;
-	uint8_t *p = realloc(b->p, cap);
-	if (!p) {
+	if (more > SIZE_MAX - b->len || GROW(b->p, b->len + more, b->cap, 256) < 0)
 		b->oom = true;
-		return;
-	}
-	b->p = p;
-	b->cap = cap;
 }
 
 static void rb_u64(struct recbuf *b, uint64_t v)

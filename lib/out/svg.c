@@ -12,7 +12,7 @@
  * The script, zoom and search are svgkit.c's: a click zooms into a frame
  * (its ancestors stay, full width), Search highlights and gives the share
  * matched. */
-#define _GNU_SOURCE
+#include "config.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

@@ -10,6 +10,8 @@
  * written, 0 the first), joined by '&'; the results are reflected in the
  * document (the "matched" text, each frame's data-zoomed attribute: in,
  * below (an enclosing frame), part (clipped) or out). */
+#include "config.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>

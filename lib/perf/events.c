@@ -18,6 +18,8 @@
  * find most of them case-insensitively through sysfs anyway); libpfm4's names
  * ignore case; modifiers are case-sensitive (h is not H).
  */
+#include "config.h"
+
 #include "events.h"
 
 #include "cause.h"

@@ -2,6 +2,8 @@
  * hw-cache), resolved to (type, config) without libpfm4, and the cached
  * "can the kernel here open it" probe used by listings.
  */
+#include "config.h"
+
 #include "evtable.h"
 #include "perfev.h"
 

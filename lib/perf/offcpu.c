@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "cause.h"
 #include "offcpu.h"
 #include <sys/syscall.h>
@@ -240,14 +241,8 @@ static struct oc_thread *oc_thread(struct offcpu *o, uint32_t pid, uint32_t tid)
 	struct oc_thread *t = oc_find(o, pid, tid);
 	if (t)
 		return t;
-	if (o->nth == o->capth) {
-		size_t cap = o->capth ? 2 * o->capth : 16;
-		struct oc_thread *th = realloc(o->th, cap * sizeof *th);
-		if (!th)
-			return NULL;
-		o->th = th;
-		o->capth = cap;
-	}
+	if (GROW(o->th, o->nth + 1, o->capth, 16) < 0)
+		return NULL;
 	if (u64map_put(&o->index, oc_key(pid, tid), o->nth + 1) < 0)
 		return NULL;
 	t = &o->th[o->nth++];
@@ -343,14 +338,8 @@ static int oc_exec(struct offcpu *o, uint32_t pid, uint64_t ts)
 /* Keeps a switch read from a ring until it is taken in time order. */
 static int oc_push(struct offcpu *o, uint32_t pid, uint32_t tid, uint64_t ts, int out)
 {
-	if (o->npend == o->cappend) {
-		size_t cap = o->cappend ? 2 * o->cappend : 1024;
-		struct oc_rec *r = realloc(o->pend, cap * sizeof *r);
-		if (!r)
-			return -ENOMEM;
-		o->pend = r;
-		o->cappend = cap;
-	}
+	if (GROW(o->pend, o->npend + 1, o->cappend, 1024) < 0)
+		return -ENOMEM;
 	o->pend[o->npend++] = (struct oc_rec){ts, pid, tid, (uint32_t)out, o->seq++};
 	return 0;
 }

@@ -3,7 +3,7 @@
  * each gets its own counters with inherit, so the threads and processes
  * they start later count too (as for a command spanstat starts).  A thread
  * that ends between the listing and the opening is skipped by counters.c. */
-#define _GNU_SOURCE
+#include "config.h"
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>

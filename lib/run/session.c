@@ -577,9 +577,9 @@ static int session_lines_setup(struct session *s)
 	return s->lines ? 0 : -ENOMEM;
 }
 
-static void session_add_sink(void *dec, struct span_sink sink)
+static int session_add_sink(void *dec, struct span_sink sink)
 {
-	decoder_add_sink(dec, sink);
+	return decoder_add_sink(dec, sink);
 }
 
 static int session_spans_setup(struct session *s, char **cause)
@@ -614,7 +614,8 @@ static int session_spans_setup(struct session *s, char **cause)
 		return session_fail(cause, ENOMEM, "cannot collect %s", "spans");
 	if (r < 0 || decoder_set_values(s->dec, &dv) < 0)
 		return session_fail(cause, EINVAL, "cannot collect %s", "span values");
-	s->an->sinks(s->an->ctx, session_add_sink, s->dec);
+	if (s->an->sinks(s->an->ctx, session_add_sink, s->dec) < 0)
+		return session_fail(cause, ENOMEM, "cannot collect %s", "spans");
 	decoder_set_demangle(s->dec, s->o->demangle);
 	decoder_set_hook(s->dec, session_hook, s);
 	/* Without a ring file (no memfd), every thread records through the pipe. */

@@ -27,8 +27,9 @@ struct session_consumer {
 	/* spans: span events and trees will come, each span carrying nval
 	 * values.  0 or -errno. */
 	int (*init)(void *ctx, bool spans, unsigned nval);
-	/* Hands each span sink span events go to, in order, to add(actx, .). */
-	void (*sinks)(void *ctx, void (*add)(void *actx, struct span_sink sink), void *actx);
+	/* Hands each span sink span events go to, in order, to add(actx, .);
+	 * add's first error, else 0. */
+	int (*sinks)(void *ctx, int (*add)(void *actx, struct span_sink sink), void *actx);
 	/* Whether a sink needs the span events one by one: the target then
 	 * streams them rather than aggregating its trees itself. */
 	bool (*streams)(void *ctx);

@@ -2,7 +2,7 @@
  * seen through a pidfd; a thread's too where the kernel has PIDFD_THREAD
  * (Linux 6.9), and otherwise by looking for it in /proc at each wakeup of
  * the session (at least once a second). */
-#define _GNU_SOURCE
+#include "config.h"
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>

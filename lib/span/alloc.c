@@ -29,7 +29,7 @@
  * Until the functions are found, dlsym's own allocations come from a small
  * static arena (never freed, never counted).  Nothing here locks, and only
  * al_check_bound() prints. */
-#define _GNU_SOURCE
+#include "config.h"
 #include <dlfcn.h>
 #include <errno.h>
 #include <gnu/libc-version.h>

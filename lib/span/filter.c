@@ -6,7 +6,6 @@
  * libdl, no locks (the per-object cache is a list published with
  * compare-and-swap), and allocation only in recf_parse() and while resolving
  * a name. */
-#define _GNU_SOURCE
 #include "config.h"
 
 #include "filter.h"

@@ -6,7 +6,7 @@
  * without a system call.  Software events have no index: read().  The switch
  * mark is the seqlock of a task-clock page: the kernel rewrites the page when
  * it schedules the thread in, so the word moves across any switch. */
-#define _GNU_SOURCE
+#include "config.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

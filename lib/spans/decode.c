@@ -32,6 +32,8 @@
  * location are computed once into the name view (spannames.h); events only
  * ever carry the raw name's id.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>

@@ -37,11 +37,11 @@ struct span_clock {
 
 struct decoder; /* opaque: decode.c */
 
-#define DECODE_MAX_SINKS 4
-
 /* clock may be NULL (no TSC conversion possible). */
 struct decoder *decoder_new(const struct span_clock *clock);
 void decoder_free(struct decoder *d);
+/* Adds a sink normalised events go to, after those added before; 0, or
+ * -ENOMEM (-EINVAL for a sink without an event function). */
 int decoder_add_sink(struct decoder *d, struct span_sink sink);
 /* Consume bytes.  Returns 0, or -ENOMEM. */
 int decoder_feed(struct decoder *d, const void *buf, size_t len);

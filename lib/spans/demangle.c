@@ -8,6 +8,8 @@
  * "operator<<", "operator->", "(anonymous namespace)" and "{lambda(int)#1}"
  * come out exactly as c++filt writes them.  Whatever the walk does not
  * know falls back to the FULL text. */
+#include "config.h"
+
 #include <errno.h>
 #include <libiberty/demangle.h>
 #include <stdbool.h>
@@ -15,6 +17,7 @@
 #include <string.h>
 
 #include "demangle.h"
+#include "grow.h"
 
 /* c++filt's defaults: parameters, cv-qualifiers, std:: names in full */
 #define DEMANGLE_FULL_OPTS (DMGL_PARAMS | DMGL_ANSI | DMGL_VERBOSE)
@@ -44,17 +47,9 @@ static void demangle_put(struct demangle_buf *b, const char *s, size_t n)
 {
 	if (b->bad)
 		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 64;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		char *p = realloc(b->s, cap);
-		if (!p) {
-			b->bad = true;
-			return;
-		}
-		b->s = p;
-		b->cap = cap;
+	if (n >= SIZE_MAX - b->len || GROW(b->s, b->len + n + 1, b->cap, 64) < 0) {
+		b->bad = true;
+		return;
 	}
 	memcpy(b->s + b->len, s, n);
 	b->len += n;

@@ -10,7 +10,7 @@
  * stacks (each open span's begin) and this file's notes beside them (when
  * the last span it closed inside each ended: norm_inner); a process's start
  * is kept in its `began`. */
-#define _GNU_SOURCE
+#include "config.h"
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>

@@ -1,11 +1,14 @@
 /* normalise.c: the span normaliser (normalise.h): live processes and threads
  * in hash maps and lists, each thread's open-span stack, and the balanced
  * event stream handed to the sinks. */
+#include "config.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "normalise.h"
+#include "grow.h"
 #include "spanmetric.h"
 #include "u64map.h"
 
@@ -70,6 +73,7 @@ void norm_free(struct normaliser *n)
 		norm_proc_free(n, n->phead);
 	u64map_release(&n->procs);
 	u64map_release(&n->threads);
+	free(n->sink);
 	free(n);
 }
 
@@ -90,8 +94,8 @@ int norm_add_sink(struct normaliser *n, struct span_sink sink)
 {
 	if (!sink.event)
 		return -EINVAL;
-	if (n->nsink == NORM_MAX_SINKS)
-		return -ENOSPC;
+	if (GROW(n->sink, n->nsink + 1, n->capsink, 4) < 0)
+		return -ENOMEM;
 	n->sink[n->nsink++] = sink;
 	return 0;
 }

@@ -48,7 +48,6 @@
 #define NORM_MAX_PROCS 4096    /* live processes */
 #define NORM_MAX_THREADS 65536 /* live threads */
 #define NORM_MAX_DEPTH 4096    /* open spans per thread */
-#define NORM_MAX_SINKS 4
 
 /* What the normaliser counts (a source adds its own counts beside). */
 struct norm_stats {
@@ -121,8 +120,8 @@ struct norm_oracle {
 /* The normaliser's state: only normalise.c and the inline hot calls below
  * touch it. */
 struct normaliser {
-	struct span_sink sink[NORM_MAX_SINKS];
-	int nsink;
+	struct span_sink *sink; /* where events go, in order: as many as are added */
+	size_t nsink, capsink;
 	struct norm_stats stats;
 	struct u64map procs, threads;
 	struct norm_proc *phead, *ptail;
@@ -185,7 +184,7 @@ int norm_mismatch(struct normaliser *n, struct norm_thread *t, uint64_t ns, uint
 
 static inline void norm_emit(struct normaliser *n, const struct span_event *ev)
 {
-	for (int i = 0; i < n->nsink; i++)
+	for (size_t i = 0; i < n->nsink; i++)
 		n->sink[i].event(n->sink[i].arg, ev);
 }
 

@@ -5,7 +5,7 @@
  * and every word becomes part of a record the decoder validates.  Consumed
  * words are zeroed before `tail` moves past them; a freed ring is punched
  * out of the file (its pages return to the system, and read as zeros). */
-#define _GNU_SOURCE
+#include "config.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "encode.h"
 #include "ring.h"
 #include "ringsrc.h"
@@ -287,16 +288,10 @@ static int rs_tree(struct ringsrc *r, unsigned i)
 /* Keeps a switched span of an aggregating thread for its tree. */
 static int rs_switched(struct rs_slot *q, uint32_t node, uint64_t begin, uint64_t end)
 {
-	if (q->nsw == q->capsw) {
-		size_t cap = q->capsw ? 2 * q->capsw : 64;
-		if (cap > (1u << 24)) /* a target filling it with garbage */
-			return 0;
-		struct ringsrc_switched *sw = realloc(q->sw, cap * sizeof *sw);
-		if (!sw)
-			return -ENOMEM;
-		q->sw = sw;
-		q->capsw = cap;
-	}
+	if (q->nsw >= (1u << 24)) /* a target filling it with garbage */
+		return 0;
+	if (GROW(q->sw, q->nsw + 1, q->capsw, 64) < 0)
+		return -ENOMEM;
 	q->sw[q->nsw++] = (struct ringsrc_switched){node, begin, end};
 	return 0;
 }

@@ -1,5 +1,7 @@
 /* spannames.c: the shown text and location of span names (spannames.h):
  * three arrays indexed by name id, grown as names are defined. */
+#include "config.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

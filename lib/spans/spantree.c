@@ -8,12 +8,15 @@
  * limit, out of memory) is pushed as SPANTREE_UNTRACKED, and so are the spans
  * inside it, so the stack stays balanced.  Children are linked newest first.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "spantree.h"
+#include "grow.h"
 #include "u64map.h"
 
 #define SPANTREE_UNTRACKED UINT32_MAX
@@ -209,14 +212,8 @@ static struct span_tree *spantree_tree(struct spantree *st, uint32_t pid, uint32
 		st->last = st->thread[i - 1];
 		return st->last;
 	}
-	if (st->nthread == st->cap) {
-		size_t cap = st->cap ? 2 * st->cap : 16;
-		struct span_tree **th = realloc(st->thread, cap * sizeof *th);
-		if (!th)
-			return NULL;
-		st->thread = th;
-		st->cap = cap;
-	}
+	if (GROW(st->thread, st->nthread + 1, st->cap, 16) < 0)
+		return NULL;
 	struct span_tree *t = malloc(sizeof *t);
 	if (!t || span_tree_init(t, pid, tid, st->nval) < 0) {
 		free(t);

@@ -1,4 +1,6 @@
 /* spanweight.c: --weight (spanweight.h). */
+#include "config.h"
+
 #include <errno.h>
 #include <string.h>
 

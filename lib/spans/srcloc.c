@@ -1,6 +1,8 @@
 /* srcloc.c: function addresses to source file and line with libdw
  * (srcloc.h).  The ELF file is mapped (ELF_C_READ_MMAP) and its descriptor
  * closed at once, so many objects can stay open without holding fds. */
+#include "config.h"
+
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>

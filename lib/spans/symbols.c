@@ -4,6 +4,8 @@
  * again, so nothing stays mapped.  Objects that cannot be read are cached as
  * empty so they are not retried for every name.  Source locations come from
  * the object's debug information (srcloc.c), opened on the first request. */
+#include "config.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>

@@ -3,6 +3,8 @@
  * multiple of 8 and a matching check byte; anything else is skipped byte by
  * byte up to the next possible magic.  Whole records are handed over straight
  * from the caller's buffer; only a record split across feeds is copied. */
+#include "config.h"
+
 #include <string.h>
 
 #include "wireframe.h"

@@ -153,8 +153,8 @@ same_options() {
 # --- the subcommands: --help's table (cmd/main.c) is the reference -------------
 
 help_subcommands() {
-	"$SPANSTAT" --help | awk '/^Subcommands/ { on = 1; next } on && /^$/ { exit }
-		on { print $1 }' | sort
+	"$SPANSTAT" --help >help.txt || return 1
+	awk '/^Subcommands/ { on = 1; next } on && /^$/ { exit } on { print $1 }' help.txt | sort
 }
 
 @test "the subcommands of --help are the man page's, the completions', and each has --help" {

@@ -2,7 +2,7 @@
  * built with lib/wire/encode.h: exact event streams out, any byte split,
  * resynchronisation after garbage, every kind of bad input counted, exec,
  * TSC conversion, limits and code-address symbolisation. */
-#define _GNU_SOURCE
+#include "config.h"
 #include <dlfcn.h>
 #include <inttypes.h>
 #include <stdarg.h>

@@ -4,7 +4,7 @@
  * good and malformed specs, glob matching of span names, the demangled-name
  * trimming, and the resolution of this binary's own functions, a static
  * one, a global one and a C++-mangled one, through its ELF symbol table). */
-#define _GNU_SOURCE
+#include "config.h"
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>

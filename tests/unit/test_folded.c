@@ -1,7 +1,7 @@
 /* test_folded.c: the folded-stacks writer (lib/out/folded.c): every line checked
  * against the grammar `frame(;frame)* VALUE`, escaping (and that it reverses),
  * exact lines for known stacks, sorting, and thread/process root frames. */
-#define _GNU_SOURCE
+#include "config.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>

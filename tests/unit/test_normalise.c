@@ -3,6 +3,7 @@
  * spans, an end naming an outer span, an end naming none, a thread's exit,
  * a process restarted under the same pid, lost events and the depth limit,
  * and where spans left open end with the session's oracle. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -193,6 +194,26 @@ static void test_oracle(void)
 	norm_free(n);
 }
 
+/* Sinks have no cap: each of many gets every event, in the order added
+ * (the fifth was dropped silently when they were four at most). */
+static void test_many_sinks(void)
+{
+	struct log ls[9];
+	struct normaliser *n = norm_new();
+	memset(ls, 0, sizeof ls);
+	for (int i = 0; i < 9; i++)
+		is_int(norm_add_sink(n, (struct span_sink){sink, &ls[i]}), 0, "a sink is added");
+	is_int(norm_add_sink(n, (struct span_sink){NULL, NULL}), -EINVAL,
+	       "a sink needs a function");
+	struct norm_proc *p = norm_process_start(n, 20, 1, 99, 100);
+	struct norm_thread *t = norm_thread(n, p, 21, 100);
+	norm_begin(n, t, 110, 1, NULL);
+	norm_end(n, t, 120, 1, NULL);
+	for (int i = 0; i < 9; i++)
+		is_str(ls[i].buf, "P99:0 T0:0 B1:0 E1:0 ", "every sink sees every event");
+	norm_free(n);
+}
+
 static struct normaliser *fresh(struct log *l)
 {
 	memset(l, 0, sizeof *l);
@@ -203,6 +224,7 @@ static struct normaliser *fresh(struct log *l)
 
 int main(void)
 {
+	test_many_sinks();
 	struct log l;
 	struct normaliser *n = fresh(&l);
 	struct norm_proc *p = norm_process_start(n, 10, 1, 99, 100);

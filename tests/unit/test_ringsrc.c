@@ -3,7 +3,7 @@
  * process lives, every word once it is gone, records split at absolute
  * timestamps, drops and thread exits, wrap-around, freeing, images told apart
  * by incarnation, and garbage that must never crash it. */
-#define _GNU_SOURCE
+#include "config.h"
 #include <stdlib.h>
 #include <string.h>
 

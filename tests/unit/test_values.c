@@ -1,7 +1,7 @@
 /* test_values.c: the span library's per-span values (lib/span/values.c):
  * the SPANSTAT_VALUES parser, and a thread's group of software events read
  * around work whose cost is known, whichever PMU leads the group. */
-#define _GNU_SOURCE
+#include "config.h"
 #include <linux/perf_event.h>
 #include <stdint.h>
 #include <sys/mman.h>
