@@ -17,7 +17,7 @@
 
 #include "grow.h"
 #include "demangle.h"
-#include "events.h"
+#include "evlist.h"
 #include "attach.h"
 #include "launch.h"
 #include "live.h"
@@ -174,7 +174,7 @@ static int list_one(void *arg, const struct event_info *ei)
 static int do_list(const char *pattern)
 {
 	char *cause = NULL;
-	if (events_list(pattern, list_one, stdout, &cause) < 0)
+	if (evlist_known(pattern, list_one, stdout, &cause) < 0)
 		die("cannot list events: %s", cause ? cause : "unknown error");
 	stdout_done("the event list");
 	return 0;

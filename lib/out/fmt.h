@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "counters.h"
-#include "events.h"
+#include "evlist.h"
 #include "metrics.h"
 
 /* snprintf/fprintf in the C locale whatever setlocale() said. */

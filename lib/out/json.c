@@ -688,7 +688,7 @@ static cJSON *json_ranks(const struct report *r)
 	}
 	const struct run_head *h = r->head;
 	struct rank_summary rs;
-	if (rank_summary_build(r, &rs) < 0)
+	if (rankstat_build(r, &rs) < 0)
 		return NULL;
 	cJSON *o = cJSON_CreateObject();
 	cJSON *list = cJSON_AddArrayToObject(o, "ranks");
@@ -734,7 +734,7 @@ static cJSON *json_ranks(const struct report *r)
 		json_rank_stat(cJSON_AddObjectToObject(x, "total_ns"), &rs.total[i]);
 		json_rank_stat(cJSON_AddObjectToObject(x, "self_ns"), &rs.self[i]);
 	}
-	rank_summary_release(&rs);
+	rankstat_release(&rs);
 	return o;
 }
 

@@ -60,7 +60,7 @@ static int rank_union(struct rank_summary *s, struct u64map *idx, const struct s
 	return 0;
 }
 
-int rank_summary_build(const struct report *r, struct rank_summary *s)
+int rankstat_build(const struct report *r, struct rank_summary *s)
 {
 	const struct report_ranks *rk = r->ranks;
 	const struct evlist *evl = r->head->evl;
@@ -142,11 +142,11 @@ out:
 	free(in);
 	u64map_release(&idx);
 	if (err < 0)
-		rank_summary_release(s);
+		rankstat_release(s);
 	return err;
 }
 
-void rank_summary_release(struct rank_summary *s)
+void rankstat_release(struct rank_summary *s)
 {
 	free(s->counter);
 	free(s->counted);

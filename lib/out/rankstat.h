@@ -33,7 +33,7 @@ struct rank_summary {
 };
 
 /* 0, or -ENOMEM.  r->ranks must be set. */
-int rank_summary_build(const struct report *r, struct rank_summary *s);
-void rank_summary_release(struct rank_summary *s);
+int rankstat_build(const struct report *r, struct rank_summary *s);
+void rankstat_release(struct rank_summary *s);
 
 #endif

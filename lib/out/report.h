@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "counters.h"
-#include "events.h"
+#include "evlist.h"
 #include "runinfo.h"
 #include "spanmetric.h"
 #include "spanstats.h"

@@ -842,7 +842,7 @@ static int summary_ranks(FILE *fp, const struct report *r)
 {
 	const struct evlist *evl = r->head->evl;
 	struct rank_summary rs;
-	int err = rank_summary_build(r, &rs);
+	int err = rankstat_build(r, &rs);
 	if (err < 0)
 		return err;
 	summary_damage(fp, r);
@@ -895,7 +895,7 @@ static int summary_ranks(FILE *fp, const struct report *r)
 		}
 		fputc('\n', fp);
 	}
-	rank_summary_release(&rs);
+	rankstat_release(&rs);
 	return 0;
 }
 

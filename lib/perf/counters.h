@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "events.h"
+#include "evlist.h"
 
 enum count_state {
 	COUNT_OK = 0,

@@ -1,5 +1,5 @@
 /* evinfo.h: one event as a listing shows it (spanstat --list), and the
- * callback every lister calls: shared by the lists of events.c and of
+ * callback every lister calls: shared by the lists of evlist.c and of
  * libpfm4 (pfm.c), below both. */
 #ifndef SPANSTAT_EVINFO_H
 #define SPANSTAT_EVINFO_H

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "counters.h"
-#include "events.h"
+#include "evlist.h"
 
 struct metric {
 	bool valid;

@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "counters.h"
-#include "events.h"
+#include "evlist.h"
 #include "strtab.h"
 
 struct span_names;   /* spannames.h */

@@ -27,10 +27,10 @@
 
 #include "cause.h"
 #include "counters.h"
-#include "decode.h"
+#include "decoder.h"
 #include "launch.h"
-#include "lines.h"
-#include "normalise.h"
+#include "linesrc.h"
+#include "norm.h"
 #include "perfev.h"
 #include "offcpu.h"
 #include "ringsrc.h"
@@ -78,7 +78,7 @@ struct session {
 	struct sigrelay sr;
 	/* spans */
 	int pipe_r, pipe_w;
-	int lines_r, lines_w; /* the line protocol's pipe (lines.h) */
+	int lines_r, lines_w; /* the line protocol's pipe (linesrc.h) */
 	struct linesrc *lines;
 	char *buf;
 	struct decoder *dec;

@@ -13,7 +13,7 @@
 
 #include "attach.h"
 #include "demangle.h"
-#include "events.h"
+#include "evlist.h"
 #include "runinfo.h"
 #include "spanev.h"
 #include "spanfilter.h"

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "decode.h"
+#include "decoder.h"
 
 /* Fills c and returns true when the TSC is invariant and calibrated here;
  * false: targets must use CLOCK_MONOTONIC (c->valid is 0). */

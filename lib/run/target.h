@@ -16,7 +16,7 @@
 
 #include "attach.h"
 #include "counters.h"
-#include "events.h"
+#include "evlist.h"
 #include "launch.h"
 
 /* How a target ended. */

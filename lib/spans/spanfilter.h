@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "decode.h"
+#include "decoder.h"
 
 #define SPANFILTER_TIME_MAX_S 1000000u /* --min-duration at most this many seconds */
 

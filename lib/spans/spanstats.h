@@ -1,5 +1,5 @@
 /* spanstats.h: what collecting spans counted, kept and lost: the decoder's
- * tallies (decode.c) as the report, a record file and every writer see
+ * tallies (decoder.c) as the report, a record file and every writer see
  * them, apart from the decoder itself. */
 #ifndef SPANSTAT_SPANSTATS_H
 #define SPANSTAT_SPANSTATS_H
@@ -22,7 +22,7 @@ struct decode_stats {
 				 * own limits (DECODE_MAX_*) or out of memory */
 	uint64_t clock_unknown; /* TSC processes seen without a valid span_clock:
 				 * their ticks are taken as ns from the HELLO */
-	uint64_t lines;		/* events of the line protocol taken (lines.h): not
+	uint64_t lines;		/* events of the line protocol taken (linesrc.h): not
 				 * the library's, not in its cost */
 	uint64_t bad_lines;	/* lines of the line protocol skipped */
 	uint64_t gaps;		/* drops across which a thread's outer open spans

@@ -21,7 +21,7 @@
 #define SPANSTAT_ENV_VALUES "SPANSTAT_VALUES"
 /* "1": aggregating threads mark the spans they were switched out in */
 #define SPANSTAT_ENV_OFFCPU "SPANSTAT_OFFCPU"
-/* /proc/<pid>/fd/<n>: the pipe of the span line protocol (lines.h) */
+/* /proc/<pid>/fd/<n>: the pipe of the span line protocol (linesrc.h) */
 #define SPANSTAT_ENV_LINES "SPANSTAT_LINES"
 /* the bash helper of the line protocol, to source */
 #define SPANSTAT_ENV_SH "SPANSTAT_SH"

@@ -25,7 +25,7 @@ declare -gA ALLOWED=(
 )
 # one header of each layer, to include from the others
 declare -gA PROBE=(
-	[base]=cause.h [wire]=wire.h [arch]=arch.h [perf]=events.h [spans]=spantree.h
+	[base]=cause.h [wire]=wire.h [arch]=arch.h [perf]=evlist.h [spans]=spantree.h
 	[run]=session.h [out]=writer.h [span]=spanstat.h
 )
 

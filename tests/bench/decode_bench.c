@@ -18,7 +18,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "decode.h"
+#include "decoder.h"
 #include "encode.h"
 #include "spantree.h"
 

@@ -1,4 +1,4 @@
-/* fuzz_decode.c: libFuzzer target for the span wire decoder (lib/spans/decode.c)
+/* fuzz_decode.c: libFuzzer target for the span wire decoder (lib/spans/decoder.c)
  * with the aggregation (spantree.c) and the folded, JSON and Perfetto writers
  * behind it (Perfetto streaming as a sink, as in a real session).
  * Run by tests/fuzz/fuzz.mk (`make fuzz`, FUZZ_SECONDS=30 by default) over
@@ -24,7 +24,7 @@
 
 #include <cJSON.h>
 
-#include "decode.h"
+#include "decoder.h"
 #include "spantree.h"
 #include "utf8esc.h"
 #include "writer.h"

@@ -1,4 +1,4 @@
-/* fuzz_lines.c: libFuzzer target for the span line protocol (lib/spans/lines.c)
+/* fuzz_lines.c: libFuzzer target for the span line protocol (lib/spans/linesrc.c)
  * behind a decoder and a span tree, as in a session.  Input: the first byte
  * splits the rest into two feeds.  Besides the sanitizers: what the sinks get
  * stays balanced (every begin gets its end, every tree ends at depth 0),
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode.h"
-#include "lines.h"
+#include "decoder.h"
+#include "linesrc.h"
 #include "spantree.h"
 
 #define FZ_THREADS 16

@@ -1,5 +1,5 @@
 /* fuzz_record.c: libFuzzer target for spanstat's record file reader
- * (lib/out/recread.c, spanstat-record(5)) and `spanstat report` behind it
+ * (lib/out/recfile.c, spanstat-record(5)) and `spanstat report` behind it
  * (lib/out/recreport.c: files -> analysis -> writers) with the real writers:
  * the summary or CSV, JSON, folded, Perfetto, pprof, the flame graph and
  * the flame chart, each writing to a memory stream.  Run by

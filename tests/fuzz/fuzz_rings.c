@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "decode.h"
+#include "decoder.h"
 #include "encode.h"
 #include "ring.h"
 #include "ringsrc.h"

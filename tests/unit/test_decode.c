@@ -1,4 +1,4 @@
-/* test_decode.c: the span wire decoder (lib/spans/decode.c) against real records
+/* test_decode.c: the span wire decoder (lib/spans/decoder.c) against real records
  * built with lib/wire/encode.h: exact event streams out, any byte split,
  * resynchronisation after garbage, every kind of bad input counted, exec,
  * TSC conversion, limits and code-address symbolisation. */
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "decode.h"
+#include "decoder.h"
 #include "encode.h"
 #include "tap.h"
 

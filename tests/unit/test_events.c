@@ -1,4 +1,4 @@
-/* test_events.c: unit tests for the -e parser (lib/perf/events.c), perf's built-in
+/* test_events.c: unit tests for the -e parser (lib/perf/evlist.c), perf's built-in
  * names (lib/perf/evtable.c) and the libpfm4 door (lib/perf/pfm.c): resolution to
  * perf_event_attr, groups and modifiers, every error message, the default
  * set, lazy libpfm4 initialisation, and listing.
@@ -11,7 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "events.h"
+#include "evlist.h"
 #include "perfev.h"
 #include "evtable.h"
 #include "pfm.h"
@@ -382,12 +382,12 @@ static void test_list(void)
 {
 	char *cause = NULL;
 	struct collect all = {0};
-	int r = events_list(NULL, collect, &all, &cause);
+	int r = evlist_known(NULL, collect, &all, &cause);
 	is_int(r, 0, "listing everything");
 	ok(all.n > 100, "lists built-in and libpfm4 events (%d)", all.n);
 
 	struct collect c = {.pattern = "PAGE-faults", .find = "page-faults"};
-	r = events_list("PAGE-faults", collect, &c, &cause);
+	r = evlist_known("PAGE-faults", collect, &c, &cause);
 	is_int(r, 0, "listing with a pattern");
 	ok(c.n > 0 && c.n < all.n && c.bad_match == 0,
 	   "every listed name contains the pattern, ignoring case");
@@ -396,38 +396,38 @@ static void test_list(void)
 
 	c = (struct collect){.pattern = "SW_PAGE_FAULTS",
 			     .find = "perf::PERF_COUNT_SW_PAGE_FAULTS"};
-	events_list(c.pattern, collect, &c, NULL);
+	evlist_known(c.pattern, collect, &c, NULL);
 	ok(c.nfound == 1 && strcmp(c.found.kind, "perf") == 0 && c.found.usable,
 	   "libpfm4's perf PMU is listed, its software events usable");
 
 	c = (struct collect){.pattern = "cycles", .find = "cycles"};
-	events_list(c.pattern, collect, &c, NULL);
+	evlist_known(c.pattern, collect, &c, NULL);
 	ok(c.nfound == 1 && strcmp(c.found.kind, "hardware") == 0, "cycles is listed as hardware");
 	is_int(c.found.usable, can_open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES),
 	       "cycles is usable exactly when the kernel opens it");
 
 	c = (struct collect){.pattern = "HW_CPU_CYCLES", .find = "perf::PERF_COUNT_HW_CPU_CYCLES"};
-	events_list(c.pattern, collect, &c, NULL);
+	evlist_known(c.pattern, collect, &c, NULL);
 	ok(c.nfound == 1, "libpfm4 lists perf::PERF_COUNT_HW_CPU_CYCLES");
 	is_int(c.found.usable, can_open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES),
 	       "and it is usable exactly when the kernel opens cycles");
 
 	c = (struct collect){.pattern = "l1-dcache-load-m", .find = "L1-dcache-load-misses"};
-	events_list(c.pattern, collect, &c, NULL);
+	evlist_known(c.pattern, collect, &c, NULL);
 	ok(c.nfound == 1 && strcmp(c.found.kind, "cache") == 0, "cache names are listed");
 
 	c = (struct collect){.pattern = "HW_CACHE_L1D:READ",
 			     .find = "perf::PERF_COUNT_HW_CACHE_L1D:READ"};
-	events_list(c.pattern, collect, &c, NULL);
+	evlist_known(c.pattern, collect, &c, NULL);
 	ok(c.nfound == 1, "unit masks are listed as pmu::event:umask");
 
 	c = (struct collect){.pattern = "no-such-event-anywhere"};
-	is_int(events_list(c.pattern, collect, &c, NULL), 0,
+	is_int(evlist_known(c.pattern, collect, &c, NULL), 0,
 	       "a pattern matching nothing is no error");
 	is_int(c.n, 0, "and lists nothing");
 
 	c = (struct collect){.stop_after = 3};
-	is_int(events_list(NULL, collect, &c, NULL), 42,
+	is_int(evlist_known(NULL, collect, &c, NULL), 42,
 	       "a callback's non-zero stops the listing and is returned");
 	is_int(c.n, 3, "after that call");
 	free(cause);

@@ -1,4 +1,4 @@
-/* test_lines.c: the span line protocol (lib/spans/lines.c) through a decoder's
+/* test_lines.c: the span line protocol (lib/spans/linesrc.c) through a decoder's
  * normaliser: every op, the time forms, tid '-', names with spaces and
  * empty, lines split across feeds anyhow, malformed and over-long lines
  * counted and skipped, a partial last line, processes shared with the
@@ -10,8 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "decode.h"
-#include "lines.h"
+#include "decoder.h"
+#include "linesrc.h"
 #include "tap.h"
 
 /* What the sink saw, as "K pid/tid name@ts[-begin]" words. */

@@ -1,4 +1,4 @@
-/* test_normalise.c: the span normaliser (lib/spans/normalise.c) through its call
+/* test_normalise.c: the span normaliser (lib/spans/norm.c) through its call
  * API alone, with no wire format anywhere: what its sinks see for balanced
  * spans, an end naming an outer span, an end naming none, a thread's exit,
  * a process restarted under the same pid, lost events and the depth limit,
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "normalise.h"
+#include "norm.h"
 #include "tap.h"
 
 /* Every event the sink saw, as "K name depth flags" words. */

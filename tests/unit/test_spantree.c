@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode.h"
+#include "decoder.h"
 #include "encode.h"
 #include "spantree.h"
 #include "tap.h"

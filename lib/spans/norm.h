@@ -1,5 +1,5 @@
-/* normalise.h: the span normaliser.  Every span source (the binary wire
- * decoder of decode.c today; a text line protocol and a record file next)
+/* norm.h: the span normaliser.  Every span source (the binary wire
+ * decoder of decoder.c today; a text line protocol and a record file next)
  * tells it what happened through these calls, in each thread's order, with
  * timestamps already in CLOCK_MONOTONIC ns and names already strtab ids; it
  * owns the processes' and threads' open-span stacks, keeps what it hands to
@@ -35,8 +35,8 @@
  * those the oracle knows (off-CPU time) taken at the time they close.
  * Memory grows with live processes, threads and nesting depth (each bounded:
  * NORM_MAX_*), never with the number of events. */
-#ifndef SPANSTAT_NORMALISE_H
-#define SPANSTAT_NORMALISE_H
+#ifndef SPANSTAT_NORM_H
+#define SPANSTAT_NORM_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -63,7 +63,7 @@ struct norm_stack {
 	uint64_t begin; /* ns */
 };
 
-/* A source that checks times (lines.c) notes, per depth, when the latest
+/* A source that checks times (linesrc.c) notes, per depth, when the latest
  * span inside the open span there ended; the note holds for the span that
  * began at `begin` only. */
 struct norm_inner {
@@ -95,10 +95,10 @@ struct norm_thread {
 struct norm_proc {
 	uint32_t pid;
 	uint32_t name;
-	bool shared;	 /* another source (lines.c) records into it too: the
+	bool shared;	 /* another source (linesrc.c) records into it too: the
 			  * decoder hands it over at its EXIT instead of ending it */
 	uint64_t began;	 /* when it began, as a source that checks times found
-			  * it (lines.c); 0: not looked for */
+			  * it (linesrc.c); 0: not looked for */
 	uint64_t exited; /* a source said it ended then, another's events may
 			  * still come (shared): its threads end there */
 	uint64_t last_ts;
@@ -117,7 +117,7 @@ struct norm_oracle {
 	void *ctx;
 };
 
-/* The normaliser's state: only normalise.c and the inline hot calls below
+/* The normaliser's state: only norm.c and the inline hot calls below
  * touch it. */
 struct normaliser {
 	struct span_sink *sink; /* where events go, in order: as many as are added */

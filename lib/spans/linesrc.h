@@ -1,4 +1,4 @@
-/* lines.h: the span line protocol (spanstat-lines(5)): spans from programs
+/* linesrc.h: the span line protocol (spanstat-lines(5)): spans from programs
  * that do not link libspanstat (Python, shell scripts, anything that can
  * write a line), read from a pipe spanstat names in SPANSTAT_LINES and fed to
  * the same normaliser as the binary stream, so every output applies.
@@ -23,13 +23,13 @@
  * span that closed inside one.  A process is started by its first line and
  * named from /proc/PID/comm when that can be read; it ends at an X line or
  * at the end of the stream. */
-#ifndef SPANSTAT_LINES_H
-#define SPANSTAT_LINES_H
+#ifndef SPANSTAT_LINESRC_H
+#define SPANSTAT_LINESRC_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "decode.h"
+#include "decoder.h"
 
 #define LINES_MAX_LINE 4096
 

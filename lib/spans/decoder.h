@@ -1,11 +1,11 @@
-/* decode.h: the span wire decoder.  Fed raw bytes as they come off the pipe
+/* decoder.h: the span wire decoder.  Fed raw bytes as they come off the pipe
  * (any split), it validates records (wire.h), resynchronises after garbage,
  * converts timestamps to CLOCK_MONOTONIC ns, resolves names (symbolising code
  * addresses), keeps per-thread stacks so that what it emits is balanced, and
  * counts everything it had to reject.  Memory grows with processes, threads,
  * names and nesting depth, never with the number of events.
  *
- * What sinks receive (details in decode.c): SPAN_PROCESS at each HELLO (a
+ * What sinks receive (details in decoder.c): SPAN_PROCESS at each HELLO (a
  * second HELLO for a pid, exec or pid reuse, first ends the old incarnation
  * with SPAN_PROCESS_END); SPAN_THREAD when a thread is first seen (name 0)
  * and when it is named; balanced BEGIN/END; an END of an outer span first
@@ -16,8 +16,8 @@
  * ts), and so are a thread's open spans when records of it were lost (at
  * its last ts).  SPAN_PROCESS_END carries the fatal signal in value
  * (0: normal exit, or the stream ended). */
-#ifndef SPANSTAT_DECODE_H
-#define SPANSTAT_DECODE_H
+#ifndef SPANSTAT_DECODER_H
+#define SPANSTAT_DECODER_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -35,7 +35,7 @@ struct span_clock {
 	int valid; /* 0: TSC streams cannot be converted (their spans still count) */
 };
 
-struct decoder; /* opaque: decode.c */
+struct decoder; /* opaque: decoder.c */
 
 /* clock may be NULL (no TSC conversion possible). */
 struct decoder *decoder_new(const struct span_clock *clock);
@@ -83,7 +83,7 @@ struct decoder_values {
 	uint64_t (*end_at)(void *ctx, uint32_t pid, uint32_t tid, uint64_t after);
 };
 int decoder_set_values(struct decoder *d, const struct decoder_values *v);
-/* For other sources feeding the same spans (lines.c): the normaliser (its
+/* For other sources feeding the same spans (linesrc.c): the normaliser (its
  * processes with a NULL src are theirs), a string id for s (empty allowed),
  * the value layout, and their rejects counted with the decoder's. */
 struct normaliser;

@@ -1,6 +1,6 @@
-/* decode.c: the binary span wire decoder (decode.h): records framed by
+/* decoder.c: the binary span wire decoder (decoder.h): records framed by
  * wireframe.c (or handed over whole by another transport, decoder_record)
- * become normaliser calls (normalise.c), which own balancing and what the
+ * become normaliser calls (norm.c), which own balancing and what the
  * sinks see.  This file owns what is particular to the binary wire:
  * validation of every field, each process's clock and name namespace, code
  * addresses symbolised once, and each thread's record sequence.
@@ -39,9 +39,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode.h"
+#include "decoder.h"
 #include "demangle.h"
-#include "normalise.h"
+#include "norm.h"
 #include "ring.h"
 #include "spanmetric.h"
 #include "symbols.h"
@@ -218,7 +218,7 @@ static void decode_names_drop(struct decoder *d, struct dproc *p)
  * is forgotten; one shared with the line protocol is handed to it. */
 static void decode_proc_end(struct decoder *d, struct dproc *p, uint64_t ts, uint32_t signal)
 {
-	if (p->np && p->np->shared) { /* its lines may still come: lines.c ends it */
+	if (p->np && p->np->shared) { /* its lines may still come: linesrc.c ends it */
 		p->np->src = NULL;
 		p->np->exited = ts; /* where its threads end, as they would here */
 	} else if (p->np)
@@ -401,7 +401,7 @@ static bool decode_hello(struct decoder *d, const struct wire_hdr *h, const uint
 		d->stats.clock_unknown++;
 	}
 	uint32_t name = decode_intern(d, (const char *)pl + sizeof hello, hello.name_len, false);
-	/* a process another source (lines.c) started first is the same one:
+	/* a process another source (linesrc.c) started first is the same one:
 	 * the library's spans join it rather than end it */
 	struct norm_proc *other = norm_process(d->norm, p->pid);
 	p->np = other && !other->src ? other
@@ -708,7 +708,7 @@ void decoder_free(struct decoder *d)
 		return;
 	for (struct norm_proc *np = norm_first_process(d->norm); np; np = np->next) {
 		struct dproc *p = np->src; /* every live dproc has its norm_proc */
-		if (!p)			   /* another source's (lines.c) */
+		if (!p)			   /* another source's (linesrc.c) */
 			continue;
 		free(p->map);
 		u64map_release(&p->big);
@@ -740,7 +740,7 @@ void decoder_finish(struct decoder *d)
 	struct norm_proc *np;
 	while ((np = norm_first_process(d->norm))) {
 		struct dproc *p = np->src;
-		if (!p) { /* another source's (lines.c) */
+		if (!p) { /* another source's (linesrc.c) */
 			norm_process_end(d->norm, np, 0, 0);
 			continue;
 		}
@@ -850,7 +850,7 @@ void decoder_set_demangle(struct decoder *d, enum demangle_mode mode)
 	d->demangle = mode;
 }
 
-/* The normaliser's oracle (normalise.h), from the session's callbacks. */
+/* The normaliser's oracle (norm.h), from the session's callbacks. */
 static uint64_t decode_end_at(void *ctx, uint32_t pid, uint32_t tid, uint64_t after)
 {
 	const struct decoder_values *dv = &((struct decoder *)ctx)->vals;

@@ -1,4 +1,4 @@
-/* events.c: the -e parser (perf's syntax: "a,b", "{a,b}", "{a,b}:u",
+/* evlist.c: the -e parser (perf's syntax: "a,b", "{a,b}", "{a,b}:u",
  * "name:mods", raw "rNNNN"), name resolution (built-in names from evtable.c
  * first, libpfm4 through pfm.c only when those miss), "did you mean"
  * suggestions, perf stat's default set and --list.
@@ -20,7 +20,7 @@
  */
 #include "config.h"
 
-#include "events.h"
+#include "evlist.h"
 
 #include "cause.h"
 
@@ -564,33 +564,33 @@ static bool events_match(const char *name, const char *pattern)
 	return false;
 }
 
-struct events_lister {
+struct evlist_lister {
 	const char *pattern;
 	event_list_fn fn;
 	void *arg;
 };
 
-static int events_list_builtin(void *arg, const struct evtable_entry *e)
+static int evlist_known_builtin(void *arg, const struct evtable_entry *e)
 {
-	struct events_lister *l = arg;
+	struct evlist_lister *l = arg;
 	if (!events_match(e->name, l->pattern))
 		return 0;
 	struct event_info info = {e->name, e->desc, e->kind, evtable_usable(e->type, e->config)};
 	return l->fn(l->arg, &info);
 }
 
-static int events_list_pfm(void *arg, const struct event_info *info)
+static int evlist_known_pfm(void *arg, const struct event_info *info)
 {
-	struct events_lister *l = arg;
+	struct evlist_lister *l = arg;
 	return events_match(info->name, l->pattern) ? l->fn(l->arg, info) : 0;
 }
 
-int events_list(const char *pattern, event_list_fn fn, void *arg, char **cause)
+int evlist_known(const char *pattern, event_list_fn fn, void *arg, char **cause)
 {
 	if (cause)
 		*cause = NULL;
-	struct events_lister l = {pattern, fn, arg};
-	int r = evtable_foreach(events_list_builtin, &l);
+	struct evlist_lister l = {pattern, fn, arg};
+	int r = evtable_foreach(evlist_known_builtin, &l);
 	if (r)
 		return r;
 	if (events_match("rNNNN", pattern)) {
@@ -601,7 +601,7 @@ int events_list(const char *pattern, event_list_fn fn, void *arg, char **cause)
 		if (r)
 			return r;
 	}
-	r = pfm_list(events_list_pfm, &l, cause);
+	r = pfm_list(evlist_known_pfm, &l, cause);
 	if (r < 0 && cause && !*cause)
 		cause_set(cause, -EINVAL, "cannot list libpfm4 events: %s", strerror(-r));
 	return r;

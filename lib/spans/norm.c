@@ -1,4 +1,4 @@
-/* normalise.c: the span normaliser (normalise.h): live processes and threads
+/* norm.c: the span normaliser (norm.h): live processes and threads
  * in hash maps and lists, each thread's open-span stack, and the balanced
  * event stream handed to the sinks. */
 #include "config.h"
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "normalise.h"
+#include "norm.h"
 #include "grow.h"
 #include "spanmetric.h"
 #include "u64map.h"

@@ -1,4 +1,4 @@
-/* lines.c: the span line protocol (lines.h) into the normaliser.  Bytes are
+/* linesrc.c: the span line protocol (linesrc.h) into the normaliser.  Bytes are
  * cut into lines (a partial last line waits for the next feed; a line longer
  * than LINES_MAX_LINE is skipped up to its newline), each line is parsed
  * strictly, its time checked against its process's start and the spans it
@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lines.h"
-#include "normalise.h"
+#include "linesrc.h"
+#include "norm.h"
 #include "spanmetric.h"
 
 struct linesrc {

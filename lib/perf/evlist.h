@@ -1,11 +1,11 @@
-/* events.h: event lists in perf's -e syntax, resolved to perf_event_attr.
+/* evlist.h: event lists in perf's -e syntax, resolved to perf_event_attr.
  * Owns parsing ("a,b", "{a,b}", modifiers, raw rNNNN), perf's generic names
  * (evtable.c), libpfm4's names (pfm.c, initialised only when a name needs it),
  * default events and listing.  Never prints; errors come back as -errno plus
  * a message in *cause that the caller frees.
  */
-#ifndef SPANSTAT_EVENTS_H
-#define SPANSTAT_EVENTS_H
+#ifndef SPANSTAT_EVLIST_H
+#define SPANSTAT_EVLIST_H
 
 #include <linux/perf_event.h>
 #include <stdbool.h>
@@ -36,6 +36,6 @@ int evlist_parse(struct evlist *evl, const char *spec, char **cause);
 int evlist_add_defaults(struct evlist *evl, char **cause);
 
 /* Calls fn for every known event whose name contains pattern (NULL: all). */
-int events_list(const char *pattern, event_list_fn fn, void *arg, char **cause);
+int evlist_known(const char *pattern, event_list_fn fn, void *arg, char **cause);
 
 #endif

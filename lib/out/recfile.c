@@ -1,4 +1,4 @@
-/* recread.c: a record file read back (recfile.h).  The file is read into
+/* recfile.c: a record file read back (recfile.h).  The file is read into
  * memory whole (a copy: a file cut short by another process meanwhile can
  * neither fault nor change under the reader; a FIFO or pipe is read to its
  * end, waiting only as long as no stop signal comes) and walked twice: first for the head, the
@@ -26,7 +26,7 @@
 
 #include "grow.h"
 #include "cause.h"
-#include "normalise.h"
+#include "norm.h"
 #include "recfile.h"
 
 /* the latest second whose nanoseconds an int64_t holds (writers use them) */
