@@ -1,8 +1,11 @@
 /* writer.h: the one interface every output format implements (summary.c,
- * csv.c, json.c, folded.c, perfetto.c).  session.c calls start once, then
- * interval for each -I sample and span for each span event as they happen,
- * then finish with the whole report.  A writer writes only to w->fp; the
- * caller owns the file (outfile.c) and turns errors into messages. */
+ * csv.c, json.c, folded.c, perfetto.c, pprof.c, svg.c, flamechart.c,
+ * recwrite.c; outputs.c lists the ones an option names).  analysis.c calls
+ * start once, run as each run starts, interval for each -I sample and span
+ * for each span event as they happen (live from the session, or replayed
+ * from a record file), then finish with the whole report.  A writer writes
+ * only to w->fp; the caller owns the file (outfile.c) and turns errors into
+ * messages. */
 #ifndef SPANSTAT_WRITER_H
 #define SPANSTAT_WRITER_H
 

@@ -1,9 +1,10 @@
 /* session.c: the run loop.  For each run: fork the target held before exec,
  * open its counters, release it, then wait in one poll loop for the span
- * sources (session_source: today the binary transport, the pipe with the
- * shared rings behind it), the -I timer, relayed signals and the target's
- * exit; then read the counts and rusage.  Afterwards it ends every source
- * and builds the report the writers print. */
+ * sources (session_source: the binary transport, the pipe with the shared
+ * rings behind it, and the line protocol's pipe), the -I timer, relayed
+ * signals and the target's exit; then read the counts and rusage.
+ * Afterwards it ends every source and hands the runs' results to the
+ * consumer (session.h), which builds the report; it never names an output. */
 #include "config.h"
 
 #include "session.h"

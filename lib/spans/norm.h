@@ -1,5 +1,6 @@
 /* norm.h: the span normaliser.  Every span source (the binary wire
- * decoder of decoder.c today; a text line protocol and a record file next)
+ * decoder of decoder.c with the rings of ringsrc.c behind it, and the line
+ * protocol of linesrc.c; a record file replays normalised events itself)
  * tells it what happened through these calls, in each thread's order, with
  * timestamps already in CLOCK_MONOTONIC ns and names already strtab ids; it
  * owns the processes' and threads' open-span stacks, keeps what it hands to
@@ -34,7 +35,7 @@
  * below 0), and spans the normaliser closes take the thread's latest values,
  * those the oracle knows (off-CPU time) taken at the time they close.
  * Memory grows with live processes, threads and nesting depth (each bounded:
- * NORM_MAX_*), never with the number of events. */
+ * NORM_MAX_*) and with the sinks added, never with the number of events. */
 #ifndef SPANSTAT_NORM_H
 #define SPANSTAT_NORM_H
 

@@ -4,7 +4,9 @@
  * values come in that order, as differences of per-thread cumulative values
  * taken at its begin and its end, so a node of a call tree holds their sums
  * and its self value is its total minus its children's, like wall time.
- * Writers iterate the list and never name a metric. */
+ * Writers iterate the list for values and names; the summary, JSON,
+ * Perfetto, pprof and SVG writers still name the kinds where they choose a
+ * unit or a label (a metric table that carries those is still to come). */
 #ifndef SPANSTAT_SPANMETRIC_H
 #define SPANSTAT_SPANMETRIC_H
 

@@ -1,8 +1,9 @@
 /* spanweight.h: what a tree writer counts for each node (--weight): self
  * wall time by default, or self CPU time, self off-CPU time, or the self
  * value of one of the run's span metrics (an event of --span-events,
- * allocations, bytes allocated).  The folded writer uses it today; every
- * later tree writer (SVG, pprof) takes the same weight. */
+ * allocations, bytes allocated).  The writers whose registry row takes a
+ * weight (outputs.c: folded, pprof, the flame graph) each parse it at
+ * finish, against the run's metrics. */
 #ifndef SPANSTAT_SPANWEIGHT_H
 #define SPANSTAT_SPANWEIGHT_H
 
