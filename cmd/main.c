@@ -31,6 +31,7 @@
 #include "session.h"
 #include "sigrelay.h"
 #include "spanfilter.h"
+#include "spanweight.h"
 #include "writer.h"
 
 /* The outputs: OUT_SUMMARY is the summary (-o), always there, its writer
@@ -404,13 +405,9 @@ static bool wants_spans(const struct cli *c)
 	return spans || (keep && !attach);
 }
 
-/* Whether --weight names something spans will carry. */
-static bool weight_known(const struct cli *c, const char *w)
+/* Whether the weight, an event's name, is one of --span-events. */
+static bool weight_event(const struct cli *c, const char *w)
 {
-	static const char *const fixed[] = {"wall", "cpu", "off-cpu", "allocs", "alloc-bytes"};
-	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
-		if (strcmp(w, fixed[i]) == 0)
-			return true;
 	for (size_t i = 0; i < c->span_evl.n; i++)
 		if (strcmp(w, c->span_evl.ev[i].name) == 0)
 			return true;
@@ -447,15 +444,16 @@ static void check(struct cli *c, int nargs)
 		die("--folded-threads needs %s", out_list(OUTPUT_THREADS, NULL));
 	if (c->weight && !weighs)
 		die("--weight needs %s", out_list(OUTPUT_WEIGHT, NULL));
-	if (c->weight && c->mode != MODE_REPORT && !weight_known(c, c->weight))
+	/* what the weight needs (spanweight.h): a report learns it from the record */
+	int need = span_weight_metric(c->weight);
+	if (need == SPANMETRIC_EVENT && c->mode != MODE_REPORT && !weight_event(c, c->weight))
 		die("invalid --weight '%s': expected wall, cpu, off-cpu, allocs, alloc-bytes "
 		    "or an event of --span-events",
 		    c->weight);
-	if (c->weight && (!strcmp(c->weight, "allocs") || !strcmp(c->weight, "alloc-bytes")) &&
-	    !c->span_allocs && c->mode != MODE_REPORT)
+	if ((need == SPANMETRIC_ALLOCS || need == SPANMETRIC_ALLOC_BYTES) && !c->span_allocs &&
+	    c->mode != MODE_REPORT)
 		die("--weight=%s needs --span-allocs", c->weight);
-	if (c->weight && (!strcmp(c->weight, "cpu") || !strcmp(c->weight, "off-cpu")) &&
-	    c->no_off_cpu)
+	if (need == SPANMETRIC_OFF_CPU && c->no_off_cpu)
 		die("--weight=%s needs the off-CPU split that --no-off-cpu turns off", c->weight);
 	bool spans = wants_spans(c);
 	if (c->span_evl.n && !spans)

@@ -179,9 +179,10 @@ static int folded_finish(struct writer *w, const struct report *r)
 	const struct run_head *h = r->head ? r->head : w->head;
 	o.strings = h ? h->strings : NULL;
 	o.names = h ? h->names : NULL;
-	int err = span_weight_parse(w->opts.weight, h ? h->metrics : NULL, &o.weight);
+	int err = w->opts.weight_err;
 	if (err)
 		return err;
+	o.weight = w->opts.weight_by;
 	if (w->opts.folded_threads) {
 		for (size_t k = 0; k < st->nthread && !err; k++) {
 			err = folded_thread_roots(&o, st->thread[k]);

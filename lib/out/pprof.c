@@ -268,9 +268,10 @@ static int pprof_finish(struct writer *w, const struct report *r)
 	struct pp p;
 	memset(&p, 0, sizeof p);
 	p.head = h;
-	int err = span_weight_parse(w->opts.weight, h ? h->metrics : NULL, &p.weight);
+	int err = w->opts.weight_err;
 	if (err)
 		return err;
+	p.weight = w->opts.weight_by;
 	if (pbenc_init(&p.samples, 1 << 16) < 0 || pbenc_init(&p.rest, 1 << 16) < 0) {
 		pbenc_release(&p.samples);
 		return -ENOMEM;

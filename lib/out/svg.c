@@ -250,9 +250,10 @@ static int svg_finish(struct writer *w, const struct report *r)
 	memset(&o, 0, sizeof o);
 	o.fp = w->fp;
 	o.h = h;
-	int err = span_weight_parse(w->opts.weight, h ? h->metrics : NULL, &o.weight);
+	int err = w->opts.weight_err;
 	if (err)
 		return err;
+	o.weight = w->opts.weight_by;
 	struct span_tree scratch;
 	struct spanwalk_roots roots;
 	memset(&scratch, 0, sizeof scratch);

@@ -14,6 +14,7 @@
 
 #include "report.h"
 #include "spanev.h"
+#include "spanweight.h"
 
 struct writer_opts {
 	const char *csv_sep; /* -x */
@@ -21,6 +22,11 @@ struct writer_opts {
 	bool spans_location; /* --spans=location: with a location column */
 	bool folded_threads; /* --folded-threads: thread/process root frames */
 	const char *weight;  /* --weight: what folded values count (NULL: wall) */
+	/* --weight parsed once against the run's metrics, by analysis_finish
+	 * before any writer's finish: the weight, or why it cannot be counted
+	 * (span_weight_parse's -ENOENT, -ENOTSUP; 0: fine) */
+	struct span_weight weight_by;
+	int weight_err;
 };
 
 struct writer;

@@ -6,28 +6,45 @@
 
 #include "spanweight.h"
 
+/* The weights every run may carry, by name: what each counts, and the
+ * metric it needs (-1: none).  Any other name is an event's. */
+static const struct {
+	const char *name;
+	enum span_weight_kind kind;
+	int metric;
+} span_weights[] = {
+	{"wall", SPAN_WEIGHT_WALL, -1},
+	{"cpu", SPAN_WEIGHT_CPU, SPANMETRIC_OFF_CPU},
+	{"off-cpu", SPAN_WEIGHT_OFF_CPU, SPANMETRIC_OFF_CPU},
+	{"allocs", SPAN_WEIGHT_VALUE, SPANMETRIC_ALLOCS},
+	{"alloc-bytes", SPAN_WEIGHT_VALUE, SPANMETRIC_ALLOC_BYTES},
+};
+
+int span_weight_metric(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof span_weights / sizeof span_weights[0]; i++)
+		if (strcmp(name, span_weights[i].name) == 0)
+			return span_weights[i].metric;
+	return name ? SPANMETRIC_EVENT : -1;
+}
+
 int span_weight_parse(const char *name, const struct spanmetrics *ms, struct span_weight *out)
 {
-	out->kind = SPAN_WEIGHT_WALL;
+	out->kind = SPAN_WEIGHT_VALUE;
 	out->index = 0;
-	if (!name || strcmp(name, "wall") == 0)
+	for (size_t i = 0; name && i < sizeof span_weights / sizeof span_weights[0]; i++)
+		if (strcmp(name, span_weights[i].name) == 0)
+			out->kind = span_weights[i].kind;
+	int metric = span_weight_metric(name), k = -1;
+	if (metric < 0) {
+		out->kind = SPAN_WEIGHT_WALL;
 		return 0;
-	int k = -1;
-	if (strcmp(name, "cpu") == 0 || strcmp(name, "off-cpu") == 0) {
-		k = spanmetric_find(ms, SPANMETRIC_OFF_CPU);
-		out->kind = name[0] == 'c' ? SPAN_WEIGHT_CPU : SPAN_WEIGHT_OFF_CPU;
-	} else if (strcmp(name, "allocs") == 0) {
-		k = spanmetric_find(ms, SPANMETRIC_ALLOCS);
-		out->kind = SPAN_WEIGHT_VALUE;
-	} else if (strcmp(name, "alloc-bytes") == 0) {
-		k = spanmetric_find(ms, SPANMETRIC_ALLOC_BYTES);
-		out->kind = SPAN_WEIGHT_VALUE;
-	} else {
-		for (unsigned i = 0; ms && i < ms->n; i++)
-			if (ms->m[i].kind == SPANMETRIC_EVENT && strcmp(ms->m[i].name, name) == 0)
-				k = (int)i;
-		out->kind = SPAN_WEIGHT_VALUE;
 	}
+	if (metric != SPANMETRIC_EVENT)
+		k = spanmetric_find(ms, (enum spanmetric_kind)metric);
+	for (unsigned i = 0; metric == SPANMETRIC_EVENT && ms && i < ms->n; i++)
+		if (ms->m[i].kind == SPANMETRIC_EVENT && strcmp(ms->m[i].name, name) == 0)
+			k = (int)i;
 	if (k < 0)
 		return -ENOENT;
 	if (!ms->m[k].supported)

@@ -24,6 +24,10 @@ struct span_weight {
 	unsigned index;
 };
 
+/* The metric (enum spanmetric_kind) the weight `name` needs: -1 for NULL
+ * and "wall", SPANMETRIC_EVENT for any name that is not one of the fixed
+ * ones (an event of --span-events, or nothing the run carries). */
+int span_weight_metric(const char *name);
 /* name: NULL or "wall", "cpu", "off-cpu", "allocs", "alloc-bytes", or an
  * event of the run's metrics.  0, or -ENOENT when the run does not carry it
  * (off-CPU time unsupported here, no --span-allocs, an unknown event) or

@@ -160,12 +160,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 
 	struct report r = {.head = &h, .spans = &st, .dstats = s, .nruns = 1};
+	/* --weight, parsed once for every writer as analysis_finish does */
+	static const char *const weights[] = {NULL, "cpu", "page-faults", "cycles"};
+	const char *wname = weights[(flags >> 5) & 3];
+	struct span_weight wt;
+	int werr = span_weight_parse(wname, h.metrics, &wt);
 	FILE *fp = fopen("/dev/null", "w");
 	if (fp) {
 		struct writer w = {.ops = &folded_writer_ops, .fp = fp, .head = &h};
 		w.opts.folded_threads = flags & 8;
-		static const char *const weights[] = {NULL, "cpu", "page-faults", "cycles"};
-		w.opts.weight = weights[(flags >> 5) & 3];
+		w.opts.weight = wname;
+		w.opts.weight_by = wt;
+		w.opts.weight_err = werr;
 		w.ops->finish(&w, &r);
 		fclose(fp);
 	}
@@ -178,8 +184,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!gfp)
 		abort();
 	struct writer gw = {.ops = &pprof_writer_ops, .fp = gfp, .head = &h};
-	static const char *const gweights[] = {NULL, "cpu", "page-faults", "cycles"};
-	gw.opts.weight = gweights[(flags >> 5) & 3];
+	gw.opts.weight = wname;
+	gw.opts.weight_by = wt;
+	gw.opts.weight_err = werr;
 	int gerr = gw.ops->finish(&gw, &r);
 	fclose(gfp);
 	if (gerr == 0 && (glen < 18 || (uint8_t)gbuf[0] != 0x1f || (uint8_t)gbuf[1] != 0x8b))
@@ -197,7 +204,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	struct writer sw = {.ops = &flamegraph_writer_ops, .fp = sfp, .head = &h};
 	sw.opts.folded_threads = flags & 8;
-	sw.opts.weight = gweights[(flags >> 5) & 3];
+	sw.opts.weight = wname;
+	sw.opts.weight_by = wt;
+	sw.opts.weight_err = werr;
 	int serr = sw.ops->finish(&sw, &r);
 	fclose(sfp);
 	if (serr == 0 && !fuzz_svg(gsvg, gsvglen))
