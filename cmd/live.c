@@ -39,7 +39,7 @@ static int live_import(void *ctx, const struct span_import *im)
 	return analysis_import(&((struct live *)ctx)->an, im);
 }
 
-static const struct spantree *live_tree(void *ctx)
+static const struct span_trees *live_tree(void *ctx)
 {
 	return analysis_tree(&((struct live *)ctx)->an);
 }

@@ -22,17 +22,17 @@ int analysis_init(struct analysis *a, struct writer *const *writers, size_t nwri
 	a->spans = spans;
 	if (!spans)
 		return 0;
-	if (spantree_init(&a->tree) < 0)
+	if (span_trees_init(&a->tree) < 0)
 		return -ENOMEM;
 	a->have_tree = true;
-	return spantree_set_values(&a->tree, nval) < 0 ? -EINVAL : 0;
+	return span_trees_set_values(&a->tree, nval) < 0 ? -EINVAL : 0;
 }
 
 int analysis_sinks(struct analysis *a, int (*add)(void *ctx, struct span_sink sink), void *ctx)
 {
 	if (!a->spans)
 		return 0;
-	int r = add(ctx, (struct span_sink){spantree_event, &a->tree});
+	int r = add(ctx, (struct span_sink){span_trees_event, &a->tree});
 	for (size_t i = 0; r == 0 && i < a->nwriters; i++) {
 		struct writer *w = a->writers[i];
 		if (w->ops->span)
@@ -49,7 +49,7 @@ bool analysis_streams(const struct analysis *a)
 	return false;
 }
 
-const struct spantree *analysis_tree(const struct analysis *a)
+const struct span_trees *analysis_tree(const struct analysis *a)
 {
 	return a->have_tree ? &a->tree : NULL;
 }
@@ -88,7 +88,7 @@ int analysis_interval(struct analysis *a, const struct interval_sample *s)
 
 int analysis_import(struct analysis *a, const struct span_import *im)
 {
-	return spantree_import(&a->tree, im);
+	return span_trees_import(&a->tree, im);
 }
 
 /* The mean over runs, per event: state, value, raw, enabled and running. */
@@ -193,12 +193,12 @@ static int analysis_report(struct analysis *a, const struct run_end *e,
 	rep->dstats_lost = e->dstats_lost;
 	rep->event_cost_ns = e->event_cost_ns;
 	if (e->compensate && rep->event_cost_ns > 0) {
-		rep->removed_ns = spantree_compensate(&a->tree, rep->event_cost_ns,
-						      spanmetric_off_cpu(a->head->metrics));
+		rep->removed_ns = span_trees_compensate(&a->tree, rep->event_cost_ns,
+							spanmetric_off_cpu(a->head->metrics));
 		rep->compensated = true;
 	}
 	/* the merged tree, once, for every writer */
-	if (spantree_merge(&a->tree, &a->merged) < 0)
+	if (span_trees_merge(&a->tree, &a->merged) < 0)
 		return -ENOMEM;
 	a->have_merged = true;
 	rep->merged = &a->merged;
@@ -240,7 +240,7 @@ void analysis_release(struct analysis *a)
 	free(a->count);
 	free(a->stat);
 	if (a->have_tree)
-		spantree_release(&a->tree);
+		span_trees_release(&a->tree);
 	if (a->have_merged)
 		span_tree_release(&a->merged);
 	memset(a, 0, sizeof *a);

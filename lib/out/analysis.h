@@ -21,7 +21,7 @@ struct analysis {
 	size_t nwriters;
 	const struct run_head *head;
 	bool spans;
-	struct spantree tree;
+	struct span_trees tree;
 	struct span_tree merged;
 	bool have_tree, have_merged;
 	struct count *count; /* the report's means, evl->n */
@@ -39,7 +39,7 @@ int analysis_sinks(struct analysis *a, int (*add)(void *ctx, struct span_sink si
 /* Whether a writer takes span events one by one (it streams). */
 bool analysis_streams(const struct analysis *a);
 /* The per-thread span trees (NULL without spans). */
-const struct spantree *analysis_tree(const struct analysis *a);
+const struct span_trees *analysis_tree(const struct analysis *a);
 /* The run (from 0) the threads that start from now on belong to. */
 void analysis_run(struct analysis *a, unsigned run);
 /* The head, before anything else: each writer's start. */

@@ -172,7 +172,7 @@ static int folded_cmp(const void *a, const void *b)
 
 static int folded_finish(struct writer *w, const struct report *r)
 {
-	const struct spantree *st = r ? r->spans : NULL;
+	const struct span_trees *st = r ? r->spans : NULL;
 	if (!st)
 		return 0;
 	struct folded_out o = {0};

@@ -526,7 +526,7 @@ static cJSON *json_tree(const struct span_tree *t, const struct run_head *h, boo
 static cJSON *json_spans(const struct report *r, struct json_lists *lists)
 {
 	const struct run_head *names = r->head;
-	const struct spantree *st = r->spans;
+	const struct span_trees *st = r->spans;
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddBoolToObject(o, "collected", st != NULL);
 	json_u64(o, "wall_ns", r->span_wall_ns);

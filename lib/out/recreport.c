@@ -16,7 +16,7 @@
 
 struct rr_file {
 	struct recfile *rf;
-	struct spantree tree; /* this rank's own, when merging */
+	struct span_trees tree; /* this rank's own, when merging */
 	bool have_tree;
 	struct span_tree merged;
 	bool have_merged;
@@ -97,9 +97,9 @@ static int rr_rank(struct rr_file *f, struct rank_info *ri, long idx, bool compe
 	if (f->have_tree) {
 		/* as the report's own tree: --compensate takes the rank's cost out */
 		if (compensate && e.event_cost_ns > 0)
-			spantree_compensate(&f->tree, e.event_cost_ns,
-					    spanmetric_off_cpu(h->metrics));
-		if (spantree_merge(&f->tree, &f->merged) < 0)
+			span_trees_compensate(&f->tree, e.event_cost_ns,
+					      spanmetric_off_cpu(h->metrics));
+		if (span_trees_merge(&f->tree, &f->merged) < 0)
 			return -ENOMEM;
 		f->have_merged = true;
 		ri->merged = &f->merged;
@@ -231,13 +231,13 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 			}
 			how.prefix = f[i].prefix;
 			if (head.spans) {
-				if (spantree_init(&f[i].tree) < 0) {
+				if (span_trees_init(&f[i].tree) < 0) {
 					r = -ENOMEM;
 					break;
 				}
 				f[i].have_tree = true;
-				spantree_set_values(&f[i].tree, head.metrics->n);
-				extra = (struct span_sink){spantree_event, &f[i].tree};
+				span_trees_set_values(&f[i].tree, head.metrics->n);
+				extra = (struct span_sink){span_trees_event, &f[i].tree};
 				how.extra = &extra;
 			}
 		}
@@ -286,7 +286,7 @@ out:
 	for (size_t i = 0; i < n; i++) {
 		recfile_close(f[i].rf);
 		if (f[i].have_tree)
-			spantree_release(&f[i].tree);
+			span_trees_release(&f[i].tree);
 		if (f[i].have_merged)
 			span_tree_release(&f[i].merged);
 		free(f[i].count);

@@ -53,7 +53,7 @@ struct report {
 	struct stat_summary elapsed;	 /* over runs, seconds */
 	int exit_code;			 /* spanstat's own exit status */
 	/* spans: NULL/0 without collection */
-	const struct spantree *spans;
+	const struct span_trees *spans;
 	const struct span_tree *merged; /* every thread's tree merged by path, built
 					 * once for all writers (report_merged) */
 	const struct decode_stats *dstats;
@@ -106,7 +106,7 @@ static inline const struct span_tree *report_merged(const struct report *r,
 		return r->merged;
 	if (!r->spans)
 		return NULL;
-	*err = spantree_merge(r->spans, scratch);
+	*err = span_trees_merge(r->spans, scratch);
 	return *err ? NULL : scratch;
 }
 

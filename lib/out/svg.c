@@ -60,7 +60,8 @@ static const char *svg_name(const struct svg_out *o, uint32_t id)
 
 /* The root frames' names, as --folded writes them: PROCNAME-PID and
  * THREADNAME-PID/TID (the thread named as its process when it has none). */
-static int svg_labels(struct svg_out *o, const struct spantree *st, const struct spanwalk_roots *rt)
+static int svg_labels(struct svg_out *o, const struct span_trees *st,
+		      const struct spanwalk_roots *rt)
 {
 	o->label = calloc(rt->n ? rt->n : 1, sizeof *o->label);
 	if (!o->label)

@@ -325,7 +325,7 @@ static uint64_t session_offcpu_excess(uint64_t have, uint64_t held, uint64_t spa
 static void session_offcpu_check(struct session *s)
 {
 	int oc = s->metrics.off_cpu;
-	const struct spantree *st = s->an->tree(s->an->ctx);
+	const struct span_trees *st = s->an->tree(s->an->ctx);
 	if (!s->off || oc < 0 || !s->dec || !st)
 		return;
 	const struct offcpu_stats *os = offcpu_stats(s->off);

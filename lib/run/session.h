@@ -39,7 +39,7 @@ struct session_consumer {
 	int (*interval)(void *ctx, const struct interval_sample *s);
 	int (*import)(void *ctx, const struct span_import *im);
 	/* The span trees built so far (NULL: none), for the session's checks. */
-	const struct spantree *(*tree)(void *ctx);
+	const struct span_trees *(*tree)(void *ctx);
 	/* The end.  0, or -errno when the facts could not be taken in; *failed
 	 * names what could not be written first (NULL: nothing), *failed_err
 	 * its -errno. */

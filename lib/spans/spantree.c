@@ -21,7 +21,7 @@
 
 #define SPANTREE_UNTRACKED UINT32_MAX
 
-struct spantree_index {
+struct span_trees_index {
 	struct u64map thread; /* (pid, tid) -> index in st->thread + 1 */
 	struct u64map proc;   /* pid -> process name id + 1 */
 };
@@ -158,7 +158,7 @@ static uint32_t span_tree_child(struct span_tree *t, uint32_t parent, uint32_t n
 
 /* ---- the sink ------------------------------------------------------- */
 
-int spantree_set_values(struct spantree *st, unsigned k)
+int span_trees_set_values(struct span_trees *st, unsigned k)
 {
 	if (st->nthread)
 		return -EINVAL;
@@ -180,21 +180,21 @@ static void span_tree_add_vals(struct span_tree *t, uint32_t i, const uint64_t *
 	}
 }
 
-int spantree_init(struct spantree *st)
+int span_trees_init(struct span_trees *st)
 {
 	memset(st, 0, sizeof *st);
-	st->index = calloc(1, sizeof(struct spantree_index));
+	st->index = calloc(1, sizeof(struct span_trees_index));
 	return st->index ? 0 : -ENOMEM;
 }
 
-void spantree_release(struct spantree *st)
+void span_trees_release(struct span_trees *st)
 {
 	for (size_t i = 0; i < st->nthread; i++) {
 		span_tree_release(st->thread[i]);
 		free(st->thread[i]);
 	}
 	free(st->thread);
-	struct spantree_index *ix = st->index;
+	struct span_trees_index *ix = st->index;
 	if (ix) {
 		u64map_release(&ix->thread);
 		u64map_release(&ix->proc);
@@ -203,9 +203,9 @@ void spantree_release(struct spantree *st)
 	memset(st, 0, sizeof *st);
 }
 
-static struct span_tree *spantree_tree(struct spantree *st, uint32_t pid, uint32_t tid)
+static struct span_tree *span_trees_tree(struct span_trees *st, uint32_t pid, uint32_t tid)
 {
-	struct spantree_index *ix = st->index;
+	struct span_trees_index *ix = st->index;
 	uint64_t key = (uint64_t)pid << 32 | tid;
 	uint32_t i = u64map_get(&ix->thread, key);
 	if (i) {
@@ -232,9 +232,9 @@ static struct span_tree *spantree_tree(struct spantree *st, uint32_t pid, uint32
 	return t;
 }
 
-static void spantree_process(struct spantree *st, const struct span_event *ev)
+static void span_trees_process(struct span_trees *st, const struct span_event *ev)
 {
-	struct spantree_index *ix = st->index;
+	struct span_trees_index *ix = st->index;
 	bool known = u64map_get(&ix->proc, ev->pid) != 0;
 	u64map_put(&ix->proc, ev->pid, ev->name + 1);
 	if (known) /* renamed (exec): rare, so a scan is fine */
@@ -243,7 +243,8 @@ static void spantree_process(struct spantree *st, const struct span_event *ev)
 				st->thread[i]->process_name = ev->name;
 }
 
-static void spantree_begin(struct spantree *st, struct span_tree *t, const struct span_event *ev)
+static void span_trees_begin(struct span_trees *st, struct span_tree *t,
+			     const struct span_event *ev)
 {
 	if (t->depth == t->stack_cap) {
 		uint32_t *s = realloc(t->stack, 2 * (size_t)t->stack_cap * sizeof *s);
@@ -266,7 +267,7 @@ static void spantree_begin(struct spantree *st, struct span_tree *t, const struc
 	t->stack[t->depth++] = node;
 }
 
-static void spantree_end(struct span_tree *t, const struct span_event *ev)
+static void span_trees_end(struct span_tree *t, const struct span_event *ev)
 {
 	if (!t->depth)
 		return;
@@ -282,14 +283,14 @@ static void spantree_end(struct span_tree *t, const struct span_event *ev)
 	span_tree_add_vals(t, i, ev->vals);
 }
 
-static uint64_t spantree_sat_add(uint64_t a, uint64_t b)
+static uint64_t span_trees_sat_add(uint64_t a, uint64_t b)
 {
 	return a + b < a ? UINT64_MAX : a + b;
 }
 
 /* A wait for room (SPAN_NOTE_WAITED, or its off-CPU part): every span open
  * now holds it. */
-static void spantree_waited(struct span_tree *t, bool off, uint64_t ns)
+static void span_trees_waited(struct span_tree *t, bool off, uint64_t ns)
 {
 	if (t->nwait < t->n) {
 		uint64_t *w = realloc(t->wait, 2 * (size_t)t->cap * sizeof *w);
@@ -304,22 +305,22 @@ static void spantree_waited(struct span_tree *t, bool off, uint64_t ns)
 		if (i == SPANTREE_UNTRACKED)
 			continue;
 		uint64_t *w = &t->wait[2 * (size_t)i + off];
-		*w = spantree_sat_add(*w, ns);
+		*w = span_trees_sat_add(*w, ns);
 	}
 }
 
-void spantree_event(void *arg, const struct span_event *ev)
+void span_trees_event(void *arg, const struct span_event *ev)
 {
-	struct spantree *st = arg;
+	struct span_trees *st = arg;
 	if (ev->kind == SPAN_PROCESS) {
-		spantree_process(st, ev);
+		span_trees_process(st, ev);
 		return;
 	}
 	if (ev->kind == SPAN_PROCESS_END)
 		return;
 	struct span_tree *t = st->last;
 	if (!t || t->pid != ev->pid || t->tid != ev->tid) {
-		t = spantree_tree(st, ev->pid, ev->tid);
+		t = span_trees_tree(st, ev->pid, ev->tid);
 		if (!t) {
 			if (ev->kind == SPAN_BEGIN)
 				st->untracked++;
@@ -335,10 +336,10 @@ void spantree_event(void *arg, const struct span_event *ev)
 		if (ev->depth >= SPAN_DMG_DROPPED && ev->depth < SPAN_DAMAGE_KINDS &&
 		    ev->value > 0) {
 			uint64_t *d = &t->dmg[ev->depth];
-			*d = spantree_sat_add(*d, (uint64_t)ev->value);
+			*d = span_trees_sat_add(*d, (uint64_t)ev->value);
 			if (ev->depth == SPAN_NOTE_WAITED || ev->depth == SPAN_NOTE_WAITED_OFF)
-				spantree_waited(t, ev->depth == SPAN_NOTE_WAITED_OFF,
-						(uint64_t)ev->value);
+				span_trees_waited(t, ev->depth == SPAN_NOTE_WAITED_OFF,
+						  (uint64_t)ev->value);
 		}
 		return;
 	}
@@ -352,10 +353,10 @@ void spantree_event(void *arg, const struct span_event *ev)
 		st->last_ts = ev->ts;
 	switch (ev->kind) {
 	case SPAN_BEGIN:
-		spantree_begin(st, t, ev);
+		span_trees_begin(st, t, ev);
 		break;
 	case SPAN_END:
-		spantree_end(t, ev);
+		span_trees_end(t, ev);
 		break;
 	case SPAN_INSTANT:
 		t->instants++;
@@ -370,7 +371,8 @@ void spantree_event(void *arg, const struct span_event *ev)
 	}
 }
 
-static void spantree_extent(struct spantree *st, struct span_tree *t, uint64_t first, uint64_t last)
+static void span_trees_extent(struct span_trees *st, struct span_tree *t, uint64_t first,
+			      uint64_t last)
 {
 	if (first && (!t->first_ts || first < t->first_ts))
 		t->first_ts = first;
@@ -382,10 +384,10 @@ static void spantree_extent(struct spantree *st, struct span_tree *t, uint64_t f
 		st->last_ts = last;
 }
 
-int spantree_import(struct spantree *st, const struct span_import *im)
+int span_trees_import(struct span_trees *st, const struct span_import *im)
 {
 	st->untracked += im->untracked;
-	struct span_tree *t = spantree_tree(st, im->pid, im->tid);
+	struct span_tree *t = span_trees_tree(st, im->pid, im->tid);
 	uint32_t *map = t && im->n ? malloc(im->n * sizeof *map) : NULL;
 	if (!map) {
 		for (uint32_t i = 1; i < im->n; i++)
@@ -414,7 +416,7 @@ int spantree_import(struct spantree *st, const struct span_import *im)
 			span_tree_add_vals(t, map[i], im->vals + (size_t)i * t->nval);
 	}
 	free(map);
-	spantree_extent(st, t, im->first_ts, im->last_ts);
+	span_trees_extent(st, t, im->first_ts, im->last_ts);
 	t->instants += im->instants;
 	t->counters += im->counters;
 	st->instants += im->instants;
@@ -423,19 +425,19 @@ int spantree_import(struct spantree *st, const struct span_import *im)
 }
 
 /* Node i's value row: its totals, then its children's (span_node_vals). */
-static uint64_t *spantree_vals(struct span_tree *t, uint32_t i)
+static uint64_t *span_trees_vals(struct span_tree *t, uint32_t i)
 {
 	return t->val + (size_t)i * 2 * t->nval;
 }
 
 /* Takes n's cut out of its total, and the off-CPU part of its waits out of
  * its off-CPU value `off` (an index of t->val, or -1). */
-static void spantree_cut(struct span_tree *t, uint32_t i, double cut, int off)
+static void span_trees_cut(struct span_tree *t, uint32_t i, double cut, int off)
 {
 	struct span_node *n = &t->node[i];
 	n->total_ns = cut >= (double)n->total_ns ? 0 : n->total_ns - (uint64_t)cut;
 	if (off >= 0 && t->val) { /* never more off the CPU than it lasts */
-		uint64_t *v = spantree_vals(t, i) + off;
+		uint64_t *v = span_trees_vals(t, i) + off;
 		uint64_t w = i < t->nwait ? t->wait[2 * (size_t)i + 1] : 0;
 		*v = w >= *v ? 0 : *v - w;
 		if (*v > n->total_ns)
@@ -443,7 +445,7 @@ static void spantree_cut(struct span_tree *t, uint32_t i, double cut, int off)
 	}
 }
 
-uint64_t spantree_compensate(struct spantree *st, double event_ns, int off)
+uint64_t span_trees_compensate(struct span_trees *st, double event_ns, int off)
 {
 	uint64_t removed = 0;
 	for (size_t k = 0; k < st->nthread; k++) {
@@ -464,7 +466,7 @@ uint64_t spantree_compensate(struct spantree *st, double event_ns, int off)
 			double cut = event_ns * ((double)t->node[i].count + 2.0 * (double)below[i]);
 			if (i < t->nwait)
 				cut += (double)t->wait[2 * (size_t)i];
-			spantree_cut(t, i, cut, off);
+			span_trees_cut(t, i, cut, off);
 		}
 		for (uint32_t i = 0; i < t->n; i++)
 			t->node[i].child_ns = 0;
@@ -472,10 +474,10 @@ uint64_t spantree_compensate(struct spantree *st, double event_ns, int off)
 			t->node[t->node[i].parent].child_ns += t->node[i].total_ns;
 		if (off >= 0 && t->val) { /* the children's off-CPU totals follow */
 			for (uint32_t i = 0; i < t->n; i++)
-				spantree_vals(t, i)[t->nval + (unsigned)off] = 0;
+				span_trees_vals(t, i)[t->nval + (unsigned)off] = 0;
 			for (uint32_t i = 1; i < t->n; i++)
-				spantree_vals(t, t->node[i].parent)[t->nval + (unsigned)off] +=
-					spantree_vals(t, i)[off];
+				span_trees_vals(t, t->node[i].parent)[t->nval + (unsigned)off] +=
+					span_trees_vals(t, i)[off];
 		}
 		for (uint32_t i = 1; i < t->n; i++)
 			self_after += span_node_self(&t->node[i]);
@@ -485,7 +487,7 @@ uint64_t spantree_compensate(struct spantree *st, double event_ns, int off)
 	return removed;
 }
 
-int spantree_merge(const struct spantree *st, struct span_tree *out)
+int span_trees_merge(const struct span_trees *st, struct span_tree *out)
 {
 	if (span_tree_init(out, 0, 0, st->nval) < 0)
 		return -ENOMEM;

@@ -45,7 +45,7 @@ struct span_tree {
 	uint32_t depth, stack_cap;
 };
 
-struct spantree {
+struct span_trees {
 	struct span_tree **thread; /* in order of first appearance */
 	size_t nthread, cap;
 	uint64_t first_ts, last_ts; /* extent of all events */
@@ -54,7 +54,7 @@ struct spantree {
 			     * (or out of memory); their time stays in the
 			     * parent's self time */
 	size_t nodes;	    /* over all threads */
-	unsigned nval;	    /* values per span: spantree_set_values */
+	unsigned nval;	    /* values per span: span_trees_set_values */
 	unsigned run;	    /* the run new threads belong to (-r, from 0) */
 	/* private */
 	struct span_tree *last;
@@ -66,12 +66,12 @@ struct spantree {
 /* Nodes over all per-thread trees (a merged tree never has more). */
 #define SPANTREE_MAX_NODES (1u << 22)
 
-int spantree_init(struct spantree *st);
-void spantree_release(struct spantree *st);
+int span_trees_init(struct span_trees *st);
+void span_trees_release(struct span_trees *st);
 /* Every span carries k values (spanmetric.h) that nodes sum; before any event. */
-int spantree_set_values(struct spantree *st, unsigned k);
-/* The span_sink callback; arg is the struct spantree. */
-void spantree_event(void *arg, const struct span_event *ev);
+int span_trees_set_values(struct span_trees *st, unsigned k);
+/* The span_sink callback; arg is the struct span_trees. */
+void span_trees_event(void *arg, const struct span_event *ev);
 /* A thread's call tree aggregated elsewhere (by the target, ring.h), to add
  * to the thread's tree: node 0 is the root, parent[i] < i; a node named 0
  * is not kept (nor anything under it), its spans count as untracked. */
@@ -84,7 +84,7 @@ struct span_import {
 	uint64_t instants, counters, untracked;
 };
 /* 0, or -ENOMEM (what could not be kept counts as untracked). */
-int spantree_import(struct spantree *st, const struct span_import *im);
+int span_trees_import(struct span_trees *st, const struct span_import *im);
 /* Removes the instrumentation's own cost from every span's time (--compensate):
  * a span holds about one event of its own (half its begin, half its end) and
  * two whole events per span below it, each costing event_ns, and every wait
@@ -92,10 +92,10 @@ int spantree_import(struct spantree *st, const struct span_import *im);
  * whose off-CPU part also leaves value `off` (the on/off-CPU split's index
  * in the values, or -1); totals never go below zero, and parents' child
  * times follow.  Returns the ns removed from the self times, in all. */
-uint64_t spantree_compensate(struct spantree *st, double event_ns, int off);
+uint64_t span_trees_compensate(struct span_trees *st, double event_ns, int off);
 /* Merge every thread's tree into out (matching paths by name); out needs no
  * initialisation and is released with span_tree_release.  0 or -ENOMEM. */
-int spantree_merge(const struct spantree *st, struct span_tree *out);
+int span_trees_merge(const struct span_trees *st, struct span_tree *out);
 void span_tree_release(struct span_tree *t);
 static inline uint64_t span_node_self(const struct span_node *n)
 {

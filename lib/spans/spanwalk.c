@@ -110,7 +110,7 @@ static void spanwalk_carry(struct span_tree *t, uint32_t i, const struct span_no
 	}
 }
 
-int spanwalk_rooted(const struct spantree *st, struct spanwalk_roots *o)
+int spanwalk_rooted(const struct span_trees *st, struct spanwalk_roots *o)
 {
 	memset(o, 0, sizeof *o);
 	struct span_tree *t = &o->tree;

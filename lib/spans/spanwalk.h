@@ -30,7 +30,7 @@ struct spanwalk_roots {
 /* Every thread's tree of st under two root frames, its process's and its
  * own (--folded-threads' rooting), as one tree whose root frames carry no
  * time of their own.  Release with spanwalk_roots_release.  0 or -ENOMEM. */
-int spanwalk_rooted(const struct spantree *st, struct spanwalk_roots *out);
+int spanwalk_rooted(const struct span_trees *st, struct spanwalk_roots *out);
 /* A root frame's name: the process "PROCNAME-PID" (tid 0) or the thread
  * "THREADNAME-PID/TID", a thread without a name named as its process, either
  * "process" when empty.  malloc'd; NULL on ENOMEM. */

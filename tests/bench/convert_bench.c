@@ -142,9 +142,9 @@ static uint64_t bench_once(enum mode m, uint64_t n, const char *out)
 			fprintf(stderr, "perfetto: write error\n");
 		w.ops->release(&w);
 	} else {
-		struct spantree tree;
-		spantree_init(&tree);
-		gen_run(&st, n, (struct span_sink){spantree_event, &tree});
+		struct span_trees tree;
+		span_trees_init(&tree);
+		gen_run(&st, n, (struct span_sink){span_trees_event, &tree});
 		struct report rep = {.head = &head, .nruns = 1, .spans = &tree};
 		struct decode_stats ds = {0};
 		rep.dstats = &ds;
@@ -152,7 +152,7 @@ static uint64_t bench_once(enum mode m, uint64_t n, const char *out)
 		if (w.ops->finish(&w, &rep) < 0)
 			fprintf(stderr, "json: write error\n");
 		w.ops->release(&w);
-		spantree_release(&tree);
+		span_trees_release(&tree);
 	}
 	fclose(fp);
 	uint64_t dt = bench_ns() - t0;

@@ -220,9 +220,9 @@ int main(int argc, char **argv)
 	size_t nodes = 0;
 	for (int r = 0; r < runs; r++) {
 		struct decoder *d = decoder_new(&clk);
-		struct spantree st;
-		spantree_init(&st);
-		decoder_add_sink(d, (struct span_sink){spantree_event, &st});
+		struct span_trees st;
+		span_trees_init(&st);
+		decoder_add_sink(d, (struct span_sink){span_trees_event, &st});
 		decoder_feed(d, pre, np);
 		double t0 = now(), busy = 0;
 		for (uint64_t k = 0; k < reps; k++) {
@@ -246,7 +246,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		rate[r] = (double)spans / el;
-		spantree_release(&st);
+		span_trees_release(&st);
 		decoder_free(d);
 	}
 	qsort(rate, (size_t)runs, sizeof *rate, cmp_dbl);

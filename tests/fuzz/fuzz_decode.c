@@ -110,16 +110,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct span_clock clk = {
 		.tsc0 = 1000, .mono0 = 1000000, .mult = 3u << 29, .shift = 31, .valid = 1};
 	struct decoder *d = decoder_new(flags & 4 ? &clk : NULL);
-	struct spantree st;
+	struct span_trees st;
 	struct fuzz_check *check = calloc(1, sizeof *check);
-	if (!d || !check || spantree_init(&st) < 0)
+	if (!d || !check || span_trees_init(&st) < 0)
 		abort();
 	if (flags & 16) {
 		struct decoder_values dv = {3, 1, 0, fuzz_off_cpu, NULL, NULL};
-		if (decoder_set_values(d, &dv) < 0 || spantree_set_values(&st, 3) < 0)
+		if (decoder_set_values(d, &dv) < 0 || span_trees_set_values(&st, 3) < 0)
 			abort();
 	}
-	decoder_add_sink(d, (struct span_sink){spantree_event, &st});
+	decoder_add_sink(d, (struct span_sink){span_trees_event, &st});
 	decoder_add_sink(d, (struct span_sink){fuzz_event, check});
 	/* the Perfetto writer streams, as a sink of the decoder */
 	static const char *const argv[] = {"target", "arg\xff", NULL};
@@ -246,7 +246,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(gsvg);
 	free(pbuf);
 	free(jbuf);
-	spantree_release(&st);
+	span_trees_release(&st);
 	decoder_free(d);
 	free(check);
 	return 0;

@@ -70,11 +70,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	struct decoder *d = decoder_new(NULL);
-	struct spantree st;
+	struct span_trees st;
 	struct fz_count c = {0, 0};
-	if (!d || spantree_init(&st) < 0)
+	if (!d || span_trees_init(&st) < 0)
 		abort();
-	decoder_add_sink(d, (struct span_sink){spantree_event, &st});
+	decoder_add_sink(d, (struct span_sink){span_trees_event, &st});
 	decoder_add_sink(d, (struct span_sink){fz_event, &c});
 	struct linesrc *ls = linesrc_new(d, 1000000000);
 	if (!ls)
@@ -94,7 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (st.thread[i]->depth != 0)
 			__builtin_trap();
 	linesrc_free(ls);
-	spantree_release(&st);
+	span_trees_release(&st);
 	decoder_free(d);
 	return 0;
 }

@@ -15,23 +15,23 @@
 static struct strtab names;
 static uint32_t n_main, n_work, n_semi, n_pct, n_ctl, n_utf, n_proc, n_thr;
 
-static void span(struct spantree *st, uint32_t pid, uint32_t tid, uint32_t depth, uint32_t name,
+static void span(struct span_trees *st, uint32_t pid, uint32_t tid, uint32_t depth, uint32_t name,
 		 uint64_t b, uint64_t e, int open_only)
 {
 	struct span_event ev = {
 		.kind = SPAN_BEGIN, .pid = pid, .tid = tid, .ts = b, .name = name, .depth = depth};
 	if (open_only != 2)
-		spantree_event(st, &ev);
+		span_trees_event(st, &ev);
 	if (open_only == 1)
 		return;
 	ev.kind = SPAN_END;
 	ev.ts = e;
 	ev.begin_ts = b;
-	spantree_event(st, &ev);
+	span_trees_event(st, &ev);
 }
 
 /* Writes st through folded_writer_ops into a string (caller frees). */
-static char *write_folded(const struct spantree *st, int threads, int *rc)
+static char *write_folded(const struct span_trees *st, int threads, int *rc)
 {
 	char *out = NULL;
 	size_t len = 0;
@@ -117,13 +117,13 @@ static void unescape(const char *f, size_t n, char *out)
 	out[o] = '\0';
 }
 
-static void build(struct spantree *st)
+static void build(struct span_trees *st)
 {
-	spantree_init(st);
+	span_trees_init(st);
 	struct span_event p = {.kind = SPAN_PROCESS, .pid = 10, .name = n_proc, .value = 1};
-	spantree_event(st, &p);
+	span_trees_event(st, &p);
 	struct span_event t = {.kind = SPAN_THREAD, .pid = 10, .tid = 11, .name = n_thr};
-	spantree_event(st, &t);
+	span_trees_event(st, &t);
 	/* thread 10: main[0,1000]{ do work[100,400]{a;b[150,250]} 100%[500,600] } */
 	span(st, 10, 10, 0, n_main, 0, 1000, 1);
 	span(st, 10, 10, 1, n_work, 100, 400, 1);
@@ -142,7 +142,7 @@ static void build(struct spantree *st)
 
 static void test_merged(void)
 {
-	struct spantree st;
+	struct span_trees st;
 	build(&st);
 	int rc, n;
 	char *out = write_folded(&st, 0, &rc);
@@ -158,12 +158,12 @@ static void test_merged(void)
 	ok(grammar_ok(out, &n) && n == 6, "merged: every line matches the grammar");
 	ok(sorted(out), "merged: sorted by path");
 	free(out);
-	spantree_release(&st);
+	span_trees_release(&st);
 }
 
 static void test_threads(void)
 {
-	struct spantree st;
+	struct span_trees st;
 	build(&st);
 	int rc, n;
 	char *out = write_folded(&st, 1, &rc);
@@ -202,18 +202,18 @@ static void test_threads(void)
 	}
 	ok(back, "threads: frames percent-decode to the original names");
 	free(out);
-	spantree_release(&st);
+	span_trees_release(&st);
 }
 
 static void test_empty(void)
 {
-	struct spantree st;
-	spantree_init(&st);
+	struct span_trees st;
+	span_trees_init(&st);
 	int rc;
 	char *out = write_folded(&st, 0, &rc);
 	ok(rc == 0 && out && !*out, "no spans: empty output");
 	free(out);
-	spantree_release(&st);
+	span_trees_release(&st);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *fp = open_memstream(&buf, &len);

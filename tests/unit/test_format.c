@@ -531,7 +531,7 @@ static void test_csv(void)
 
 /* --- the span table -------------------------------------------------------- */
 
-static void span(struct spantree *st, uint32_t tid, uint32_t name, uint32_t depth, uint64_t b,
+static void span(struct span_trees *st, uint32_t tid, uint32_t name, uint32_t depth, uint64_t b,
 		 uint64_t e, int *phase)
 {
 	struct span_event ev = {.kind = *phase ? SPAN_END : SPAN_BEGIN,
@@ -541,7 +541,7 @@ static void span(struct spantree *st, uint32_t tid, uint32_t name, uint32_t dept
 				.name = name,
 				.depth = depth,
 				.begin_ts = b};
-	spantree_event(st, &ev);
+	span_trees_event(st, &ev);
 }
 
 #define BEGIN(tid, name, depth, b) span(&st, tid, name, depth, b, 0, &(int){0})
@@ -550,7 +550,7 @@ static void span(struct spantree *st, uint32_t tid, uint32_t name, uint32_t dept
 static void test_spans(void)
 {
 	struct strtab names;
-	struct spantree st;
+	struct span_trees st;
 	struct fixture f;
 	struct out o;
 	uint32_t main_, work, leaf, rec;
@@ -561,7 +561,7 @@ static void test_spans(void)
 	work = strtab_intern(&names, "work", 4);
 	leaf = strtab_intern(&names, "leaf", 4);
 	rec = strtab_intern(&names, "rec", 3);
-	spantree_init(&st);
+	span_trees_init(&st);
 	/* thread 1: main 100 ms { work 10 ms { leaf 4 ms } x2, rec 20 ms { rec 5 ms } } */
 	BEGIN(1, main_, 0, 0);
 	for (int i = 0; i < 2; i++) {
@@ -618,8 +618,8 @@ static void test_spans(void)
 	out_close(&o);
 
 	/* --spans but nothing came */
-	struct spantree empty;
-	spantree_init(&empty);
+	struct span_trees empty;
+	span_trees_init(&empty);
 	f.r.spans = &empty;
 	f.r.dstats = NULL;
 	out_open(&o, &summary_writer_ops, &f.h);
@@ -632,8 +632,8 @@ static void test_spans(void)
 	o.w.ops->finish(&o.w, &f.r);
 	ok(!strstr(out_text(&o), "pans"), "no span table without --spans");
 	out_close(&o);
-	spantree_release(&empty);
-	spantree_release(&st);
+	span_trees_release(&empty);
+	span_trees_release(&st);
 	strtab_release(&names);
 }
 

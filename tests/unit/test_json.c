@@ -94,7 +94,7 @@ struct fixture {
 	struct run_result run[2];
 	struct report rep;
 	struct strtab st;
-	struct spantree tree;
+	struct span_trees tree;
 	struct decode_stats ds;
 	/* with spans, as two ranks of a job (each the same tree) */
 	struct span_tree merged;
@@ -125,7 +125,7 @@ static void span(struct fixture *f, enum span_kind kind, uint32_t tid, uint64_t 
 		memcpy(v, vals, sizeof v);
 		ev.vals = v;
 	}
-	spantree_event(&f->tree, &ev);
+	span_trees_event(&f->tree, &ev);
 }
 
 static void fixture_init(struct fixture *f, bool spans)
@@ -215,8 +215,8 @@ static void fixture_init(struct fixture *f, bool spans)
 	if (!spans)
 		return;
 	strtab_init(&f->st);
-	spantree_init(&f->tree);
-	spantree_set_values(&f->tree, 7);
+	span_trees_init(&f->tree);
+	span_trees_set_values(&f->tree, 7);
 	static const struct spanmetrics ms = {
 		.n = 7,
 		.m = {{SPANMETRIC_OFF_CPU, "off_cpu_ns", true, true},
@@ -232,7 +232,7 @@ static void fixture_init(struct fixture *f, bool spans)
 	f->head.strings = &f->st;
 	struct span_event pe = {.kind = SPAN_PROCESS, .pid = 100, .tid = 100, .ts = 1, .value = 1};
 	pe.name = strtab_intern(&f->st, "app", 3);
-	spantree_event(&f->tree, &pe);
+	span_trees_event(&f->tree, &pe);
 	span(f, SPAN_THREAD, 100, 1, "main", 0);
 	for (int i = 0; i < 3; i++) {
 		uint64_t t0 = 1000 + (uint64_t)i * 1000;
@@ -256,7 +256,7 @@ static void fixture_init(struct fixture *f, bool spans)
 	f->rep.spans = &f->tree;
 	f->rep.dstats = &f->ds;
 	f->rep.span_wall_ns = 900000000;
-	spantree_merge(&f->tree, &f->merged);
+	span_trees_merge(&f->tree, &f->merged);
 	for (int k = 0; k < 2; k++)
 		f->rank[k] = (struct rank_info){.rank = k,
 						.host = k ? "node1" : "node0",
@@ -274,7 +274,7 @@ static void fixture_init(struct fixture *f, bool spans)
 static void fixture_release(struct fixture *f)
 {
 	if (f->head.spans) {
-		spantree_release(&f->tree);
+		span_trees_release(&f->tree);
 		span_tree_release(&f->merged);
 		strtab_release(&f->st);
 	}

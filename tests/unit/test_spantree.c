@@ -19,21 +19,21 @@ static struct span_event ev(enum span_kind k, uint32_t pid, uint32_t tid, uint64
 }
 
 /* Feeds a span [b, e] as a begin now and an end later: callers nest them. */
-static void begin(struct spantree *st, uint32_t tid, uint32_t depth, uint32_t name, uint64_t ts)
+static void begin(struct span_trees *st, uint32_t tid, uint32_t depth, uint32_t name, uint64_t ts)
 {
 	struct span_event e = ev(SPAN_BEGIN, 1, tid, ts, name);
 	e.depth = depth;
-	spantree_event(st, &e);
+	span_trees_event(st, &e);
 }
 
-static void end(struct spantree *st, uint32_t tid, uint32_t depth, uint32_t name, uint64_t b,
+static void end(struct span_trees *st, uint32_t tid, uint32_t depth, uint32_t name, uint64_t b,
 		uint64_t ts, uint32_t flags)
 {
 	struct span_event e = ev(SPAN_END, 1, tid, ts, name);
 	e.depth = depth;
 	e.begin_ts = b;
 	e.flags = flags;
-	spantree_event(st, &e);
+	span_trees_event(st, &e);
 }
 
 /* The node at a path of name ids (0-terminated), or NULL. */
@@ -66,7 +66,7 @@ static void check(const struct span_tree *t, const uint32_t *path, const char *w
 
 /* thread 1: a[100,200]{ b[110,130]{c[115,120]} b[140,160] }  a[300,350]
  * thread 2: a[0,10]{c[2,4]}  d[20,25] (unfinished) */
-static void feed_known(struct spantree *st, uint64_t shift)
+static void feed_known(struct span_trees *st, uint64_t shift)
 {
 	uint64_t s = shift;
 	begin(st, 1, 0, A, s + 100);
@@ -90,17 +90,17 @@ static void feed_known(struct spantree *st, uint64_t shift)
 
 static void test_known(void)
 {
-	struct spantree st;
-	is_int(spantree_init(&st), 0, "init");
+	struct span_trees st;
+	is_int(span_trees_init(&st), 0, "init");
 	struct span_event p = ev(SPAN_PROCESS, 1, 0, 1, 7);
-	spantree_event(&st, &p);
+	span_trees_event(&st, &p);
 	struct span_event th = ev(SPAN_THREAD, 1, 2, 1, 8);
-	spantree_event(&st, &th);
+	span_trees_event(&st, &th);
 	feed_known(&st, 1000);
 	struct span_event in = ev(SPAN_INSTANT, 1, 1, 1500, A);
-	spantree_event(&st, &in);
+	span_trees_event(&st, &in);
 	struct span_event cn = ev(SPAN_COUNTER, 1, 2, 1400, A);
-	spantree_event(&st, &cn);
+	span_trees_event(&st, &cn);
 
 	is_int(st.nthread, 2, "two threads");
 	const struct span_tree *t1 = st.thread[1], *t2 = st.thread[0];
@@ -126,7 +126,7 @@ static void test_known(void)
 	is_int(t1->node[0].child_ns, 150, "root's child time is the top-level total");
 
 	struct span_tree m;
-	is_int(spantree_merge(&st, &m), 0, "merge");
+	is_int(span_trees_merge(&st, &m), 0, "merge");
 	is_int(m.n, 6, "merged: root + a, a;b, a;b;c, a;c, d");
 	check(&m, (uint32_t[]){A, 0}, "merged a", 3, 160, 110 + 8, 0);
 	check(&m, (uint32_t[]){A, B_, 0}, "merged a;b", 2, 40, 35, 0);
@@ -142,15 +142,15 @@ static void test_known(void)
 
 	/* a process renamed by exec renames its trees */
 	struct span_event p2 = ev(SPAN_PROCESS, 1, 0, 2000, 9);
-	spantree_event(&st, &p2);
+	span_trees_event(&st, &p2);
 	is_int(st.thread[0]->process_name, 9, "exec renames the process's trees");
-	spantree_release(&st);
+	span_trees_release(&st);
 }
 
 static void test_bounded(void)
 {
-	struct spantree st;
-	spantree_init(&st);
+	struct span_trees st;
+	span_trees_init(&st);
 	feed_known(&st, 0);
 	uint32_t n1 = st.thread[0]->n, n2 = st.thread[1]->n;
 	size_t nodes = st.nodes;
@@ -162,10 +162,10 @@ static void test_bounded(void)
 	check(st.thread[0], (uint32_t[]){A, B_, 0}, "repeated a;b", 2 * 100001, 40 * 100001,
 	      35 * 100001, 0);
 	is_int(st.untracked, 0, "nothing untracked");
-	spantree_release(&st);
+	span_trees_release(&st);
 
 	/* many unique paths: a wide and deep tree, exact node count */
-	spantree_init(&st);
+	span_trees_init(&st);
 	uint64_t ts = 1;
 	for (uint32_t w = 1; w <= 3000; w++) {
 		begin(&st, 1, 0, w, ts);
@@ -177,16 +177,16 @@ static void test_bounded(void)
 	is_int(st.thread[0]->n, 1 + 6000, "6000 unique paths, 6000 nodes");
 	check(st.thread[0], (uint32_t[]){1500, 1501, 0}, "deep lookup after rehash", 1, 1, 1, 0);
 	check(st.thread[0], (uint32_t[]){1501, 0}, "wide lookup after rehash", 1, 3, 2, 0);
-	spantree_release(&st);
+	span_trees_release(&st);
 }
 
 static void test_from_decoder(void)
 {
 	/* a recursion through the decoder: the path grows with depth only */
 	struct decoder *d = decoder_new(NULL);
-	struct spantree st;
-	spantree_init(&st);
-	decoder_add_sink(d, (struct span_sink){spantree_event, &st});
+	struct span_trees st;
+	span_trees_init(&st);
+	decoder_add_sink(d, (struct span_sink){span_trees_event, &st});
 	uint8_t buf[WIRE_MAX_RECORD * 4];
 	size_t n = enc_hello(buf, sizeof buf, 3, 1, WIRE_CLOCK_MONOTONIC, 5, 5, "rec", 3);
 	n += enc_name(buf + n, sizeof buf - n, 3, 0, 1, WIRE_NAME_STRING, 0, 0, "fib", 3);
@@ -222,7 +222,7 @@ static void test_from_decoder(void)
 	/* fib k (1..10) runs from 100 + 10k to 211 - k: 111 - 11k ns */
 	ok(top && top->total_ns == 100 && span_node_self(top) == 100 - 89,
 	   "decoder: outer fib total and self");
-	spantree_release(&st);
+	span_trees_release(&st);
 	decoder_free(d);
 }
 
@@ -230,9 +230,9 @@ static void test_from_decoder(void)
  * minus children's; merge adds threads; import takes rows. */
 static void test_values(void)
 {
-	struct spantree st;
-	spantree_init(&st);
-	ok(spantree_set_values(&st, 2) == 0, "values per span are set before any event");
+	struct span_trees st;
+	span_trees_init(&st);
+	ok(span_trees_set_values(&st, 2) == 0, "values per span are set before any event");
 	uint64_t va[2] = {100, 7}, vb[2] = {30, 2};
 	for (uint32_t tid = 1; tid <= 2; tid++) {
 		begin(&st, tid, 0, A, 10);
@@ -241,11 +241,11 @@ static void test_values(void)
 		e.depth = 1;
 		e.begin_ts = 20;
 		e.vals = vb;
-		spantree_event(&st, &e);
+		span_trees_event(&st, &e);
 		e = ev(SPAN_END, 1, tid, 40, A);
 		e.begin_ts = 10;
 		e.vals = va;
-		spantree_event(&st, &e);
+		span_trees_event(&st, &e);
 	}
 	const struct span_tree *t = st.thread[0];
 	const uint32_t pa[] = {A, 0}, pb[] = {A, B_, 0};
@@ -257,7 +257,7 @@ static void test_values(void)
 	is_int(span_node_val_self(t, ia, 1), 5, "for every value");
 	is_int(span_node_val_self(t, ib, 1), 2, "a leaf's self is its total");
 	struct span_tree m;
-	ok(spantree_merge(&st, &m) == 0, "trees with values merge");
+	ok(span_trees_merge(&st, &m) == 0, "trees with values merge");
 	uint32_t ma = (uint32_t)(node_at(&m, pa) - m.node);
 	is_int(span_node_vals(&m, ma)[0], 200, "the merged node sums both threads");
 	is_int(span_node_val_self(&m, ma, 0), 140, "and its self");
@@ -275,30 +275,31 @@ static void test_values(void)
 				 .total_ns = total,
 				 .unfinished = unf,
 				 .vals = vals};
-	ok(spantree_import(&st, &im) == 0, "a tree with value rows imports");
+	ok(span_trees_import(&st, &im) == 0, "a tree with value rows imports");
 	t = st.thread[2];
 	const uint32_t pc[] = {C, 0};
 	uint32_t ic = (uint32_t)(node_at(t, pc) - t->node);
 	is_int(span_node_vals(t, ic)[0], 9, "its values land on its nodes");
 	is_int(span_node_val_self(t, ic, 0), 5, "children's subtracted");
-	spantree_release(&st);
+	span_trees_release(&st);
 }
 
-static void note(struct spantree *st, uint32_t tid, uint64_t ts, enum span_damage what, uint64_t ns)
+static void note(struct span_trees *st, uint32_t tid, uint64_t ts, enum span_damage what,
+		 uint64_t ns)
 {
 	struct span_event e = ev(SPAN_DAMAGE, 1, tid, ts, 0);
 	e.depth = what;
 	e.value = (int64_t)ns;
-	spantree_event(st, &e);
+	span_trees_event(st, &e);
 }
 
 /* --compensate: one event's cost per span, two per span below, and every
  * wait for room told while the span was open, off-CPU part and all. */
 static void test_compensate(void)
 {
-	struct spantree st;
-	spantree_init(&st);
-	spantree_set_values(&st, 1); /* value 0: off-CPU ns */
+	struct span_trees st;
+	span_trees_init(&st);
+	span_trees_set_values(&st, 1); /* value 0: off-CPU ns */
 	uint64_t va[1] = {700}, vb[1] = {650};
 	begin(&st, 1, 0, A, 0);
 	note(&st, 1, 50, SPAN_NOTE_WAITED, 30); /* in A alone */
@@ -309,11 +310,11 @@ static void test_compensate(void)
 	e.depth = 1;
 	e.begin_ts = 100;
 	e.vals = vb;
-	spantree_event(&st, &e);
+	span_trees_event(&st, &e);
 	e = ev(SPAN_END, 1, 1, 2200, A);
 	e.begin_ts = 0;
 	e.vals = va;
-	spantree_event(&st, &e);
+	span_trees_event(&st, &e);
 	note(&st, 1, 2300, SPAN_NOTE_WAITED, 77); /* in no span */
 	/* thread 2: no waits */
 	begin(&st, 2, 0, A, 0);
@@ -321,7 +322,7 @@ static void test_compensate(void)
 	const struct span_tree *t = st.thread[0];
 	is_int(t->dmg[SPAN_NOTE_WAITED], 1107, "the thread's waits are summed");
 	is_int(t->dmg[SPAN_NOTE_WAITED_OFF], 600, "and their off-CPU parts");
-	uint64_t removed = spantree_compensate(&st, 10.0, 0);
+	uint64_t removed = span_trees_compensate(&st, 10.0, 0);
 	const uint32_t pa[] = {A, 0}, pb[] = {A, B_, 0};
 	uint32_t ia = (uint32_t)(node_at(t, pa) - t->node),
 		 ib = (uint32_t)(node_at(t, pb) - t->node);
@@ -333,7 +334,7 @@ static void test_compensate(void)
 	is_int(span_node_vals(t, ia)[1], 50, "A's children's off-CPU total follows");
 	is_int(st.thread[1]->node[1].total_ns, 490, "a thread without waits loses its events");
 	is_int(removed, (2200 - 2000) - 150 + (2000 - 990) + 10, "the self time removed, in all");
-	spantree_release(&st);
+	span_trees_release(&st);
 }
 
 int main(void)

@@ -36,8 +36,8 @@ static void test_overflowing_totals(void)
 	uint32_t parent[3] = {0, 0, 0}, name[3] = {0, a, b};
 	uint64_t count[3] = {0, 1, 1}, total[3] = {0, 17000000000000000000u, 17000000000000000000u};
 	uint64_t unf[3] = {0, 0, 0};
-	struct spantree st;
-	is_int(spantree_init(&st), 0, "init");
+	struct span_trees st;
+	is_int(span_trees_init(&st), 0, "init");
 	struct span_import im = {.pid = 1,
 				 .tid = 1,
 				 .n = 3,
@@ -46,7 +46,7 @@ static void test_overflowing_totals(void)
 				 .count = count,
 				 .total_ns = total,
 				 .unfinished = unf};
-	is_int(spantree_import(&st, &im), 0, "import");
+	is_int(span_trees_import(&st, &im), 0, "import");
 	const struct span_tree *t = st.thread[0];
 	uint64_t old[3] = {0, 16000000000000000000u, 18000000000000000000u};
 	char *buf = NULL;
@@ -59,7 +59,7 @@ static void test_overflowing_totals(void)
 	ok(w > 0, "frames drawn (widest %.2f)", w);
 	ok(w <= SVGKIT_WIDTH, "no frame wider than the picture (widest %.2f)", w);
 	free(buf);
-	spantree_release(&st);
+	span_trees_release(&st);
 	strtab_release(&names);
 }
 
