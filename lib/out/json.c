@@ -353,8 +353,7 @@ static void json_node_values(cJSON *o, const struct span_tree *t, uint32_t i,
 	/* every key always there, null where the run did not measure it */
 	static const char *const cpu_keys[] = {"cpu_ns", "off_cpu_ns", "self_cpu_ns",
 					       "self_off_cpu_ns"};
-	static const char *const alloc_keys[] = {"allocs", "frees", "alloc_bytes", "free_bytes"};
-	int oc = ms ? spanmetric_find(ms, SPANMETRIC_OFF_CPU) : -1;
+	int oc = spanmetric_split(ms);
 	if (oc >= 0 && ms->m[oc].supported) {
 		uint64_t off = v[oc] < sn->total_ns ? v[oc] : sn->total_ns;
 		uint64_t self = span_node_val_self(t, i, (unsigned)oc);
@@ -371,8 +370,8 @@ static void json_node_values(cJSON *o, const struct span_tree *t, uint32_t i,
 	cJSON *sm = cJSON_AddObjectToObject(o, "self_metrics");
 	for (unsigned k = 0; ms && m && sm && k < ms->n; k++) {
 		const struct spanmetric *x = &ms->m[k];
-		if (x->kind != SPANMETRIC_EVENT)
-			continue;
+		if (spanmetric_info(x)->key || spanmetric_info(x)->split)
+			continue; /* not one of those kept by name */
 		/* a key as json_name writes the name */
 		char *esc = json_utf8(x->name) ? NULL : utf8esc_dup(x->name);
 		const char *key = esc ? esc : x->name;
@@ -385,12 +384,15 @@ static void json_node_values(cJSON *o, const struct span_tree *t, uint32_t i,
 		}
 		free(esc);
 	}
-	int al = ms ? spanmetric_find(ms, SPANMETRIC_ALLOCS) : -1;
-	for (size_t k = 0; k < 4; k++) /* allocs, frees, alloc_bytes, free_bytes in order */
-		if (al >= 0 && ms->m[al].supported)
-			json_u64(o, alloc_keys[k], v[(size_t)al + k]);
-		else
-			cJSON_AddNullToObject(o, alloc_keys[k]);
+	/* the metrics with a key of their own, in the table's order */
+	for (int kind = 0; kind <= SPANMETRIC_KIND_LAST; kind++) {
+		const char *key = spanmetric_table[kind].key;
+		int x = key ? spanmetric_find(ms, (enum spanmetric_kind)kind) : -1;
+		if (x >= 0 && ms->m[x].supported)
+			json_u64(o, key, v[x]);
+		else if (key)
+			cJSON_AddNullToObject(o, key);
+	}
 }
 
 static cJSON *json_node(const struct span_tree *t, uint32_t i, uint32_t id, int64_t parent,

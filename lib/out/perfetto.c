@@ -508,7 +508,7 @@ static void pf_values(struct perfetto *p, const struct span_event *ev)
 		const struct spanmetric *m = &ms->m[k];
 		if (!m->supported)
 			continue;
-		if (m->kind == SPANMETRIC_OFF_CPU) {
+		if (spanmetric_info(m)->split) {
 			uint64_t off = ev->vals[k] < dur ? ev->vals[k] : dur;
 			pf_uint_arg(e, "cpu_ns", dur - off);
 			pf_uint_arg(e, "off_cpu_ns", off);
@@ -535,16 +535,16 @@ static void pf_value_tracks(struct writer *w, struct perfetto *p, const struct s
 		memcpy(t->vbase, ev->cum, ms->n * sizeof *t->vbase);
 		t->vtrack = p->next_uuid;
 		for (unsigned k = 0; k < ms->n; k++) {
-			if (ms->m[k].kind != SPANMETRIC_EVENT || !ms->m[k].supported)
+			if (!spanmetric_info(&ms->m[k])->track || !ms->m[k].supported)
 				continue;
 			pf_counter_desc(w, p, ev->ts, t->vtrack + k, t->uuid, ms->m[k].name,
-					ms->m[k].time ? "ns" : NULL);
+					spanmetric_unit(&ms->m[k]) == SPANMETRIC_NS ? "ns" : NULL);
 		}
 		p->next_uuid += ms->n;
 	}
 	struct pbenc *e = &p->enc;
 	for (unsigned k = 0; k < ms->n; k++) {
-		if (ms->m[k].kind != SPANMETRIC_EVENT || !ms->m[k].supported)
+		if (!spanmetric_info(&ms->m[k])->track || !ms->m[k].supported)
 			continue;
 		size_t m = pf_packet(p, ev->ts);
 		size_t te = pbenc_open(e, PKT_TRACK_EVENT);

@@ -203,22 +203,17 @@ static void pp_values(struct pp *p, const struct spanmetrics *ms)
 		const struct spanmetric *m = &ms->m[k];
 		if (!m->supported)
 			continue;
-		switch (m->kind) {
-		case SPANMETRIC_OFF_CPU:
+		const struct spanmetric_info *info = spanmetric_info(m);
+		if (info->split) {
 			p->val[p->nval++] = (struct pp_value){"cpu", "nanoseconds", (int)k, 2};
 			p->val[p->nval++] = (struct pp_value){"off_cpu", "nanoseconds", (int)k, 3};
-			break;
-		case SPANMETRIC_ALLOC_BYTES:
-			p->val[p->nval++] = (struct pp_value){"alloc_space", "bytes", (int)k, 4};
-			break;
-		case SPANMETRIC_FREE_BYTES:
-			p->val[p->nval++] = (struct pp_value){"free_space", "bytes", (int)k, 4};
-			break;
-		default:
-			p->val[p->nval++] = (struct pp_value){
-				m->name, m->time ? "nanoseconds" : "count", (int)k, 4};
-			break;
+			continue;
 		}
+		static const char *const units[] = {[SPANMETRIC_COUNT] = "count",
+						    [SPANMETRIC_NS] = "nanoseconds",
+						    [SPANMETRIC_BYTES] = "bytes"};
+		p->val[p->nval++] = (struct pp_value){info->sample ? info->sample : m->name,
+						      units[spanmetric_unit(m)], (int)k, 4};
 	}
 }
 

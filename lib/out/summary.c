@@ -412,11 +412,11 @@ static void summary_row_cells(FILE *fp, const struct summary_row *row, uint64_t 
 
 #define SUMMARY_VAL_WIDTH 15 /* fits "<not supported>" */
 
-/* The index of event metric `name`, or -1. */
+/* The index of the metric named `name` (an event's), or -1. */
 static int summary_event(const struct spanmetrics *ms, const char *name)
 {
 	for (unsigned i = 0; ms && i < ms->n; i++)
-		if (ms->m[i].kind == SPANMETRIC_EVENT && strcmp(ms->m[i].name, name) == 0)
+		if (strcmp(ms->m[i].name, name) == 0)
 			return (int)i;
 	return -1;
 }
@@ -427,16 +427,11 @@ static int summary_val_width(const char *head)
 	return n > SUMMARY_VAL_WIDTH ? n : SUMMARY_VAL_WIDTH;
 }
 
-/* The column head of a value (not the off-CPU split: three columns). */
+/* The column head of a value (not the on/off-CPU split: three columns). */
 static const char *summary_val_head(const struct spanmetric *m, char *h, size_t size)
 {
-	static const char *const fixed[] = {[SPANMETRIC_ALLOCS] = "allocs/call",
-					    [SPANMETRIC_FREES] = "frees/call",
-					    [SPANMETRIC_ALLOC_BYTES] = "bytes/call",
-					    [SPANMETRIC_FREE_BYTES] = "net/call"};
-	if (m->kind != SPANMETRIC_EVENT)
-		return fixed[m->kind];
-	snprintf(h, size, "%s/call", m->name);
+	const char *c = spanmetric_info(m)->column;
+	snprintf(h, size, "%s/call", c ? c : m->name);
 	return h;
 }
 
@@ -445,7 +440,7 @@ static void summary_val_headers(FILE *fp, const struct spanmetrics *ms)
 	char h[96];
 	for (unsigned i = 0; ms && i < ms->n; i++) {
 		const struct spanmetric *m = &ms->m[i];
-		if (m->kind == SPANMETRIC_OFF_CPU) {
+		if (spanmetric_info(m)->split) {
 			fprintf(fp, "%12s %12s %6s ", "cpu/call", "off-cpu/call", "off%");
 			continue;
 		}
@@ -466,11 +461,9 @@ static void summary_val_cells(FILE *fp, const struct spanmetrics *ms, const stru
 		const struct spanmetric *m = &ms->m[i];
 		uint64_t v = row->v ? row->v[i] : 0;
 		char h[96];
-		int w = m->kind == SPANMETRIC_OFF_CPU
-				? 0
-				: summary_val_width(summary_val_head(m, h, sizeof h));
-		switch (m->kind) {
-		case SPANMETRIC_OFF_CPU: {
+		const struct spanmetric_info *info = spanmetric_info(m);
+		int w = info->split ? 0 : summary_val_width(summary_val_head(m, h, sizeof h));
+		if (info->split) {
 			if (!m->supported) {
 				fprintf(fp, "%12s %12s %6s ", "-", "-", "-");
 				continue;
@@ -488,33 +481,17 @@ static void summary_val_cells(FILE *fp, const struct spanmetrics *ms, const stru
 			fprintf(fp, "%12s %12s %6s ", c, d, pct);
 			continue;
 		}
-		case SPANMETRIC_EVENT:
-			if (!m->supported)
-				snprintf(c, sizeof c, "<not supported>");
-			else if (m->time)
-				fmt_duration(c, sizeof c, (uint64_t)((double)v / per));
-			else
-				fmt_grouped(c, sizeof c, (double)v / per, 1);
-			break;
-		case SPANMETRIC_ALLOCS:
-		case SPANMETRIC_FREES:
-		case SPANMETRIC_ALLOC_BYTES:
-			if (!m->supported)
-				snprintf(c, sizeof c, "<not supported>");
-			else
-				fmt_grouped(c, sizeof c, (double)v / per, 1);
-			break;
-		case SPANMETRIC_FREE_BYTES: { /* the change in bytes in use */
-			if (!m->supported) {
-				snprintf(c, sizeof c, "<not supported>");
-				break;
-			}
-			int ab = spanmetric_find(ms, SPANMETRIC_ALLOC_BYTES);
+		if (!m->supported) {
+			snprintf(c, sizeof c, "<not supported>");
+		} else if (info->net_of >= 0) { /* e.g. the change in bytes in use */
+			int of = spanmetric_find(ms, (enum spanmetric_kind)info->net_of);
 			double net =
-				((ab >= 0 && row->v ? (double)row->v[ab] : 0) - (double)v) / per;
+				((of >= 0 && row->v ? (double)row->v[of] : 0) - (double)v) / per;
 			fmt_grouped(c, sizeof c, net, 1);
-			break;
-		}
+		} else if (spanmetric_unit(m) == SPANMETRIC_NS) {
+			fmt_duration(c, sizeof c, (uint64_t)((double)v / per));
+		} else {
+			fmt_grouped(c, sizeof c, (double)v / per, 1);
 		}
 		fprintf(fp, "%*s ", w, c);
 	}

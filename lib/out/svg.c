@@ -88,9 +88,9 @@ static const char *svg_unit(const struct svg_out *o)
 	if (o->weight.kind != SPAN_WEIGHT_VALUE)
 		return "ns";
 	const struct spanmetric *m = ms ? &ms->m[o->weight.index] : NULL;
-	if (m && m->kind == SPANMETRIC_ALLOC_BYTES)
-		return "bytes";
-	return m && m->time ? "ns" : "";
+	static const char *const units[] = {
+		[SPANMETRIC_COUNT] = "", [SPANMETRIC_NS] = "ns", [SPANMETRIC_BYTES] = "bytes"};
+	return m ? units[spanmetric_unit(m)] : "";
 }
 
 static uint64_t svg_add(uint64_t a, uint64_t b)

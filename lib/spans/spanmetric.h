@@ -4,9 +4,10 @@
  * values come in that order, as differences of per-thread cumulative values
  * taken at its begin and its end, so a node of a call tree holds their sums
  * and its self value is its total minus its children's, like wall time.
- * Writers iterate the list for values and names; the summary, JSON,
- * Perfetto, pprof and SVG writers still name the kinds where they choose a
- * unit or a label (a metric table that carries those is still to come). */
+ * How each kind shows (its column, JSON key, pprof sample type, unit) is a
+ * row of the metric table (spanmetric.c): writers iterate the run's list,
+ * ask the table, and never name a kind.  A new kind is its collector and
+ * one row. */
 #ifndef SPANSTAT_SPANMETRIC_H
 #define SPANSTAT_SPANMETRIC_H
 
@@ -24,6 +25,31 @@ enum spanmetric_kind {
 	SPANMETRIC_ALLOC_BYTES, /* bytes requested */
 	SPANMETRIC_FREE_BYTES,	/* bytes of the blocks freed */
 };
+#define SPANMETRIC_KIND_LAST SPANMETRIC_FREE_BYTES
+
+enum spanmetric_unit {
+	SPANMETRIC_COUNT,
+	SPANMETRIC_NS,
+	SPANMETRIC_BYTES,
+};
+
+/* How every writer shows a metric of one kind: a row of the table. */
+struct spanmetric_info {
+	const char *column;	   /* the span table's head before "/call" (NULL: the
+				    * metric's name) */
+	const char *key;	   /* its own key on a JSON node, always there (null
+				    * when not measured); NULL: under "metrics", by name */
+	const char *sample;	   /* its pprof sample type (NULL: the metric's name) */
+	enum spanmetric_unit unit; /* a metric with `time` set is in ns whatever this says */
+	bool split;		   /* the on/off-CPU split of wall time: shown as CPU and
+				    * off-CPU time, never as a value of its own */
+	bool track;		   /* a per-thread counter track (Perfetto) */
+	int net_of;		   /* the span table shows that kind's value less this
+				    * one ("net": bytes still in use); -1: its own */
+};
+
+/* The metric table, indexed by enum spanmetric_kind. */
+extern const struct spanmetric_info spanmetric_table[];
 
 struct spanmetric {
 	enum spanmetric_kind kind;
@@ -44,6 +70,25 @@ static inline int spanmetric_find(const struct spanmetrics *ms, enum spanmetric_
 {
 	for (unsigned i = 0; ms && i < ms->n; i++)
 		if (ms->m[i].kind == kind)
+			return (int)i;
+	return -1;
+}
+
+static inline const struct spanmetric_info *spanmetric_info(const struct spanmetric *m)
+{
+	return &spanmetric_table[m->kind];
+}
+
+static inline enum spanmetric_unit spanmetric_unit(const struct spanmetric *m)
+{
+	return m->time ? SPANMETRIC_NS : spanmetric_info(m)->unit;
+}
+
+/* Index of the metric that splits wall time (its row's `split`), or -1. */
+static inline int spanmetric_split(const struct spanmetrics *ms)
+{
+	for (unsigned i = 0; ms && i < ms->n; i++)
+		if (spanmetric_info(&ms->m[i])->split)
 			return (int)i;
 	return -1;
 }
