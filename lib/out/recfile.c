@@ -30,7 +30,7 @@
 #include "recfile.h"
 
 /* the latest second whose nanoseconds an int64_t holds (writers use them) */
-#define REC_MAX_SEC (INT64_MAX / 1000000000 - 1)
+#define RECORD_MAX_SEC (INT64_MAX / 1000000000 - 1)
 
 /* the reader reads this much at once, and looks for stop signals between */
 #define RF_CHUNK (1u << 20)
@@ -50,8 +50,8 @@ struct recfile {
 	char **unit;
 	struct spanmetrics metrics;
 	char *mname[SPANMETRIC_MAX];
-	struct rec_info info;
-	struct rec_damage dmg;
+	struct record_info info;
+	struct record_damage dmg;
 	struct strtab *strings;
 	struct span_names *names;
 	uint32_t *id; /* the file's string ids, mapped into strings */
@@ -81,12 +81,12 @@ struct recfile {
 
 bool recfile_is(const void *buf, size_t len)
 {
-	return len >= 8 && memcmp(buf, REC_MAGIC, 8) == 0;
+	return len >= 8 && memcmp(buf, RECORD_MAGIC, 8) == 0;
 }
 
-static char *rf_str(struct rec_in *in)
+static char *rf_str(struct record_in *in)
 {
-	uint64_t n = rec_get_u64(in);
+	uint64_t n = record_get_u64(in);
 	if (!in->ok || n > (uint64_t)(in->end - in->p)) {
 		in->ok = false;
 		return NULL;
@@ -98,17 +98,17 @@ static char *rf_str(struct rec_in *in)
 	return s;
 }
 
-static double rf_dbl(struct rec_in *in)
+static double rf_dbl(struct record_in *in)
 {
-	uint64_t u = rec_get_u64(in);
+	uint64_t u = record_get_u64(in);
 	double d;
 	memcpy(&d, &u, sizeof d);
 	return d;
 }
 
-static int64_t rf_i64(struct rec_in *in)
+static int64_t rf_i64(struct record_in *in)
 {
-	return rec_unzz(rec_get_u64(in));
+	return record_unzz(record_get_u64(in));
 }
 
 /* Whether one of the stop signals is pending: -EINTR, else 0.  Looks only
@@ -131,20 +131,20 @@ static int rf_stopped(struct recfile *rf)
 static bool rf_frames(const struct recfile *rf, size_t off)
 {
 	uint32_t h[3];
-	if (rf->size - off < REC_HDR)
+	if (rf->size - off < RECORD_HDR)
 		return false;
 	memcpy(h, rf->map + off, sizeof h);
 	uint32_t type = le32toh(h[0]), len = le32toh(h[1]);
-	if (type < REC_HEAD || type > REC_END || len == 0 || len > REC_MAX_PAYLOAD ||
-	    len > rf->size - off - REC_HDR)
+	if (type < RECORD_HEAD || type > RECORD_END || len == 0 || len > RECORD_MAX_PAYLOAD ||
+	    len > rf->size - off - RECORD_HDR)
 		return false;
-	return (uint32_t)crc32(0, rf->map + off + REC_HDR, len) == le32toh(h[2]);
+	return (uint32_t)crc32(0, rf->map + off + RECORD_HDR, len) == le32toh(h[2]);
 }
 
 /* The next offset from off on where rf_frames holds, or the file's size. */
 static size_t rf_resync(const struct recfile *rf, size_t off)
 {
-	for (; off < rf->size && rf->size - off >= REC_HDR; off++)
+	for (; off < rf->size && rf->size - off >= RECORD_HDR; off++)
 		if (rf_frames(rf, off))
 			return off;
 	return rf->size;
@@ -157,35 +157,35 @@ static size_t rf_resync(const struct recfile *rf, size_t off)
  * between are counted as skipped), or counts the rest as cut off when
  * there is none. */
 static int rf_walk(struct recfile *rf,
-		   int (*fn)(struct recfile *rf, uint32_t type, struct rec_in *in, void *ctx),
+		   int (*fn)(struct recfile *rf, uint32_t type, struct record_in *in, void *ctx),
 		   void *ctx)
 {
-	size_t off = REC_FILE_HDR;
+	size_t off = RECORD_FILE_HDR;
 	while (off < rf->size) {
 		uint32_t h[3];
-		if (rf->size - off < REC_HDR) {
+		if (rf->size - off < RECORD_HDR) {
 			rf->dmg.lost_bytes += rf->size - off;
 			break;
 		}
 		memcpy(h, rf->map + off, sizeof h);
 		uint32_t type = le32toh(h[0]), len = le32toh(h[1]), crc = le32toh(h[2]);
-		if (type == 0 || len > REC_MAX_PAYLOAD || len > rf->size - off - REC_HDR) {
+		if (type == 0 || len > RECORD_MAX_PAYLOAD || len > rf->size - off - RECORD_HDR) {
 			size_t next = rf_resync(rf, off + 1);
 			if (next == rf->size) { /* truncated here, or damaged to the end */
 				rf->dmg.lost_bytes += rf->size - off;
 				break;
 			}
 			rf->dmg.bad_records++;
-			rf->dmg.lost_events += type == REC_EVENTS;
+			rf->dmg.lost_events += type == RECORD_EVENTS;
 			rf->dmg.skipped_bytes += next - off;
 			off = next;
 			continue;
 		}
-		const uint8_t *p = rf->map + off + REC_HDR;
-		size_t after = off + REC_HDR + (size_t)len;
+		const uint8_t *p = rf->map + off + RECORD_HDR;
+		size_t after = off + RECORD_HDR + (size_t)len;
 		if ((uint32_t)crc32(0, p, len) != crc) {
 			rf->dmg.bad_records++;
-			rf->dmg.lost_events += type == REC_EVENTS;
+			rf->dmg.lost_events += type == RECORD_EVENTS;
 			/* a damaged payload, or a damaged length when no record
 			 * starts where it ends: then go on at the next one */
 			size_t next = after < rf->size && !rf_frames(rf, after)
@@ -197,7 +197,7 @@ static int rf_walk(struct recfile *rf,
 			continue;
 		}
 		off = after;
-		struct rec_in in = {p, p + len, true};
+		struct record_in in = {p, p + len, true};
 		int r = fn(rf, type, &in, ctx);
 		if (!r)
 			r = rf_stopped(rf);
@@ -207,26 +207,26 @@ static int rf_walk(struct recfile *rf,
 	return 0;
 }
 
-static void rf_counts(struct rec_in *in, struct count *c, size_t n)
+static void rf_counts(struct record_in *in, struct count *c, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		uint64_t st = rec_get_u64(in);
+		uint64_t st = record_get_u64(in);
 		c[i].state = st <= COUNT_NOT_COUNTED ? (enum count_state)st : COUNT_NOT_COUNTED;
-		c[i].raw = rec_get_u64(in);
-		c[i].enabled = rec_get_u64(in);
-		c[i].running = rec_get_u64(in);
+		c[i].raw = record_get_u64(in);
+		c[i].enabled = record_get_u64(in);
+		c[i].running = record_get_u64(in);
 		c[i].value = rf_dbl(in);
 		c[i].err = (int)rf_i64(in);
-		c[i].user_only = rec_get_u64(in) != 0;
+		c[i].user_only = record_get_u64(in) != 0;
 	}
 }
 
-static int rf_head(struct recfile *rf, struct rec_in *in)
+static int rf_head(struct recfile *rf, struct record_in *in)
 {
 	struct run_head *h = &rf->head;
-	struct rec_info *ri = &rf->info;
+	struct record_info *ri = &rf->info;
 	ri->version = rf_str(in);
-	uint64_t argc = rec_get_u64(in);
+	uint64_t argc = record_get_u64(in);
 	if (!in->ok || argc > (uint64_t)(in->end - in->p))
 		return -EINVAL;
 	rf->argv = calloc(argc + 1, sizeof *rf->argv);
@@ -236,17 +236,17 @@ static int rf_head(struct recfile *rf, struct rec_in *in)
 	h->argv = rf->argv;
 	for (uint64_t i = 0; i < argc && in->ok; i++)
 		rf->argv[i] = rf_str(in);
-	uint64_t runs = rec_get_u64(in), ims = rec_get_u64(in), fl = rec_get_u64(in);
+	uint64_t runs = record_get_u64(in), ims = record_get_u64(in), fl = record_get_u64(in);
 	h->runs = runs >= 1 && runs <= 1000000 ? (unsigned)runs : 1;
 	h->interval_ms = ims <= 86400000 ? (unsigned)ims : 0;
 	h->spans = fl & 1;
 	h->rusage_unknown = fl & 2;
 	rf->target = rf_str(in);
 	h->target = rf->target && *rf->target ? rf->target : NULL;
-	uint64_t sec = rec_get_u64(in);
-	h->start.tv_sec = sec <= REC_MAX_SEC ? (time_t)sec : 0; /* else unknown */
-	h->start.tv_nsec = (long)(rec_get_u64(in) % 1000000000u);
-	h->start_mono = rec_get_u64(in);
+	uint64_t sec = record_get_u64(in);
+	h->start.tv_sec = sec <= RECORD_MAX_SEC ? (time_t)sec : 0; /* else unknown */
+	h->start.tv_nsec = (long)(record_get_u64(in) % 1000000000u);
+	h->start_mono = record_get_u64(in);
 	ri->host = rf_str(in);
 	ri->job = rf_str(in);
 	ri->boot_id = rf_str(in);
@@ -259,11 +259,11 @@ static int rf_head(struct recfile *rf, struct rec_in *in)
 	h->uname[3] = ri->machine;
 	ri->rank = (long)rf_i64(in);
 	ri->local_rank = (long)rf_i64(in);
-	ri->real_ns = rec_get_u64(in);
-	ri->mono_ns = rec_get_u64(in);
-	ri->boot_ns = rec_get_u64(in);
+	ri->real_ns = record_get_u64(in);
+	ri->mono_ns = record_get_u64(in);
+	ri->boot_ns = record_get_u64(in);
 	h->clocks = (struct run_clocks){ri->real_ns, ri->mono_ns, ri->boot_ns};
-	uint64_t n = rec_get_u64(in);
+	uint64_t n = record_get_u64(in);
 	if (!in->ok || n > (uint64_t)(in->end - in->p) || n > 4096)
 		return -EINVAL;
 	rf->evl.ev = calloc(n ? n : 1, sizeof *rf->evl.ev);
@@ -275,16 +275,16 @@ static int rf_head(struct recfile *rf, struct rec_in *in)
 		struct event *e = &rf->evl.ev[i];
 		e->name = rf_str(in);
 		e->attr.size = sizeof e->attr;
-		e->attr.type = (uint32_t)rec_get_u64(in);
-		e->attr.config = rec_get_u64(in);
-		e->attr.config1 = rec_get_u64(in);
-		e->attr.config2 = rec_get_u64(in);
-		uint64_t ex = rec_get_u64(in);
+		e->attr.type = (uint32_t)record_get_u64(in);
+		e->attr.config = record_get_u64(in);
+		e->attr.config1 = record_get_u64(in);
+		e->attr.config2 = record_get_u64(in);
+		uint64_t ex = record_get_u64(in);
 		e->attr.exclude_user = ex & 1;
 		e->attr.exclude_kernel = (ex >> 1) & 1;
 		e->attr.exclude_hv = (ex >> 2) & 1;
 		e->group = (int)rf_i64(in);
-		e->leader = rec_get_u64(in) != 0;
+		e->leader = record_get_u64(in) != 0;
 		rf->unit[i] = rf_str(in);
 		e->unit = rf->unit[i] ? rf->unit[i] : "";
 		e->scale = rf_dbl(in);
@@ -293,18 +293,18 @@ static int rf_head(struct recfile *rf, struct rec_in *in)
 	}
 	h->evl = &rf->evl;
 	struct spanmetrics *ms = &rf->metrics;
-	uint64_t nm = rec_get_u64(in);
+	uint64_t nm = record_get_u64(in);
 	int64_t oc = rf_i64(in);
-	uint64_t ft = rec_get_u64(in);
+	uint64_t ft = record_get_u64(in);
 	if (!in->ok || nm > SPANMETRIC_MAX || ft > nm || oc < -1 || oc >= (int64_t)nm)
 		return -EINVAL;
 	ms->n = (unsigned)nm;
 	ms->off_cpu = (int)oc;
 	ms->first_target = (unsigned)ft;
 	for (unsigned i = 0; i < ms->n && in->ok; i++) {
-		uint64_t k = rec_get_u64(in);
+		uint64_t k = record_get_u64(in);
 		rf->mname[i] = rf_str(in);
-		uint64_t f = rec_get_u64(in);
+		uint64_t f = record_get_u64(in);
 		ms->m[i] = (struct spanmetric){
 			k <= SPANMETRIC_FREE_BYTES ? (enum spanmetric_kind)k : SPANMETRIC_EVENT,
 			rf->mname[i] ? rf->mname[i] : "", f & 1, (f >> 1) & 1};
@@ -339,9 +339,9 @@ static inline uint32_t rf_id(struct recfile *rf, uint64_t id)
 	return __builtin_expect(id < rf->nid && rf->id[id], 1) ? rf->id[id] : rf_lost(rf, id);
 }
 
-static int rf_strings(struct recfile *rf, struct rec_in *in)
+static int rf_strings(struct recfile *rf, struct record_in *in)
 {
-	uint64_t first = rec_get_u64(in), n = rec_get_u64(in);
+	uint64_t first = record_get_u64(in), n = record_get_u64(in);
 	/* every id the file defines takes a byte of it at least: more ids
 	 * than bytes is damage, never a reason for a table that large */
 	if (!in->ok || first == 0 || n > (uint64_t)(in->end - in->p) || first > UINT32_MAX - n ||
@@ -359,7 +359,7 @@ static int rf_strings(struct recfile *rf, struct rec_in *in)
 		rf->nid = cap;
 	}
 	for (uint64_t i = 0; i < n; i++) {
-		uint64_t len = rec_get_u64(in);
+		uint64_t len = record_get_u64(in);
 		if (!in->ok || len > (uint64_t)(in->end - in->p)) {
 			rf->dmg.bad_records++;
 			return 0;
@@ -373,9 +373,9 @@ static int rf_strings(struct recfile *rf, struct rec_in *in)
 	return 0;
 }
 
-static void rf_run(struct recfile *rf, struct rec_in *in)
+static void rf_run(struct recfile *rf, struct record_in *in)
 {
-	uint64_t k = rec_get_u64(in);
+	uint64_t k = record_get_u64(in);
 	if (!in->ok || k >= rf->head.runs)
 		return;
 	struct run_result rr = {0};
@@ -383,9 +383,9 @@ static void rf_run(struct recfile *rf, struct rec_in *in)
 	if (!rr.counts)
 		return;
 	rf_counts(in, rr.counts, rf->evl.n);
-	rr.ru.elapsed_ns = rec_get_u64(in);
-	rr.ru.utime_ns = rec_get_u64(in);
-	rr.ru.stime_ns = rec_get_u64(in);
+	rr.ru.elapsed_ns = record_get_u64(in);
+	rr.ru.utime_ns = record_get_u64(in);
+	rr.ru.stime_ns = record_get_u64(in);
 	rr.ru.maxrss_kb = (long)rf_i64(in);
 	rr.ru.minflt = (long)rf_i64(in);
 	rr.ru.majflt = (long)rf_i64(in);
@@ -402,25 +402,25 @@ static void rf_run(struct recfile *rf, struct rec_in *in)
 	rf->have_run[k] = true;
 }
 
-static void rf_end(struct recfile *rf, struct rec_in *in)
+static void rf_end(struct recfile *rf, struct record_in *in)
 {
-	uint64_t n = rec_get_u64(in), v[DECODE_STATS_N] = {0};
+	uint64_t n = record_get_u64(in), v[DECODE_STATS_N] = {0};
 	for (uint64_t i = 0; i < n && in->ok; i++) {
-		uint64_t x = rec_get_u64(in);
+		uint64_t x = record_get_u64(in);
 		if (i < DECODE_STATS_N)
 			v[i] = x;
 	}
 	double cost = rf_dbl(in);
-	uint64_t nm = rec_get_u64(in);
+	uint64_t nm = record_get_u64(in);
 	bool sup[SPANMETRIC_MAX] = {0};
 	for (uint64_t i = 0; i < nm && in->ok; i++) {
-		uint64_t s = rec_get_u64(in);
+		uint64_t s = record_get_u64(in);
 		if (i < SPANMETRIC_MAX)
 			sup[i] = s != 0;
 	}
-	uint64_t nruns = rec_get_u64(in);
-	uint64_t sec = rec_get_u64(in), nsec = rec_get_u64(in), mono = rec_get_u64(in);
-	if (!in->ok || sec > REC_MAX_SEC) {
+	uint64_t nruns = record_get_u64(in);
+	uint64_t sec = record_get_u64(in), nsec = record_get_u64(in), mono = record_get_u64(in);
+	if (!in->ok || sec > RECORD_MAX_SEC) {
 		rf->dmg.bad_records++;
 		return;
 	}
@@ -437,11 +437,11 @@ static void rf_end(struct recfile *rf, struct rec_in *in)
 	rf->start_mono = mono;
 }
 
-static int rf_pass1(struct recfile *rf, uint32_t type, struct rec_in *in, void *ctx)
+static int rf_pass1(struct recfile *rf, uint32_t type, struct record_in *in, void *ctx)
 {
 	bool *head = ctx;
 	if (!*head) {
-		if (type != REC_HEAD)
+		if (type != RECORD_HEAD)
 			return -EINVAL;
 		int r = rf_head(rf, in);
 		if (r < 0)
@@ -452,24 +452,24 @@ static int rf_pass1(struct recfile *rf, uint32_t type, struct rec_in *in, void *
 		return rf->run && rf->have_run ? 0 : -ENOMEM;
 	}
 	switch (type) {
-	case REC_EVENTS:
-	case REC_INTERVAL:
-	case REC_RUNSTART:
+	case RECORD_EVENTS:
+	case RECORD_INTERVAL:
+	case RECORD_RUNSTART:
 		if (GROW(rf->todo, rf->ntodo + 1, rf->captodo, 256) < 0)
 			return -ENOMEM;
 		rf->todo[rf->ntodo++] = (struct rf_rec){(size_t)(in->p - rf->map), type,
 							(uint32_t)(in->end - in->p)};
 		break;
-	case REC_STRINGS:
+	case RECORD_STRINGS:
 		return rf_strings(rf, in);
-	case REC_NAMES:
+	case RECORD_NAMES:
 		rf->names_rec = in->p;
 		rf->names_len = (size_t)(in->end - in->p);
 		break;
-	case REC_RUN:
+	case RECORD_RUN:
 		rf_run(rf, in);
 		break;
-	case REC_END:
+	case RECORD_END:
 		rf_end(rf, in);
 		break;
 	}
@@ -481,11 +481,11 @@ static int rf_names(struct recfile *rf)
 {
 	if (!rf->names_rec || !rf->names)
 		return 0;
-	struct rec_in in = {rf->names_rec, rf->names_rec + rf->names_len, true};
-	uint64_t n = rec_get_u64(&in);
+	struct record_in in = {rf->names_rec, rf->names_rec + rf->names_len, true};
+	uint64_t n = record_get_u64(&in);
 	for (uint64_t i = 0; i < n && in.ok; i++) {
-		uint64_t id = rec_get_u64(&in), text = rec_get_u64(&in), file = rec_get_u64(&in),
-			 line = rec_get_u64(&in);
+		uint64_t id = record_get_u64(&in), text = record_get_u64(&in),
+			 file = record_get_u64(&in), line = record_get_u64(&in);
 		if (!in.ok || !id || !text || id >= rf->nid || !rf->id[id])
 			continue; /* (a name shows as some text: 0 is damage) */
 		if (span_names_set(rf->names, rf_id(rf, id), rf_id(rf, text),
@@ -669,19 +669,19 @@ int recfile_open(struct recfile **out, const char *path, struct strtab *strings,
 		return lr;
 	}
 	uint32_t v[2] = {0, 0};
-	if (rf->size >= REC_FILE_HDR)
+	if (rf->size >= RECORD_FILE_HDR)
 		memcpy(v, rf->map + 8, sizeof v);
-	if (rf->size < REC_FILE_HDR || !recfile_is(rf->map, rf->size)) {
+	if (rf->size < RECORD_FILE_HDR || !recfile_is(rf->map, rf->size)) {
 		recfile_close(rf);
 		return cause_set(cause, -EINVAL, "cannot read '%s': not a spanstat record file",
 				 path);
 	}
-	if (le32toh(v[0]) != REC_VERSION || le32toh(v[1]) != REC_FILE_HDR) {
+	if (le32toh(v[0]) != RECORD_VERSION || le32toh(v[1]) != RECORD_FILE_HDR) {
 		recfile_close(rf);
 		return cause_set(cause, -EINVAL,
 				 "cannot read '%s': record file version %u (this spanstat "
 				 "reads version %u)",
-				 path, le32toh(v[0]), REC_VERSION);
+				 path, le32toh(v[0]), RECORD_VERSION);
 	}
 	bool head = false;
 	int r = rf_walk(rf, rf_pass1, &head);
@@ -752,7 +752,7 @@ const struct run_head *recfile_head(const struct recfile *rf)
 	return &rf->head;
 }
 
-const struct rec_info *recfile_info(const struct recfile *rf)
+const struct record_info *recfile_info(const struct recfile *rf)
 {
 	return &rf->info;
 }
@@ -763,7 +763,7 @@ void recfile_start(const struct recfile *rf, struct timespec *start, uint64_t *m
 	*mono = rf->start_mono;
 }
 
-const struct rec_damage *recfile_damage(const struct recfile *rf)
+const struct record_damage *recfile_damage(const struct recfile *rf)
 {
 	return &rf->dmg;
 }
@@ -780,7 +780,7 @@ void recfile_end(const struct recfile *rf, struct run_end *e)
 
 struct rf_replay {
 	struct analysis *a;
-	const struct rec_replay *how;
+	const struct record_replay *how;
 	uint64_t vals[SPANMETRIC_MAX], cum[SPANMETRIC_MAX];
 	int err;
 };
@@ -808,9 +808,9 @@ static uint32_t rf_prefixed(struct recfile *rf, const char *prefix, uint32_t nam
 
 /* One block of events; a block that goes wrong midway keeps what came
  * before (its events were whole). */
-static void rf_events(struct recfile *rf, struct rf_replay *rp, struct rec_in *in)
+static void rf_events(struct recfile *rf, struct rf_replay *rp, struct record_in *in)
 {
-	const struct rec_replay *how = rp->how;
+	const struct record_replay *how = rp->how;
 	unsigned nval = rf->metrics.n;
 	uint32_t pid = 0, tid = 0;
 	uint64_t ts = 0;
@@ -823,8 +823,8 @@ static void rf_events(struct recfile *rf, struct rf_replay *rp, struct rec_in *i
 			break;
 		}
 		if (f & 16) {
-			pid = (uint32_t)rec_get_u64(in);
-			tid = (uint32_t)rec_get_u64(in);
+			pid = (uint32_t)record_get_u64(in);
+			tid = (uint32_t)record_get_u64(in);
 			thread = true;
 			memset(rp->cum, 0, sizeof rp->cum);
 		}
@@ -834,22 +834,22 @@ static void rf_events(struct recfile *rf, struct rf_replay *rp, struct rec_in *i
 					.tid = tid + how->pid_base,
 					.ts = ts + (uint64_t)how->ts_shift,
 					.flags = f & 8 ? SPAN_F_UNFINISHED : 0};
-		ev.name = rf_id(rf, rec_get_u64(in));
+		ev.name = rf_id(rf, record_get_u64(in));
 		if (k == SPAN_BEGIN || k == SPAN_END || k == SPAN_INSTANT || k == SPAN_COUNTER ||
 		    k == SPAN_DAMAGE) {
-			uint64_t dp = rec_get_u64(in);
+			uint64_t dp = record_get_u64(in);
 			ev.depth = dp > NORM_MAX_DEPTH ? UINT32_MAX : (uint32_t)dp;
 		}
 		if (k == SPAN_PROCESS || k == SPAN_COUNTER || k == SPAN_PROCESS_END ||
 		    k == SPAN_DAMAGE)
 			ev.value = rf_i64(in);
 		if (k == SPAN_END) {
-			uint64_t d = rec_get_u64(in);
+			uint64_t d = record_get_u64(in);
 			ev.begin_ts = d <= ev.ts ? ev.ts - d : 0;
 		}
 		if (f & 64) {
 			for (unsigned i = 0; i < nval; i++)
-				rp->vals[i] = rec_get_u64(in);
+				rp->vals[i] = record_get_u64(in);
 			ev.vals = rp->vals;
 		}
 		if (f & 32) {
@@ -884,26 +884,26 @@ static void rf_events(struct recfile *rf, struct rf_replay *rp, struct rec_in *i
 	}
 }
 
-static int rf_pass2(struct recfile *rf, uint32_t type, struct rec_in *in, void *ctx)
+static int rf_pass2(struct recfile *rf, uint32_t type, struct record_in *in, void *ctx)
 {
 	struct rf_replay *rp = ctx;
 	switch (type) {
-	case REC_EVENTS:
+	case RECORD_EVENTS:
 		if (rf->head.spans)
 			rf_events(rf, rp, in);
 		break;
-	case REC_RUNSTART: {
-		uint64_t k = rec_get_u64(in);
+	case RECORD_RUNSTART: {
+		uint64_t k = record_get_u64(in);
 		if (in->ok && k < rf->head.runs)
 			analysis_run(rp->a, rp->how->run_base + (unsigned)k);
 		break;
 	}
-	case REC_INTERVAL: {
+	case RECORD_INTERVAL: {
 		struct interval_sample s;
-		uint64_t run = rec_get_u64(in);
-		s.t_ns = rec_get_u64(in);
-		s.mono_ns = rec_get_u64(in) + (uint64_t)rp->how->ts_shift;
-		s.length_ns = rec_get_u64(in);
+		uint64_t run = record_get_u64(in);
+		s.t_ns = record_get_u64(in);
+		s.mono_ns = record_get_u64(in) + (uint64_t)rp->how->ts_shift;
+		s.length_ns = record_get_u64(in);
 		struct count *c = calloc(rf->evl.n ? rf->evl.n : 1, sizeof *c);
 		if (!c)
 			return -ENOMEM;
@@ -918,9 +918,9 @@ static int rf_pass2(struct recfile *rf, uint32_t type, struct rec_in *in, void *
 	return 0;
 }
 
-int recfile_replay(struct recfile *rf, struct analysis *a, const struct rec_replay *how)
+int recfile_replay(struct recfile *rf, struct analysis *a, const struct record_replay *how)
 {
-	static const struct rec_replay none;
+	static const struct record_replay none;
 	struct rf_replay rp = {.a = a, .how = how ? how : &none};
 	rf->nsink = 0;
 	if ((rp.how->extra && rf_add_sink(rf, *rp.how->extra) < 0) ||
@@ -928,7 +928,7 @@ int recfile_replay(struct recfile *rf, struct analysis *a, const struct rec_repl
 		return -ENOMEM;
 	for (size_t i = 0; i < rf->ntodo; i++) {
 		const uint8_t *p = rf->map + rf->todo[i].off;
-		struct rec_in in = {p, p + rf->todo[i].len, true};
+		struct record_in in = {p, p + rf->todo[i].len, true};
 		int r = rf_pass2(rf, rf->todo[i].type, &in, &rp);
 		if (r == 0)
 			r = rf_stopped(rf);

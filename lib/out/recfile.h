@@ -7,7 +7,7 @@
  * varints (signed ones zigzag) and strings as a length and bytes.  The
  * record writer (record_writer_ops) appends as the data arrives: strings
  * before the events that name them, span events in blocks of at most
- * REC_BLOCK bytes that decode alone, each run's results as it ends.  A
+ * RECORD_BLOCK bytes that decode alone, each run's results as it ends.  A
  * reader takes every record whose CRC holds and counts the others, so a
  * damaged or truncated file loses only the records it damaged; after a
  * damaged header it finds the next record whose CRC holds. */
@@ -24,26 +24,26 @@
 #include "spannames.h"
 #include "strtab.h"
 
-#define REC_MAGIC "SPANSREC"
-#define REC_VERSION 1u
-#define REC_FILE_HDR 16u
-#define REC_HDR 12u
-#define REC_BLOCK (64u << 10)	    /* events per block: at most this many bytes */
-#define REC_MAX_PAYLOAD (64u << 20) /* any record */
+#define RECORD_MAGIC "SPANSREC"
+#define RECORD_VERSION 1u
+#define RECORD_FILE_HDR 16u
+#define RECORD_HDR 12u
+#define RECORD_BLOCK (64u << 10)       /* events per block: at most this many bytes */
+#define RECORD_MAX_PAYLOAD (64u << 20) /* any record */
 
-enum rec_type {
-	REC_HEAD = 1,	  /* the session's head and where it ran (first) */
-	REC_STRINGS = 2,  /* strings: first id, count, then each */
-	REC_NAMES = 3,	  /* how names show: (id, text, file, line)... */
-	REC_EVENTS = 4,	  /* a block of span events */
-	REC_INTERVAL = 5, /* a -I sample */
-	REC_RUN = 6,	  /* a run's counts, rusage and status */
-	REC_RUNSTART = 7, /* run k starts (threads from now on are its) */
-	REC_END = 8,	  /* the stream's counts and what spans carried */
+enum record_type {
+	RECORD_HEAD = 1,     /* the session's head and where it ran (first) */
+	RECORD_STRINGS = 2,  /* strings: first id, count, then each */
+	RECORD_NAMES = 3,    /* how names show: (id, text, file, line)... */
+	RECORD_EVENTS = 4,   /* a block of span events */
+	RECORD_INTERVAL = 5, /* a -I sample */
+	RECORD_RUN = 6,	     /* a run's counts, rusage and status */
+	RECORD_RUNSTART = 7, /* run k starts (threads from now on are its) */
+	RECORD_END = 8,	     /* the stream's counts and what spans carried */
 };
 
 /* Where and when a recorded session ran (the head's second half). */
-struct rec_info {
+struct record_info {
 	char *host, *job, *boot_id, *version;
 	char *sysname, *release, *machine; /* uname's */
 	long rank, local_rank;		   /* -1: not in a job */
@@ -52,7 +52,7 @@ struct rec_info {
 };
 
 /* What a reader had to leave out. */
-struct rec_damage {
+struct record_damage {
 	uint64_t bad_records;	/* records whose CRC or contents were wrong */
 	uint64_t lost_bytes;	/* after the last whole record (truncation) */
 	uint64_t skipped_bytes; /* between records: a damaged header, and what the
@@ -77,9 +77,9 @@ int recfile_open(struct recfile **rf, const char *path, struct strtab *strings,
 void recfile_close(struct recfile *rf);
 /* The head (strings and names: the shared ones), valid until close. */
 const struct run_head *recfile_head(const struct recfile *rf);
-const struct rec_info *recfile_info(const struct recfile *rf);
+const struct record_info *recfile_info(const struct recfile *rf);
 /* Whole after recfile_replay (which finds the blocks that do not decode). */
-const struct rec_damage *recfile_damage(const struct recfile *rf);
+const struct record_damage *recfile_damage(const struct recfile *rf);
 /* When the first run started (the head has when the session did). */
 void recfile_start(const struct recfile *rf, struct timespec *start, uint64_t *mono);
 /* What the analysis needs at the end: the runs whose results the file
@@ -88,7 +88,7 @@ void recfile_end(const struct recfile *rf, struct run_end *e);
 
 /* How a file's events join a report of several: pids moved up by pid_base,
  * timestamps by ts_shift (ns); process names prefixed with prefix. */
-struct rec_replay {
+struct record_replay {
 	uint32_t pid_base;
 	int64_t ts_shift;
 	const char *prefix; /* NULL: as recorded */
@@ -99,30 +99,30 @@ struct rec_replay {
 
 /* Feeds the events, samples and run starts, in recorded order, to a;
  * 0, -ENOMEM, or -EINTR when a stop signal came. */
-int recfile_replay(struct recfile *rf, struct analysis *a, const struct rec_replay *how);
+int recfile_replay(struct recfile *rf, struct analysis *a, const struct record_replay *how);
 
 /* Whether the bytes start a record file (for inputs that may be JSON). */
 bool recfile_is(const void *buf, size_t len);
 
 /* Varints (written with pbenc_put_varint, LEB128 as protobuf's), for the
  * writer, the reader and the fuzz target. */
-static inline uint64_t rec_zz(int64_t v)
+static inline uint64_t record_zz(int64_t v)
 {
 	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
 }
 
-static inline int64_t rec_unzz(uint64_t v)
+static inline int64_t record_unzz(uint64_t v)
 {
 	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
 }
 
 /* A reader over one payload; ok turns false at the first overrun. */
-struct rec_in {
+struct record_in {
 	const uint8_t *p, *end;
 	bool ok;
 };
 
-static inline uint64_t rec_get_u64(struct rec_in *in)
+static inline uint64_t record_get_u64(struct record_in *in)
 {
 	if (__builtin_expect(in->p < in->end && *in->p < 0x80, 1))
 		return *in->p++;

@@ -40,7 +40,8 @@ static bool rr_same(const struct run_head *a, const struct run_head *b)
 	return true;
 }
 
-static void rr_damage(const struct recreport_opts *o, const char *file, const struct rec_damage *d)
+static void rr_damage(const struct recreport_opts *o, const char *file,
+		      const struct record_damage *d)
 {
 	char *m = NULL;
 	if (!o->warn)
@@ -71,7 +72,7 @@ static void rr_damage(const struct recreport_opts *o, const char *file, const st
 static int rr_rank(struct rr_file *f, struct rank_info *ri, long idx, bool compensate)
 {
 	const struct run_head *h = recfile_head(f->rf);
-	const struct rec_info *in = recfile_info(f->rf);
+	const struct record_info *in = recfile_info(f->rf);
 	struct run_end e;
 	struct report tmp;
 	recfile_end(f->rf, &e);
@@ -172,7 +173,7 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 	/* the report's head: the first file's, its runs all the files' (those
 	 * asked for, from the heads: not the runs found) and its start the
 	 * earliest, on the first file's clock */
-	const struct rec_info *i0 = recfile_info(f[0].rf);
+	const struct record_info *i0 = recfile_info(f[0].rf);
 	head = *recfile_head(f[0].rf);
 	unsigned nruns = 0, requested = 0;
 	int64_t *shift = calloc(n, sizeof *shift);
@@ -181,7 +182,7 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct rec_info *in = recfile_info(f[i].rf);
+		const struct record_info *in = recfile_info(f[i].rf);
 		const struct run_head *h = recfile_head(f[i].rf);
 		bool same_boot = in->boot_id && i0->boot_id && *in->boot_id &&
 				 strcmp(in->boot_id, i0->boot_id) == 0;
@@ -217,8 +218,8 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 	double cost = 0;
 	bool dstats_lost = false;
 	for (size_t i = 0; r == 0 && i < n; i++) {
-		const struct rec_info *in = recfile_info(f[i].rf);
-		struct rec_replay how = {.ts_shift = shift[i], .run_base = base};
+		const struct record_info *in = recfile_info(f[i].rf);
+		struct record_replay how = {.ts_shift = shift[i], .run_base = base};
 		struct span_sink extra;
 		if (n > 1) {
 			how.pid_base = (uint32_t)(i + 1) << SPAN_PID_BITS;

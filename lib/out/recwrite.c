@@ -29,7 +29,7 @@ struct recbuf {
 };
 
 struct recw {
-	uint8_t block[REC_BLOCK];
+	uint8_t block[RECORD_BLOCK];
 	size_t len; /* 0: no block open */
 	uint32_t pid, tid;
 	uint64_t ts;
@@ -57,7 +57,7 @@ static void rb_u64(struct recbuf *b, uint64_t v)
 
 static void rb_i64(struct recbuf *b, int64_t v)
 {
-	rb_u64(b, rec_zz(v));
+	rb_u64(b, record_zz(v));
 }
 
 static void rb_dbl(struct recbuf *b, double d)
@@ -79,7 +79,7 @@ static void rb_str(struct recbuf *b, const char *s)
 }
 
 /* One record: its header, then the payload. */
-static int recw_put(struct writer *w, enum rec_type type, const void *payload, size_t len)
+static int recw_put(struct writer *w, enum record_type type, const void *payload, size_t len)
 {
 	uint32_t hdr[3] = {htole32((uint32_t)type), htole32((uint32_t)len),
 			   htole32((uint32_t)crc32(0, payload, (uInt)len))};
@@ -88,7 +88,7 @@ static int recw_put(struct writer *w, enum rec_type type, const void *payload, s
 	return 0;
 }
 
-static int recw_put_buf(struct writer *w, enum rec_type type, struct recbuf *b)
+static int recw_put_buf(struct writer *w, enum record_type type, struct recbuf *b)
 {
 	int r = b->oom ? -ENOMEM : recw_put(w, type, b->p, b->len);
 	free(b->p);
@@ -110,7 +110,7 @@ static int recw_strings(struct writer *w)
 	for (uint32_t id = first; id < t->n; id++)
 		rb_str(&b, strtab_get(t, id));
 	rw->nstr = t->n;
-	return recw_put_buf(w, REC_STRINGS, &b);
+	return recw_put_buf(w, RECORD_STRINGS, &b);
 }
 
 /* How every name known so far shows (the reader keeps the last). */
@@ -132,7 +132,7 @@ static int recw_names(struct writer *w)
 		rb_u64(&b, v->file[id]);
 		rb_u64(&b, v->line[id]);
 	}
-	return recw_put_buf(w, REC_NAMES, &b);
+	return recw_put_buf(w, RECORD_NAMES, &b);
 }
 
 /* The open block, after the strings its events name. */
@@ -143,7 +143,7 @@ static int recw_flush(struct writer *w)
 		return 0;
 	int r = recw_strings(w);
 	if (r == 0)
-		r = recw_put(w, REC_EVENTS, rw->block, rw->len);
+		r = recw_put(w, RECORD_EVENTS, rw->block, rw->len);
 	rw->len = 0;
 	return r;
 }
@@ -253,14 +253,14 @@ static int recw_start(struct writer *w, const struct run_head *h)
 		return -ENOMEM;
 	w->priv = rw;
 	rw->nval = h->metrics ? h->metrics->n : 0;
-	if (fwrite(REC_MAGIC, 8, 1, w->fp) != 1)
+	if (fwrite(RECORD_MAGIC, 8, 1, w->fp) != 1)
 		return -(errno ? errno : EIO);
-	uint32_t v[2] = {htole32(REC_VERSION), htole32(REC_FILE_HDR)};
+	uint32_t v[2] = {htole32(RECORD_VERSION), htole32(RECORD_FILE_HDR)};
 	if (fwrite(v, sizeof v, 1, w->fp) != 1)
 		return -(errno ? errno : EIO);
 	struct recbuf b = {0};
 	recw_head(&b, h);
-	return recw_put_buf(w, REC_HEAD, &b);
+	return recw_put_buf(w, RECORD_HEAD, &b);
 }
 
 static int recw_interval(struct writer *w, const struct interval_sample *s)
@@ -274,7 +274,7 @@ static int recw_interval(struct writer *w, const struct interval_sample *s)
 	rb_u64(&b, s->mono_ns);
 	rb_u64(&b, s->length_ns);
 	recw_counts(&b, s->counts, w->head->evl->n);
-	return recw_put_buf(w, REC_INTERVAL, &b);
+	return recw_put_buf(w, RECORD_INTERVAL, &b);
 }
 
 static void recw_run(struct writer *w, unsigned run)
@@ -283,7 +283,7 @@ static void recw_run(struct writer *w, unsigned run)
 	uint8_t p[10];
 	int r = rw ? recw_flush(w) : 0;
 	if (r == 0 && rw)
-		r = recw_put(w, REC_RUNSTART, p, pbenc_put_varint(p, run));
+		r = recw_put(w, RECORD_RUNSTART, p, pbenc_put_varint(p, run));
 	if (r < 0 && !w->err)
 		w->err = r;
 }
@@ -295,7 +295,7 @@ static void recw_span(void *arg, const struct span_event *ev)
 	struct recw *rw = w->priv;
 	if (!rw || w->err)
 		return;
-	if (rw->len > REC_BLOCK - RECW_EVENT_MAX) {
+	if (rw->len > RECORD_BLOCK - RECW_EVENT_MAX) {
 		int r = recw_flush(w);
 		if (r < 0) {
 			w->err = r;
@@ -315,14 +315,14 @@ static void recw_span(void *arg, const struct span_event *ev)
 		if (!rw->len)
 			rw->ts = 0;
 	}
-	p += pbenc_put_varint(p, rec_zz((int64_t)(ev->ts - rw->ts)));
+	p += pbenc_put_varint(p, record_zz((int64_t)(ev->ts - rw->ts)));
 	rw->ts = ev->ts;
 	p += pbenc_put_varint(p, ev->name);
 	if (k == SPAN_BEGIN || k == SPAN_END || k == SPAN_INSTANT || k == SPAN_COUNTER ||
 	    k == SPAN_DAMAGE)
 		p += pbenc_put_varint(p, ev->depth);
 	if (k == SPAN_PROCESS || k == SPAN_COUNTER || k == SPAN_PROCESS_END || k == SPAN_DAMAGE)
-		p += pbenc_put_varint(p, rec_zz(ev->value));
+		p += pbenc_put_varint(p, record_zz(ev->value));
 	if (k == SPAN_END)
 		p += pbenc_put_varint(p, ev->ts - ev->begin_ts);
 	if (rw->nval && k == SPAN_END && ev->vals) {
@@ -333,7 +333,7 @@ static void recw_span(void *arg, const struct span_event *ev)
 	if (rw->nval && (k == SPAN_BEGIN || k == SPAN_END) && ev->cum) {
 		f |= 32; /* as differences from the thread's last, mostly 0 */
 		for (unsigned i = 0; i < rw->nval; i++) {
-			p += pbenc_put_varint(p, rec_zz((int64_t)(ev->cum[i] - rw->cum[i])));
+			p += pbenc_put_varint(p, record_zz((int64_t)(ev->cum[i] - rw->cum[i])));
 			rw->cum[i] = ev->cum[i];
 		}
 	}
@@ -356,7 +356,7 @@ static int recw_finish(struct writer *w, const struct report *r)
 		recw_rusage(&b, &r->run[k].ru);
 		rb_i64(&b, r->run[k].wstatus);
 		rb_i64(&b, r->run[k].exit_code);
-		e = recw_put_buf(w, REC_RUN, &b);
+		e = recw_put_buf(w, RECORD_RUN, &b);
 	}
 	if (e == 0) {
 		struct recbuf b = {0};
@@ -384,7 +384,7 @@ static int recw_finish(struct writer *w, const struct report *r)
 		rb_u64(&b, (uint64_t)r->head->start.tv_sec);
 		rb_u64(&b, (uint64_t)r->head->start.tv_nsec);
 		rb_u64(&b, r->head->start_mono);
-		e = recw_put_buf(w, REC_END, &b);
+		e = recw_put_buf(w, RECORD_END, &b);
 	}
 	if (e == 0 && fflush(w->fp) != 0)
 		e = -(errno ? errno : EIO);

@@ -77,13 +77,13 @@ struct fuzz_frames {
 static int fuzz_intact_at(const uint8_t *d, size_t size, size_t off)
 {
 	uint32_t h[3];
-	if (size - off < REC_HDR)
+	if (size - off < RECORD_HDR)
 		return 0;
 	memcpy(h, d + off, sizeof h);
 	uint32_t type = le32toh(h[0]), len = le32toh(h[1]);
-	return type >= 1 && type <= 8 && len > 0 && len <= REC_MAX_PAYLOAD &&
-	       len <= size - off - REC_HDR &&
-	       (uint32_t)crc32(0, d + off + REC_HDR, len) == le32toh(h[2]);
+	return type >= 1 && type <= 8 && len > 0 && len <= RECORD_MAX_PAYLOAD &&
+	       len <= size - off - RECORD_HDR &&
+	       (uint32_t)crc32(0, d + off + RECORD_HDR, len) == le32toh(h[2]);
 }
 
 /* The first offset after off where an intact record starts, or size. */
@@ -99,28 +99,28 @@ static void fuzz_frames(const uint8_t *d, size_t size, struct fuzz_frames *f)
 {
 	memset(f, 0, sizeof *f);
 	uint32_t v[2];
-	if (size < REC_FILE_HDR || memcmp(d, REC_MAGIC, 8) != 0)
+	if (size < RECORD_FILE_HDR || memcmp(d, RECORD_MAGIC, 8) != 0)
 		return;
 	memcpy(v, d + 8, sizeof v);
-	if (le32toh(v[0]) != REC_VERSION || le32toh(v[1]) != REC_FILE_HDR)
+	if (le32toh(v[0]) != RECORD_VERSION || le32toh(v[1]) != RECORD_FILE_HDR)
 		return;
 	f->header_ok = 1;
-	for (size_t off = REC_FILE_HDR; off < size;) {
+	for (size_t off = RECORD_FILE_HDR; off < size;) {
 		uint32_t h[3];
-		if (size - off < REC_HDR) {
+		if (size - off < RECORD_HDR) {
 			f->lost_bytes = size - off;
 			break;
 		}
 		memcpy(h, d + off, sizeof h);
 		uint32_t type = le32toh(h[0]), len = le32toh(h[1]), crc = le32toh(h[2]);
 		size_t next;
-		if (type == 0 || len > REC_MAX_PAYLOAD || len > size - off - REC_HDR) {
+		if (type == 0 || len > RECORD_MAX_PAYLOAD || len > size - off - RECORD_HDR) {
 			if ((next = fuzz_next_intact(d, size, off)) == size) {
 				f->lost_bytes = size - off;
 				break;
 			}
-		} else if ((uint32_t)crc32(0, d + off + REC_HDR, len) != crc) {
-			size_t after = off + REC_HDR + len;
+		} else if ((uint32_t)crc32(0, d + off + RECORD_HDR, len) != crc) {
+			size_t after = off + RECORD_HDR + len;
 			next = after < size && !fuzz_intact_at(d, size, after)
 				       ? fuzz_next_intact(d, size, off)
 				       : size;
@@ -129,15 +129,15 @@ static void fuzz_frames(const uint8_t *d, size_t size, struct fuzz_frames *f)
 			else
 				f->skipped += next - off;
 			f->bad_crc++;
-			f->bad_events += type == REC_EVENTS;
+			f->bad_events += type == RECORD_EVENTS;
 			off = next;
 			continue;
 		} else {
-			off += REC_HDR + (size_t)len;
+			off += RECORD_HDR + (size_t)len;
 			continue;
 		}
 		f->bad_crc++;
-		f->bad_events += type == REC_EVENTS;
+		f->bad_events += type == RECORD_EVENTS;
 		f->skipped += next - off;
 		off = next;
 	}
@@ -189,15 +189,15 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 static size_t fuzz_record_at(const uint8_t *d, size_t size, size_t i, size_t *n)
 {
 	size_t found = 0, at = 0;
-	for (size_t off = REC_FILE_HDR; off < size && size - off >= REC_HDR;) {
+	for (size_t off = RECORD_FILE_HDR; off < size && size - off >= RECORD_HDR;) {
 		uint32_t h[3];
 		memcpy(h, d + off, sizeof h);
 		uint32_t len = le32toh(h[1]);
-		if (len > size - off - REC_HDR)
+		if (len > size - off - RECORD_HDR)
 			break;
 		if (found++ == i)
 			at = off;
-		off += REC_HDR + (size_t)len;
+		off += RECORD_HDR + (size_t)len;
 	}
 	*n = found;
 	return at;
@@ -220,15 +220,15 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 	uint8_t *p = len + room ? malloc(len + room) : NULL;
 	if (!p)
 		return LLVMFuzzerMutate(data, size, max_size);
-	memcpy(p, data + off + REC_HDR, len);
+	memcpy(p, data + off + RECORD_HDR, len);
 	size_t nlen = LLVMFuzzerMutate(p, len, len + room);
-	if (nlen > len + room || nlen > REC_MAX_PAYLOAD) {
+	if (nlen > len + room || nlen > RECORD_MAX_PAYLOAD) {
 		free(p);
 		return size;
 	}
-	uint8_t *tail = data + off + REC_HDR + len;
-	memmove(data + off + REC_HDR + nlen, tail, size - (off + REC_HDR + len));
-	memcpy(data + off + REC_HDR, p, nlen);
+	uint8_t *tail = data + off + RECORD_HDR + len;
+	memmove(data + off + RECORD_HDR + nlen, tail, size - (off + RECORD_HDR + len));
+	memcpy(data + off + RECORD_HDR, p, nlen);
 	h[1] = htole32((uint32_t)nlen);
 	h[2] = htole32((uint32_t)crc32(0, p, (uInt)nlen));
 	memcpy(data + off, h, sizeof h);
@@ -256,7 +256,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int opened = recfile_open(&rf, fuzz_path, &strings, &names, NULL, &cause);
 	bool damaged = false;
 	if (opened == 0) {
-		const struct rec_damage *dm = recfile_damage(rf);
+		const struct record_damage *dm = recfile_damage(rf);
 		const struct run_head *h = recfile_head(rf);
 		struct run_end e;
 		recfile_end(rf, &e);

@@ -252,7 +252,7 @@ int main(void)
 		   e.run[0].exit_code == 3 && e.run[0].ru.minflt == 7 && e.dstats->spans == 1234 &&
 		   e.event_cost_ns == 9.5,
 	   "the run's results and the stream's counts come back");
-	const struct rec_damage *d = recfile_damage(rf);
+	const struct record_damage *d = recfile_damage(rf);
 	ok(!d->bad_records && !d->lost_bytes && !d->no_end && !d->lost_runs, "nothing was lost");
 	recfile_close(rf);
 
@@ -274,15 +274,15 @@ int main(void)
 	recfile_close(rf);
 
 	/* one byte flipped in the first block of events */
-	size_t off = REC_FILE_HDR;
-	while (off + REC_HDR <= (size_t)size) {
+	size_t off = RECORD_FILE_HDR;
+	while (off + RECORD_HDR <= (size_t)size) {
 		uint32_t hd[3];
 		memcpy(hd, buf + off, sizeof hd);
-		if (hd[0] == REC_EVENTS) {
-			buf[off + REC_HDR + hd[1] / 2] ^= 0x55;
+		if (hd[0] == RECORD_EVENTS) {
+			buf[off + RECORD_HDR + hd[1] / 2] ^= 0x55;
 			break;
 		}
-		off += REC_HDR + hd[1];
+		off += RECORD_HDR + hd[1];
 	}
 	out = fopen(bad, "w");
 	fwrite(buf, 1, (size_t)size, out);
@@ -297,15 +297,15 @@ int main(void)
 	/* the length of the second block of events damaged (the first one's
 	 * payload still is): reading goes on at the next intact record */
 	size_t second = 0;
-	for (off = REC_FILE_HDR; off + REC_HDR <= (size_t)size;) {
+	for (off = RECORD_FILE_HDR; off + RECORD_HDR <= (size_t)size;) {
 		uint32_t hd[3];
 		memcpy(hd, buf + off, sizeof hd);
-		if (hd[0] == REC_EVENTS && second++ == 1) {
+		if (hd[0] == RECORD_EVENTS && second++ == 1) {
 			hd[1] = 0x7fffffff;
 			memcpy(buf + off, hd, sizeof hd);
 			break;
 		}
-		off += REC_HDR + hd[1];
+		off += RECORD_HDR + hd[1];
 	}
 	out = fopen(bad, "w");
 	fwrite(buf, 1, (size_t)size, out);
@@ -313,7 +313,7 @@ int main(void)
 	rf = replay(bad, &st2, &nv2, &err);
 	d = rf ? recfile_damage(rf) : NULL;
 	recfile_end(rf, &e);
-	ok(rf && d->bad_records == 2 && d->lost_events == 2 && d->skipped_bytes > REC_HDR &&
+	ok(rf && d->bad_records == 2 && d->lost_events == 2 && d->skipped_bytes > RECORD_HDR &&
 		   !d->lost_bytes && !d->no_end && !d->lost_runs && e.nruns == 1 &&
 		   e.run[0].counts[0].raw == 12345,
 	   "after a length beyond the file, the next intact record is found (%llu bytes "
