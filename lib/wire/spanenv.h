@@ -1,6 +1,7 @@
 /* spanenv.h: the environment variables through which spanstat (launch.c
- * sets them) talks to the span library in the target (span/recorder.c reads
- * them).  Nothing else sets or reads them. */
+ * sets them) talks to the span library in the target (span/rec_life.c reads
+ * them at load; span/rec_exec.c looks for the pipe's in the environment an
+ * exec passes on).  Nothing else sets or reads them. */
 #ifndef SPANSTAT_SPANENV_H
 #define SPANSTAT_SPANENV_H
 

@@ -1,0 +1,440 @@
+/* rec_event.c: the recording paths (rec.h).  The API's entry points
+ * (spanstat_begin/end/instant/counter/thread_name, __cyg_profile_func_enter/
+ * exit), the hot path behind them in each mode (events, aggregating, values,
+ * filters), the slow path every event the hot path leaves takes
+ * (rec_apply), and the aggregate tree's out-of-line cases: one translation
+ * unit, so that the hot path inlines its helpers and calls nothing in
+ * another file but its cold cases. */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <string.h>
+
+#include "rec.h"
+
+int rec_on; /* the hot-path gate: 0 or REC_ON* */
+/* Mirror of rec_on for the inline check in spanstat.h (not API). */
+__attribute__((visibility("default"))) int spanstat_on_;
+__thread struct rec_thread *rec_self __attribute__((tls_model("initial-exec")));
+
+/* ---- aggregate mode (ring.h) ------------------------------------------------ */
+
+/* The child of node cur named id, created when new; REC_AGG_NONE when the
+ * tree is full (the span is then not kept: untracked). */
+REC_NOI __attribute__((noinline)) uint32_t rec_agg_child(struct rec_thread *t, uint32_t cur,
+							 uint32_t id)
+{
+	struct ring_agg_node *nd = t->anode;
+	for (uint32_t c = nd[cur].first_child; c; c = nd[c].next_sibling)
+		if (nd[c].id == id)
+			return c;
+	uint32_t n = t->agg->nodes;
+	if (n >= RING_AGG_NODES)
+		return REC_AGG_NONE;
+	nd[n].id = id;
+	nd[n].parent = cur;
+	nd[n].next_sibling = nd[cur].first_child;
+	nd[cur].first_child = n;
+	t->agg->nodes = n + 1; /* after the node: a reader never sees it half made */
+	return n;
+}
+
+/* A span the thread was switched out in (its switch mark moved): spanstat
+ * gets its node and times to join with the kernel's switch records. */
+REC_NOI __attribute__((noinline)) void rec_agg_switched(struct rec_thread *t, uint32_t node,
+							uint64_t begin, uint64_t end)
+{
+	uint64_t pl[2] = {begin, end};
+	if (rec_ring_putn(t, RING_CTL(RING_CTL_SWITCHED | (uint64_t)node << 8), pl, 2) == 0)
+		rec_ring_publish(t);
+	else if (t->anode[node].swlost != UINT32_MAX) /* never silently */
+		t->anode[node].swlost++;
+}
+
+/* Whether open span k (0: outermost) has the name of the end of key, id:
+ * the same id, or (as spanstat matches names by their text) a name at
+ * another address with the same text. */
+static REC_NOI int rec_agg_same(const struct rec_thread *t, uint32_t k, uint64_t key, uint32_t id)
+{
+	if (t->aframe[k].id == id)
+		return 1;
+	if (k >= REC_STACK || t->depth != t->adepth || ((key | t->stk[k]) & REC_CODE_TAG))
+		return 0;
+	return strcmp((const char *)(uintptr_t)t->stk[k], (const char *)(uintptr_t)key) == 0;
+}
+
+/* An end that does not name the innermost open span by id: the spans inside
+ * the one it names close unfinished, or it is counted unmatched. */
+REC_NOI __attribute__((noinline)) void
+rec_agg_mismatch(struct rec_thread *t, uint64_t key, uint32_t id, uint64_t now, const uint64_t *v)
+{
+	uint32_t k = t->adepth;
+	while (k > 0 && !rec_agg_same(t, k - 1, key, id))
+		k--;
+	if (k == 0) {
+		t->agg->unmatched++;
+		return;
+	}
+	for (uint32_t d = t->adepth; d > k; d--)
+		rec_agg_close(t, &t->aframe[d - 1], now, 1, v);
+	rec_agg_close(t, &t->aframe[k - 1], now, 0, v);
+	t->adepth = k - 1;
+	t->agg->depth = k - 1;
+}
+
+/* ---- the slow path ------------------------------------------------------- */
+
+/* The shadow stack: which spans are open in this thread, innermost last, so
+ * that a longjmp can end the spans it skips (rec_unwind). */
+static REC_HOT void rec_push(struct rec_thread *t, uint64_t key)
+{
+	unsigned d = t->depth++;
+	if (likely(d < REC_STACK))
+		t->stk[d] = key;
+}
+
+static REC_HOT void rec_pop(struct rec_thread *t)
+{
+	if (likely(t->depth))
+		t->depth--;
+}
+
+/* Follows an event on the shadow stack. */
+static REC_HOT void rec_track(struct rec_thread *t, uint64_t key, uint64_t op)
+{
+	if (op == REC_OP(WIRE_OP_BEGIN))
+		rec_push(t, key);
+	else if (op == REC_OP(WIRE_OP_END))
+		rec_pop(t);
+}
+
+/* Everything the hot path does not handle, and every event of a nested call
+ * replayed from the queue: `now` was read on entry (fresh: a live event,
+ * whose time may be read again after setup) or when queued, v holds the
+ * values read then (NULL: read them here).  The caller holds the guard. */
+REC_NOI __attribute__((noinline)) void rec_apply(struct rec_thread *t, uint64_t key, uint64_t op,
+						 uint64_t now, int fresh, int has_val, int64_t val,
+						 const uint64_t *v)
+{
+	if (unlikely(!t->pid) && rec_new_process(t) != 0)
+		return;
+	if (atomic_exchange(&t->busy, 1)) { /* another thread flushes us (exit, exec) */
+		rec_drop(t, 1u + (unsigned)has_val);
+		return;
+	}
+	struct rec_centry *c = &t->cache[rec_hash(key)];
+	uint64_t fresh_v[RECV_MAX];
+	if (fresh && op == REC_OP(WIRE_OP_BEGIN) && c->key != key) {
+		/* a name's first use: defining it (a write, a symbol lookup) is the
+		 * recorder's setup, not the span's, which begins after it */
+		uint32_t id = rec_intern(t, key);
+		if (id) {
+			c->key = key;
+			c->word = (uint64_t)id << WIRE_ID_SHIFT;
+			now = rec_now();
+			if (v) { /* the values too: read at a begin after its time */
+				recv_read(&rec_vspec, &t->vt, fresh_v);
+				v = fresh_v;
+			}
+		}
+	}
+	rec_emit(t, key, op, now, has_val, val, v);
+	rec_track(t, key, op);
+	if (unlikely(t->gap) && t->depth < t->low)
+		t->low = t->depth;
+	atomic_store(&t->busy, 0);
+}
+
+/* ---- each mode's path ---------------------------------------------------- */
+
+/* Every event while filters are on.  A span they keep out costs its
+ * decision and a push or pop: no timestamp, no lock, nothing written. */
+static REC_HOT void rec_event_filtered_body(struct rec_thread *t, uint64_t key, uint64_t op,
+					    int has_val, int64_t val, uint64_t now)
+{
+	if (unlikely(!t->pid) && rec_new_process(t) != 0)
+		return;
+	unsigned d = t->depth;
+	if (op == REC_OP(WIRE_OP_BEGIN)) {
+		if (d >= REC_STACK) { /* too deep to follow: not sent */
+			t->depth = d + 1;
+			return;
+		}
+		unsigned fl = rec_filter_flags(t, d, key);
+		t->stk[d] = key;
+		t->ffl[d] = (uint8_t)fl;
+		if (t->fdone > d)
+			t->fdone = d;
+		t->depth = d + 1;
+		if (!(fl & REC_F_SEND))
+			return;
+	} else if (op == REC_OP(WIRE_OP_END)) {
+		if (d == 0 || (d <= REC_STACK && !(t->ffl[d - 1] & (REC_F_SENT | REC_F_PENDING)))) {
+			if (d) {
+				t->depth = d - 1;
+				if (t->fdone > d - 1)
+					t->fdone = d - 1;
+			}
+			return;
+		}
+	} else {
+		/* an instant or counter goes where the span it is in goes
+		 * (outside every span: unless only --filter matches are kept) */
+		int send =
+			d == 0 ? !rec_filter.nfilter
+			       : d <= REC_STACK && (t->ffl[d - 1] & (REC_F_SENT | REC_F_PENDING));
+		if (!send)
+			return;
+	}
+	if (!now)
+		now = rec_now();
+	if (atomic_exchange(&t->busy, 1)) {
+		rec_drop(t, 1u + (unsigned)has_val);
+		return;
+	}
+	if (op == REC_OP(WIRE_OP_BEGIN)) {
+		rec_filter_begin(t, d, now);
+	} else if (op == REC_OP(WIRE_OP_END)) {
+		rec_filter_end(t, now);
+	} else {
+		rec_filter_flush(t, d);
+		rec_emit(t, key, op, now, has_val, val, NULL);
+	}
+	atomic_store(&t->busy, 0);
+}
+
+REC_NOI __attribute__((noinline)) void rec_event_filtered(struct rec_thread *t, uint64_t key,
+							  uint64_t op, int has_val, int64_t val,
+							  uint64_t now)
+{
+	rec_event_filtered_body(t, key, op, has_val, val, now);
+}
+
+/* An event whose begins and ends carry values (REC_ON_VALUES): read at the
+ * begin after its timestamp, at the end before it, so that the span's own
+ * values include as little of the reading as can be. */
+static REC_NOI __attribute__((noinline)) void rec_event_values(struct rec_thread *t, uint64_t key,
+							       uint64_t op)
+{
+	uint64_t v[RECV_MAX], now;
+	/* the mark before the begin's time: a switch after it is the span's
+	 * (no mark in a _Fork child, whose wiped page has no tree either) */
+	uint32_t mark = t->agg ? *t->swmark : 0;
+	if (op == REC_OP(WIRE_OP_END)) {
+		recv_read(&rec_vspec, &t->vt, v);
+		now = rec_now();
+	} else {
+		now = rec_now();
+		if (op == REC_OP(WIRE_OP_BEGIN))
+			recv_read(&rec_vspec, &t->vt, v);
+	}
+	if (likely(t->agg != NULL)) { /* a known name into the tree, as rec_event_agg */
+		const struct rec_centry *c = &t->cache[rec_hash(key)];
+		if (likely(c->key == key)) {
+			rec_agg_op(t, key, (uint32_t)(c->word >> WIRE_ID_SHIFT), op, now, v, mark);
+			rec_track(t, key, op);
+			return;
+		}
+	}
+	rec_apply(t, key, op, now, 1, 0, 0,
+		  op == REC_OP(WIRE_OP_BEGIN) || op == REC_OP(WIRE_OP_END) ? v : NULL);
+}
+
+/* An event while threads aggregate (REC_ON_AGG): into the thread's tree,
+ * or through rec_apply (a new name, a thread without a slot). */
+static REC_HOT void rec_event_agg(struct rec_thread *t, uint64_t key, uint64_t op)
+{
+	if (likely(t->agg != NULL)) { /* NULL in a _Fork child: its wiped page */
+		/* the mark before the begin's time: a switch after it is the span's */
+		uint32_t mark = *t->swmark;
+		uint64_t now = rec_now();
+		const struct rec_centry *c = &t->cache[rec_hash(key)];
+		if (likely(c->key == key)) {
+			rec_agg_op(t, key, (uint32_t)(c->word >> WIRE_ID_SHIFT), op, now, NULL,
+				   mark);
+			rec_track(t, key, op);
+			return;
+		}
+		rec_apply(t, key, op, now, 1, 0, 0, NULL);
+		return;
+	}
+	rec_apply(t, key, op, rec_now(), 1, 0, 0, NULL);
+}
+
+/* An event while every event is sent (REC_ON): one word into the ring or
+ * record, or through rec_apply. */
+static REC_HOT void rec_event_stream(struct rec_thread *t, uint64_t key, uint64_t op)
+{
+	uint64_t now = rec_now();
+	const struct rec_centry *c = &t->cache[rec_hash(key)];
+	uint64_t delta = now - t->last;
+	uint64_t *p = t->pos;
+	if (likely(c->key == key && !(delta >> WIRE_DELTA_BITS) && p < t->lim)) {
+		*p = c->word | op | delta;
+		t->pos = p + 1;
+		t->last = now;
+		rec_track(t, key, op);
+		return;
+	}
+	rec_apply(t, key, op, now, 1, 0, 0, NULL);
+}
+
+/* The filters' path, its guard included, so that the hot path reaches it
+ * by a tail call: a span they keep out costs its decision and the guard. */
+static REC_NOI __attribute__((noinline)) void rec_event_filtered_guarded(struct rec_thread *t,
+									 uint64_t key, uint64_t op)
+{
+	char mark;
+	rec_guard_set(t, &mark);
+	rec_event_filtered_body(t, key, op, 0, 0, 0);
+	rec_guard_clear(t);
+}
+
+/* ---- the entry points ---------------------------------------------------- */
+
+__thread volatile int rec_starting __attribute__((tls_model("initial-exec")));
+
+/* Every event the hot path leaves: a thread's first, a nested call, a queue
+ * to apply first, a value (counters), a thread whose process forked. */
+static REC_NOI __attribute__((noinline)) void rec_event_cold(uint64_t key, uint64_t op, int has_val,
+							     int64_t val)
+{
+	int on = __atomic_load_n(&rec_on, __ATOMIC_RELAXED);
+	if (!on || !key || key == REC_CODE_TAG)
+		return; /* NULL name */
+	struct rec_thread *t = rec_self;
+	if (!t) {
+		if (rec_starting) { /* a handler interrupted the thread's start */
+			atomic_fetch_add_explicit(&rec_dropped, 1, memory_order_relaxed);
+			return;
+		}
+		rec_starting = 1;
+		t = rec_thread_start();
+		rec_starting = 0;
+		if (!t) { /* no memory for it (or a refused mmap): counted, said at exit */
+			if (!rec_self_done)
+				atomic_fetch_add_explicit(&rec_dropped, 1u + (unsigned)has_val,
+							  memory_order_relaxed);
+			return;
+		}
+	}
+	if (t->guard) {
+		rec_queue(t, key, op, has_val, val);
+		return;
+	}
+	char mark;
+	rec_guard_set(t, &mark);
+	if (t->nq)
+		rec_drain(t, on);
+	if (on == REC_ON_FILTERED)
+		rec_event_filtered(t, key, op, has_val, val, 0);
+	else if (on == REC_ON_VALUES && !has_val)
+		rec_event_values(t, key, op);
+	else
+		rec_apply(t, key, op, rec_now(), 1, has_val, val, NULL);
+	rec_guard_clear(t);
+}
+
+/* In-run calibration (rec_recalibrate): every REC_RECAL_EVERY events of an
+ * aggregating thread, a few pairs timed on the calibration thread. */
+#define REC_RECAL_EVERY 65536u
+
+/* The calibration's own thread state, on the thread that calibrates: its
+ * events take the same path as the program's, with the same thread-local
+ * read, while rec_self stays the thread's own (a signal handler meanwhile
+ * finds it guarded, and queues). */
+__thread struct rec_thread *rec_calib_self __attribute__((tls_model("initial-exec")));
+
+static REC_HOT void rec_event_in(struct rec_thread *t, uint64_t key, uint64_t op)
+{
+	int on = __atomic_load_n(&rec_on, __ATOMIC_RELAXED);
+	if (unlikely(!on || !t || (t->guard | t->nq))) {
+		if (on)
+			rec_event_cold(key, op, 0, 0);
+		return;
+	}
+	if (on == REC_ON_FILTERED) { /* a tail call: it holds the guard itself */
+		rec_event_filtered_guarded(t, key, op);
+		return;
+	}
+	char mark;
+	rec_guard_set(t, &mark);
+	if (likely(on == REC_ON_AGG)) {
+		rec_event_agg(t, key, op);
+		if (unlikely(!(++t->nev % REC_RECAL_EVERY)))
+			rec_recalibrate(t);
+	} else if (on == REC_ON) {
+		rec_event_stream(t, key, op);
+	} else {
+		rec_event_values(t, key, op);
+	}
+	rec_guard_clear(t);
+}
+
+static REC_HOT void rec_event(uint64_t key, uint64_t op)
+{
+	rec_event_in(rec_self, key, op);
+}
+
+REC_API void spanstat_begin(const char *name)
+{
+	rec_event((uintptr_t)name, REC_OP(WIRE_OP_BEGIN));
+}
+
+/* Our own spanstat_begin, whichever copy the program's calls bind to. */
+extern void rec_own_begin(const char *name)
+	__attribute__((alias("spanstat_begin"), visibility("hidden")));
+
+REC_API void spanstat_end(const char *name)
+{
+	rec_event((uintptr_t)name, REC_OP(WIRE_OP_END));
+}
+
+REC_API void spanstat_instant(const char *name)
+{
+	rec_event((uintptr_t)name, REC_OP(WIRE_OP_INSTANT));
+}
+
+REC_API void spanstat_counter(const char *name, int64_t value)
+{
+	rec_event_cold((uintptr_t)name, REC_OP(WIRE_OP_COUNTER), 1, value);
+}
+
+REC_API void spanstat_thread_name(const char *name)
+{
+	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED) || !name)
+		return;
+	struct rec_thread *t = rec_self;
+	if (!t && (rec_starting || !(t = rec_thread_start())))
+		return;
+	if (t->guard || !t->pid || atomic_exchange(&t->busy, 1))
+		return; /* a name from a signal handler, or a fork child's first word */
+	char mark;
+	rec_guard_set(t, &mark);
+	rec_send_thread_name(t, name);
+	rec_guard_clear(t);
+	atomic_store(&t->busy, 0);
+}
+
+REC_API void __cyg_profile_func_enter(void *fn, void *call_site)
+{
+	(void)call_site;
+	rec_event((uintptr_t)fn | REC_CODE_TAG, REC_OP(WIRE_OP_BEGIN));
+}
+
+REC_API void __cyg_profile_func_exit(void *fn, void *call_site)
+{
+	(void)call_site;
+	rec_event((uintptr_t)fn | REC_CODE_TAG, REC_OP(WIRE_OP_END));
+}
+
+/* spanstat_begin and spanstat_end, on the calibration thread. */
+REC_NOI __attribute__((noinline)) void rec_calib_begin(const char *name)
+{
+	rec_event_in(rec_calib_self, (uintptr_t)name, REC_OP(WIRE_OP_BEGIN));
+}
+
+REC_NOI __attribute__((noinline)) void rec_calib_end(const char *name)
+{
+	rec_event_in(rec_calib_self, (uintptr_t)name, REC_OP(WIRE_OP_END));
+}

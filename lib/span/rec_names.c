@@ -1,0 +1,113 @@
+/* rec_names.c: the recorder's names (rec.h): the process's intern table of
+ * span names and code addresses, each given an id on first use and defined
+ * on the wire (WIRE_NAME) before any event uses it. */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rec.h"
+
+atomic_uint rec_next_id = 1;
+struct rec_slot *rec_table;
+
+/* Object base and path of a code address, for the reader to symbolise. */
+static REC_NOI const char *rec_code_object(uint64_t addr, uint64_t *base, char *buf, size_t cap)
+{
+	Dl_info info;
+	*base = 0;
+	if (!dladdr((void *)(uintptr_t)addr, &info) || !info.dli_fbase)
+		return "";
+	*base = (uintptr_t)info.dli_fbase;
+	const char *f = info.dli_fname ? info.dli_fname : "";
+	if ((uintptr_t)info.dli_fbase == rec_main_base || !f[0])
+		return rec_exe[0] ? rec_exe : f;
+	if (f[0] == '/' || cap < PATH_MAX)
+		return f;		   /* absolute as the loader found it */
+	return realpath(f, buf) ? buf : f; /* dlopen()ed by a relative path */
+}
+
+/* Allocates an id for key and writes its definition; 0 if that failed. */
+static REC_NOI uint32_t rec_define(struct rec_thread *t, uint64_t key)
+{
+	uint32_t id = atomic_fetch_add(&rec_next_id, 1);
+	if (id == 0 || id > WIRE_ID_MAX) {
+		atomic_store(&rec_next_id, WIRE_ID_MAX + 1);
+		return 0;
+	}
+	size_t len;
+	if (key & REC_CODE_TAG) {
+		char path[PATH_MAX];
+		uint64_t addr = key & ~REC_CODE_TAG, base;
+		const char *obj = rec_code_object(addr, &base, path, sizeof path);
+		len = enc_name(t->scratch, sizeof t->scratch, t->pid, t->tid, id, WIRE_NAME_CODE,
+			       addr, base, obj, strlen(obj));
+	} else {
+		const char *s = (const char *)(uintptr_t)key;
+		len = enc_name(t->scratch, sizeof t->scratch, t->pid, t->tid, id, WIRE_NAME_STRING,
+			       0, 0, s, strnlen(s, WIRE_MAX_RECORD));
+	}
+	if (!len || rec_write(t->scratch, len) != 0)
+		return 0;
+	return id;
+}
+
+/* The id of key in this process, defining it on first use; 0: drop the event.
+ * The thread that claims a slot writes the definition before it publishes the
+ * id, so definitions always precede uses on the wire.  A thread that finds a
+ * slot claimed but not yet published defines its own id for the same text
+ * rather than wait (the decoder merges names by text).  A key not in the
+ * table takes the first tombstone of its chain (an address dlclose forgot,
+ * rec_code_forget) before an empty slot: an object loaded and unloaded again
+ * and again at one address would fill its chains with tombstones otherwise. */
+REC_NOI uint32_t rec_intern(struct rec_thread *t, uint64_t key)
+{
+	struct rec_slot *tab = rec_table;
+	if (!tab)
+		return 0;
+	for (unsigned round = 0; round < 4; round++) {
+		unsigned i = (unsigned)((key * UINT64_C(0x9e3779b97f4a7c15)) >> 40);
+		struct rec_slot *claim = NULL, *tomb = NULL;
+		uint64_t k = 0;
+		for (unsigned probe = 0; probe < REC_PROBES; probe++, i++) {
+			struct rec_slot *s = &tab[i & (REC_TABLE_SIZE - 1)];
+			k = atomic_load_explicit(&s->key, memory_order_acquire);
+			if (k == key) {
+				uint32_t id = atomic_load_explicit(&s->id, memory_order_acquire);
+				return id ? id : rec_define(t, key);
+			}
+			if (k == REC_CODE_TAG) {
+				if (!tomb)
+					tomb = s;
+			} else if (k == 0) {
+				claim = s;
+				break;
+			}
+		}
+		uint64_t was = 0;
+		if (tomb) {
+			claim = tomb;
+			was = REC_CODE_TAG;
+		}
+		if (!claim)
+			return 0; /* table full along this chain */
+		uint64_t expect = was;
+		if (atomic_compare_exchange_strong(&claim->key, &expect, key)) {
+			uint32_t id = rec_define(t, key);
+			if (id)
+				atomic_store_explicit(&claim->id, id, memory_order_release);
+			else /* not defined: let a later use try again */
+				atomic_store_explicit(&claim->key, was, memory_order_release);
+			return id;
+		}
+		if (expect == key) { /* another thread claimed it for the same key */
+			uint32_t id = atomic_load_explicit(&claim->id, memory_order_acquire);
+			return id ? id : rec_define(t, key);
+		}
+		/* lost the slot to another key: look again */
+	}
+	return 0;
+}
