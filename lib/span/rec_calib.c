@@ -1,7 +1,6 @@
 /* rec_calib.c: what one event costs the process (rec.h): measured on a
  * private thread state at connect, sampled again during the run where
  * threads aggregate, and told to spanstat (WIRE_CALIB) for --compensate. */
-#define _GNU_SOURCE
 #include "config.h"
 
 #include <string.h>

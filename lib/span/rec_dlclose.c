@@ -6,7 +6,6 @@
  * the object is gone its addresses are forgotten (the intern table's
  * entries become tombstones, every thread's caches drop them), so that the
  * next call there is named after what is mapped then. */
-#define _GNU_SOURCE
 #include "config.h"
 
 #include <dlfcn.h>

@@ -5,7 +5,6 @@
  * (rec_apply), and the aggregate tree's out-of-line cases: one translation
  * unit, so that the hot path inlines its helpers and calls nothing in
  * another file but its cold cases. */
-#define _GNU_SOURCE
 #include "config.h"
 
 #include <string.h>

@@ -8,7 +8,6 @@
  * descriptors is undone and recording goes on.  The real functions are
  * looked up at load, so that a vfork()ed child calling them never enters the
  * dynamic linker.  In a privileged process the wrappers only call through. */
-#define _GNU_SOURCE
 #include "config.h"
 
 #include <dlfcn.h>

@@ -1,5 +1,4 @@
 /* rec_exit.c: _exit and _Exit, interposed (rec.h). */
-#define _GNU_SOURCE
 #include "config.h"
 
 #include <sys/syscall.h>

@@ -2,7 +2,6 @@
  * what --filter and --exclude say of a span, and the begins --min-duration
  * holds back, sent once a span inside them or their own end shows they are
  * kept.  rec_event.c decides per event; this file sends. */
-#define _GNU_SOURCE
 #include "config.h"
 
 #include "rec.h"

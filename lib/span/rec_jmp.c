@@ -9,7 +9,6 @@
  * trampolines that note the buffer, then jump to the C library's function
  * with the stack and registers untouched (x86-64 only; elsewhere a longjmp
  * leaves the skipped spans to spanstat, which closes them unfinished). */
-#define _GNU_SOURCE
 #include "config.h"
 
 #include <dlfcn.h>

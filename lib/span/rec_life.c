@@ -9,7 +9,6 @@
  * nothing, installs no handler, and its exec wrappers only call through, so
  * that nobody can have such a process send its spans and load addresses to a
  * pipe of their choosing. */
-#define _GNU_SOURCE
 #include "config.h"
 
 #include <dlfcn.h>

@@ -1,7 +1,6 @@
 /* rec_names.c: the recorder's names (rec.h): the process's intern table of
  * span names and code addresses, each given an id on first use and defined
  * on the wire (WIRE_NAME) before any event uses it. */
-#define _GNU_SOURCE
 #include "config.h"
 
 #include <dlfcn.h>

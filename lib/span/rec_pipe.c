@@ -17,7 +17,6 @@
  * from the exec wrappers (rec_exec.c), and only when the environment it is
  * given still names our pipe.  A process that dropped the variables passes
  * nothing on. */
-#define _GNU_SOURCE
 #include "config.h"
 
 #include <errno.h>

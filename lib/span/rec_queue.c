@@ -12,7 +12,6 @@
  * open).  Queueing takes no lock and calls nothing but the clock and the
  * value reads, so it is async-signal-safe; a full queue drops whole spans,
  * counted as drops. */
-#define _GNU_SOURCE
 #include "config.h"
 
 #include "rec.h"

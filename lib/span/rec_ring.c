@@ -11,7 +11,6 @@
  * pipe when it is full.  A thread without a slot (no ring file, or more
  * threads than slots) fills a WIRE_EVENTS record and writes it to the pipe
  * when full.  Names, hellos, thread names and exits always take the pipe. */
-#define _GNU_SOURCE
 #include "config.h"
 
 #include <fcntl.h>

@@ -1,7 +1,6 @@
 /* rec_thread.c: a thread's recording state (struct rec_thread, rec.h): its
  * start at its first event (a buffer reused or new, a signal stack, a ring
  * slot), its name on the wire, and its end (the pthread key's destructor). */
-#define _GNU_SOURCE
 #include "config.h"
 
 #include <pthread.h>
