@@ -15,6 +15,13 @@ static inline uint64_t stats_sat_u64(double x)
 }
 
 /* The same within 0..LONG_MAX. */
+/* a + b, at most UINT64_MAX: sums of what a damaged record claims. */
+static inline uint64_t stats_sat_add(uint64_t a, uint64_t b)
+{
+	uint64_t s;
+	return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
+}
+
 static inline long stats_sat_long(double x)
 {
 	return x >= (double)LONG_MAX ? LONG_MAX : x > 0 ? (long)x : 0;

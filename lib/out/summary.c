@@ -189,17 +189,30 @@ static void summary_offcpu_damage(FILE *fp, const struct report *r, const struct
 static void summary_damage(FILE *fp, const struct report *r)
 {
 	const struct decode_stats *d = r->dstats;
-	if (!d || r->dstats_lost || !r->spans)
+	if (!d || !r->spans)
 		return;
-	summary_offcpu_damage(fp, r, d);
-	if (!d->dropped && !d->lost_records)
+	uint64_t dropped = d->dropped, lost = d->lost_records, gaps = d->gaps;
+	const char *least = "";
+	if (r->dstats_lost) {
+		/* a record whose end is lost: its totals are unknown, but its
+		 * threads told what they dropped on the way (SPAN_DAMAGE) */
+		dropped = gaps = lost = 0;
+		for (size_t k = 0; k < r->spans->nthread; k++) {
+			dropped = stats_sat_add(dropped, r->spans->thread[k]->dmg[SPAN_DMG_DROPPED]);
+			gaps = stats_sat_add(gaps, r->spans->thread[k]->dmg[SPAN_DMG_GAP]);
+		}
+		least = "at least ";
+	} else {
+		summary_offcpu_damage(fp, r, d);
+	}
+	if (!dropped && !lost)
 		return;
 	char n[48];
-	fmt_grouped_u64(n, sizeof n, d->dropped ? d->dropped : d->lost_records);
-	fprintf(fp, " span data damaged: %s %s lost by the target", n,
-		d->dropped ? (d->dropped == 1 ? "event" : "events")
-			   : (d->lost_records == 1 ? "record" : "records"));
-	if (d->gaps)
+	fmt_grouped_u64(n, sizeof n, dropped ? dropped : lost);
+	fprintf(fp, " span data damaged: %s%s %s lost by the target", least, n,
+		dropped ? (dropped == 1 ? "event" : "events")
+			: (lost == 1 ? "record" : "records"));
+	if (gaps)
 		fputs("; spans open across a drop are kept whole, those begun or ended "
 		      "inside one are marked unfinished",
 		      fp);

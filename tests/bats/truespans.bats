@@ -205,6 +205,21 @@ setup() {
 	done
 }
 
+@test "a record whose end is lost still says at the top what its threads dropped" {
+	run timeout 60 "$SPANSTAT" record -o g.rec -- "$GAP" 300000 1000
+	assert_success
+	# cut the END record (the totals): the threads' own drop notes remain
+	head -c $(($(stat -c %s g.rec) - 21)) g.rec >cut.rec
+	run timeout 60 "$SPANSTAT" report --json=cut.json cut.rec
+	assert_success
+	jq -e '.spans.decode.dropped == null and ([.spans.threads[].damage.dropped] | add) > 0' cut.json
+	n=$(jq '[.spans.threads[].damage.dropped] | add' cut.json)
+	n=$(LC_ALL=C printf "%'d" "$n" 2>/dev/null || echo "$n")
+	# above the span table, as for a whole record, and the totals unknown below
+	[ "$(grep -c "^ span data damaged: at least [0-9,]* events lost by the target; spans open across a drop are kept whole" <<<"$output")" -eq 2 ]
+	assert_line " span data: what the target dropped or sent damaged is not known (the recording's end is lost)"
+}
+
 @test "a drop never breaks a tree: 600 spans opened inside it are all opened again" {
 	# more than one piece of the thread's tale (510 begins each), with and
 	# without values carried by every begin
