@@ -445,7 +445,7 @@ static void check(struct cli *c, int nargs)
 	if (c->weight && !weighs)
 		die("--weight needs %s", out_list(OUTPUT_WEIGHT, NULL));
 	/* what the weight needs (spanweight.h): a report learns it from the record */
-	int need = span_weight_metric(c->weight);
+	int need = spanweight_metric(c->weight);
 	if (need == SPANMETRIC_EVENT && c->mode != MODE_REPORT && !weight_event(c, c->weight))
 		die("invalid --weight '%s': expected wall, cpu, off-cpu, allocs, alloc-bytes "
 		    "or an event of --span-events",

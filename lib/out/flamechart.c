@@ -249,7 +249,7 @@ static int fc_by_time(const void *a, const void *b)
 
 static const char *fc_text(const struct run_head *h, uint32_t id)
 {
-	return h && h->strings ? span_names_text(h->names, h->strings, id) : "";
+	return h && h->strings ? spannames_text(h->names, h->strings, id) : "";
 }
 
 static void fc_heading(FILE *fp, int y, const char *what, const char *name, uint32_t id)

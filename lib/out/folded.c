@@ -53,8 +53,8 @@ struct folded_out {
 	struct folded_line *line;
 	size_t nline, capline;
 	const struct strtab *strings;
-	const struct span_names *names;
-	struct span_weight weight;
+	const struct spannames *names;
+	struct spanweight weight;
 };
 
 static int folded_reserve(struct folded_out *o, size_t more)
@@ -101,7 +101,7 @@ static int folded_frame(struct folded_out *o, const char *name)
 
 static const char *folded_name(const struct folded_out *o, uint32_t id)
 {
-	return span_names_text(o->names, o->strings, id);
+	return spannames_text(o->names, o->strings, id);
 }
 
 static int folded_add_line(struct folded_out *o, uint64_t self)
@@ -132,7 +132,7 @@ static int folded_visit(void *ctx, const struct span_tree *t, uint32_t i, uint32
 	if (folded_frame(o, folded_name(o, t->node[i].name)) < 0)
 		return -ENOMEM;
 	o->mark[d + 1] = o->len;
-	uint64_t self = span_weight_self(&o->weight, t, i);
+	uint64_t self = spanweight_self(&o->weight, t, i);
 	return self ? folded_add_line(o, self) : 0;
 }
 

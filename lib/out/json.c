@@ -408,10 +408,10 @@ static cJSON *json_node(const struct span_tree *t, uint32_t i, uint32_t id, int6
 	else
 		json_u64(o, "parent", (uint64_t)parent);
 	json_u64(o, "depth", depth);
-	json_text(o, "name", h ? span_names_text(h->names, h->strings, sn->name) : "");
+	json_text(o, "name", h ? spannames_text(h->names, h->strings, sn->name) : "");
 	/* where the function is defined, from its debug information */
 	uint32_t line = 0;
-	const char *file = h ? span_names_where(h->names, sn->name, &line) : NULL;
+	const char *file = h ? spannames_where(h->names, sn->name, &line) : NULL;
 	if (file) {
 		json_text(o, "file", file);
 		json_u64(o, "line", line);
@@ -729,8 +729,8 @@ static cJSON *json_ranks(const struct report *r)
 		for (uint32_t k = i; k != 0; k = rs.paths.node[k].parent)
 			cJSON_InsertItemInArray(
 				path, 0,
-				json_text_item(span_names_text(h->names, h->strings,
-							       rs.paths.node[k].name)));
+				json_text_item(spannames_text(h->names, h->strings,
+							      rs.paths.node[k].name)));
 		cJSON_AddItemToObject(x, "path", path);
 		json_rank_stat(cJSON_AddObjectToObject(x, "count"), &rs.count[i]);
 		json_rank_stat(cJSON_AddObjectToObject(x, "total_ns"), &rs.total[i]);

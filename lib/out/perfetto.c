@@ -134,7 +134,7 @@ struct pf_thread {
 struct perfetto {
 	struct pbenc enc;
 	const struct strtab *strings;
-	const struct span_names *names; /* how span names show */
+	const struct spannames *names; /* how span names show */
 	/* track uuids are small sequential numbers so they encode in 1-3 bytes */
 	uint64_t next_uuid;
 	uint32_t next_seq;
@@ -565,7 +565,7 @@ static void pf_slice(struct writer *w, struct perfetto *p, const struct span_eve
 		return;
 	int named = type != TYPE_SLICE_END;
 	/* interned by the text shown: the view's id for a function name */
-	uint32_t name = span_names_shown(p->names, ev->name);
+	uint32_t name = spannames_shown(p->names, ev->name);
 	int use_iid = named && name && p->strings;
 	int define = use_iid && pf_intern(w, t, name);
 
@@ -719,7 +719,7 @@ static void perfetto_span(void *arg, const struct span_event *ev)
 		if (ev->kind == SPAN_END && !(ev->flags & SPAN_F_UNFINISHED)) {
 			type = TYPE_SLICE_END;
 		} else if (ev->kind == SPAN_BEGIN || ev->kind == SPAN_INSTANT) {
-			name = span_names_shown(p->names, ev->name);
+			name = spannames_shown(p->names, ev->name);
 			if (name && p->strings && pf_interned(t, name))
 				type = ev->kind == SPAN_BEGIN ? TYPE_SLICE_BEGIN : TYPE_INSTANT;
 		}

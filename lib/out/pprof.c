@@ -78,7 +78,7 @@ struct pp {
 	size_t capstack;
 	struct pp_value val[PP_MAX_VALUES];
 	unsigned nval;
-	struct span_weight weight;
+	struct spanweight weight;
 	int err;
 };
 
@@ -105,7 +105,7 @@ static int64_t pp_str(struct pp *p, const char *s, uint64_t key)
 static uint64_t pp_func(struct pp *p, uint32_t name)
 {
 	const struct run_head *h = p->head;
-	uint32_t shown = h && h->names ? span_names_shown(h->names, name) : name;
+	uint32_t shown = h && h->names ? spannames_shown(h->names, name) : name;
 	uint64_t id = u64map_get(&p->func, (uint64_t)shown + 1);
 	if (id)
 		return id;
@@ -114,9 +114,9 @@ static uint64_t pp_func(struct pp *p, uint32_t name)
 		p->err = -ENOMEM;
 		return id;
 	}
-	const char *text = h ? span_names_text(h->names, h->strings, name) : "";
+	const char *text = h ? spannames_text(h->names, h->strings, name) : "";
 	uint32_t line = 0;
-	const char *file = h ? span_names_where(h->names, name, &line) : NULL;
+	const char *file = h ? spannames_where(h->names, name, &line) : NULL;
 	struct pbenc *e = &p->rest;
 	size_t f = pbenc_open(e, PP_FUNCTION);
 	pbenc_varint(e, FN_ID, id);
@@ -220,7 +220,7 @@ static void pp_values(struct pp *p, const struct spanmetrics *ms)
 /* The index (into p->val) of the sample type --weight names. */
 static unsigned pp_default(const struct pp *p)
 {
-	const struct span_weight *w = &p->weight;
+	const struct spanweight *w = &p->weight;
 	for (unsigned k = 0; k < p->nval; k++) {
 		const struct pp_value *v = &p->val[k];
 		if ((w->kind == SPAN_WEIGHT_WALL && v->kind == 1) ||

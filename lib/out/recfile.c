@@ -53,7 +53,7 @@ struct recfile {
 	struct record_info info;
 	struct record_damage dmg;
 	struct strtab *strings;
-	struct span_names *names;
+	struct spannames *names;
 	uint32_t *id; /* the file's string ids, mapped into strings */
 	uint32_t nid;
 	uint32_t lost_id; /* "[lost]": names whose strings were damaged */
@@ -488,8 +488,8 @@ static int rf_names(struct recfile *rf)
 			 file = record_get_u64(&in), line = record_get_u64(&in);
 		if (!in.ok || !id || !text || id >= rf->nid || !rf->id[id])
 			continue; /* (a name shows as some text: 0 is damage) */
-		if (span_names_set(rf->names, rf_id(rf, id), rf_id(rf, text),
-				   file ? rf_id(rf, file) : 0, (uint32_t)line) < 0)
+		if (spannames_set(rf->names, rf_id(rf, id), rf_id(rf, text),
+				  file ? rf_id(rf, file) : 0, (uint32_t)line) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -653,7 +653,7 @@ static int rf_load(struct recfile *rf, const char *path, char **cause)
 }
 
 int recfile_open(struct recfile **out, const char *path, struct strtab *strings,
-		 struct span_names *names, const sigset_t *stop, char **cause)
+		 struct spannames *names, const sigset_t *stop, char **cause)
 {
 	*out = NULL;
 	struct recfile *rf = calloc(1, sizeof *rf);

@@ -73,7 +73,7 @@ struct recfile;
  * (a directory, a device, one cut short while it was read), not a record
  * file, an unknown version or a head that cannot be read. */
 int recfile_open(struct recfile **rf, const char *path, struct strtab *strings,
-		 struct span_names *names, const sigset_t *stop, char **cause);
+		 struct spannames *names, const sigset_t *stop, char **cause);
 void recfile_close(struct recfile *rf);
 /* The head (strings and names: the shared ones), valid until close. */
 const struct run_head *recfile_head(const struct recfile *rf);

@@ -126,7 +126,7 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 		return cause_set(cause, -EINVAL, "report: expected 1 to %d record files",
 				 RECREPORT_MAX_FILES);
 	struct strtab strings;
-	struct span_names names;
+	struct spannames names;
 	struct analysis an;
 	bool have_an = false;
 	struct rr_file *f = calloc(n, sizeof *f);
@@ -143,7 +143,7 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 			strtab_release(&strings);
 		return cause_set(cause, -ENOMEM, "report: %s", strerror(ENOMEM));
 	}
-	span_names_init(&names, &strings);
+	spannames_init(&names, &strings);
 	for (size_t i = 0; i < n; i++) {
 		r = recfile_open(&f[i].rf, o->files[i], &strings, &names, o->stop, cause);
 		if (r < 0)
@@ -297,7 +297,7 @@ out:
 	free(f);
 	free(ri);
 	free(runs);
-	span_names_release(&names);
+	spannames_release(&names);
 	strtab_release(&strings);
 	return r;
 }

@@ -116,16 +116,16 @@ static int recw_strings(struct writer *w)
 /* How every name known so far shows (the reader keeps the last). */
 static int recw_names(struct writer *w)
 {
-	const struct span_names *v = w->head->names;
+	const struct spannames *v = w->head->names;
 	if (!v)
 		return 0;
 	struct recbuf b = {0};
 	uint64_t n = 0;
 	for (uint32_t id = 0; id < v->n; id++)
-		n += span_names_known(v, id) != 0;
+		n += spannames_known(v, id) != 0;
 	rb_u64(&b, n);
 	for (uint32_t id = 0; id < v->n; id++) {
-		if (!span_names_known(v, id))
+		if (!spannames_known(v, id))
 			continue;
 		rb_u64(&b, id);
 		rb_u64(&b, v->text[id]);

@@ -198,7 +198,8 @@ static void summary_damage(FILE *fp, const struct report *r)
 		 * threads told what they dropped on the way (SPAN_DAMAGE) */
 		dropped = gaps = lost = 0;
 		for (size_t k = 0; k < r->spans->nthread; k++) {
-			dropped = stats_sat_add(dropped, r->spans->thread[k]->dmg[SPAN_DMG_DROPPED]);
+			dropped =
+				stats_sat_add(dropped, r->spans->thread[k]->dmg[SPAN_DMG_DROPPED]);
 			gaps = stats_sat_add(gaps, r->spans->thread[k]->dmg[SPAN_DMG_GAP]);
 		}
 		least = "at least ";
@@ -210,8 +211,7 @@ static void summary_damage(FILE *fp, const struct report *r)
 	char n[48];
 	fmt_grouped_u64(n, sizeof n, dropped ? dropped : lost);
 	fprintf(fp, " span data damaged: %s%s %s lost by the target", least, n,
-		dropped ? (dropped == 1 ? "event" : "events")
-			: (lost == 1 ? "record" : "records"));
+		dropped ? (dropped == 1 ? "event" : "events") : (lost == 1 ? "record" : "records"));
 	if (gaps)
 		fputs("; spans open across a drop are kept whole, those begun or ended "
 		      "inside one are marked unfinished",
@@ -341,7 +341,7 @@ static int summary_row_cmp(const void *pa, const void *pb)
  * span stays one row whatever bytes the target sent. */
 static void summary_name(FILE *fp, const struct run_head *h, uint32_t id)
 {
-	const unsigned char *s = (const unsigned char *)span_names_text(h->names, h->strings, id);
+	const unsigned char *s = (const unsigned char *)spannames_text(h->names, h->strings, id);
 
 	if (!*s)
 		fputs("\"\"", fp);
@@ -396,7 +396,7 @@ static void summary_where(FILE *fp, const struct run_head *h, uint32_t id)
 {
 	char buf[SUMMARY_WHERE_WIDTH + 1];
 	uint32_t line;
-	const char *file = span_names_where(h->names, id, &line);
+	const char *file = spannames_where(h->names, id, &line);
 	if (file) {
 		const char *slash = strrchr(file, '/');
 		snprintf(buf, sizeof buf, "%s:%" PRIu32, slash ? slash + 1 : file, line);

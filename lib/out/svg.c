@@ -36,7 +36,7 @@
 struct svg_out {
 	FILE *fp;
 	const struct run_head *h;
-	struct span_weight weight;
+	struct spanweight weight;
 	uint64_t *cum; /* per node: its total weight */
 	double *x;     /* per node: its left edge */
 	uint32_t maxdepth;
@@ -55,7 +55,7 @@ static const char *svg_name(const struct svg_out *o, uint32_t id)
 		return o->label[id & ~SPANWALK_ROOT];
 	if (o->names)
 		return strtab_get(o->names, id);
-	return o->h ? span_names_text(o->h->names, o->h->strings, id) : "";
+	return o->h ? spannames_text(o->h->names, o->h->strings, id) : "";
 }
 
 /* The root frames' names, as --folded writes them: PROCNAME-PID and
@@ -111,7 +111,7 @@ static int svg_totals(struct svg_out *o, const struct span_tree *t)
 	/* Sums saturate: a damaged record's weights near 2^64 must not wrap
 	 * a parent below its child (a frame wider than the picture). */
 	for (uint32_t i = t->n; i-- > 1;) {
-		o->cum[i] = svg_add(o->cum[i], span_weight_self(&o->weight, t, i));
+		o->cum[i] = svg_add(o->cum[i], spanweight_self(&o->weight, t, i));
 		uint32_t p = t->node[i].parent;
 		o->cum[p] = svg_add(o->cum[p], o->cum[i]);
 		if (o->old) {

@@ -24,8 +24,8 @@ struct writer_opts {
 	const char *weight;  /* --weight: what folded values count (NULL: wall) */
 	/* --weight parsed once against the run's metrics, by analysis_finish
 	 * before any writer's finish: the weight, or why it cannot be counted
-	 * (span_weight_parse's -ENOENT, -ENOTSUP; 0: fine) */
-	struct span_weight weight_by;
+	 * (spanweight_parse's -ENOENT, -ENOTSUP; 0: fine) */
+	struct spanweight weight_by;
 	int weight_err;
 };
 

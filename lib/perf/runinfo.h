@@ -15,7 +15,7 @@
 #include "evlist.h"
 #include "strtab.h"
 
-struct span_names;   /* spannames.h */
+struct spannames;    /* spannames.h */
 struct spanmetrics;  /* spanmetric.h */
 struct decode_stats; /* spanstats.h */
 
@@ -67,7 +67,7 @@ struct run_head {
 	unsigned interval_ms;		   /* -I, 0 when off */
 	bool spans;			   /* span collection on */
 	const struct strtab *strings;	   /* span names (decoder's), NULL without spans */
-	const struct span_names *names;	   /* how they show (NULL: as they are) */
+	const struct spannames *names;	   /* how they show (NULL: as they are) */
 	const struct spanmetrics *metrics; /* what spans carry besides wall time
 					    * (NULL or none: nothing) */
 	const char *target;		   /* tasks attached to, as perf names them

@@ -124,7 +124,7 @@ static int session_fail(char **cause, int err, const char *fmt, const char *arg)
 /* The target's environment: environ without our variables, plus the span
  * library's.  Entries of environ are borrowed; s->owned are ours.  tsc: the
  * target stamps with the TSC at this rate; NULL: CLOCK_MONOTONIC. */
-static int session_env(struct session *s, const struct span_clock *tsc)
+static int session_env(struct session *s, const struct spanclock *tsc)
 {
 	size_t n = 0, k = 0;
 	const char *oldpre = NULL, *oldpy = NULL;
@@ -586,8 +586,8 @@ static int session_add_sink(void *dec, struct span_sink sink)
 static int session_spans_setup(struct session *s, char **cause)
 {
 	int p[2];
-	struct span_clock clk;
-	bool tsc = span_clock_init(&clk);
+	struct spanclock clk;
+	bool tsc = spanclock_init(&clk);
 
 	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
 		return session_fail(cause, errno, "cannot create the span %s", "pipe");

@@ -19,7 +19,7 @@
 
 #if ARCH_HAVE_TSC
 
-static uint64_t span_clock_mono(void)
+static uint64_t spanclock_mono(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -27,12 +27,12 @@ static uint64_t span_clock_mono(void)
 }
 
 /* One (tsc, mono) pair read as close together as this machine allows. */
-static void span_clock_pair(uint64_t *tsc, uint64_t *mono)
+static void spanclock_pair(uint64_t *tsc, uint64_t *mono)
 {
 	uint64_t best = UINT64_MAX;
 	for (int i = 0; i < 5; i++) {
 		uint64_t t0 = arch_tsc();
-		uint64_t m = span_clock_mono();
+		uint64_t m = spanclock_mono();
 		uint64_t t1 = arch_tsc();
 		if (t1 - t0 < best) {
 			best = t1 - t0;
@@ -43,7 +43,7 @@ static void span_clock_pair(uint64_t *tsc, uint64_t *mono)
 }
 
 /* The kernel's TSC-to-ns factors, from a perf_event mmap page. */
-static bool span_clock_kernel(uint32_t *mult, uint32_t *shift)
+static bool spanclock_kernel(uint32_t *mult, uint32_t *shift)
 {
 	int fd = perfev_open_self(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
 	if (fd < 0)
@@ -60,18 +60,18 @@ static bool span_clock_kernel(uint32_t *mult, uint32_t *shift)
 	return ok;
 }
 
-bool span_clock_init(struct span_clock *c)
+bool spanclock_init(struct spanclock *c)
 {
 	memset(c, 0, sizeof *c);
 	if (!arch_tsc_invariant())
 		return false;
 	uint64_t t0, m0, t1, m1;
-	span_clock_pair(&t0, &m0);
+	spanclock_pair(&t0, &m0);
 	uint32_t mult, shift;
-	if (!span_clock_kernel(&mult, &shift)) {
+	if (!spanclock_kernel(&mult, &shift)) {
 		/* Measure: 2 ms against CLOCK_MONOTONIC, to about 1e-4. */
 		do
-			span_clock_pair(&t1, &m1);
+			spanclock_pair(&t1, &m1);
 		while (m1 - m0 < 2000000u);
 		shift = 24;
 		mult = (uint32_t)((((unsigned __int128)(m1 - m0)) << shift) / (t1 - t0));
@@ -86,7 +86,7 @@ bool span_clock_init(struct span_clock *c)
 	return true;
 }
 #else
-bool span_clock_init(struct span_clock *c)
+bool spanclock_init(struct spanclock *c)
 {
 	memset(c, 0, sizeof *c);
 	return false;

@@ -9,6 +9,6 @@
 
 /* Fills c and returns true when the TSC is invariant and calibrated here;
  * false: targets must use CLOCK_MONOTONIC (c->valid is 0). */
-bool span_clock_init(struct span_clock *c);
+bool spanclock_init(struct spanclock *c);
 
 #endif

@@ -76,11 +76,11 @@ struct dproc {
 #define DECODE_SRC(seq, dropped) ((uint64_t)(dropped) << 32 | (seq))
 
 struct decoder {
-	struct span_clock clock;
+	struct spanclock clock;
 	struct decode_stats stats; /* the decoder's own counts */
 	struct decode_stats view;  /* with the normaliser's and the framing's */
 	struct strtab strings;
-	struct span_names names; /* how code names show (spannames.h) */
+	struct spannames names; /* how code names show (spannames.h) */
 	enum demangle_mode demangle;
 	size_t strbytes;
 	struct symbols *sym;
@@ -432,7 +432,7 @@ static void decode_view(struct decoder *d, uint32_t gid, const char *fn, const c
 	unsigned line = 0;
 	if (symbols_where(d->sym, path, wn->addr, wn->base, where, sizeof where, &line) == 0)
 		file = decode_intern(d, where, strlen(where), false);
-	if (span_names_set(&d->names, gid, text ? text : gid, file, file ? line : 0) < 0)
+	if (spannames_set(&d->names, gid, text ? text : gid, file, file ? line : 0) < 0)
 		decode_refuse(d, true);
 }
 
@@ -445,14 +445,14 @@ static uint32_t decode_shown_id(struct decoder *d, uint32_t gid)
 {
 	if (!gid || d->demangle != DEMANGLE_SIMPLE)
 		return gid;
-	uint32_t shown = span_names_shown(&d->names, gid);
+	uint32_t shown = spannames_shown(&d->names, gid);
 	if (!shown || shown == gid)
 		return gid;
-	if (!span_names_known(&d->names, shown)) {
+	if (!spannames_known(&d->names, shown)) {
 		uint32_t line = 0, file = 0;
-		if (span_names_where(&d->names, gid, &line))
+		if (spannames_where(&d->names, gid, &line))
 			file = d->names.file[gid];
-		if (span_names_set(&d->names, shown, shown, file, line) < 0)
+		if (spannames_set(&d->names, shown, shown, file, line) < 0)
 			return gid;
 	}
 	return shown;
@@ -485,7 +485,7 @@ static bool decode_namedef(struct decoder *d, const struct wire_hdr *h, const ui
 			d->sym = symbols_new();
 		size_t len = symbols_name(d->sym, path, wn.addr, wn.base, fn, sizeof fn);
 		gid = decode_intern(d, fn, len, true);
-		if (gid && !span_names_known(&d->names, gid))
+		if (gid && !spannames_known(&d->names, gid))
 			decode_view(d, gid, fn, path, &wn);
 		gid = decode_shown_id(d, gid);
 	} else {
@@ -661,7 +661,7 @@ static void decode_framed(void *ctx, const struct wire_hdr *h, const void *rec, 
 
 /* ---- API -------------------------------------------------------------- */
 
-struct decoder *decoder_new(const struct span_clock *clock)
+struct decoder *decoder_new(const struct spanclock *clock)
 {
 	struct decoder *d = calloc(1, sizeof *d);
 	if (!d)
@@ -671,7 +671,7 @@ struct decoder *decoder_new(const struct span_clock *clock)
 		free(d);
 		return NULL;
 	}
-	span_names_init(&d->names, &d->strings);
+	spannames_init(&d->names, &d->strings);
 	if (clock && clock->valid && clock->mult) {
 		d->clock = *clock;
 		if (d->clock.shift > 63)
@@ -717,7 +717,7 @@ void decoder_free(struct decoder *d)
 	u64map_release(&d->procs);
 	norm_free(d->norm);
 	symbols_free(d->sym);
-	span_names_release(&d->names);
+	spannames_release(&d->names);
 	strtab_release(&d->strings);
 	free(d);
 }
@@ -840,7 +840,7 @@ const struct strtab *decoder_strings(const struct decoder *d)
 	return &d->strings;
 }
 
-const struct span_names *decoder_names(const struct decoder *d)
+const struct spannames *decoder_names(const struct decoder *d)
 {
 	return &d->names;
 }

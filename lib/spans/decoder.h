@@ -29,7 +29,7 @@
 #include "strtab.h"
 
 /* TSC to CLOCK_MONOTONIC: ns = mono0 + ((tsc - tsc0) * mult) >> shift. */
-struct span_clock {
+struct spanclock {
 	uint64_t tsc0, mono0;
 	uint32_t mult, shift;
 	int valid; /* 0: TSC streams cannot be converted (their spans still count) */
@@ -38,7 +38,7 @@ struct span_clock {
 struct decoder; /* opaque: decoder.c */
 
 /* clock may be NULL (no TSC conversion possible). */
-struct decoder *decoder_new(const struct span_clock *clock);
+struct decoder *decoder_new(const struct spanclock *clock);
 void decoder_free(struct decoder *d);
 /* Adds a sink normalised events go to, after those added before; 0, or
  * -ENOMEM (-EINVAL for a sink without an event function). */
@@ -98,7 +98,7 @@ const struct decode_stats *decoder_stats(const struct decoder *d);
 void decoder_count_switches_lost(struct decoder *d, uint64_t n);
 const struct strtab *decoder_strings(const struct decoder *d);
 /* How names show (demangled function names, their source locations). */
-const struct span_names *decoder_names(const struct decoder *d);
+const struct spannames *decoder_names(const struct decoder *d);
 /* How function names are demangled (default DEMANGLE_SIMPLE); set it before
  * the first feed. */
 void decoder_set_demangle(struct decoder *d, enum demangle_mode mode);

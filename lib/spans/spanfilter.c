@@ -73,7 +73,7 @@ int spanfilter_add(struct spanfilter *f, bool exclude, const char *glob, const c
 	return 0;
 }
 
-uint64_t spanfilter_ticks(uint64_t ns, const struct span_clock *tsc)
+uint64_t spanfilter_ticks(uint64_t ns, const struct spanclock *tsc)
 {
 	/* the decoder turns ticks into ns as (ticks * mult) >> shift: the
 	 * smallest tick count that comes to at least ns */
@@ -91,7 +91,7 @@ static int spanfilter_line(FILE *fp, const char *key, const char *const *glob, s
 	return 0;
 }
 
-int spanfilter_spec(const struct spanfilter *f, const struct span_clock *tsc, char **out)
+int spanfilter_spec(const struct spanfilter *f, const struct spanclock *tsc, char **out)
 {
 	size_t len;
 	FILE *fp = open_memstream(out, &len);

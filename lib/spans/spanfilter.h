@@ -34,10 +34,10 @@ int spanfilter_parse_time(const char *s, uint64_t *ns, const char **why);
  * empty or holds a newline (*why says so), -ENOMEM. */
 int spanfilter_add(struct spanfilter *f, bool exclude, const char *glob, const char **why);
 /* ns in the ticks of a TSC clock, rounded up. */
-uint64_t spanfilter_ticks(uint64_t ns, const struct span_clock *tsc);
+uint64_t spanfilter_ticks(uint64_t ns, const struct spanclock *tsc);
 /* SPANSTAT_FILTER's value (without the name) in *out, which the caller
  * frees: the min duration in TSC ticks when tsc is given, else in ns.
  * 0 or -ENOMEM. */
-int spanfilter_spec(const struct spanfilter *f, const struct span_clock *tsc, char **out);
+int spanfilter_spec(const struct spanfilter *f, const struct spanclock *tsc, char **out);
 
 #endif

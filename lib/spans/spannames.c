@@ -8,21 +8,21 @@
 
 #include "spannames.h"
 
-void span_names_init(struct span_names *v, const struct strtab *strings)
+void spannames_init(struct spannames *v, const struct strtab *strings)
 {
 	memset(v, 0, sizeof *v);
 	v->strings = strings;
 }
 
-void span_names_release(struct span_names *v)
+void spannames_release(struct spannames *v)
 {
 	free(v->text);
 	free(v->file);
 	free(v->line);
-	span_names_init(v, v->strings);
+	spannames_init(v, v->strings);
 }
 
-static int span_names_grow(uint32_t **a, uint32_t n, uint32_t to)
+static int spannames_grow(uint32_t **a, uint32_t n, uint32_t to)
 {
 	uint32_t *p = realloc(*a, to * sizeof *p);
 	if (!p)
@@ -32,7 +32,7 @@ static int span_names_grow(uint32_t **a, uint32_t n, uint32_t to)
 	return 0;
 }
 
-int span_names_set(struct span_names *v, uint32_t id, uint32_t text, uint32_t file, uint32_t line)
+int spannames_set(struct spannames *v, uint32_t id, uint32_t text, uint32_t file, uint32_t line)
 {
 	if (!id || !text)
 		return -EINVAL;
@@ -44,9 +44,9 @@ int span_names_set(struct span_names *v, uint32_t id, uint32_t text, uint32_t fi
 			to *= 2;
 		}
 		/* grown one by one: v->n only moves once all three have room */
-		if (span_names_grow(&v->text, v->n, to) < 0 ||
-		    span_names_grow(&v->file, v->n, to) < 0 ||
-		    span_names_grow(&v->line, v->n, to) < 0)
+		if (spannames_grow(&v->text, v->n, to) < 0 ||
+		    spannames_grow(&v->file, v->n, to) < 0 ||
+		    spannames_grow(&v->line, v->n, to) < 0)
 			return -ENOMEM;
 		v->n = to;
 	}

@@ -20,7 +20,7 @@ struct decode_stats {
 	uint64_t unfinished;	/* begins closed by spanstat at exit */
 	uint64_t over_limit;	/* events and definitions refused by the decoder's
 				 * own limits (DECODE_MAX_*) or out of memory */
-	uint64_t clock_unknown; /* TSC processes seen without a valid span_clock:
+	uint64_t clock_unknown; /* TSC processes seen without a valid spanclock:
 				 * their ticks are taken as ns from the HELLO */
 	uint64_t lines;		/* events of the line protocol taken (linesrc.h): not
 				 * the library's, not in its cost */

@@ -10,7 +10,7 @@
  * metric it needs (-1: none).  Any other name is an event's. */
 static const struct {
 	const char *name;
-	enum span_weight_kind kind;
+	enum spanweight_kind kind;
 	int metric;
 } span_weights[] = {
 	{"wall", SPAN_WEIGHT_WALL, -1},
@@ -20,7 +20,7 @@ static const struct {
 	{"alloc-bytes", SPAN_WEIGHT_VALUE, SPANMETRIC_ALLOC_BYTES},
 };
 
-int span_weight_metric(const char *name)
+int spanweight_metric(const char *name)
 {
 	for (size_t i = 0; name && i < sizeof span_weights / sizeof span_weights[0]; i++)
 		if (strcmp(name, span_weights[i].name) == 0)
@@ -28,14 +28,14 @@ int span_weight_metric(const char *name)
 	return name ? SPANMETRIC_EVENT : -1;
 }
 
-int span_weight_parse(const char *name, const struct spanmetrics *ms, struct span_weight *out)
+int spanweight_parse(const char *name, const struct spanmetrics *ms, struct spanweight *out)
 {
 	out->kind = SPAN_WEIGHT_VALUE;
 	out->index = 0;
 	for (size_t i = 0; name && i < sizeof span_weights / sizeof span_weights[0]; i++)
 		if (strcmp(name, span_weights[i].name) == 0)
 			out->kind = span_weights[i].kind;
-	int metric = span_weight_metric(name), k = -1;
+	int metric = spanweight_metric(name), k = -1;
 	if (metric < 0) {
 		out->kind = SPAN_WEIGHT_WALL;
 		return 0;
@@ -53,7 +53,7 @@ int span_weight_parse(const char *name, const struct spanmetrics *ms, struct spa
 	return 0;
 }
 
-uint64_t span_weight_self(const struct span_weight *w, const struct span_tree *t, uint32_t i)
+uint64_t spanweight_self(const struct spanweight *w, const struct span_tree *t, uint32_t i)
 {
 	uint64_t self = span_node_self(&t->node[i]);
 	if (w->kind == SPAN_WEIGHT_WALL || w->index >= t->nval)

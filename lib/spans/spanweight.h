@@ -12,28 +12,28 @@
 #include "spanmetric.h"
 #include "spantree.h"
 
-enum span_weight_kind {
+enum spanweight_kind {
 	SPAN_WEIGHT_WALL,
 	SPAN_WEIGHT_CPU,
 	SPAN_WEIGHT_OFF_CPU,
 	SPAN_WEIGHT_VALUE, /* metric `index` */
 };
 
-struct span_weight {
-	enum span_weight_kind kind;
+struct spanweight {
+	enum spanweight_kind kind;
 	unsigned index;
 };
 
 /* The metric (enum spanmetric_kind) the weight `name` needs: -1 for NULL
  * and "wall", SPANMETRIC_EVENT for any name that is not one of the fixed
  * ones (an event of --span-events, or nothing the run carries). */
-int span_weight_metric(const char *name);
+int spanweight_metric(const char *name);
 /* name: NULL or "wall", "cpu", "off-cpu", "allocs", "alloc-bytes", or an
  * event of the run's metrics.  0, or -ENOENT when the run does not carry it
  * (off-CPU time unsupported here, no --span-allocs, an unknown event) or
  * -ENOTSUP when it carries it but cannot count it (an event not supported). */
-int span_weight_parse(const char *name, const struct spanmetrics *ms, struct span_weight *out);
+int spanweight_parse(const char *name, const struct spanmetrics *ms, struct spanweight *out);
 /* Node i's self weight. */
-uint64_t span_weight_self(const struct span_weight *w, const struct span_tree *t, uint32_t i);
+uint64_t spanweight_self(const struct spanweight *w, const struct span_tree *t, uint32_t i);
 
 #endif

@@ -209,11 +209,11 @@ int main(int argc, char **argv)
 		np += enc_name(pre + np, sizeof pre - np, PID, 0, i, WIRE_NAME_STRING, 0, 0, nm,
 			       (size_t)n);
 	}
-	struct span_clock clk = {.tsc0 = 0,
-				 .mono0 = 1000000000,
-				 .mult = 1717986918u,
-				 .shift = 32,
-				 .valid = 1}; /* 2.5 GHz */
+	struct spanclock clk = {.tsc0 = 0,
+				.mono0 = 1000000000,
+				.mult = 1717986918u,
+				.shift = 32,
+				.valid = 1}; /* 2.5 GHz */
 
 	double *rate = calloc((size_t)runs, sizeof *rate);
 	uint64_t spans = 0;

@@ -107,7 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cut[2] = n;
 	const uint8_t *p = data + 3;
 
-	struct span_clock clk = {
+	struct spanclock clk = {
 		.tsc0 = 1000, .mono0 = 1000000, .mult = 3u << 29, .shift = 31, .valid = 1};
 	struct decoder *d = decoder_new(flags & 4 ? &clk : NULL);
 	struct span_trees st;
@@ -163,8 +163,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* --weight, parsed once for every writer as analysis_finish does */
 	static const char *const weights[] = {NULL, "cpu", "page-faults", "cycles"};
 	const char *wname = weights[(flags >> 5) & 3];
-	struct span_weight wt;
-	int werr = span_weight_parse(wname, h.metrics, &wt);
+	struct spanweight wt;
+	int werr = spanweight_parse(wname, h.metrics, &wt);
 	FILE *fp = fopen("/dev/null", "w");
 	if (fp) {
 		struct writer w = {.ops = &folded_writer_ops, .fp = fp, .head = &h};

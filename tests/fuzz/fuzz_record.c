@@ -247,10 +247,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fuzz_frames fr;
 	fuzz_frames(data, size, &fr);
 	struct strtab strings;
-	struct span_names names;
+	struct spannames names;
 	if (strtab_init(&strings) < 0)
 		abort();
-	span_names_init(&names, &strings);
+	spannames_init(&names, &strings);
 	struct recfile *rf = NULL;
 	char *cause = NULL;
 	int opened = recfile_open(&rf, fuzz_path, &strings, &names, NULL, &cause);
@@ -281,7 +281,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	free(cause);
 	cause = NULL;
-	span_names_release(&names);
+	spannames_release(&names);
 	strtab_release(&strings);
 
 	/* `spanstat report` with every output */

@@ -235,7 +235,7 @@ static void rec_event(void *arg, const struct span_event *ev)
 }
 
 /* Decodes s fed in pieces of the given sizes (cycled; NULL: all at once). */
-static struct rec *run(const struct stream *s, const struct span_clock *clk, const size_t *split,
+static struct rec *run(const struct stream *s, const struct spanclock *clk, const size_t *split,
 		       size_t nsplit, struct decode_stats *stats)
 {
 	struct rec *r = calloc(1, sizeof *r);
@@ -606,7 +606,7 @@ static void test_clock(void)
 	struct stream s = {0};
 	/* ns = mono0 + ((tsc - tsc0) * mult) >> shift; x1.5 with a product that
 	 * needs 128 bits */
-	struct span_clock clk = {
+	struct spanclock clk = {
 		.tsc0 = 1000, .mono0 = 5000000000u, .mult = 3u << 30, .shift = 31, .valid = 1};
 	s_hello(&s, 5, 1, WIRE_CLOCK_TSC, 1000, 0, "t");
 	s_name(&s, 5, 1, "a");
@@ -737,7 +737,7 @@ static void test_random(void)
 			s.buf[x % s.len] = (uint8_t)(x >> 32);
 		}
 		struct clk_s {
-			struct span_clock c;
+			struct spanclock c;
 		} clk = {{0, 0, 1u << 31, 31, 1}};
 		size_t split[] = {1 + (size_t)round * 7, 3, 4095};
 		r = run(&s, &clk.c, split, 3, &st);
@@ -819,26 +819,26 @@ static void test_names_view(void)
 		decoder_set_demangle(d, (enum demangle_mode)mode);
 		decoder_feed(d, s.buf, s.len);
 		const struct strtab *t = decoder_strings(d);
-		const struct span_names *v = decoder_names(d);
+		const struct spannames *v = decoder_names(d);
 		uint32_t probe = strtab_lookup(t, "_ZN4unit5probeEi", 16);
 		uint32_t user = strtab_lookup(t, "_ZN4user4textEv", 15);
 		uint32_t none = strtab_lookup(t, "0x10@libnothing.so", 18);
 		ok(probe && user && none, "view %d: raw names interned", mode);
-		is_str(span_names_text(v, t, probe), want[mode], "view %d: code name shown", mode);
-		is_str(span_names_text(v, t, user), "_ZN4user4textEv",
+		is_str(spannames_text(v, t, probe), want[mode], "view %d: code name shown", mode);
+		is_str(spannames_text(v, t, user), "_ZN4user4textEv",
 		       "view %d: a user's name is never demangled", mode);
-		is_str(span_names_text(v, t, none), "0x10@libnothing.so",
+		is_str(spannames_text(v, t, none), "0x10@libnothing.so",
 		       "view %d: a fallback name as it is", mode);
 		uint32_t line = 0;
-		const char *file = span_names_where(v, probe, &line);
+		const char *file = spannames_where(v, probe, &line);
 		ok(file && file[0] == '/' && strlen(file) >= 25 &&
 			   !strcmp(file + strlen(file) - 25, "/tests/unit/test_decode.c"),
 		   "view %d: absolute file from the debug information (%s)", mode,
 		   file ? file : "null");
 		ok(line == PROBE_LINE || line == PROBE_LINE + 1, "view %d: line %u", mode, line);
-		ok(!span_names_where(v, none, &line) && line == 0,
+		ok(!spannames_where(v, none, &line) && line == 0,
 		   "view %d: no location without debug information", mode);
-		ok(!span_names_where(v, user, &line), "view %d: no location for a user name", mode);
+		ok(!spannames_where(v, user, &line), "view %d: no location for a user name", mode);
 		decoder_free(d);
 		free(s.buf);
 	}

@@ -95,33 +95,33 @@ static void test_parse(void)
 static void test_view(void)
 {
 	struct strtab t;
-	struct span_names v;
+	struct spannames v;
 	strtab_init(&t);
-	span_names_init(&v, &t);
+	spannames_init(&v, &t);
 	uint32_t a = strtab_intern(&t, "_ZN3app5twiceIiEET_S1_", 23);
 	uint32_t b = strtab_intern(&t, "_ZN3app5twiceIdEET_S1_", 23);
 	uint32_t shown = strtab_intern(&t, "app::twice", 10);
 	uint32_t file = strtab_intern(&t, "/src/app.cc", 11);
 	uint32_t user = strtab_intern(&t, "load", 4);
-	ok(span_names_set(&v, a, shown, file, 12) == 0, "view: set a");
-	ok(span_names_set(&v, b, shown, 0, 0) == 0, "view: set b");
+	ok(spannames_set(&v, a, shown, file, 12) == 0, "view: set a");
+	ok(spannames_set(&v, b, shown, 0, 0) == 0, "view: set b");
 	ok(a != b, "view: two raw names stay two ids");
-	is_str(span_names_text(&v, &t, a), "app::twice", "view: a shows simplified");
-	is_str(span_names_text(&v, &t, b), "app::twice", "view: b shows the same text");
-	is_str(span_names_text(&v, &t, user), "load", "view: a name without entry as it is");
-	is_str(span_names_text(NULL, &t, a), "_ZN3app5twiceIiEET_S1_", "view: no view, raw");
-	is_str(span_names_text(NULL, NULL, a), "", "view: nothing at all, empty");
+	is_str(spannames_text(&v, &t, a), "app::twice", "view: a shows simplified");
+	is_str(spannames_text(&v, &t, b), "app::twice", "view: b shows the same text");
+	is_str(spannames_text(&v, &t, user), "load", "view: a name without entry as it is");
+	is_str(spannames_text(NULL, &t, a), "_ZN3app5twiceIiEET_S1_", "view: no view, raw");
+	is_str(spannames_text(NULL, NULL, a), "", "view: nothing at all, empty");
 	uint32_t line = 99;
-	const char *f = span_names_where(&v, a, &line);
+	const char *f = spannames_where(&v, a, &line);
 	ok(f && !strcmp(f, "/src/app.cc") && line == 12, "view: a's location");
-	ok(!span_names_where(&v, b, &line) && line == 0, "view: b has none");
-	ok(!span_names_where(&v, user, &line) && line == 0, "view: user name has none");
-	ok(!span_names_where(&v, 100000, &line), "view: an id beyond the view has none");
-	ok(span_names_set(&v, 70000, shown, 0, 0) == 0 && span_names_known(&v, 70000) &&
-		   span_names_known(&v, a),
+	ok(!spannames_where(&v, b, &line) && line == 0, "view: b has none");
+	ok(!spannames_where(&v, user, &line) && line == 0, "view: user name has none");
+	ok(!spannames_where(&v, 100000, &line), "view: an id beyond the view has none");
+	ok(spannames_set(&v, 70000, shown, 0, 0) == 0 && spannames_known(&v, 70000) &&
+		   spannames_known(&v, a),
 	   "view: grows and keeps what it had");
-	ok(span_names_set(&v, 0, shown, 0, 0) == -EINVAL, "view: id 0 refused");
-	span_names_release(&v);
+	ok(spannames_set(&v, 0, shown, 0, 0) == -EINVAL, "view: id 0 refused");
+	spannames_release(&v);
 	strtab_release(&t);
 }
 

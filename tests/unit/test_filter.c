@@ -291,7 +291,7 @@ static void test_spanstat_side(void)
 	free(spec);
 
 	/* 3 GHz: a tick is 341/1024 ns; 2000 ns is 6005.9 ticks, rounded up */
-	struct span_clock clk = {.mult = 341, .shift = 10, .valid = 1};
+	struct spanclock clk = {.mult = 341, .shift = 10, .valid = 1};
 	is_int(spanfilter_ticks(2000, &clk), 6006, "ns to ticks, rounded up");
 	is_int((spanfilter_ticks(2000, &clk) * 341) >> 10, 2000, "which is at least 2000 ns");
 	is_int(((spanfilter_ticks(2000, &clk) - 1) * 341) >> 10, 1999, "and one less is not");

@@ -95,7 +95,7 @@ static void add(struct strtab *st, enum span_kind k, uint32_t pid, uint32_t tid,
 
 /* Replays path into a fresh analysis with the capture writer; returns the
  * file (to close) or NULL. */
-static struct recfile *replay(const char *path, struct strtab *st, struct span_names *nv, int *err)
+static struct recfile *replay(const char *path, struct strtab *st, struct spannames *nv, int *err)
 {
 	char *cause = NULL;
 	struct recfile *rf = NULL;
@@ -129,9 +129,9 @@ int main(void)
 
 	/* the session: one event, two span values, names with a view */
 	struct strtab st;
-	struct span_names nv;
+	struct spannames nv;
 	strtab_init(&st);
-	span_names_init(&nv, &st);
+	spannames_init(&nv, &st);
 	struct event ev = {
 		.name = "task-clock", .group = 0, .leader = true, .unit = "msec", .scale = 1e-6};
 	ev.attr.type = 1;
@@ -154,7 +154,7 @@ int main(void)
 			     .clocks = {1000, 2000, 3000}};
 	uint32_t raw = strtab_intern(&st, "_Z4workv", 8), shown = strtab_intern(&st, "work()", 6);
 	uint32_t file = strtab_intern(&st, "app.c", 5);
-	span_names_set(&nv, raw, shown, file, 42);
+	spannames_set(&nv, raw, shown, file, 42);
 
 	setenv("OMPI_COMM_WORLD_RANK", "5", 1);
 	FILE *fp = fopen(path, "w");
@@ -208,9 +208,9 @@ int main(void)
 
 	/* read back into a table of its own */
 	struct strtab st2;
-	struct span_names nv2;
+	struct spannames nv2;
 	strtab_init(&st2);
-	span_names_init(&nv2, &st2);
+	spannames_init(&nv2, &st2);
 	int err;
 	struct recfile *rf = replay(path, &st2, &nv2, &err);
 	ok(rf && err == 0, "the file reads back");
@@ -226,8 +226,8 @@ int main(void)
 	ok(h2->clocks.mono_ns == 2000 && h2->clocks.boot_ns == 3000, "the clocks come back");
 	ok(recfile_info(rf)->rank == 5, "the rank comes back");
 	uint32_t raw2 = strtab_lookup(&st2, "_Z4workv", 8), line;
-	ok(!strcmp(span_names_text(&nv2, &st2, raw2), "work()") &&
-		   !strcmp(span_names_where(&nv2, raw2, &line), "app.c") && line == 42,
+	ok(!strcmp(spannames_text(&nv2, &st2, raw2), "work()") &&
+		   !strcmp(spannames_where(&nv2, raw2, &line), "app.c") && line == 42,
 	   "how a name shows comes back");
 	ok(ngot == norig, "every event comes back (%zu of %zu)", ngot, norig);
 	size_t same = 0;
@@ -334,9 +334,9 @@ int main(void)
 
 	free(buf);
 	free(got);
-	span_names_release(&nv);
+	spannames_release(&nv);
 	strtab_release(&st);
-	span_names_release(&nv2);
+	spannames_release(&nv2);
 	strtab_release(&st2);
 	unlink(path);
 	unlink(cut);
