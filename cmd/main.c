@@ -26,7 +26,7 @@
 #include "diffcmd.h"
 #include "outfile.h"
 #include "outpath.h"
-#include "outputs.h"
+#include "output.h"
 #include "recreport.h"
 #include "session.h"
 #include "sigrelay.h"
@@ -35,7 +35,7 @@
 #include "writer.h"
 
 /* The outputs: OUT_SUMMARY is the summary (-o), always there, its writer
- * the table or CSV (-x); k >= 1 is the registry's row k - 1 (outputs.h). */
+ * the table or CSV (-x); k >= 1 is the registry's row k - 1 (output.h). */
 #define OUT_SUMMARY 0
 #define OUT_MAX (1 + OUTPUT_MAX)
 static int out_n = 1;		   /* 1 + the registry's rows */

@@ -1,10 +1,10 @@
 /* options.c: the table of every option spanstat takes (its own, and the
- * outputs of lib/out/outputs.c), and --help. */
+ * outputs of lib/out/output.c), and --help. */
 #include "config.h"
 
 #include "options.h"
 
-#include "outputs.h"
+#include "output.h"
 
 #include <getopt.h>
 #include <stdbool.h>
@@ -42,7 +42,7 @@ static const struct opt_def options_own[] = {
 	 "collect spans; print the span table after the summary (=location: with each "
 	 "function's file:line from its debug information)",
 	 1, OPTM_OUTPUT},
-	/* here: the registry's outputs (outputs.c), in its order */
+	/* here: the registry's outputs (output.c), in its order */
 	{OPT_OUT_FIRST, 0, NULL, NULL, NULL, 0, 0},
 	{OPT_FOLDED_THREADS, 0, "folded-threads", NULL,
 	 "root each folded stack and --flamegraph's frames in their process and thread", 0,

@@ -1,5 +1,5 @@
 /* options.h: the one table of spanstat's options: its own rows, and a row
- * for each output of the registry (lib/out/outputs.h), merged by
+ * for each output of the registry (lib/out/output.h), merged by
  * options_init.  --help is printed from it, getopt's long options are built
  * from it, each row says which subcommands take it, and tests/bats/docs.bats
  * checks the man page and every completion script against --help. */

@@ -1,6 +1,6 @@
 /* writer.h: the one interface every output format implements (summary.c,
  * csv.c, json.c, folded.c, perfetto.c, pprof.c, svg.c, flamechart.c,
- * recwrite.c; outputs.c lists the ones an option names).  analysis.c calls
+ * recwrite.c; output.c lists the ones an option names).  analysis.c calls
  * start once, run as each run starts, interval for each -I sample and span
  * for each span event as they happen (live from the session, or replayed
  * from a record file), then finish with the whole report.  A writer writes

@@ -2,7 +2,7 @@
  * wall time by default, or self CPU time, self off-CPU time, or the self
  * value of one of the run's span metrics (an event of --span-events,
  * allocations, bytes allocated).  The writers whose registry row takes a
- * weight (outputs.c: folded, pprof, the flame graph) each parse it at
+ * weight (output.c: folded, pprof, the flame graph) each parse it at
  * finish, against the run's metrics. */
 #ifndef SPANSTAT_SPANWEIGHT_H
 #define SPANSTAT_SPANWEIGHT_H

@@ -1,7 +1,7 @@
-/* outputs.c: the output registry (see outputs.h). */
+/* output.c: the output registry (see output.h). */
 #include "config.h"
 
-#include "outputs.h"
+#include "output.h"
 
 #include <string.h>
 

@@ -1,12 +1,12 @@
-/* outputs.h: the registry of spanstat's outputs, one row each: the option
+/* output.h: the registry of spanstat's outputs, one row each: the option
  * that names its file, its --help line, what it needs and takes, and its
  * writer (writer.h).  cmd/ derives from it its options, --help, the checks
  * and their messages, and which outputs `spanstat report` makes; adding an
- * output is its writer's file and one row in outputs.c (doc/ARCHITECTURE.md
+ * output is its writer's file and one row in output.c (doc/ARCHITECTURE.md
  * says what else a new output may want).  The summary is no row: it is
  * always there (-o names its file, -x picks the CSV writer). */
-#ifndef SPANSTAT_OUTPUTS_H
-#define SPANSTAT_OUTPUTS_H
+#ifndef SPANSTAT_OUTPUT_H
+#define SPANSTAT_OUTPUT_H
 
 #include <stddef.h>
 
