@@ -5,24 +5,19 @@
 # (`make layer-flags` prints them as the build uses them); a header of any
 # other layer is then not found, and this suite proves it by compiling.  It
 # also reads every quoted #include of lib/ and cmd/ and checks that none
-# reaches a layer that is not below its own, nor names a path.
+# reaches a layer that is not below its own, nor names a path; and since a
+# path in <...> or "../" reaches around any include path, it reads the
+# compiler's own dependency lists as the build does after every build
+# (tests/layers.sh), which see every header whatever its spelling.
 
 load helpers
 bats_require_minimum_version 1.5.0
 
 # Which layers each layer may include (itself too): the rows of
-# doc/ARCHITECTURE.md.  cmd/ wires everything and may include any of them.
-declare -gA ALLOWED=(
-	[base]="base"
-	[wire]="wire"
-	[arch]="arch"
-	[perf]="base perf"
-	[spans]="base wire spans"
-	[run]="base wire arch perf spans run"
-	[out]="base perf spans out"
-	[span]="wire arch span"
-	[cmd]="base wire arch perf spans run out cmd"
-)
+# doc/ARCHITECTURE.md, in tests/layers.sh (LAYER_ALLOWED), which the build
+# also runs.  cmd/ wires everything and may include any of them.
+source "$SRCDIR/tests/layers.sh"
+declare -gn ALLOWED=LAYER_ALLOWED
 # one header of each layer, to include from the others
 declare -gA PROBE=(
 	[base]=cause.h [wire]=wire.h [arch]=arch.h [perf]=evlist.h [spans]=spantree.h
@@ -113,4 +108,26 @@ allowed() { # allowed LAYER TARGET
 		done < <(sed -n 's/^#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$src")
 	done < <(find "$SRCDIR/lib" "$SRCDIR/cmd" -name '*.[ch]')
 	[ "$edges" -gt 20 ]
+}
+
+@test "the compiler's own dependency lists show no header of a layer it may not use" {
+	run layers_check_deps "$SRCDIR" "$BUILDDIR"
+	[ "$status" -ne 2 ] || skip_or_fail "the build wrote no dependency lists (--disable-dependency-tracking)"
+	assert_success
+	assert_output ''
+	# a path or "../" reaches around the include path: the lists still see it
+	local b=$BATS_TEST_TMPDIR/b
+	mkdir -p "$b/lib/spans/.deps"
+	printf '#include "config.h"\n#include <../out/outfile.h>\n#include <lib/run/launch.h>\n' >"$b/p.c"
+	# spans' flags made absolute, compiled from $b as make compiles from the build tree
+	local f abs=()
+	for f in $(flags_of spans); do
+		case $f in -I/*) abs+=("$f") ;; -I*) abs+=("-I$BUILDDIR/${f#-I}") ;; *) abs+=("$f") ;; esac
+	done
+	(cd "$b" && "${CC:-cc}" -std=gnu11 -I"$SRCDIR" "${abs[@]}" -fsyntax-only -MD \
+		-MF lib/spans/.deps/libspans_la-p.Plo -MT p.lo p.c)
+	run layers_check_deps "$SRCDIR" "$b"
+	assert_failure 1
+	assert_line --partial "lib/spans (libspans_la-p) includes lib/out/outfile.h, of lib/out"
+	assert_line --partial "includes lib/run/launch.h, of lib/run"
 }
