@@ -10,8 +10,9 @@
  * by every 4th tick from inside the handler) nests one handler in another:
  * usr1 -> leaf.  Prints "ticks=T usr1=U calls=C" on stdout: the folded
  * stacks must hold tick exactly T times, usr1 U times and leaf C + T + U
- * times, tick never under tick, and no span outside main (work blocks
- * SIGALRM before it ends, so that every tick lands inside it).  Exits 0. */
+ * times, tick never under tick, and no span outside main (SIGALRM is
+ * blocked until work has begun and again before it ends, so that every tick
+ * lands inside it, never during the thread's start).  Exits 0. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,11 +70,12 @@ static void on_alarm(int sig)
 static __attribute__((noinline)) void work(unsigned long calls)
 {
 	BEGIN("work");
-	for (unsigned long i = 0; i < calls; i++)
-		leaf(i);
-	sigset_t set; /* no tick after work: every one nests in it */
+	sigset_t set; /* ticks only inside work: every one nests in it */
 	sigemptyset(&set);
 	sigaddset(&set, SIGALRM);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	for (unsigned long i = 0; i < calls; i++)
+		leaf(i);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	END("work");
 }
@@ -89,6 +91,10 @@ int main(int argc, char **argv)
 	sigaction(SIGUSR1, &sa, NULL);
 	sa.sa_handler = on_alarm;
 	sigaction(SIGALRM, &sa, NULL);
+	sigset_t set; /* until work has begun (work unblocks it) */
+	sigemptyset(&set);
+	sigaddset(&set, SIGALRM);
+	sigprocmask(SIG_BLOCK, &set, NULL);
 	struct itimerval it = {{0, 1000000 / hz}, {0, 1000000 / hz}};
 	setitimer(ITIMER_REAL, &it, NULL);
 	work(calls);
