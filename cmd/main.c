@@ -206,14 +206,18 @@ static void mode_check(const struct cli *c, int id, const char *w1, const char *
 			modes = options_modes(o);
 		}
 	const char *name = buf;
-	if (c->mode == MODE_RECORD && !(modes & OPTM_RECORD))
+	if (c->mode == MODE_RECORD && !(modes & OPTM_RECORD) && (modes & OPTM_REPORT))
 		die("record: %s is an option of 'spanstat report', which makes the outputs from "
 		    "the record file",
 		    name);
-	if (c->mode == MODE_REPORT && !(modes & OPTM_REPORT))
+	if (c->mode == MODE_REPORT && !(modes & OPTM_REPORT) && (modes & OPTM_RECORD))
 		die("report: %s is an option of the measurement ('spanstat record'), not of the "
 		    "report",
 		    name);
+	const char *sub = c->mode == MODE_RECORD ? "record" : "report";
+	if (!(modes & (c->mode == MODE_RECORD ? OPTM_RECORD : OPTM_REPORT)))
+		die("%s: %s is not an option of 'spanstat %s' (see 'spanstat %s --help')", sub,
+		    name, sub, sub);
 }
 
 static void main_help(FILE *fp);
@@ -378,13 +382,20 @@ static void parse(struct cli *c, int argc, char **argv)
 			exit(0);
 		case ':':
 			die("option '%s' needs an argument", argv[optind - 1]);
-		default:
-			for (const struct opt_def *o = options_table; optopt >= 256 && o->name; o++)
-				if (o->id == optopt)
+		default: {
+			/* an option given an argument it does not take: named as written */
+			const char *w = argv[optind - 1];
+			for (const struct opt_def *o = options_table; optopt && o->name; o++)
+				if (o->id == optopt &&
+				    (optopt >= 256 || mode_written_long(w, o->name)))
 					die("option '--%s' takes no argument", o->name);
+			const char *help = c->mode == MODE_RECORD   ? "spanstat record --help"
+					   : c->mode == MODE_REPORT ? "spanstat report --help"
+								    : "spanstat --help";
 			if (optopt && optopt < 256)
-				die("unknown option '-%c' (see 'spanstat --help')", optopt);
-			die("unknown option '%s' (see 'spanstat --help')", argv[optind - 1]);
+				die("unknown option '-%c' (see '%s')", optopt, help);
+			die("unknown option '%s' (see '%s')", w, help);
+		}
 		}
 	}
 	free(so);

@@ -74,7 +74,15 @@ setup() {
 	assert_output "spanstat: record: --folded is an option of 'spanstat report', which makes the outputs from the record file"
 	run -125 "$SPANSTAT" record -x , -- true
 	assert_output --partial "record: -x is an option of 'spanstat report'"
+	# an option of neither: each points to its own help, not to the other
 	run -125 "$SPANSTAT" record --record=x.rec -- true
+	assert_output "spanstat: record: --record is not an option of 'spanstat record' (see 'spanstat record --help')"
+	run -125 "$SPANSTAT" report --record=x.rec r.rec
+	assert_output "spanstat: report: --record is not an option of 'spanstat report' (see 'spanstat report --help')"
+	run -125 "$SPANSTAT" record --bogus -- true
+	assert_output "spanstat: unknown option '--bogus' (see 'spanstat record --help')"
+	run -125 "$SPANSTAT" --help=x
+	assert_output "spanstat: option '--help' takes no argument"
 	run -0 "$SPANSTAT" record -o r.rec -- true
 	run -125 "$SPANSTAT" report -e cycles r.rec
 	assert_output "spanstat: report: -e is an option of the measurement ('spanstat record'), not of the report"
