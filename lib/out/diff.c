@@ -30,28 +30,6 @@ struct diff_vfam {
 /* No count or time of a session comes near 2^63: beyond is not a session's. */
 #define DIFF_ABSURD 0x1p63
 
-/* Grows the array *arrp of *cap elements of size bytes to hold need: 0, or
- * -ENOMEM with it as it was.  Through DIFF_GROW. */
-static int diff_grow(void *arrp, size_t *cap, size_t need, size_t size)
-{
-	void *arr;
-	memcpy(&arr, arrp, sizeof arr);
-	size_t n = *cap ? *cap : 8;
-	while (n < need) {
-		if (n > SIZE_MAX / 4 / size)
-			return -ENOMEM;
-		n *= 2;
-	}
-	void *p = realloc(arr, n * size);
-	if (!p)
-		return -ENOMEM;
-	memcpy(arrp, &p, sizeof p);
-	*cap = n;
-	return 0;
-}
-#define DIFF_GROW(arr, cap, need) \
-	((need) <= (cap) ? 0 : diff_grow(&(arr), &(cap), (need), sizeof *(arr)))
-
 int diff_init(struct diff *d)
 {
 	memset(d, 0, sizeof *d);
@@ -101,13 +79,13 @@ static long diff_item(struct diff *d, enum diff_kind kind, const char *name, con
 		return -1;
 	if (id >= d->nby_key) {
 		size_t old = d->nby_key;
-		if (DIFF_GROW(d->by_key, d->nby_key, (size_t)id + 1) < 0)
+		if (GROW(d->by_key, (size_t)id + 1, d->nby_key, 8) < 0)
 			return -1;
 		memset(d->by_key + old, 0, (d->nby_key - old) * sizeof *d->by_key);
 	}
 	if (d->by_key[id])
 		return (long)d->by_key[id] - 1;
-	if (DIFF_GROW(d->item, d->cap, d->n + 1) < 0)
+	if (GROW(d->item, d->n + 1, d->cap, 8) < 0)
 		return -1;
 	struct diff_item *it = &d->item[d->n];
 	memset(it, 0, sizeof *it);
@@ -432,7 +410,7 @@ static int diff_run(struct diff_read *r, const cJSON *run)
 			at = diff_item(d, DIFF_COUNTER, name->valuestring, "",
 				       cJSON_IsString(unit) ? unit->valuestring : "", -1);
 			size_t had = r->evcap;
-			if (at < 0 || DIFF_GROW(r->evcache, r->evcap, e + 1) < 0)
+			if (at < 0 || GROW(r->evcache, e + 1, r->evcap, 8) < 0)
 				return -ENOMEM;
 			memset(r->evcache + had, 0, (r->evcap - had) * sizeof *r->evcache);
 			r->evcache[e] = (size_t)at + 1;
@@ -905,7 +883,7 @@ int diff_bh(const double *p, double *adj, size_t n)
 
 static int diff_add_gap(struct diff *d, enum diff_gap_kind kind, const char *name, int side)
 {
-	if (DIFF_GROW(d->gap, d->gapcap, d->ngap + 1) < 0)
+	if (GROW(d->gap, d->ngap + 1, d->gapcap, 8) < 0)
 		return -ENOMEM;
 	d->gap[d->ngap++] = (struct diff_gap){.kind = kind, .name = name, .side = side};
 	return 0;

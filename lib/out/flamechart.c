@@ -141,15 +141,10 @@ static int fc_run_add(struct flamechart *c, struct fc_lane *l, const struct span
 		return 0;
 	}
 	if (d >= l->nrun) {
-		uint32_t n = l->nrun ? l->nrun : 8;
-		while (n <= d)
-			n *= 2;
-		struct fc_span *r = realloc(l->run, n * sizeof *r);
-		if (!r)
+		uint32_t old = l->nrun;
+		if (GROW(l->run, (size_t)d + 1, l->nrun, 8) < 0)
 			return -ENOMEM;
-		memset(r + l->nrun, 0, (n - l->nrun) * sizeof *r);
-		l->run = r;
-		l->nrun = n;
+		memset(l->run + old, 0, (l->nrun - old) * sizeof *l->run);
 	}
 	struct fc_span *r = &l->run[d];
 	uint64_t pixel = (ev->ts - c->t0) / FC_PLOT;

@@ -519,15 +519,9 @@ static int rf_grow(uint8_t **buf, size_t *cap, size_t len, size_t n)
 {
 	if (*cap - len >= n)
 		return 0;
-	size_t c = *cap ? *cap : RF_CHUNK;
-	while (c - len < n)
-		c *= 2;
-	uint8_t *b = realloc(*buf, c);
-	if (!b)
+	if (n > SIZE_MAX - len)
 		return -ENOMEM;
-	*buf = b;
-	*cap = c;
-	return 0;
+	return GROW(*buf, len + n, *cap, RF_CHUNK);
 }
 
 /* A regular file whole, as large as fstat found it: one that is shorter

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "linesrc.h"
+#include "grow.h"
 #include "norm.h"
 #include "spanmetric.h"
 
@@ -252,15 +253,10 @@ static uint32_t lines_end_at(const struct norm_thread *t, uint32_t name, uint64_
 static int lines_raise(struct norm_thread *t, uint32_t d, uint64_t ts)
 {
 	if (d >= t->ninner) {
-		uint32_t n = t->ninner ? t->ninner : 16;
-		while (n <= d)
-			n *= 2;
-		struct norm_inner *in = realloc(t->inner, n * sizeof *in);
-		if (!in)
+		uint32_t old = t->ninner;
+		if (GROW(t->inner, (size_t)d + 1, t->ninner, 16) < 0)
 			return -ENOMEM;
-		memset(in + t->ninner, 0, (n - t->ninner) * sizeof *in);
-		t->inner = in;
-		t->ninner = n;
+		memset(t->inner + old, 0, (t->ninner - old) * sizeof *t->inner);
 	}
 	struct norm_inner *e = &t->inner[d];
 	uint64_t b = t->stk[d].begin;
