@@ -24,6 +24,7 @@
 #include "spantree.h"
 #include "spanwalk.h"
 #include "spanweight.h"
+#include "stats.h"
 #include "svgkit.h"
 #include "writer.h"
 
@@ -93,12 +94,6 @@ static const char *svg_unit(const struct svg_out *o)
 	return m ? units[spanmetric_unit(m)] : "";
 }
 
-static uint64_t svg_add(uint64_t a, uint64_t b)
-{
-	uint64_t s;
-	return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
-}
-
 /* Totals, bottom up (a parent's index is below its children's). */
 static int svg_totals(struct svg_out *o, const struct span_tree *t)
 {
@@ -111,12 +106,12 @@ static int svg_totals(struct svg_out *o, const struct span_tree *t)
 	/* Sums saturate: a damaged record's weights near 2^64 must not wrap
 	 * a parent below its child (a frame wider than the picture). */
 	for (uint32_t i = t->n; i-- > 1;) {
-		o->cum[i] = svg_add(o->cum[i], spanweight_self(&o->weight, t, i));
+		o->cum[i] = stats_sat_add(o->cum[i], spanweight_self(&o->weight, t, i));
 		uint32_t p = t->node[i].parent;
-		o->cum[p] = svg_add(o->cum[p], o->cum[i]);
+		o->cum[p] = stats_sat_add(o->cum[p], o->cum[i]);
 		if (o->old) {
-			o->old[i] = svg_add(o->old[i], o->old_self[i]);
-			o->old[p] = svg_add(o->old[p], o->old[i]);
+			o->old[i] = stats_sat_add(o->old[i], o->old_self[i]);
+			o->old[p] = stats_sat_add(o->old[p], o->old[i]);
 		}
 	}
 	o->total = o->cum[0];

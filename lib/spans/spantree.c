@@ -17,6 +17,7 @@
 
 #include "spantree.h"
 #include "grow.h"
+#include "stats.h"
 #include "u64map.h"
 
 #define SPANTREE_UNTRACKED UINT32_MAX
@@ -283,11 +284,6 @@ static void span_trees_end(struct span_tree *t, const struct span_event *ev)
 	span_tree_add_vals(t, i, ev->vals);
 }
 
-static uint64_t span_trees_sat_add(uint64_t a, uint64_t b)
-{
-	return a + b < a ? UINT64_MAX : a + b;
-}
-
 /* A wait for room (SPAN_NOTE_WAITED, or its off-CPU part): every span open
  * now holds it. */
 static void span_trees_waited(struct span_tree *t, bool off, uint64_t ns)
@@ -305,7 +301,7 @@ static void span_trees_waited(struct span_tree *t, bool off, uint64_t ns)
 		if (i == SPANTREE_UNTRACKED)
 			continue;
 		uint64_t *w = &t->wait[2 * (size_t)i + off];
-		*w = span_trees_sat_add(*w, ns);
+		*w = stats_sat_add(*w, ns);
 	}
 }
 
@@ -336,7 +332,7 @@ void span_trees_event(void *arg, const struct span_event *ev)
 		if (ev->depth >= SPAN_DMG_DROPPED && ev->depth < SPAN_DAMAGE_KINDS &&
 		    ev->value > 0) {
 			uint64_t *d = &t->dmg[ev->depth];
-			*d = span_trees_sat_add(*d, (uint64_t)ev->value);
+			*d = stats_sat_add(*d, (uint64_t)ev->value);
 			if (ev->depth == SPAN_NOTE_WAITED || ev->depth == SPAN_NOTE_WAITED_OFF)
 				span_trees_waited(t, ev->depth == SPAN_NOTE_WAITED_OFF,
 						  (uint64_t)ev->value);
