@@ -573,6 +573,7 @@ static cJSON *json_spans(const struct report *r, struct json_lists *lists)
 		  {"dropped", ds->dropped},
 		  {"lost_records", ds->lost_records},
 		  {"gaps", ds->gaps},
+		  {"unnamed", ds->unnamed},
 		  {"switches_lost", ds->switches_lost},
 		  {"waited_ns", ds->waited_ns},
 		  {"no_exit", ds->no_exit},

@@ -638,6 +638,9 @@ static void summary_span_problems(FILE *fp, const struct decode_stats *d, uint64
 		{d->bad_records, "bad record", "bad records"},
 		{d->bad_ids, "event with an unknown name", "events with unknown names"},
 		{d->unmatched, "unmatched end", "unmatched ends"},
+		{d->unnamed,
+		 "span begun in a drop whose name the target could not tell (not shown)",
+		 "spans begun in a drop whose names the target could not tell (not shown)"},
 		{d->unfinished,
 		 d->gaps ? "unfinished span (closed at exit, or begun or ended in a drop)"
 			 : "unfinished span closed at exit",

@@ -342,12 +342,15 @@ static REC_NOI int rec_ring_drops(struct rec_thread *t)
 	 * `low`, then begins for those opened among the dropped events, in
 	 * pieces of at most REC_RESYNC_WORDS words, all reserved at once so
 	 * that the reader hears all of it or none (pieces after the first keep
-	 * every open span: low UINT32_MAX) */
+	 * every open span: low UINT32_MAX); then how many more are open whose
+	 * names are not known (beyond REC_STACK, or not definable), so that
+	 * the reader takes their ends without closing a span it knows */
 	unsigned low = t->gap && t->low < t->depth ? t->low : t->depth;
 	unsigned top = t->depth < REC_STACK ? t->depth : REC_STACK;
 	unsigned per = 1u + rec_nvals, n = low < top ? top - low : 0;
 	unsigned piece = (REC_RESYNC_WORDS - 2) / per, pieces = n ? (n + piece - 1) / piece : 1;
-	if (rec_ring_reserve(t, 2 * pieces + n * per) != 0)
+	unsigned beyond = t->depth - (low > top ? low : top);
+	if (rec_ring_reserve(t, 2 * pieces + n * per + 2) != 0)
 		return -1;
 	uint64_t v[RECV_MAX];
 	if (rec_nvals)
@@ -377,6 +380,11 @@ static REC_NOI int rec_ring_drops(struct rec_thread *t)
 				 __ATOMIC_RELEASE);
 		t->pos = w;
 	} while (k < n && !stop);
+	if (beyond + (n - k)) {
+		t->pos[1] = beyond + (n - k);
+		__atomic_store_n(t->pos, RING_CTL(RING_CTL_UNNAMED), __ATOMIC_RELEASE);
+		t->pos += 2;
+	}
 	t->last = last;
 	t->reported = t->dropped;
 	t->gap = 0;

@@ -623,7 +623,8 @@ static void decode_record(struct decoder *d, const struct wire_hdr *h, const uin
 			norm_damage(d->norm, t->pid, t->tid, t->last_ts, SPAN_DMG_DROPPED,
 				    rs.dropped - had);
 		}
-		norm_resync(d->norm, t, rs.low, rs.n);
+		norm_resync(d->norm, t, rs.low, rs.n, rs.unnamed);
+		decode_add(&d->stats.unnamed, rs.unnamed);
 		if (rs.low != UINT32_MAX) { /* not the tale's next piece */
 			d->stats.gaps++;
 			norm_damage(d->norm, t->pid, t->tid, t->last_ts, SPAN_DMG_GAP, 1);

@@ -147,6 +147,8 @@ static void norm_close(struct normaliser *n, struct norm_thread *t, uint64_t ns,
 	}
 	if (!keep)
 		t->over = 0;
+	if (keep < t->unnamed_at) /* they were open inside those closed */
+		t->unnamed = 0;
 }
 
 struct norm_proc *norm_process(const struct normaliser *n, uint32_t pid)
@@ -364,8 +366,20 @@ void norm_damage(struct normaliser *n, uint32_t pid, uint32_t tid, uint64_t ts,
 	norm_emit(n, &ev);
 }
 
-void norm_resync(struct normaliser *n, struct norm_thread *t, uint32_t low, uint32_t count)
+void norm_resync(struct normaliser *n, struct norm_thread *t, uint32_t low, uint32_t count,
+		 uint32_t unnamed)
 {
+	if (low != UINT32_MAX && t->unnamed) {
+		/* the source's `low` counts the unnamed spans among its open ones */
+		if (low <= t->unnamed_at) {
+			t->unnamed = 0;
+		} else if (low - t->unnamed_at < t->unnamed) {
+			t->unnamed = low - t->unnamed_at; /* the rest ended in the drop */
+			low = t->unnamed_at;
+		} else {
+			low -= t->unnamed;
+		}
+	}
 	if (low < t->depth) {
 		norm_values_at(n, t, t->last_ts);
 		norm_close(n, t, t->last_ts, low);
@@ -374,4 +388,12 @@ void norm_resync(struct normaliser *n, struct norm_thread *t, uint32_t low, uint
 		t->over = low - t->depth;
 	}
 	t->resume = count;
+	if (unnamed) {
+		/* above the `count` begins to come (a tale ends with them: count
+		 * is 0 then); an older group of unnamed spans, below, has its
+		 * ends taken as ends of known spans (a drop inside a drop, each
+		 * deeper than the source follows) */
+		t->unnamed_at = t->depth + count;
+		t->unnamed = unnamed;
+	}
 }

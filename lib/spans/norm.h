@@ -28,7 +28,9 @@
  * - norm_resync() is the same when the source knows which of them stayed
  *   open: only those above `low` close, and the next `n` begins re-open the
  *   spans the thread began among the lost events, marked unfinished (their
- *   true begin is later than the one given, and not known).
+ *   true begin is later than the one given, and not known); `unnamed` more
+ *   spans of unknown names are open above those: the ends that close them
+ *   (the first ends at that depth) make no span.
  * Values (spanmetric.h): with norm_set_values(n, k), begins and ends carry k
  * cumulative per-thread values (or NULL: unchanged since the thread's last
  * event); a span's END hands the sinks the differences end - begin (never
@@ -82,8 +84,10 @@ struct norm_thread {
 	uint32_t depth, cap;
 	uint32_t over;	 /* begins beyond NORM_MAX_DEPTH still open */
 	uint32_t resume; /* the next begins re-open spans begun in a drop (norm_resync) */
-	uint64_t *val;	 /* with values: cap rows of the open spans' begin
-			  * values, then the latest values, then the deltas */
+	uint32_t unnamed, unnamed_at; /* open spans of unknown names, begun in a
+				       * drop, above the `unnamed_at` below them */
+	uint64_t *val;		      /* with values: cap rows of the open spans' begin
+				       * values, then the latest values, then the deltas */
 	uint64_t last_ts;
 	uint64_t src;
 	struct norm_inner *inner; /* that source's notes, ninner of them; the
@@ -170,10 +174,12 @@ void norm_thread_name(struct normaliser *n, struct norm_proc *p, uint32_t tid, u
 void norm_thread_exit(struct normaliser *n, struct norm_thread *t, uint64_t ts);
 /* Events of t were lost: its open spans close at its last ts. */
 void norm_lost(struct normaliser *n, struct norm_thread *t);
-/* Events of t were lost, but its `low` outermost open spans stayed open:
- * those above close at its last ts, and its next `count` begins are marked
- * (their ends unfinished). */
-void norm_resync(struct normaliser *n, struct norm_thread *t, uint32_t low, uint32_t count);
+/* Events of t were lost, but its `low` outermost open spans stayed open
+ * (UINT32_MAX: all): those above close at its last ts, its next `count`
+ * begins are marked (their ends unfinished), and `unnamed` spans whose
+ * names are not known are open above those (their ends make no span). */
+void norm_resync(struct normaliser *n, struct norm_thread *t, uint32_t low, uint32_t count,
+		 uint32_t unnamed);
 /* Tells the sinks what t's data lost (SPAN_DAMAGE at its last ts). */
 void norm_damage(struct normaliser *n, uint32_t pid, uint32_t tid, uint64_t ts,
 		 enum span_damage what, uint64_t amount);
@@ -260,6 +266,10 @@ static inline void norm_end(struct normaliser *n, struct norm_thread *t, uint64_
 		norm_values(n, t, v);
 	if (__builtin_expect(t->over != 0, 0)) {
 		t->over--;
+		return;
+	}
+	if (__builtin_expect(t->unnamed != 0, 0) && t->depth == t->unnamed_at) {
+		t->unnamed--;
 		return;
 	}
 	if (__builtin_expect(t->depth == 0 || t->stk[t->depth - 1].name != name, 0) &&

@@ -363,6 +363,11 @@ static int rs_consume(struct ringsrc *r, unsigned i, uint64_t end, ringsrc_fn fn
 				q->dropped = q->told = rs.dropped;
 				if ((rc = rs_resync(q, &rs, fn, ctx)) != 0)
 					break;
+			} else if (code == RING_CTL_UNNAMED) { /* the tale's end */
+				struct wire_resync rs = {q->told, UINT32_MAX, 0,
+							 v > UINT32_MAX ? UINT32_MAX : (uint32_t)v};
+				if ((rc = rs_resync(q, &rs, fn, ctx)) != 0)
+					break;
 			} else if (code == RING_CTL_EXIT) {
 				rc = rs_thread_exit(q, v, fn, ctx);
 				break;

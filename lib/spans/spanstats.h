@@ -33,9 +33,11 @@ struct decode_stats {
 				 * aggregating thread found no room for (ring.h) */
 	uint64_t waited_ns;	/* time the target's threads waited for room in a
 				 * full pipe or ring (WIRE_WAITED): inside its spans */
+	uint64_t unnamed;	/* spans begun in a drop and open after it whose
+				 * names the target could not tell (WIRE_RESYNC) */
 };
 
 /* Fields of struct decode_stats, in order: as a record file keeps them. */
-#define DECODE_STATS_N 18
+#define DECODE_STATS_N 19
 
 #endif

@@ -95,6 +95,11 @@ enum ring_ctl {
 				* bits 8..39 the wait's on-CPU part in us, payload
 				* its length in ns; passed on in the events record
 				* (wire.h) */
+	RING_CTL_UNNAMED = 8,  /* ends a drop's tale: payload the spans begun among
+				* the dropped events, still open above those the
+				* tale opened again, whose names it could not tell
+				* (deeper than the thread follows): WIRE_RESYNC's
+				* `unnamed` */
 };
 
 #define RING_CTL(code) (((uint64_t)WIRE_OP_COUNTER << WIRE_OP_SHIFT) | (uint64_t)(code))

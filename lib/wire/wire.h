@@ -162,12 +162,15 @@ struct wire_values {
  * still has open (their begin values are those at the tale).  A reader keeps
  * the open spans below `low` open across the drop instead of closing them
  * all.  A long tale comes in pieces: those after the first have low
- * UINT32_MAX (every open span stays). */
+ * UINT32_MAX (every open span stays).  A last piece with n 0 may say that
+ * `unnamed` more spans begun among the dropped events are open above those:
+ * their names are not known (the thread follows 1024 open spans), so the
+ * reader takes their ends without making spans of them. */
 struct wire_resync {
 	uint32_t dropped;
 	uint32_t low;
 	uint32_t n;
-	uint32_t pad;
+	uint32_t unnamed; /* 0 in files written before it was told */
 };
 
 /* WIRE_EXIT: the process is ending; open spans are closed at `ts`.  A

@@ -235,6 +235,34 @@ setup() {
 	done
 }
 
+@test "a drop never breaks a tree: spans opened inside it beyond the 1,024 the target follows" {
+	# 1,100 deep spans begun in the drop: the target knows the names of the
+	# 1,022 below its limit (outer and mid2 are the other two); the 78
+	# above are open with names it cannot tell.  Their ends must close no
+	# known span, nothing is unmatched, and the loss is said.
+	local out
+	for out in stream record; do
+		if [ $out = stream ]; then
+			run timeout 60 "$SPANSTAT" --spans --json=g.json --perfetto=g.pftrace -- "$GAP" 300000 10 1100
+		else
+			run timeout 60 "$SPANSTAT" record -o g.rec -- "$GAP" 300000 10 1100
+			assert_success
+			run timeout 60 "$SPANSTAT" report --spans --json=g.json g.rec
+		fi
+		assert_success
+		assert_equal "$(jq -c '.spans.decode | [.unmatched, .gaps >= 1, .unnamed]' g.json)" "[0,true,78]"
+		assert_line --partial "78 spans begun in a drop whose names the target could not tell (not shown)"
+		# "after" under outer, mid2 and the 1,022 deep spans told by name;
+		# every deep span told is kept, and outer, mid and mid2 once each
+		assert_equal "$(jq '[.spans.merged.nodes[] | select(.name == "after") | .depth] | max' g.json)" 1024
+		assert_equal "$(span_sum deep g.json)" 1022
+		assert_equal "$(span_sum after g.json)" 10
+		assert_equal "$(jq -c '[.spans.merged.nodes[] | select(.depth < 2) | [.name, .count]] | sort' g.json)" '[["mid",1],["mid2",1],["outer",1]]'
+		# outer holds mid2, which holds the deep spans: not closed early
+		jq -e '[.spans.merged.nodes[] | {(.name): .total_ns}] | add | .mid2 < .outer and .mid2 >= 100000000' g.json
+	done
+}
+
 @test "a drop is marked on its rank: the rank table says which ranks lost span data, and how much" {
 	run timeout 60 "$SPANSTAT" record -o r0.rec -- "$GAP" 300000 1000
 	assert_success

@@ -268,7 +268,7 @@ int main(void)
 	norm_begin(n, t, 410, 1, NULL);
 	norm_begin(n, t, 420, 2, NULL);
 	norm_begin(n, t, 430, 3, NULL);
-	norm_resync(n, t, 2, 1);
+	norm_resync(n, t, 2, 1, 0);
 	norm_begin(n, t, 440, 8, NULL);
 	norm_begin(n, t, 450, 9, NULL);
 	norm_end(n, t, 460, 9, NULL);
@@ -278,6 +278,37 @@ int main(void)
 	is_str(l.buf, "B1:0 B2:1 B3:2 E3:2u B8:2 B9:3 E9:3 E8:2u E2:1 E1:0 ",
 	       "a told drop closes only the spans above those that stayed open, and marks "
 	       "the ones it re-opens");
+
+	/* a drop whose tale re-opens one span (8) and says 2 more of unknown
+	 * names are open above it: their ends make no span, and nothing
+	 * above or below them is closed by those ends */
+	l.len = 0;
+	l.buf[0] = 0;
+	norm_begin(n, t, 410, 1, NULL);
+	norm_resync(n, t, 1, 1, 0);
+	norm_begin(n, t, 420, 8, NULL);
+	norm_resync(n, t, UINT32_MAX, 0, 2);
+	norm_begin(n, t, 430, 9, NULL);
+	norm_end(n, t, 440, 9, NULL);
+	norm_end(n, t, 450, 8, NULL); /* an unnamed one's end: the same name here */
+	norm_end(n, t, 460, 5, NULL);
+	norm_end(n, t, 470, 8, NULL);
+	norm_end(n, t, 480, 1, NULL);
+	is_str(l.buf, "B1:0 B8:1 B9:2 E9:2 E8:1u E1:0 ",
+	       "the ends of spans told unnamed make no span and close none");
+	is_int(norm_stats(n)->unmatched, 1, "and count nothing unmatched");
+
+	/* the next drop's `low` counts them: 1 + 1 + 2 open, low 3 keeps one
+	 * of the two unnamed and closes what was above them */
+	l.len = 0;
+	l.buf[0] = 0;
+	norm_begin(n, t, 500, 1, NULL);
+	norm_resync(n, t, UINT32_MAX, 0, 2);
+	norm_begin(n, t, 510, 3, NULL);
+	norm_resync(n, t, 2, 0, 0);
+	norm_end(n, t, 520, 1, NULL); /* the unnamed one left */
+	norm_end(n, t, 530, 1, NULL);
+	is_str(l.buf, "B1:0 B3:1 E3:1u E1:0 ", "a later drop's low counts the unnamed spans");
 
 	l.len = 0;
 	l.buf[0] = 0;
