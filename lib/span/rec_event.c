@@ -50,16 +50,26 @@ REC_NOI __attribute__((noinline)) void rec_agg_switched(struct rec_thread *t, ui
 		t->anode[node].swlost++;
 }
 
+/* Whether keys a and b name the same span: the same key, or (as spanstat
+ * matches names by their text) two strings with the same text. */
+static REC_NOI int rec_same_key(uint64_t a, uint64_t b)
+{
+	if (a == b)
+		return 1;
+	if ((a | b) & REC_CODE_TAG)
+		return 0;
+	return strcmp((const char *)(uintptr_t)a, (const char *)(uintptr_t)b) == 0;
+}
+
 /* Whether open span k (0: outermost) has the name of the end of key, id:
- * the same id, or (as spanstat matches names by their text) a name at
- * another address with the same text. */
+ * the same id, or a name at another address with the same text. */
 static REC_NOI int rec_agg_same(const struct rec_thread *t, uint32_t k, uint64_t key, uint32_t id)
 {
 	if (t->aframe[k].id == id)
 		return 1;
-	if (k >= REC_STACK || t->depth != t->adepth || ((key | t->stk[k]) & REC_CODE_TAG))
+	if (k >= REC_STACK || t->depth != t->adepth)
 		return 0;
-	return strcmp((const char *)(uintptr_t)t->stk[k], (const char *)(uintptr_t)key) == 0;
+	return rec_same_key(t->stk[k], key);
 }
 
 /* An end that does not name the innermost open span by id: the spans inside
@@ -92,10 +102,28 @@ static REC_HOT void rec_push(struct rec_thread *t, uint64_t key)
 		t->stk[d] = key;
 }
 
-static REC_HOT void rec_pop(struct rec_thread *t)
+/* An end that does not name the innermost open span: as the reader does
+ * (norm_mismatch, rec_agg_mismatch), it closes the spans inside the one it
+ * names too, or nothing when it names none open. */
+static REC_NOI __attribute__((noinline)) void rec_pop_mismatch(struct rec_thread *t, uint64_t key)
 {
-	if (likely(t->depth))
-		t->depth--;
+	unsigned k = t->depth;
+	while (k > 0 && !rec_same_key(t->stk[k - 1], key))
+		k--;
+	if (k)
+		t->depth = k - 1;
+}
+
+/* An end: the shadow stack closes what the reader closes, so that a drop's
+ * tale and a longjmp's ends name the spans the reader has open (beyond
+ * REC_STACK the names are not kept: one frame). */
+static REC_HOT void rec_pop(struct rec_thread *t, uint64_t key)
+{
+	unsigned d = t->depth;
+	if (likely(d > REC_STACK || (d && t->stk[d - 1] == key)))
+		t->depth = d - 1;
+	else if (d)
+		rec_pop_mismatch(t, key);
 }
 
 /* Follows an event on the shadow stack. */
@@ -104,7 +132,7 @@ static REC_HOT void rec_track(struct rec_thread *t, uint64_t key, uint64_t op)
 	if (op == REC_OP(WIRE_OP_BEGIN))
 		rec_push(t, key);
 	else if (op == REC_OP(WIRE_OP_END))
-		rec_pop(t);
+		rec_pop(t, key);
 }
 
 /* Everything the hot path does not handle, and every event of a nested call

@@ -50,6 +50,11 @@ same_tree_but() {
 @test "both modes, one tree: longjmp and siglongjmp over open spans" {
 	same_tree "$W_LONGJMP" jump
 	same_tree "$W_LONGJMP" sig
+	# an end that names an outer span closes the inner one too, in the
+	# target's own stack as in the reader's: the jump then ends only the
+	# levels, never "a" a second time
+	same_tree "$W_LONGJMP" mismatch
+	assert_equal "$(grep -c ' round;a;b$' stream.tree)" 1
 }
 
 @test "both modes, one tree: processes made by _Fork and raw clone" {

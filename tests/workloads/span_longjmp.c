@@ -8,6 +8,8 @@
  *                        back to the round, which then records "after" once
  *   span_longjmp sig     the same with sigsetjmp() and siglongjmp()
  *   span_longjmp ok      the same work without errors: every level returns
+ *   span_longjmp mismatch  as jump, but each round first begins "a" and "b"
+ *                        and ends "a" (which closes "b" too, unfinished)
  * In every mode: 10 "round", 50 "level", 10 "after", each "level" nested in
  * the one above it, and no span is left open.  Built with -DNO_API (and
  * -finstrument-functions, without -lspanstat) only the functions make spans:
@@ -24,7 +26,7 @@
 
 static jmp_buf env;
 static sigjmp_buf senv;
-static int mode; /* 0 ok, 1 longjmp, 2 siglongjmp */
+static int mode; /* 0 ok, 1 longjmp, 2 siglongjmp, 3 longjmp after a mismatched end */
 
 static __attribute__((noinline)) void spin(long ns)
 {
@@ -41,7 +43,7 @@ static __attribute__((noinline)) void level(int n)
 	spin(20000);
 	if (n > 1)
 		level(n - 1);
-	else if (mode == 1)
+	else if (mode == 1 || mode == 3)
 		longjmp(env, 1);
 	else if (mode == 2)
 		siglongjmp(senv, 1);
@@ -51,11 +53,20 @@ static __attribute__((noinline)) void level(int n)
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "jump";
-	mode = strcmp(m, "ok") == 0 ? 0 : strcmp(m, "sig") == 0 ? 2 : 1;
+	mode = strcmp(m, "ok") == 0	    ? 0
+	       : strcmp(m, "sig") == 0	    ? 2
+	       : strcmp(m, "mismatch") == 0 ? 3
+					    : 1;
 	for (int i = 0; i < 10; i++) {
 		spanstat_begin("round");
-		if (mode == 2 ? sigsetjmp(senv, 1) == 0 : setjmp(env) == 0)
+		if (mode == 2 ? sigsetjmp(senv, 1) == 0 : setjmp(env) == 0) {
+			if (mode == 3) {
+				spanstat_begin("a");
+				spanstat_begin("b");
+				spanstat_end("a");
+			}
 			level(5);
+		}
 		spanstat_begin("after");
 		spanstat_end("after");
 		spanstat_end("round");
