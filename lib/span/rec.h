@@ -242,7 +242,7 @@ extern dev_t rec_dev;
 extern ino_t rec_ino;
 extern char rec_pipe_path[256];		   /* SPANSTAT_PIPE, to reconnect */
 extern atomic_int rec_nowait;		   /* a write timed out: no waiting until one succeeds */
-extern _Atomic uint64_t rec_exit_deadline; /* rec_finish: wait for room until then */
+extern _Atomic uint64_t rec_exit_deadline; /* rec_finish, exec: wait for room until then */
 extern _Atomic uint64_t rec_waited;	   /* ns threads waited for room (WIRE_WAITED) */
 
 /* rec_ring.c */

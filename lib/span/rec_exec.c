@@ -104,7 +104,14 @@ static REC_NOI void rec_exec_begin(char *const envp[], struct rec_handover *h)
 	rec_exec_lookup(); /* called before our constructor ran */
 	if (rec_secure || !__atomic_load_n(&rec_on, __ATOMIC_RELAXED))
 		return;
+	/* the last words of this image wait for room as at exit, even after a
+	 * wait that timed out (rec_nowait): a drop's tale, right after the
+	 * drop, finds the ring still full and would be lost without a word */
+	uint64_t final = rec_mono() + REC_EXIT_WAIT_MS * UINT64_C(1000000), none = 0;
+	int mine = atomic_compare_exchange_strong(&rec_exit_deadline, &none, final);
 	rec_exec_flush();
+	if (mine) /* recording goes on if the exec fails */
+		atomic_compare_exchange_strong(&rec_exit_deadline, &final, 0);
 	int n = rec_env_fd(envp);
 	if (n < 0)
 		return;

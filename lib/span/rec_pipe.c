@@ -36,7 +36,7 @@ dev_t rec_dev;
 ino_t rec_ino;
 char rec_pipe_path[256];	    /* SPANSTAT_PIPE, to reconnect */
 atomic_int rec_nowait;		    /* a write timed out: no waiting until one succeeds */
-_Atomic uint64_t rec_exit_deadline; /* rec_finish: wait for room until then */
+_Atomic uint64_t rec_exit_deadline; /* rec_finish, exec: wait for room until then */
 _Atomic uint64_t rec_waited;	    /* ns threads waited for room (WIRE_WAITED) */
 static __thread unsigned rec_writes __attribute__((tls_model("initial-exec")));
 

@@ -11,11 +11,15 @@
  * holds the M "after", and nothing after the drop nests under "mid".
  * With K, mid2 also opens K nested "deep" spans among the dropped events,
  * which hold the "after" spans and end before mid2.
+ * With a fourth argument "exec", it execs /bin/true right after SIGCONT,
+ * while its ring is still full: the drop must be told all the same.
  * Without $SPANSTAT_PIPE it stops nobody.  Exits 0, or 2 on bad arguments. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <spanstat.h>
 
@@ -38,7 +42,7 @@ static void inner(long n)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3 && argc != 4)
+	if (argc < 3 || argc > 5)
 		return 2;
 	long n = atol(argv[1]), m = atol(argv[2]), k = argc > 3 ? atol(argv[3]) : 0;
 	int reader = reader_pid();
@@ -53,6 +57,10 @@ int main(int argc, char **argv)
 	for (long i = 0; i < k; i++)
 		spanstat_begin("deep");
 	reader_signal(reader, SIGCONT);
+	if (argc > 4 && strcmp(argv[4], "exec") == 0) {
+		execl("/bin/true", "true", (char *)NULL);
+		return 1;
+	}
 	nap_ms(100);
 	for (long i = 0; i < m; i++) {
 		spanstat_begin("after");
