@@ -30,6 +30,12 @@
  * spanstat file loses none, as each sequence's clearing packet comes first
  * in the file; the other packets of a thread sequence carry it.
  *
+ * A span's values are debug annotations of its end.  The on/off-CPU split
+ * (cpu_ns, off_cpu_ns) is written only for a span that was switched out; a
+ * span that ran throughout carries none and keeps the fast path, so the
+ * split costs bytes only where it says something (22 bytes per span on the
+ * demo with it, 52 when every end carried both).
+ *
  * State grows with processes, threads, counters and names interned per
  * thread, never with span count; the encoder buffer is flushed to w->fp
  * whenever it passes PF_FLUSH bytes. */
@@ -498,6 +504,26 @@ static void pf_uint_arg(struct pbenc *e, const char *name, uint64_t v)
 static void pf_counter_desc(struct writer *w, struct perfetto *p, uint64_t ts, uint64_t uuid,
 			    uint64_t parent, const char *name, const char *unit);
 
+/* The off-CPU part of a span's time, by its split value k. */
+static uint64_t pf_off_cpu(const struct span_event *ev, unsigned k)
+{
+	uint64_t dur = ev->ts > ev->begin_ts ? ev->ts - ev->begin_ts : 0;
+	return ev->vals[k] < dur ? ev->vals[k] : dur;
+}
+
+/* Whether ev's slice end carries arguments: a value other than the on/off-
+ * CPU split, or a span that was switched out.  A span that ran on CPU
+ * throughout carries none (its cpu time is its duration), so the split
+ * costs bytes only where it says something. */
+static int pf_has_values(const struct perfetto *p, const struct span_event *ev)
+{
+	const struct spanmetrics *ms = p->metrics;
+	for (unsigned k = 0; k < ms->n; k++)
+		if (ms->m[k].supported && (!spanmetric_info(&ms->m[k])->split || pf_off_cpu(ev, k)))
+			return 1;
+	return 0;
+}
+
 /* A span's values as arguments of its slice (its end's track event). */
 static void pf_values(struct perfetto *p, const struct span_event *ev)
 {
@@ -509,7 +535,9 @@ static void pf_values(struct perfetto *p, const struct span_event *ev)
 		if (!m->supported)
 			continue;
 		if (spanmetric_info(m)->split) {
-			uint64_t off = ev->vals[k] < dur ? ev->vals[k] : dur;
+			uint64_t off = pf_off_cpu(ev, k);
+			if (!off)
+				continue;
 			pf_uint_arg(e, "cpu_ns", dur - off);
 			pf_uint_arg(e, "off_cpu_ns", off);
 		} else {
@@ -570,7 +598,7 @@ static void pf_slice(struct writer *w, struct perfetto *p, const struct span_eve
 	int define = use_iid && pf_intern(w, t, name);
 
 	if (!define && !(ev->flags & SPAN_F_UNFINISHED) && (use_iid || !named) &&
-	    ev->ts >= t->last_ts && !(ev->vals && p->metrics)) {
+	    ev->ts >= t->last_ts && !(ev->vals && p->metrics && pf_has_values(p, ev))) {
 		if (!pbenc_reserve(e, PF_FAST_MAX)) {
 			pf_fail(w, e->err);
 			return;
@@ -601,7 +629,7 @@ static void pf_slice(struct writer *w, struct perfetto *p, const struct span_eve
 		snprintf(buf, sizeof buf, "span %" PRIu32, ev->name);
 		pbenc_string(e, TE_NAME, buf);
 	}
-	if (type == TYPE_SLICE_END && ev->vals && p->metrics)
+	if (type == TYPE_SLICE_END && ev->vals && p->metrics && pf_has_values(p, ev))
 		pf_values(p, ev);
 	if (type == TYPE_SLICE_END && (ev->flags & SPAN_F_UNFINISHED)) {
 		size_t da = pbenc_open(e, TE_DEBUG_ANNOTATION);

@@ -21,7 +21,9 @@ setup_file() {
 	elif ! command -v protoc >/dev/null 2>&1; then
 		PF_MISSING="protoc not installed (Debian package protobuf-compiler)"
 	fi
-	export THREADS FORK DIE FINSTR SPIN
+	export THREADS FORK DIE FINSTR SPIN TRUTH LOOP
+	TRUTH=$(build_workload span_truth -pthread $(span_link_flags))
+	LOOP=$(build_workload span_loop $(span_link_flags))
 	THREADS=$(build_workload span_threads $(span_link_flags))
 	FORK=$(build_workload span_fork $(span_link_flags))
 	DIE=$(build_workload span_die $(span_link_flags))
@@ -37,6 +39,37 @@ setup() {
 # sorted as text (compare with `sort <<<"$expected"`).
 slices() {
 	awk '$1 == "S" { print $4, $5, $6, $7 }' "$1" | sort | uniq -c | awk '{ $1 = $1; print }' | sort
+}
+
+# offcpu_args TRACE: "ends annotated sum" of TRACE's slice ends: how many,
+# how many carry off_cpu_ns (each with cpu_ns too), and its sum
+offcpu_args() {
+	awk '/type: TYPE_SLICE_END/ { ends++ }
+		/uint_value:/ { v = $2 }
+		/name: "off_cpu_ns"/ { n++; s += v }
+		/name: "cpu_ns"/ { c++ }
+		END { if (c != n) print "cpu_ns", c, "off_cpu_ns", n; else print ends + 0, n + 0, s + 0 }' "$1.txt"
+}
+
+@test "on/off-CPU in Perfetto: a slice carries them only when it was switched out, and they sum as in JSON" {
+	# span_truth sleeps in three spans; each slice that was switched out
+	# carries cpu_ns and off_cpu_ns, and their off-CPU times add up to
+	# what the JSON of the same run says, span for span
+	run "$SPANSTAT" --perfetto=t.pftrace --json=t.json -- "$TRUTH"
+	assert_success
+	pf_load t.pftrace
+	read -r ends n sum <<<"$(offcpu_args t.pftrace)"
+	[ "$ends" -eq 5 ] && [ "$n" -ge 3 ]
+	assert_equal "$sum" "$(jq '[.spans.merged.nodes[].off_cpu_ns] | add' t.json)"
+	# 200,000 spans that never sleep: almost none was switched out, and
+	# those that were not cost the bytes of a span without values
+	run "$SPANSTAT" --perfetto=l.pftrace --json=l.json -- "$LOOP" pairs 200000
+	assert_success
+	pf_load l.pftrace
+	read -r ends n sum <<<"$(offcpu_args l.pftrace)"
+	[ "$ends" -eq 200000 ] && [ "$n" -lt 2000 ]
+	assert_equal "$sum" "$(jq '[.spans.merged.nodes[].off_cpu_ns] | add' l.json)"
+	[ "$(stat -c %s l.pftrace)" -lt $((24 * 200000 + 4096)) ]
 }
 
 @test "span_threads: one process, five named threads, exact nested slices on each" {
