@@ -42,6 +42,7 @@ struct oc_thread {
 	struct oc_interval *iv;
 	uint64_t *before; /* switched-out ns before interval i */
 	size_t n, cap;
+	size_t cur;	  /* offcpu_at's last answer: spans come in time order */
 	uint64_t pending; /* switched out at this time, not yet back (0: running) */
 	uint64_t last;	  /* the latest time taken */
 	uint64_t exit;	  /* its PERF_RECORD_EXIT's time (0: none yet) */
@@ -516,13 +517,19 @@ uint64_t offcpu_at(struct offcpu *o, uint32_t pid, uint32_t tid, uint64_t ns)
 	struct oc_thread *t = oc_find(o, pid, tid);
 	if (!t)
 		return 0;
-	size_t lo = 0, hi = t->n; /* the first interval that starts after ns */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->iv[mid].out <= ns)
-			lo = mid + 1;
-		else
-			hi = mid;
+	/* the first interval that starts after ns: where the last one was,
+	 * as a thread's events come in time order, else a binary search */
+	size_t lo = t->cur, hi = t->n;
+	if (lo > hi || (lo && t->iv[lo - 1].out > ns) || (lo < hi && t->iv[lo].out <= ns)) {
+		lo = 0;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (t->iv[mid].out <= ns)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		t->cur = lo;
 	}
 	uint64_t off = 0;
 	if (lo) {

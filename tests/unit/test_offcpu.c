@@ -197,8 +197,50 @@ static void test_live(void)
 	offcpu_close(o);
 }
 
+/* The off-CPU time before ns of a thread switched out at 1000 i and back at
+ * 1000 i + 300, i < n: as offcpu_at must give it. */
+static uint64_t brute(unsigned n, uint64_t ns)
+{
+	uint64_t off = 0;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t out = 1000 * (uint64_t)i + 1000, in = out + 300;
+		off += ns <= out ? 0 : ns < in ? ns - out : in - out;
+	}
+	return off;
+}
+
+/* offcpu_at starts where its last answer was: in order, backwards, at
+ * random, and while more intervals arrive, it answers as a search would. */
+static void test_cursor(void)
+{
+	struct offcpu *o = offcpu_new();
+	static struct buf b;
+	unsigned n = 0, bad = 0;
+	for (unsigned round = 0; round < 4; round++) {
+		b.len = 0;
+		for (unsigned i = 0; i < 500; i++, n++) {
+			sw(&b, 4, 4, 1000 * (uint64_t)n + 1000, 1);
+			sw(&b, 4, 4, 1000 * (uint64_t)n + 1300, 0);
+		}
+		if (offcpu_feed(o, b.b, b.len) != 0)
+			bad++;
+		for (uint64_t ns = 0; ns < 1000 * (uint64_t)n + 2000; ns += 37) /* in order */
+			bad += offcpu_at(o, 4, 4, ns) != brute(n, ns);
+		for (uint64_t ns = 1000 * (uint64_t)n + 2000; ns > 0; ns -= 41) /* backwards */
+			bad += offcpu_at(o, 4, 4, ns) != brute(n, ns);
+		srand(round + 1);
+		for (unsigned k = 0; k < 5000; k++) {
+			uint64_t ns = (uint64_t)rand() % (1000 * (uint64_t)n + 2000);
+			bad += offcpu_at(o, 4, 4, ns) != brute(n, ns);
+		}
+	}
+	is_int(bad, 0, "offcpu_at answers alike in order, backwards, at random and as intervals come");
+	offcpu_free(o);
+}
+
 int main(void)
 {
+	test_cursor();
 	struct offcpu *o = offcpu_new();
 	struct buf b = {.len = 0};
 	sw(&b, 1, 1, 100, 1);
