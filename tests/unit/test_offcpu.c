@@ -226,16 +226,17 @@ static void test_cursor(void)
 			bad++;
 		for (uint64_t ns = 0; ns < 1000 * (uint64_t)n + 2000; ns += 37) /* in order */
 			bad += offcpu_at(o, 4, 4, ns) != brute(n, ns);
-		for (uint64_t ns = 1000 * (uint64_t)n + 2000; ns > 0; ns -= 41) /* backwards */
-			bad += offcpu_at(o, 4, 4, ns) != brute(n, ns);
+		for (uint64_t ns = 1000 * (uint64_t)n + 2000; ns >= 41; ns -= 41) /* backwards */
+			bad += offcpu_at(o, 4, 4, ns - 41) != brute(n, ns - 41);
 		srand(round + 1);
 		for (unsigned k = 0; k < 5000; k++) {
 			uint64_t ns = (uint64_t)rand() % (1000 * (uint64_t)n + 2000);
 			bad += offcpu_at(o, 4, 4, ns) != brute(n, ns);
 		}
 	}
-	is_int(bad, 0, "offcpu_at answers alike in order, backwards, at random and as intervals come");
-	offcpu_free(o);
+	is_int(bad, 0,
+	       "offcpu_at answers alike in order, backwards, at random and as intervals come");
+	offcpu_close(o);
 }
 
 int main(void)
