@@ -106,12 +106,20 @@ static REC_NOI void rec_exec_begin(char *const envp[], struct rec_handover *h)
 		return;
 	/* the last words of this image wait for room as at exit, even after a
 	 * wait that timed out (rec_nowait): a drop's tale, right after the
-	 * drop, finds the ring still full and would be lost without a word */
+	 * drop, finds the ring still full and would be lost without a word.
+	 * Once such a wait timed out too (rec_nowait 2), execs that fail
+	 * again and again do not wait until a write gets through. */
 	uint64_t final = rec_mono() + REC_EXIT_WAIT_MS * UINT64_C(1000000), none = 0;
-	int mine = atomic_compare_exchange_strong(&rec_exit_deadline, &none, final);
+	int mine = atomic_load(&rec_nowait) != 2 &&
+		   atomic_compare_exchange_strong(&rec_exit_deadline, &none, final);
+	if (mine) /* 1 after the flush: its own wait timed out */
+		atomic_store(&rec_nowait, 0);
 	rec_exec_flush();
-	if (mine) /* recording goes on if the exec fails */
+	if (mine) { /* recording goes on if the exec fails */
 		atomic_compare_exchange_strong(&rec_exit_deadline, &final, 0);
+		int timed_out = 1;
+		atomic_compare_exchange_strong(&rec_nowait, &timed_out, 2);
+	}
 	int n = rec_env_fd(envp);
 	if (n < 0)
 		return;

@@ -34,8 +34,8 @@ atomic_int rec_fd = -1;	 /* private write end */
 atomic_int rec_rfd = -1; /* private read end, never read */
 dev_t rec_dev;
 ino_t rec_ino;
-char rec_pipe_path[256];	    /* SPANSTAT_PIPE, to reconnect */
-atomic_int rec_nowait;		    /* a write timed out: no waiting until one succeeds */
+char rec_pipe_path[256]; /* SPANSTAT_PIPE, to reconnect */
+atomic_int rec_nowait;	 /* a write timed out: no waiting until one succeeds (2: an exec's too) */
 _Atomic uint64_t rec_exit_deadline; /* rec_finish, exec: wait for room until then */
 _Atomic uint64_t rec_waited;	    /* ns threads waited for room (WIRE_WAITED) */
 static __thread unsigned rec_writes __attribute__((tls_model("initial-exec")));
