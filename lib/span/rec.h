@@ -240,8 +240,9 @@ extern atomic_int rec_fd;  /* private write end */
 extern atomic_int rec_rfd; /* private read end, never read */
 extern dev_t rec_dev;
 extern ino_t rec_ino;
-extern char rec_pipe_path[256];		   /* SPANSTAT_PIPE, to reconnect */
-extern atomic_int rec_nowait;		   /* a write timed out: no waiting until one succeeds */
+extern char rec_pipe_path[256]; /* SPANSTAT_PIPE, to reconnect */
+extern atomic_int
+	rec_nowait; /* a write timed out: no waiting until one succeeds (2: an exec's too) */
 extern _Atomic uint64_t rec_exit_deadline; /* rec_finish, exec: wait for room until then */
 extern _Atomic uint64_t rec_waited;	   /* ns threads waited for room (WIRE_WAITED) */
 
@@ -304,6 +305,7 @@ REC_NOI int rec_ring_attach(struct rec_thread *t, uint64_t now);
 REC_NOI int rec_ring_putn(struct rec_thread *t, uint64_t word, const uint64_t *pl, unsigned n);
 REC_NOI void rec_ring_detach(struct rec_thread *t, uint64_t ts);
 REC_NOI void *rec_map_rings(const char *path);
+REC_NOI void rec_emit_pop(struct rec_thread *t, uint64_t n, uint64_t now);
 REC_NOI void rec_emit(struct rec_thread *t, uint64_t key, uint64_t op, uint64_t now, int has_val,
 		      int64_t val, const uint64_t *v);
 

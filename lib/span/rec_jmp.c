@@ -115,6 +115,12 @@ static REC_NOI void rec_unwind(const void *env)
 		t->depth = t->jmp[i].depth;
 	} else if (i < REC_JMPS && t->jmp[i].depth <= t->depth) {
 		uint64_t now = rec_now();
+		unsigned to = t->jmp[i].depth > REC_STACK ? t->jmp[i].depth : REC_STACK;
+		if (on != REC_ON_FILTERED && t->depth > to) {
+			/* the spans whose names it did not follow, in one word */
+			rec_emit_pop(t, t->depth - to, now);
+			t->depth = to;
+		}
 		while (t->depth > t->jmp[i].depth) {
 			if (on == REC_ON_FILTERED) {
 				rec_filter_end(t, now);
@@ -123,8 +129,7 @@ static REC_NOI void rec_unwind(const void *env)
 			/* emitted while still open: a drop's tale (WIRE_RESYNC)
 			 * written before it counts it open */
 			unsigned d = t->depth - 1;
-			if (d < REC_STACK)
-				rec_emit(t, t->stk[d], REC_OP(WIRE_OP_END), now, 0, 0, NULL);
+			rec_emit(t, t->stk[d], REC_OP(WIRE_OP_END), now, 0, 0, NULL);
 			t->depth = d;
 		}
 		if (t->gap && t->depth < t->low)

@@ -433,6 +433,33 @@ static REC_NOI void rec_put_waited(struct rec_thread *t)
 	t->pos += 2;
 }
 
+/* The thread ended its n innermost open spans at now without their names
+ * (RING_CTL_POP); the caller holds t->busy. */
+REC_NOI void rec_emit_pop(struct rec_thread *t, uint64_t n, uint64_t now)
+{
+	if (t->slot && unlikely(t->dropped != t->reported) && rec_ring_drops(t) != 0) {
+		rec_drop_gap(t, 2, REC_OP(WIRE_OP_END), now);
+		return;
+	}
+	uint64_t delta = (int64_t)(now - t->last) > 0 ? now - t->last : 0;
+	if (delta >> WIRE_DELTA_BITS)
+		delta = 0; /* too far: at the last event's time */
+	uint64_t word = RING_CTL(RING_CTL_POP | (n > UINT32_MAX ? UINT32_MAX : n) << 8);
+	if (t->slot) {
+		if (rec_ring_putn(t, word, &delta, 1) != 0)
+			rec_drop_gap(t, 2, REC_OP(WIRE_OP_END), now);
+		else
+			t->last += delta;
+		return;
+	}
+	if (t->pos + 2 > t->rec + REC_WORDS)
+		rec_flush(t);
+	t->pos[0] = word;
+	t->pos[1] = delta;
+	t->pos += 2;
+	t->last += delta;
+}
+
 /* The thread ends: its last word, then the slot goes back to the reader. */
 REC_NOI void rec_ring_detach(struct rec_thread *t, uint64_t ts)
 {

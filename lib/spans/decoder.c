@@ -272,11 +272,15 @@ static void decode_events(struct decoder *d, const struct dproc *p, struct norm_
 				break;
 			}
 			uint64_t v = decode_load64(w + 8 * ++i);
-			if ((x & 0xff) == RING_CTL_WAITED)
+			if ((x & 0xff) == RING_CTL_WAITED) {
 				decode_waited(d, t, decode_ns(p, ts), v,
 					      (x & WIRE_DELTA_MASK) >> 8);
-			else
+			} else if ((x & 0xff) == RING_CTL_POP && !(v >> WIRE_DELTA_BITS)) {
+				ts += v;
+				norm_pop(n, t, decode_ns(p, ts), (x & WIRE_DELTA_MASK) >> 8);
+			} else {
 				d->stats.bad_ids++;
+			}
 			continue;
 		}
 		ts += x & WIRE_DELTA_MASK;

@@ -147,8 +147,8 @@ static void norm_close(struct normaliser *n, struct norm_thread *t, uint64_t ns,
 	}
 	if (!keep)
 		t->over = 0;
-	if (keep < t->unnamed_at) /* they were open inside those closed */
-		t->unnamed = 0;
+	while (t->nunnamed && t->unnamed[t->nunnamed - 1].at > keep)
+		t->nunnamed--; /* they were open inside those closed */
 }
 
 struct norm_proc *norm_process(const struct normaliser *n, uint32_t pid)
@@ -369,16 +369,24 @@ void norm_damage(struct normaliser *n, uint32_t pid, uint32_t tid, uint64_t ts,
 void norm_resync(struct normaliser *n, struct norm_thread *t, uint32_t low, uint32_t count,
 		 uint32_t unnamed)
 {
-	if (low != UINT32_MAX && t->unnamed) {
-		/* the source's `low` counts the unnamed spans among its open ones */
-		if (low <= t->unnamed_at) {
-			t->unnamed = 0;
-		} else if (low - t->unnamed_at < t->unnamed) {
-			t->unnamed = low - t->unnamed_at; /* the rest ended in the drop */
-			low = t->unnamed_at;
-		} else {
-			low -= t->unnamed;
+	if (low != UINT32_MAX && t->nunnamed) {
+		/* the source's `low` counts the unnamed spans among its open
+		 * ones: what it keeps, in the groups and the named spans */
+		uint32_t shift = 0, g;
+		for (g = 0; g < t->nunnamed; g++) {
+			struct norm_unnamed *u = &t->unnamed[g];
+			if (low <= u->at + shift)
+				break; /* this group and those above ended */
+			if (low - (u->at + shift) < u->n) {
+				u->n = low - (u->at + shift); /* the rest ended */
+				shift = low - u->at;
+				g++;
+				break;
+			}
+			shift += u->n;
 		}
+		t->nunnamed = g;
+		low -= shift;
 	}
 	if (low < t->depth) {
 		norm_values_at(n, t, t->last_ts);
@@ -390,10 +398,16 @@ void norm_resync(struct normaliser *n, struct norm_thread *t, uint32_t low, uint
 	t->resume = count;
 	if (unnamed) {
 		/* above the `count` begins to come (a tale ends with them: count
-		 * is 0 then); an older group of unnamed spans, below, has its
-		 * ends taken as ends of known spans (a drop inside a drop, each
-		 * deeper than the source follows) */
-		t->unnamed_at = t->depth + count;
-		t->unnamed = unnamed;
+		 * is 0 then), with the group there if there is one; with every
+		 * group in use, the innermost takes them (their ends then close
+		 * named spans: a drop inside a drop inside ..., each deeper
+		 * than the source follows) */
+		uint32_t at = t->depth + count, k = t->nunnamed;
+		struct norm_unnamed *u = k ? &t->unnamed[k - 1] : NULL;
+		if (!u || (u->at != at && k < NORM_UNNAMED_GROUPS)) {
+			u = &t->unnamed[t->nunnamed++];
+			*u = (struct norm_unnamed){at, 0};
+		}
+		u->n = u->n + unnamed < u->n ? UINT32_MAX : u->n + unnamed;
 	}
 }

@@ -51,6 +51,7 @@
 #define NORM_MAX_PROCS 4096    /* live processes */
 #define NORM_MAX_THREADS 65536 /* live threads */
 #define NORM_MAX_DEPTH 4096    /* open spans per thread */
+#define NORM_UNNAMED_GROUPS 8  /* groups of unnamed spans per thread (norm_resync) */
 
 /* What the normaliser counts (a source adds its own counts beside). */
 struct norm_stats {
@@ -84,10 +85,14 @@ struct norm_thread {
 	uint32_t depth, cap;
 	uint32_t over;	 /* begins beyond NORM_MAX_DEPTH still open */
 	uint32_t resume; /* the next begins re-open spans begun in a drop (norm_resync) */
-	uint32_t unnamed, unnamed_at; /* open spans of unknown names, begun in a
-				       * drop, above the `unnamed_at` below them */
-	uint64_t *val;		      /* with values: cap rows of the open spans' begin
-				       * values, then the latest values, then the deltas */
+	/* open spans of unknown names begun in drops (norm_resync), in groups
+	 * of n above the `at` spans below them, innermost group last */
+	struct norm_unnamed {
+		uint32_t at, n;
+	} unnamed[NORM_UNNAMED_GROUPS];
+	uint32_t nunnamed;
+	uint64_t *val; /* with values: cap rows of the open spans' begin
+			* values, then the latest values, then the deltas */
 	uint64_t last_ts;
 	uint64_t src;
 	struct norm_inner *inner; /* that source's notes, ninner of them; the
@@ -229,6 +234,17 @@ static inline const uint64_t *norm_delta(const struct normaliser *n, const struc
 	return d;
 }
 
+/* An end that closes one of the unnamed spans open at the top (1), or 0. */
+static inline int norm_unnamed_end(struct norm_thread *t)
+{
+	struct norm_unnamed *u = &t->unnamed[t->nunnamed - 1];
+	if (t->depth != u->at)
+		return 0;
+	if (--u->n == 0)
+		t->nunnamed--;
+	return 1;
+}
+
 static inline void norm_begin(struct normaliser *n, struct norm_thread *t, uint64_t ns,
 			      uint32_t name, const uint64_t *v)
 {
@@ -268,10 +284,8 @@ static inline void norm_end(struct normaliser *n, struct norm_thread *t, uint64_
 		t->over--;
 		return;
 	}
-	if (__builtin_expect(t->unnamed != 0, 0) && t->depth == t->unnamed_at) {
-		t->unnamed--;
+	if (__builtin_expect(t->nunnamed != 0, 0) && norm_unnamed_end(t))
 		return;
-	}
 	if (__builtin_expect(t->depth == 0 || t->stk[t->depth - 1].name != name, 0) &&
 	    norm_mismatch(n, t, ns, name) < 0)
 		return;
@@ -291,6 +305,22 @@ static inline void norm_end(struct normaliser *n, struct norm_thread *t, uint64_
 	n->stats.spans++;
 	n->stats.unfinished += e->flags & SPAN_F_UNFINISHED;
 	norm_emit(n, &ev);
+}
+
+/* The thread ended its `count` innermost open spans at ns, not saying their
+ * names (those over the limit and unnamed ones count among them). */
+static inline void norm_pop(struct normaliser *n, struct norm_thread *t, uint64_t ns,
+			    uint64_t count)
+{
+	for (; count; count--) {
+		if (t->over) {
+			t->over--;
+		} else if (!(t->nunnamed && norm_unnamed_end(t))) {
+			if (!t->depth)
+				break;
+			norm_end(n, t, ns, t->stk[t->depth - 1].name, NULL);
+		}
+	}
 }
 
 static inline void norm_instant(struct normaliser *n, struct norm_thread *t, uint64_t ns,

@@ -95,6 +95,12 @@ enum ring_ctl {
 				* bits 8..39 the wait's on-CPU part in us, payload
 				* its length in ns; passed on in the events record
 				* (wire.h) */
+	RING_CTL_POP = 9,      /* the thread ended its n innermost open spans, whose
+				* names it did not follow (a longjmp over spans
+				* deeper than REC_STACK): bits 8..39 n, payload the
+				* time since its last event (a delta, which the
+				* next event's counts from); passed on in the
+				* events record */
 	RING_CTL_UNNAMED = 8,  /* ends a drop's tale: payload the spans begun among
 				* the dropped events, still open above those the
 				* tale opened again, whose names it could not tell

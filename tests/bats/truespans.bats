@@ -12,8 +12,9 @@ setup_file() {
 	SIG_F=$(build_workload span_signal -finstrument-functions)
 	SIG_API=$(build_workload span_signal -DAPI $(span_link_flags))
 	RAWFORK=$(build_workload span_rawfork $(span_link_flags))
-	export GAP SWLOST
+	export GAP SWLOST SCRIPT
 	GAP=$(build_workload span_gap $(span_link_flags))
+	SCRIPT=$(build_workload span_script -I"$WORKLOADS" $(span_link_flags))
 	SWLOST=$(build_workload span_swlost $(span_link_flags))
 	export FORKWAIT WAITROOM
 	FORKWAIT=$(build_workload span_forkwait $(span_link_flags))
@@ -260,6 +261,57 @@ setup() {
 		assert_equal "$(jq -c '[.spans.merged.nodes[] | select(.depth < 2) | [.name, .count]] | sort' g.json)" '[["mid",1],["mid2",1],["outer",1]]'
 		# outer holds mid2, which holds the deep spans: not closed early
 		jq -e '[.spans.merged.nodes[] | {(.name): .total_ns}] | add | .mid2 < .outer and .mid2 >= 100000000' g.json
+	done
+}
+
+# three_modes JSON-PREFIX SCRIPT-TOKENS...: span_script aggregating
+# (PREFIX-a.json), streamed (PREFIX-s.json) and through record and report
+# (PREFIX-r.json)
+three_modes() {
+	local pre=$1
+	shift
+	run timeout 60 "$SPANSTAT" --spans --json=$pre-a.json -- "$SCRIPT" "$@"
+	assert_success
+	run timeout 60 "$SPANSTAT" --spans --json=$pre-s.json --perfetto=$pre.pftrace -- "$SCRIPT" "$@"
+	assert_success
+	run timeout 60 "$SPANSTAT" record -o $pre.rec -- "$SCRIPT" "$@"
+	assert_success
+	run timeout 60 "$SPANSTAT" report --json=$pre-r.json $pre.rec
+	assert_success
+}
+
+@test "a drop never breaks a tree: drops after drops, each beyond the 1,024 spans the target follows" {
+	# r opens 1,100 deep inside outer; in a first drop 200 more r (beyond
+	# what the target follows: unnamed), in a second 50 of those end and
+	# 30 begin.  Every end must land: nothing unmatched, k closed where
+	# the program closes it, the same outer tree in every mode.
+	local tokens=(B:outer:1 B:r:1 B:k:1100 stop fill:300000 B:r:200 cont
+		stop fill:300000 E:r:50 B:r:30 cont E:r:180 E:k:1100 E:r:1 E:outer:1)
+	three_modes d "${tokens[@]}"
+	local m
+	for m in a s r; do
+		assert_equal "$(jq '.spans.decode.unmatched' d-$m.json)" 0
+		jq -c '[.spans.merged.nodes[] | select(.depth < 3) | [.name, .depth, .count, .unfinished]]' d-$m.json >$m.top
+	done
+	assert_equal "$(jq -c '.spans.decode | [.gaps, .unnamed]' d-s.json)" "[2,230]"
+	assert_equal "$(jq -c '.spans.decode | [.gaps, .unnamed]' d-r.json)" "[2,230]"
+	diff a.top s.top
+	diff a.top r.top
+	grep -q '\["k",2,1,0\]' a.top
+}
+
+@test "a longjmp over spans deeper than the target follows ends them all, after a drop too" {
+	# the jump ends 1,100 r (76 beyond what the target follows by name, 100
+	# more begun in a drop): "after" must come back to depth 1, in every
+	# mode, and nothing is unmatched
+	local how
+	for how in "" "stop fill:300000 B:r:100 cont I:x:1"; do
+		# shellcheck disable=SC2086 # the tokens split on purpose
+		three_modes j B:round:1 setjmp B:r:1100 $how longjmp B:after:1 E:after:1 E:round:1
+		local m
+		for m in a s r; do
+			assert_equal "$(jq -c '[.spans.decode.unmatched, ([.spans.merged.nodes[] | select(.name == "after") | .depth] | max)]' j-$m.json)" "[0,1]"
+		done
 	done
 }
 

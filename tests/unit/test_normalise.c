@@ -310,6 +310,53 @@ int main(void)
 	norm_end(n, t, 530, 1, NULL);
 	is_str(l.buf, "B1:0 B3:1 E3:1u E1:0 ", "a later drop's low counts the unnamed spans");
 
+	/* two groups at one depth add up; a group above keeps its own; a
+	 * later low inside the lower group ends the one above */
+	l.len = 0;
+	l.buf[0] = 0;
+	norm_begin(n, t, 600, 1, NULL);
+	norm_resync(n, t, UINT32_MAX, 0, 3);
+	norm_resync(n, t, 3, 0, 0);	     /* 1 named + 2 of the 3 stay */
+	norm_resync(n, t, UINT32_MAX, 0, 4); /* 4 more at the same depth: 6 */
+	norm_begin(n, t, 610, 2, NULL);
+	norm_resync(n, t, UINT32_MAX, 0, 1); /* above 2 */
+	norm_end(n, t, 620, 9, NULL);	     /* the group above 2 */
+	norm_end(n, t, 630, 2, NULL);
+	for (int i = 0; i < 6; i++)
+		norm_end(n, t, 640, 9, NULL);
+	norm_end(n, t, 650, 1, NULL);
+	is_str(l.buf, "B1:0 B2:1 E2:1 E1:0 ",
+	       "groups of unnamed spans at one depth add up, above stay apart");
+	is_int(norm_stats(n)->unmatched, 1, "none of their ends is unmatched");
+	l.len = 0;
+	l.buf[0] = 0;
+	norm_begin(n, t, 700, 1, NULL);
+	norm_resync(n, t, UINT32_MAX, 0, 5);
+	norm_begin(n, t, 710, 2, NULL);
+	norm_resync(n, t, UINT32_MAX, 0, 2);
+	norm_resync(n, t, 4, 0, 0); /* 1 + 3 of the lower 5: 2 and the upper group end */
+	norm_end(n, t, 720, 9, NULL);
+	norm_end(n, t, 720, 9, NULL);
+	norm_end(n, t, 720, 9, NULL);
+	norm_end(n, t, 730, 1, NULL);
+	is_str(l.buf, "B1:0 B2:1 E2:1u E1:0 ", "a low inside a lower group ends what is above it");
+
+	/* ends told without names (a longjmp over spans the source did not
+	 * follow): over the limit first, then unnamed, then named ones */
+	l.len = 0;
+	l.buf[0] = 0;
+	norm_begin(n, t, 800, 1, NULL);
+	norm_begin(n, t, 810, 2, NULL);
+	norm_resync(n, t, UINT32_MAX, 0, 2);
+	norm_begin(n, t, 820, 3, NULL);
+	norm_pop(n, t, 830, 4); /* 3, the 2 unnamed, 2 */
+	norm_pop(n, t, 840, 0);
+	norm_end(n, t, 850, 1, NULL);
+	norm_pop(n, t, 860, 1000000000); /* nothing left: stops */
+	is_str(l.buf, "B1:0 B2:1 B3:2 E3:2 E2:1 E1:0 ",
+	       "ends without names close the innermost spans, unnamed ones among them");
+	is_int(norm_stats(n)->unmatched, 1, "and never count unmatched");
+
 	l.len = 0;
 	l.buf[0] = 0;
 	norm_begin(n, t, 500, 6, NULL);
