@@ -58,6 +58,9 @@ static REC_NOI int rec_same_key(uint64_t a, uint64_t b)
 		return 1;
 	if ((a | b) & REC_CODE_TAG)
 		return 0;
+	if (atomic_load_explicit(&rec_ngone, memory_order_relaxed) &&
+	    (rec_text_gone(a) || rec_text_gone(b)))
+		return 0; /* an unloaded object's string: not read */
 	return strcmp((const char *)(uintptr_t)a, (const char *)(uintptr_t)b) == 0;
 }
 

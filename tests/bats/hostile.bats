@@ -22,6 +22,21 @@ setup() {
 	done
 }
 
+@test "a span name unmapped by dlclose, then an end naming no open span: the program survives" {
+	local prog mode
+	env -u CFLAGS -u LDFLAGS ${CC%% *} -O2 -g -fPIC -shared -I"$SPANSTAT_INCLUDEDIR" \
+		"$WORKLOADS/span_dlname_lib.c" -o libdlname.so -L"$SPANSTAT_LIBDIR" -lspanstat
+	prog=$(build_workload span_dlname -ldl $(span_link_flags))
+	for mode in aggregate stream; do
+		run mode_spans "$mode" d.json -- "$prog" "$PWD/libdlname.so"
+		assert_success
+		assert_equal "$(cat stdout)" survived
+		# the end of outer closes the span whose name is gone, unfinished
+		assert_equal "$(jq -c '.spans.decode | [.unmatched, .unfinished]' d.json)" "[1,1]"
+		assert_equal "$(span_paths d.json | tr '\n' ' ')" "1 outer 1 outer;dlname-span "
+	done
+}
+
 @test "a plugin loaded and unloaded a thousand times is counted every time" {
 	local prog mode
 	env -u CFLAGS -u LDFLAGS ${CC%% *} -O2 -g -fPIC -shared -finstrument-functions -DNAME=alpha \
