@@ -53,14 +53,36 @@ REC_NOI void rec_exec_lookup(void)
 	rec_real_Exit = (rec_exit_fn)dlsym(RTLD_NEXT, "_Exit");
 }
 
+/* A streaming thread's drops that its own stream could not tell (it was
+ * busy in another thread's hands, or its ring stayed full): told through the
+ * pipe, so that the old image's drops are never silent.  Its spans end
+ * with the image anyway; the count (read while the thread may run on) is
+ * the least it dropped. */
+static REC_NOI void rec_exec_tell_drops(struct rec_thread *t)
+{
+	uint64_t dropped = __atomic_load_n(&t->dropped, __ATOMIC_RELAXED);
+	if (t->agg || !t->pid || dropped == __atomic_load_n(&t->reported, __ATOMIC_RELAXED))
+		return; /* an aggregating thread's tree holds its drops */
+	struct wire_resync rs = {rec_sat32(dropped), UINT32_MAX, 0, 0};
+	char buf[64];
+	size_t len = enc_simple(buf, sizeof buf, WIRE_RESYNC, rec_pid, t->tid, &rs, sizeof rs);
+	if (len)
+		rec_write(buf, len);
+}
+
 /* Sends every thread's buffered events (best effort for other threads). */
 static REC_NOI void rec_exec_flush(void)
 {
 	for (struct rec_thread *t = atomic_load(&rec_threads); t; t = t->next) {
-		if (!atomic_load(&t->live) || atomic_exchange(&t->busy, 1))
+		if (!atomic_load(&t->live))
 			continue;
+		if (atomic_exchange(&t->busy, 1)) {
+			rec_exec_tell_drops(t);
+			continue;
+		}
 		if (t->slot || (t->pos <= t->rec + REC_WORDS && t->pos >= t->rec + REC_FIRST))
 			rec_flush(t);
+		rec_exec_tell_drops(t);
 		atomic_store(&t->busy, 0);
 	}
 	rec_send_waited(); /* the new image starts from 0 */

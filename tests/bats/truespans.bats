@@ -334,6 +334,19 @@ three_modes() {
 	assert_equal "$(jq -c '.spans.decode | [.unmatched, .gaps, .dropped > 0]' g.json)" "[0,1,true]"
 }
 
+@test "an exec while another thread is in the middle of a drop: the drop is told" {
+	# the exec's flush finds the dropping thread busy, or its ring full:
+	# what it dropped goes through the pipe (2 runs in 10 were silent)
+	local prog i
+	prog=$(build_workload span_execdrop -I"$WORKLOADS" -pthread $(span_link_flags))
+	for i in 1 2 3 4 5; do
+		run timeout 60 "$SPANSTAT" --spans --json=x.json --perfetto=x.pftrace -- "$prog"
+		assert_success
+		assert_equal "$(jq -c '.spans.decode | [.unmatched, .dropped > 0]' x.json)" "[0,true]"
+		assert_line --regexp '^ span data damaged: [0-9,]+ events lost by the target'
+	done
+}
+
 @test "a drop is marked on its rank: the rank table says which ranks lost span data, and how much" {
 	run timeout 60 "$SPANSTAT" record -o r0.rec -- "$GAP" 300000 1000
 	assert_success
