@@ -45,6 +45,7 @@ static void norm_thread_free(struct normaliser *n, struct norm_thread *t)
 	free(t->stk);
 	free(t->val);
 	free(t->inner);
+	free(t->unnamed);
 	free(t);
 }
 
@@ -398,16 +399,20 @@ void norm_resync(struct normaliser *n, struct norm_thread *t, uint32_t low, uint
 	t->resume = count;
 	if (unnamed) {
 		/* above the `count` begins to come (a tale ends with them: count
-		 * is 0 then), with the group there if there is one; with every
-		 * group in use, the innermost takes them (their ends then close
-		 * named spans: a drop inside a drop inside ..., each deeper
-		 * than the source follows) */
+		 * is 0 then), with the group there if there is one; out of
+		 * memory, the innermost takes them (their ends then close
+		 * named spans), counted */
 		uint32_t at = t->depth + count, k = t->nunnamed;
 		struct norm_unnamed *u = k ? &t->unnamed[k - 1] : NULL;
-		if (!u || (u->at != at && k < NORM_UNNAMED_GROUPS)) {
-			u = &t->unnamed[t->nunnamed++];
-			*u = (struct norm_unnamed){at, 0};
+		if (!u || u->at != at) {
+			if (GROW(t->unnamed, (size_t)k + 1, t->capunnamed, 4) == 0) {
+				u = &t->unnamed[t->nunnamed++];
+				*u = (struct norm_unnamed){at, 0};
+			} else {
+				norm_refuse(n, true);
+			}
 		}
-		u->n = u->n + unnamed < u->n ? UINT32_MAX : u->n + unnamed;
+		if (u)
+			u->n = u->n + unnamed < u->n ? UINT32_MAX : u->n + unnamed;
 	}
 }

@@ -51,7 +51,6 @@
 #define NORM_MAX_PROCS 4096    /* live processes */
 #define NORM_MAX_THREADS 65536 /* live threads */
 #define NORM_MAX_DEPTH 4096    /* open spans per thread */
-#define NORM_UNNAMED_GROUPS 8  /* groups of unnamed spans per thread (norm_resync) */
 
 /* What the normaliser counts (a source adds its own counts beside). */
 struct norm_stats {
@@ -86,11 +85,12 @@ struct norm_thread {
 	uint32_t over;	 /* begins beyond NORM_MAX_DEPTH still open */
 	uint32_t resume; /* the next begins re-open spans begun in a drop (norm_resync) */
 	/* open spans of unknown names begun in drops (norm_resync), in groups
-	 * of n above the `at` spans below them, innermost group last */
+	 * of n above the `at` spans below them, innermost group last: at most
+	 * one per depth, so at most NORM_MAX_DEPTH + 1 */
 	struct norm_unnamed {
 		uint32_t at, n;
-	} unnamed[NORM_UNNAMED_GROUPS];
-	uint32_t nunnamed;
+	} * unnamed;
+	uint32_t nunnamed, capunnamed;
 	uint64_t *val; /* with values: cap rows of the open spans' begin
 			* values, then the latest values, then the deltas */
 	uint64_t last_ts;
@@ -312,14 +312,22 @@ static inline void norm_end(struct normaliser *n, struct norm_thread *t, uint64_
 static inline void norm_pop(struct normaliser *n, struct norm_thread *t, uint64_t ns,
 			    uint64_t count)
 {
-	for (; count; count--) {
-		if (t->over) {
-			t->over--;
-		} else if (!(t->nunnamed && norm_unnamed_end(t))) {
-			if (!t->depth)
-				break;
+	while (count) {
+		uint64_t k = 1;
+		struct norm_unnamed *u = t->nunnamed ? &t->unnamed[t->nunnamed - 1] : NULL;
+		if (t->over) { /* whole runs at once: a count may be 2^32 */
+			k = count < t->over ? count : t->over;
+			t->over -= (uint32_t)k;
+		} else if (u && u->at == t->depth) {
+			k = count < u->n ? count : u->n;
+			u->n -= (uint32_t)k;
+			t->nunnamed -= u->n == 0;
+		} else if (t->depth) {
 			norm_end(n, t, ns, t->stk[t->depth - 1].name, NULL);
+		} else {
+			break;
 		}
+		count -= k;
 	}
 }
 

@@ -356,6 +356,16 @@ int main(void)
 	is_str(l.buf, "B1:0 B2:1 B3:2 E3:2 E2:1 E1:0 ",
 	       "ends without names close the innermost spans, unnamed ones among them");
 	is_int(norm_stats(n)->unmatched, 1, "and never count unmatched");
+	/* a hostile source's counts: whole groups at once */
+	l.len = 0;
+	l.buf[0] = 0;
+	norm_begin(n, t, 900, 1, NULL);
+	for (int i = 0; i < 3; i++) {
+		norm_resync(n, t, UINT32_MAX, 0, UINT32_MAX);
+		norm_pop(n, t, 910, UINT32_MAX);
+	}
+	norm_pop(n, t, 920, UINT64_MAX);
+	is_str(l.buf, "B1:0 E1:0 ", "counts of 2^32 are taken whole, never one by one");
 
 	l.len = 0;
 	l.buf[0] = 0;
