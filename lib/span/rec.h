@@ -80,6 +80,7 @@
 #define REC_FL_MASK (O_ACCMODE | O_NONBLOCK | O_APPEND | O_NOATIME)
 #define REC_OP(op) ((uint64_t)(op) << WIRE_OP_SHIFT)
 #define REC_ALTSTACK (64u << 10)    /* per-thread signal stack: a stack overflow still flushes */
+#define REC_BUSY_SPINS 4096u	    /* yields an event waits for another thread's flush of it */
 #define REC_STACK 1024u		    /* open spans followed per thread */
 #define REC_RESYNC_WORDS 512u	    /* the most words a drop's tale takes in a ring */
 #define REC_JMPS 8u		    /* setjmp buffers remembered per thread */

@@ -58,21 +58,21 @@ static REC_NOI int rec_objs_cb(struct dl_phdr_info *info, size_t size, void *arg
 	return 0;
 }
 
-/* The extents of the objects dlclose unloaded, whose strings (span names
- * the program passed, against spanstat.h's rule) may be unmapped now: the
- * comparison of names by text (rec_same_key) does not read them.  Beyond
- * REC_GONE objects it reads no text at all. */
+/* The extents of the last REC_GONE objects dlclose unloaded (each once),
+ * whose strings (span names the program passed, against spanstat.h's rule)
+ * may be unmapped now: the comparison of names by text (rec_same_key) does
+ * not read them. */
 #define REC_GONE 64u
 static struct {
 	_Atomic uintptr_t lo, hi;
 } rec_gone[REC_GONE];
-atomic_uint rec_ngone;
+atomic_uint rec_ngone; /* extents noted, in all */
 
 REC_NOI int rec_text_gone(uint64_t key)
 {
 	unsigned n = atomic_load_explicit(&rec_ngone, memory_order_acquire);
 	if (n > REC_GONE)
-		return 1;
+		n = REC_GONE;
 	for (unsigned i = 0; i < n; i++)
 		if (key >= atomic_load_explicit(&rec_gone[i].lo, memory_order_relaxed) &&
 		    key < atomic_load_explicit(&rec_gone[i].hi, memory_order_relaxed))
@@ -85,13 +85,14 @@ REC_NOI int rec_text_gone(uint64_t key)
  * program's error, so no live use races with this). */
 static REC_NOI void rec_code_forget(uintptr_t lo, uintptr_t hi)
 {
-	unsigned g = atomic_load_explicit(&rec_ngone, memory_order_relaxed);
-	if (g < REC_GONE) {
-		atomic_store_explicit(&rec_gone[g].lo, lo, memory_order_relaxed);
-		atomic_store_explicit(&rec_gone[g].hi, hi, memory_order_relaxed);
+	if (!rec_text_gone(lo) || !rec_text_gone(hi - 1)) { /* an object loaded and unloaded again
+							     * at one place takes one entry */
+		unsigned g = atomic_fetch_add_explicit(&rec_ngone, 1, memory_order_acq_rel);
+		if (g >= REC_GONE) /* an empty extent while it changes */
+			atomic_store_explicit(&rec_gone[g % REC_GONE].hi, 0, memory_order_relaxed);
+		atomic_store_explicit(&rec_gone[g % REC_GONE].lo, lo, memory_order_relaxed);
+		atomic_store_explicit(&rec_gone[g % REC_GONE].hi, hi, memory_order_release);
 	}
-	if (g <= REC_GONE) /* REC_GONE + 1: too many, no text is read */
-		atomic_store_explicit(&rec_ngone, g + 1, memory_order_release);
 	struct rec_slot *tab = rec_table;
 	for (unsigned i = 0; tab && i < REC_TABLE_SIZE; i++) {
 		uint64_t k = atomic_load_explicit(&tab[i].key, memory_order_relaxed);

@@ -7,6 +7,7 @@
  * another file but its cold cases. */
 #include "config.h"
 
+#include <sched.h>
 #include <string.h>
 
 #include "rec.h"
@@ -138,6 +139,20 @@ static REC_HOT void rec_track(struct rec_thread *t, uint64_t key, uint64_t op)
 		rec_pop(t, key);
 }
 
+/* Another thread holds t busy: it flushes t's buffers (an exec or exit in
+ * it).  The event waits a little for the flush to end, since a drop here
+ * is not one the thread can tell (the flush owns its stack): 0 with busy
+ * taken, or -1 (it stays another's). */
+static REC_NOI __attribute__((noinline)) int rec_busy_wait(struct rec_thread *t)
+{
+	for (unsigned i = 0; i < REC_BUSY_SPINS; i++) {
+		sched_yield();
+		if (!atomic_exchange(&t->busy, 1))
+			return 0;
+	}
+	return -1;
+}
+
 /* Everything the hot path does not handle, and every event of a nested call
  * replayed from the queue: `now` was read on entry (fresh: a live event,
  * whose time may be read again after setup) or when queued, v holds the
@@ -148,7 +163,7 @@ REC_NOI __attribute__((noinline)) void rec_apply(struct rec_thread *t, uint64_t 
 {
 	if (unlikely(!t->pid) && rec_new_process(t) != 0)
 		return;
-	if (atomic_exchange(&t->busy, 1)) { /* another thread flushes us (exit, exec) */
+	if (atomic_exchange(&t->busy, 1) && rec_busy_wait(t) != 0) {
 		rec_drop(t, 1u + (unsigned)has_val);
 		return;
 	}

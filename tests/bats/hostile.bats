@@ -34,6 +34,12 @@ setup() {
 		# the end of outer closes the span whose name is gone, unfinished
 		assert_equal "$(jq -c '.spans.decode | [.unmatched, .unfinished]' d.json)" "[1,1]"
 		assert_equal "$(span_paths d.json | tr '\n' ' ')" "1 outer 1 outer;dlname-span "
+		# past the 64 unloads noted, names still match by text: two
+		# strings "y" are one span (200 unmatched once they stopped)
+		run mode_spans "$mode" c.json -- "$prog" "$PWD/libdlname.so" 65
+		assert_success
+		assert_equal "$(jq -c '.spans.decode | [.unmatched, .unfinished]' c.json)" "[0,0]"
+		assert_equal "$(span_paths c.json | tr '\n' ' ')" "100 x 100 x;y "
 	done
 }
 
