@@ -182,7 +182,13 @@ struct diff_read {
 	size_t *evcache; /* a run's k-th event: its item + 1, as the last run had it */
 	size_t evcap;
 	long rucache[4];
+	size_t path_bytes; /* the text of its span paths so far (DIFF_PATH_BYTES) */
 };
+
+/* The text of one document's span paths, every node's path in full, at
+ * most: a long name in a deep tree repeats in every path below it (a 1 MiB
+ * name 4,000 deep took 13 GB), so such a document is refused instead. */
+#define DIFF_PATH_BYTES ((size_t)128 << 20)
 
 static int diff_not_json(struct diff_read *r)
 {
@@ -569,6 +575,15 @@ static int diff_thread(struct diff_read *r, const cJSON *th)
 		if (pr < 0) {
 			path[i] = NULL;
 			err = -ENOMEM;
+			break;
+		}
+		r->path_bytes += (size_t)pr + 1;
+		if (r->path_bytes > DIFF_PATH_BYTES) {
+			err = cause_set(
+				r->cause, -EINVAL,
+				"span thread %u: its span paths add up to more than %zu MiB "
+				"of text (long names in a deep tree): not compared",
+				r->threads, DIFF_PATH_BYTES >> 20);
 			break;
 		}
 		for (size_t f = 0; f < sizeof fields / sizeof *fields && !err; f++)

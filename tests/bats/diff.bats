@@ -336,3 +336,26 @@ spanstat: not comparable: event 'cycles': counted in OLD only"
 	assert_output "spanstat: --json and --folded name one file ('x.out', './x.out')"
 	[ ! -e x.out ]
 }
+
+@test "diff refuses a document whose span paths would not fit: a long name in a deep tree" {
+	# every node's path repeats its ancestors' names: a 1 MiB name above
+	# 400 levels is 400 MiB of paths (a 4,000-deep one took 13 GB)
+	local deep
+	deep=$(build_workload span_deep $(span_link_flags))
+	run "$SPANSTAT" --spans --json=deep.json -- "$deep" 400
+	assert_success
+	python3 -c '
+import json, sys
+d = json.load(open("deep.json"))
+for t in d["spans"]["threads"]:
+    for n in t["nodes"]:
+        if n["parent"] is None:
+            n["name"] = "x" * (1 << 20)
+json.dump(d, open("big.json", "w"))'
+	run "$SPANSTAT" diff deep.json big.json
+	assert_failure 125
+	assert_output "spanstat: 'big.json': span thread 0: its span paths add up to more than 128 MiB of text (long names in a deep tree): not compared"
+	# the same tree with its own names compares
+	run "$SPANSTAT" diff deep.json deep.json
+	[ "$status" -ne 125 ]
+}
