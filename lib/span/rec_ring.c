@@ -409,6 +409,21 @@ static REC_NOI int rec_ring_put(struct rec_thread *t, uint64_t word, int has_val
 	return rec_ring_putn(t, word, &val, (unsigned)has_val);
 }
 
+/* A control word the decoder reads in the events (RING_CTL_WAITED, _POP)
+ * and its payload word, into the thread's ring or record: 0, or -1 when the
+ * ring had no room. */
+static REC_NOI int rec_put_ctl(struct rec_thread *t, uint64_t word, uint64_t payload)
+{
+	if (t->slot)
+		return rec_ring_putn(t, word, &payload, 1);
+	if (t->pos + 2 > t->rec + REC_WORDS)
+		rec_flush(t);
+	t->pos[0] = word;
+	t->pos[1] = payload;
+	t->pos += 2;
+	return 0;
+}
+
 /* Tells the thread's stream that it waited for room right after its last
  * event (rec_waited_since): a control word with the wait's on-CPU part in
  * microseconds, then its length in ns.  A note that finds no room is lost
@@ -421,16 +436,8 @@ static REC_NOI void rec_put_waited(struct rec_thread *t)
 	 * as when defining its name waited) */
 	if (t->agg || t->calib || (int64_t)(t->last - t->wpend_end) > 0)
 		return;
-	uint64_t word = RING_CTL(RING_CTL_WAITED | (us > UINT32_MAX ? UINT32_MAX : us) << 8);
-	if (t->slot) {
-		rec_ring_putn(t, word, &ns, 1);
-		return;
-	}
-	if (t->pos + 2 > t->rec + REC_WORDS)
-		rec_flush(t); /* a wait here is told after the next event */
-	t->pos[0] = word;
-	t->pos[1] = ns;
-	t->pos += 2;
+	/* on the pipe, a full record is sent first: told after the next event */
+	rec_put_ctl(t, RING_CTL(RING_CTL_WAITED | (us > UINT32_MAX ? UINT32_MAX : us) << 8), ns);
 }
 
 /* The thread ended its n innermost open spans at now without their names
@@ -444,20 +451,10 @@ REC_NOI void rec_emit_pop(struct rec_thread *t, uint64_t n, uint64_t now)
 	uint64_t delta = (int64_t)(now - t->last) > 0 ? now - t->last : 0;
 	if (delta >> WIRE_DELTA_BITS)
 		delta = 0; /* too far: at the last event's time */
-	uint64_t word = RING_CTL(RING_CTL_POP | (n > UINT32_MAX ? UINT32_MAX : n) << 8);
-	if (t->slot) {
-		if (rec_ring_putn(t, word, &delta, 1) != 0)
-			rec_drop_gap(t, 2, REC_OP(WIRE_OP_END), now);
-		else
-			t->last += delta;
-		return;
-	}
-	if (t->pos + 2 > t->rec + REC_WORDS)
-		rec_flush(t);
-	t->pos[0] = word;
-	t->pos[1] = delta;
-	t->pos += 2;
-	t->last += delta;
+	if (rec_put_ctl(t, RING_CTL(RING_CTL_POP | (n > UINT32_MAX ? UINT32_MAX : n) << 8), delta))
+		rec_drop_gap(t, 2, REC_OP(WIRE_OP_END), now);
+	else
+		t->last += delta;
 }
 
 /* The thread ends: its last word, then the slot goes back to the reader. */

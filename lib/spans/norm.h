@@ -234,15 +234,18 @@ static inline const uint64_t *norm_delta(const struct normaliser *n, const struc
 	return d;
 }
 
-/* An end that closes one of the unnamed spans open at the top (1), or 0. */
-static inline int norm_unnamed_end(struct norm_thread *t)
+/* Up to k ends of the unnamed spans open at the top (t->nunnamed > 0):
+ * how many it took, 0 when none is open there. */
+static inline uint64_t norm_unnamed_take(struct norm_thread *t, uint64_t k)
 {
 	struct norm_unnamed *u = &t->unnamed[t->nunnamed - 1];
 	if (t->depth != u->at)
 		return 0;
-	if (--u->n == 0)
-		t->nunnamed--;
-	return 1;
+	if (k > u->n)
+		k = u->n;
+	u->n -= (uint32_t)k;
+	t->nunnamed -= u->n == 0;
+	return k;
 }
 
 static inline void norm_begin(struct normaliser *n, struct norm_thread *t, uint64_t ns,
@@ -284,7 +287,7 @@ static inline void norm_end(struct normaliser *n, struct norm_thread *t, uint64_
 		t->over--;
 		return;
 	}
-	if (__builtin_expect(t->nunnamed != 0, 0) && norm_unnamed_end(t))
+	if (__builtin_expect(t->nunnamed != 0, 0) && norm_unnamed_take(t, 1))
 		return;
 	if (__builtin_expect(t->depth == 0 || t->stk[t->depth - 1].name != name, 0) &&
 	    norm_mismatch(n, t, ns, name) < 0)
@@ -312,20 +315,16 @@ static inline void norm_end(struct normaliser *n, struct norm_thread *t, uint64_
 static inline void norm_pop(struct normaliser *n, struct norm_thread *t, uint64_t ns,
 			    uint64_t count)
 {
-	while (count) {
-		uint64_t k = 1;
-		struct norm_unnamed *u = t->nunnamed ? &t->unnamed[t->nunnamed - 1] : NULL;
-		if (t->over) { /* whole runs at once: a count may be 2^32 */
+	while (count) { /* whole runs at once: a count may be 2^32 */
+		uint64_t k;
+		if (t->over) {
 			k = count < t->over ? count : t->over;
 			t->over -= (uint32_t)k;
-		} else if (u && u->at == t->depth) {
-			k = count < u->n ? count : u->n;
-			u->n -= (uint32_t)k;
-			t->nunnamed -= u->n == 0;
-		} else if (t->depth) {
+		} else if (!t->nunnamed || !(k = norm_unnamed_take(t, count))) {
+			if (!t->depth)
+				break;
 			norm_end(n, t, ns, t->stk[t->depth - 1].name, NULL);
-		} else {
-			break;
+			k = 1;
 		}
 		count -= k;
 	}
