@@ -12,8 +12,6 @@
 load helpers
 bats_require_minimum_version 1.5.0
 
-PROTO_DIR="$SRCDIR/../shared/perfetto"
-
 setup_file() {
 	export CXX_G CXX_STD CXX_NOG
 	local libs g nog
@@ -116,10 +114,9 @@ json_names() {
 }
 
 # perfetto_names TRACE: the interned event names of TRACE, decoded by protoc
-# (the caller checks for the schema and protoc: a skip cannot leave $(...)).
+# (the caller checks for protoc: a skip cannot leave $(...)).
 perfetto_names() {
-	protoc --proto_path="$PROTO_DIR" --decode=perfetto.protos.Trace perfetto_trace.proto \
-		<"$1" >"$1.txt" || return 1
+	pf_decode "$1" "$1.txt" || return 1
 	awk '/event_names \{/ { in_en = 1 } in_en && /^ *name: / {
 		sub(/^ *name: "/, ""); sub(/"$/, ""); print; in_en = 0 }' "$1.txt" | LC_ALL=C sort -u
 }
@@ -177,7 +174,6 @@ perfetto_names() {
 }
 
 @test "--demangle=simple|full|no in Perfetto's interned names" {
-	[ -f "$PROTO_DIR/perfetto_trace.proto" ] || skip_or_fail "no Perfetto schema in $PROTO_DIR"
 	require_cmd protoc
 	for mode in simple full no; do
 		run -0 "$SPANSTAT" -e task-clock --demangle="$mode" --perfetto="$mode.pftrace" -- "$CXX_G"

@@ -25,6 +25,14 @@ require_cmd() {
 	command -v "$1" >/dev/null 2>&1 || skip_or_fail "$1 not installed"
 }
 
+# pf_decode TRACE OUT: TRACE decoded by protoc into OUT, against the schema
+# the tree keeps (tests/perfetto), and checked against the official one when
+# it is at hand (tests/perfetto/pf-decode says when).  The caller checks for
+# protoc (require_cmd protoc): a skip cannot leave $(...).
+pf_decode() {
+	"$SRCDIR/tests/perfetto/pf-decode" <"$1" >"$2"
+}
+
 # build_workload NAME [CFLAGS...]: compiles tests/workloads/NAME.c once per
 # suite into $BATS_FILE_TMPDIR and prints the binary's path.  The workloads
 # are built plainly (never sanitized): they are targets, not spanstat.

@@ -335,11 +335,8 @@ summary_value() {
 	pf=$(jq '.events[] | select(.name == "page-faults") | .value' a.json)
 	assert_equal "$(summary_value sum.txt task-clock)" "$(LC_ALL=C printf '%.2f' "$tc")"
 	assert_equal "$(summary_value sum.txt page-faults)" "$pf"
-	proto="$SRCDIR/../shared/perfetto"
-	[ -f "$proto/perfetto_trace.proto" ] ||
-		skip_or_fail "no Perfetto schema at $proto to decode the trace with"
 	require_cmd protoc
-	protoc --proto_path="$proto" --decode=perfetto.protos.Trace perfetto_trace.proto <t.pftrace >t.txt
+	pf_decode t.pftrace t.txt
 	# the counter tracks' samples add up to the run's values, with a non-zero
 	# sample for each interval in which the JSON has a non-zero count
 	run awk '/^  track_descriptor \{/ { d = 1 } /^  \}/ { d = 0 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # perfetto.bats: --perfetto traces through the real binary, each decoded by
-# protoc against the official schema in ../shared/perfetto and replayed the
+# protoc against the schema in tests/perfetto (and the official one beside
+# the tree when it is there: tests/perfetto/pf-decode) and replayed the
 # way trace_processor reads them: slices per thread with their nesting and
 # interned names, pids and tids, instants, counters, -I counter tracks,
 # unfinished spans, the clock snapshot, and atomic files.
@@ -9,16 +10,12 @@ load helpers
 load pfreplay
 bats_require_minimum_version 1.5.0
 
-PROTO_DIR="$SRCDIR/../shared/perfetto"
-
-# Without the schema or protoc no trace can be decoded: pf_load then skips,
+# Without protoc no trace can be decoded: pf_load then skips,
 # or fails under CI (SPANSTAT_REQUIRE_ALL=1), with the reason; the checks
 # that need no decoding still run.
 setup_file() {
 	export PF_MISSING=
-	if [ ! -f "$PROTO_DIR/perfetto_trace.proto" ]; then
-		PF_MISSING="no Perfetto schema at $PROTO_DIR/perfetto_trace.proto (the official trace proto, see issue 4)"
-	elif ! command -v protoc >/dev/null 2>&1; then
+	if ! command -v protoc >/dev/null 2>&1; then
 		PF_MISSING="protoc not installed (Debian package protobuf-compiler)"
 	fi
 	export THREADS FORK DIE FINSTR SPIN TRUTH LOOP
@@ -282,4 +279,27 @@ task-clock msec"
 	rm ok.pftrace.txt ok.pftrace.ev
 	run ls -A
 	assert_output "ok.pftrace"
+}
+
+@test "tests/perfetto/pf-decode: the schema the tree keeps must agree with the official one" {
+	require_cmd protoc
+	run -0 "$SPANSTAT" --perfetto=t.pftrace -- "$THREADS"
+	pf=$SRCDIR/tests/perfetto/pf-decode
+	# an "official" schema that names a field spanstat writes differently
+	mkdir renamed extra
+	sed 's/thread_name = 5/name_of_thread = 5/' "$SRCDIR/tests/perfetto/spanstat_trace.proto" \
+		>renamed/perfetto_trace.proto
+	SPANSTAT_PERFETTO_OFFICIAL=$PWD/renamed run -3 --separate-stderr "$pf" <t.pftrace
+	assert_output ''
+	[[ $stderr == *"disagree"*"name_of_thread"* ]]
+	# a field the kept schema lacks: packet { 99: 5 } after the trace
+	sed 's/^message TracePacket {/&\n  optional uint64 extra = 99;/' \
+		"$SRCDIR/tests/perfetto/spanstat_trace.proto" >extra/perfetto_trace.proto
+	{ cat t.pftrace; printf '\012\003\230\006\005'; } >x.pftrace
+	SPANSTAT_PERFETTO_OFFICIAL=$PWD/extra run -0 "$pf" <t.pftrace
+	SPANSTAT_PERFETTO_OFFICIAL=$PWD/extra run -3 "$pf" <x.pftrace
+	# CI requires the official schema; elsewhere its absence is fine
+	SPANSTAT_PERFETTO_OFFICIAL=$PWD/none SPANSTAT_REQUIRE_SHARED=1 run -2 "$pf" <t.pftrace
+	SPANSTAT_PERFETTO_OFFICIAL=$PWD/none SPANSTAT_REQUIRE_SHARED= run -0 "$pf" <t.pftrace
+	assert_output --partial 'thread_name:'
 }

@@ -1,5 +1,5 @@
-# pfreplay.bash: decoding a --perfetto trace with protoc against the
-# official schema ($PROTO_DIR, ../shared/perfetto) and replaying it as
+# pfreplay.bash: decoding a --perfetto trace with protoc (pf_decode, against
+# the schema in tests/perfetto) and replaying it as
 # trace_processor reads it; loaded by perfetto.bats and mpi.bats.  pf_load
 # skips (fails under CI) with $PF_MISSING set when it cannot decode.
 
@@ -169,8 +169,7 @@ END { for (u in sp) if (sp[u] > 0) print "E track " u " ends with " sp[u] " open
 # TRACE.ev; fails when protoc rejects the file or the replay finds an error.
 pf_load() {
 	[ -z "$PF_MISSING" ] || skip_or_fail "$PF_MISSING"
-	protoc --proto_path="$PROTO_DIR" --decode=perfetto.protos.Trace \
-		perfetto_trace.proto <"$1" >"$1.txt" || {
+	pf_decode "$1" "$1.txt" || {
 		echo "protoc could not decode $1" >&2
 		return 1
 	}

@@ -141,13 +141,10 @@ thread_node() {
 
 @test "Perfetto slices carry the values; each thread gets a counter track per event" {
 	require_cmd protoc
-	local schema="$SRCDIR/../shared/perfetto"
-	[ -f "$schema/perfetto_trace.proto" ] || skip_or_fail "no Perfetto schema at $schema"
 	run "$SPANSTAT" --perfetto=t.pftrace --span-events=page-faults --json=x.json \
 		-e task-clock -- "$METRICS" threads
 	assert_success
-	protoc --decode=perfetto.protos.Trace -I "$schema" "$schema/perfetto_trace.proto" \
-		<t.pftrace >t.txt
+	pf_decode t.pftrace t.txt
 	# every slice end carries the span's page faults (12 spans), and its
 	# on- and off-CPU time when it was switched out (perfetto.bats checks
 	# that those add up to the JSON's)

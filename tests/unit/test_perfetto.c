@@ -132,15 +132,13 @@ static void scopy(char *dst, const char *src)
 
 /* ---- running protoc ------------------------------------------------------ */
 
-static char proto_dir[4096];
+/* tests/perfetto/pf-decode: protoc with the schema the tree keeps, checked
+ * against the official one when it is beside the tree. */
+static char pf_decode[4096];
 
 static int find_schema(void)
 {
-	char proto[4200];
-	if (tap_find_source("../shared/perfetto/perfetto_trace.proto", proto, sizeof proto) < 0)
-		return -1;
-	snprintf(proto_dir, sizeof proto_dir, "%.*s", (int)(strrchr(proto, '/') - proto), proto);
-	return 0;
+	return tap_find_source("tests/perfetto/pf-decode", pf_decode, sizeof pf_decode);
 }
 
 /* Decodes the trace in fp with protoc; returns the malloc'd text or NULL. */
@@ -158,10 +156,7 @@ static char *protoc_decode(FILE *fp)
 			break;
 	close(fd);
 	char cmd[9000];
-	snprintf(cmd, sizeof cmd,
-		 "protoc --proto_path='%s' --decode=perfetto.protos.Trace perfetto_trace.proto "
-		 "< '%s' 2>&1",
-		 proto_dir, in);
+	snprintf(cmd, sizeof cmd, "'%s' < '%s' 2>&1", pf_decode, in);
 	FILE *p = popen(cmd, "r");
 	char *text = NULL;
 	size_t len = 0;
@@ -1193,12 +1188,10 @@ int main(void)
 	int have_schema = find_schema() == 0;
 	int have_protoc = system("protoc --version >/dev/null 2>&1") == 0;
 	if (!have_schema || !have_protoc) {
-		const char *why = !have_schema
-					  ? "../shared/perfetto/perfetto_trace.proto not found "
-					    "(set SRCDIR)"
-					  : "protoc not installed (protobuf-compiler)";
-		const char *req = getenv("SPANSTAT_REQUIRE_SHARED");
-		if (req && !strcmp(req, "1"))
+		const char *why = !have_schema ? "tests/perfetto/pf-decode not found (set SRCDIR)"
+					       : "protoc not installed (protobuf-compiler)";
+		const char *req = getenv("SPANSTAT_REQUIRE_ALL");
+		if (req && *req)
 			ok(0, "protoc decoding required but %s", why);
 		else
 			ok(1, "# SKIP protoc decoding: %s", why);
