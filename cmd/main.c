@@ -409,8 +409,9 @@ static bool wants_spans(const struct cli *c)
 	bool keep = c->mode == MODE_RECORD;
 	for (int k = 0; k < out_n; k++) {
 		spans |= c->path[k] && (out_flags(k) & OUTPUT_SPANS);
-		/* a record keeps everything: spans too, when they can be collected */
-		keep |= c->path[k] && (out_flags(k) & OUTPUT_KEEP);
+		/* a record keeps everything, JSON holds spans too: when they can
+		 * be collected */
+		keep |= c->path[k] && (out_flags(k) & (OUTPUT_KEEP | OUTPUT_HOLDS));
 	}
 	bool attach = c->pids || c->tids || c->all_cpus || c->cpus;
 	return spans || (keep && !attach);
@@ -467,10 +468,15 @@ static void check(struct cli *c, int nargs)
 	if (need == SPANMETRIC_OFF_CPU && c->no_off_cpu)
 		die("--weight=%s needs the off-CPU split that --no-off-cpu turns off", c->weight);
 	bool spans = wants_spans(c);
+	bool attach = c->pids || c->tids || c->all_cpus || c->cpus;
+	if ((c->span_evl.n || c->span_allocs) && attach)
+		spans = true; /* refused below: spans need a COMMAND */
 	if (c->span_evl.n && !spans)
-		die("--span-events needs a span output: %s", out_list(OUTPUT_SPANS, "--spans"));
+		die("--span-events needs a span output: %s",
+		    out_list(OUTPUT_SPANS | OUTPUT_HOLDS, "--spans"));
 	if (c->span_allocs && !spans)
-		die("--span-allocs needs a span output: %s", out_list(OUTPUT_SPANS, "--spans"));
+		die("--span-allocs needs a span output: %s",
+		    out_list(OUTPUT_SPANS | OUTPUT_HOLDS, "--spans"));
 	for (int k = 0; k < OUT_MAX; k++) {
 		/* spanstat record's -o names the record file */
 		const char *opt =
@@ -495,7 +501,6 @@ static void check(struct cli *c, int nargs)
 			die("cannot write %s to standard output: %s", optname(k),
 			    stdout_why(EBADF));
 	}
-	bool attach = c->pids || c->tids || c->all_cpus || c->cpus;
 	if ((c->pids != NULL) + (c->tids != NULL) + (c->all_cpus || c->cpus) > 1)
 		die("-p, -t and -a or -C cannot be combined: count one kind of target");
 	if (attach && spans)

@@ -75,8 +75,9 @@ static const struct opt_def options_own[] = {
 	 "serves them",
 	 0, OPTM_MEASURE},
 	{OPT_WEIGHT, 0, "weight", "METRIC",
-	 "what --folded and --flamegraph count (and --pprof's default sample): wall (self "
-	 "ns, the default), cpu, off-cpu, allocs, alloc-bytes or an event of --span-events",
+	 "what --folded and --flamegraph count (and --pprof's default sample, and JSON's "
+	 "self_weight): wall (self ns, the default), cpu, off-cpu, allocs, alloc-bytes or an "
+	 "event of --span-events",
 	 0, OPTM_OUTPUT},
 	{OPT_NO_OFF_CPU, 0, "no-off-cpu", NULL,
 	 "do not split span times into on- and off-CPU time (no context-switch records)", 0,

@@ -28,6 +28,7 @@
 #include "rankstat.h"
 #include "stats.h"
 #include "spannames.h"
+#include "spanweight.h"
 #include "utf8esc.h"
 #include "writer.h"
 
@@ -62,7 +63,9 @@ struct json_lists {
 	} * l;
 	size_t n, cap;
 	uint64_t nonce;
-	struct span_tree scratch; /* the merged tree, when it had to be made */
+	struct span_tree scratch;    /* the merged tree, when it had to be made */
+	const char *weight;	     /* --weight's name, NULL for wall time */
+	const struct spanweight *by; /* NULL when the run cannot count it */
 };
 
 /* Adds an integer exactly: cJSON numbers are doubles and print large
@@ -395,8 +398,35 @@ static void json_node_values(cJSON *o, const struct span_tree *t, uint32_t i,
 	}
 }
 
+/* A node's path is written while its names add up to this many bytes at
+ * most; a deeper one has "path": null and is found through its parents, so
+ * the document stays linear in the nodes for deep recursions. */
+#define JSON_PATH_BYTES 4096u
+
+/* The names from the root to node i (whose ancestors by depth are
+ * up[0..depth-1]) as an array, or null when they exceed JSON_PATH_BYTES;
+ * NULL without memory. */
+static cJSON *json_path(const struct span_tree *t, const uint32_t *up, uint32_t depth, uint32_t i,
+			uint64_t bytes, const struct run_head *h)
+{
+	if (bytes > JSON_PATH_BYTES || !h)
+		return cJSON_CreateNull();
+	cJSON *a = cJSON_CreateArray();
+	for (uint32_t d = 0; a && d <= depth; d++) {
+		uint32_t k = d < depth ? up[d] : i;
+		cJSON *s = json_text_item(spannames_text(h->names, h->strings, t->node[k].name));
+		if (!s || !cJSON_AddItemToArray(a, s)) {
+			cJSON_Delete(s);
+			cJSON_Delete(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
 static cJSON *json_node(const struct span_tree *t, uint32_t i, uint32_t id, int64_t parent,
-			uint32_t depth, const struct run_head *h)
+			uint32_t depth, cJSON *path, const struct spanweight *by,
+			const struct run_head *h)
 {
 	const struct span_node *sn = &t->node[i];
 	cJSON *o = cJSON_CreateObject();
@@ -409,6 +439,7 @@ static cJSON *json_node(const struct span_tree *t, uint32_t i, uint32_t id, int6
 		json_u64(o, "parent", (uint64_t)parent);
 	json_u64(o, "depth", depth);
 	json_text(o, "name", h ? spannames_text(h->names, h->strings, sn->name) : "");
+	cJSON_AddItemToObject(o, "path", path);
 	/* where the function is defined, from its debug information */
 	uint32_t line = 0;
 	const char *file = h ? spannames_where(h->names, sn->name, &line) : NULL;
@@ -424,6 +455,10 @@ static cJSON *json_node(const struct span_tree *t, uint32_t i, uint32_t id, int6
 	json_u64(o, "self_ns", span_node_self(sn));
 	json_u64(o, "unfinished", sn->unfinished);
 	json_node_values(o, t, i, h);
+	if (by)
+		json_u64(o, "self_weight", spanweight_self(by, t, i));
+	else
+		cJSON_AddNullToObject(o, "self_weight");
 	return o;
 }
 
@@ -431,7 +466,8 @@ static cJSON *json_node(const struct span_tree *t, uint32_t i, uint32_t id, int6
  * pre-order, children by total time (largest first): nesting in the
  * document stays fixed however deep the spans nest.  One node's items at a
  * time; 0, -ENOMEM or -EIO. */
-static int json_write_nodes(FILE *fp, const struct span_tree *t, const struct run_head *h)
+static int json_write_nodes(FILE *fp, const struct span_tree *t, const struct spanweight *by,
+			    const struct run_head *h)
 {
 	if (t->n <= 1)
 		return fputs("[]", fp) == EOF ? (errno ? -errno : -EIO) : 0;
@@ -440,7 +476,9 @@ static int json_write_nodes(FILE *fp, const struct span_tree *t, const struct ru
 	uint32_t *depth = malloc(t->n * sizeof *depth);
 	uint32_t *stack = malloc(t->n * sizeof *stack); /* nodes still to emit */
 	struct json_kid *kids = malloc(t->n * sizeof *kids);
-	if (!id || !depth || !stack || !kids) {
+	uint32_t *up = malloc(t->n * sizeof *up);	/* the current path's nodes */
+	uint64_t *bytes = malloc(t->n * sizeof *bytes); /* and its names' bytes */
+	if (!id || !depth || !stack || !kids || !up || !bytes) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -464,7 +502,15 @@ static int json_write_nodes(FILE *fp, const struct span_tree *t, const struct ru
 		const struct span_node *sn = &t->node[from];
 		int64_t parent = sn->parent ? (int64_t)id[sn->parent] : -1;
 		id[from] = next;
-		cJSON *o = json_node(t, from, next, parent, depth[from], h);
+		/* pre-order: the ancestors at depths below this one are current */
+		uint32_t d = depth[from];
+		const char *name = h ? spannames_text(h->names, h->strings, sn->name) : "";
+		up[d] = from;
+		bytes[d] = (d ? bytes[d - 1] : 0) + strlen(name);
+		cJSON *path = json_path(t, up, d, from, bytes[d], h);
+		cJSON *o = path ? json_node(t, from, next, parent, d, path, by, h) : NULL;
+		if (!o)
+			cJSON_Delete(path);
 		char *text = o ? cJSON_PrintUnformatted(o) : NULL;
 		cJSON_Delete(o);
 		if (!text) {
@@ -482,6 +528,8 @@ out:
 	free(depth);
 	free(stack);
 	free(kids);
+	free(up);
+	free(bytes);
 	return rc;
 }
 
@@ -531,6 +579,8 @@ static cJSON *json_spans(const struct report *r, struct json_lists *lists)
 	const struct span_trees *st = r->spans;
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddBoolToObject(o, "collected", st != NULL);
+	/* what each node's self_weight counts (--weight) */
+	json_name(o, "weight", lists->weight ? lists->weight : "wall");
 	json_u64(o, "wall_ns", r->span_wall_ns);
 	json_u64(o, "instants", st ? st->instants : 0);
 	json_u64(o, "counters", st ? st->counters : 0);
@@ -864,6 +914,8 @@ static int json_finish(struct writer *w, const struct report *r)
 		return -EINVAL;
 	struct json_lists lists = {0};
 	lists.nonce = json_nonce();
+	lists.weight = w->opts.weight;
+	lists.by = w->opts.weight_err ? NULL : &w->opts.weight_by;
 	cJSON *doc = json_build(w->priv, h, r, &lists);
 	char *text = doc ? cJSON_Print(doc) : NULL;
 	cJSON_Delete(doc);
@@ -882,7 +934,7 @@ static int json_finish(struct writer *w, const struct report *r)
 		if (fwrite(at, 1, (size_t)(m - at), w->fp) != (size_t)(m - at))
 			rc = errno ? -errno : -EIO;
 		else
-			rc = json_write_nodes(w->fp, lists.l[k].t, lists.l[k].h);
+			rc = json_write_nodes(w->fp, lists.l[k].t, lists.by, lists.l[k].h);
 		at = m + len;
 	}
 	if (rc == 0 && (fputs(at, w->fp) == EOF || fputc('\n', w->fp) == EOF || fflush(w->fp) != 0))

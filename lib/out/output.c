@@ -8,8 +8,10 @@
 const struct output_def output_table[] = {
 	{"folded", "write spans as folded stacks (self time in ns) to FILE, - for stdout",
 	 OUTPUT_SPANS | OUTPUT_WEIGHT | OUTPUT_THREADS, &folded_writer_ops},
-	{"json", "write the results as one JSON document to FILE, - for stdout", 0,
-	 &json_writer_ops},
+	{"json",
+	 "write the results as one JSON document to FILE, - for stdout: counts, intervals and "
+	 "span trees",
+	 OUTPUT_HOLDS | OUTPUT_WEIGHT, &json_writer_ops},
 	{"perfetto",
 	 "write a Perfetto trace to FILE: spans as slices, counters and -I samples as counter "
 	 "tracks",

@@ -18,6 +18,8 @@ enum {
 	OUTPUT_THREADS = 4u, /* roots its stacks in process and thread (--folded-threads) */
 	OUTPUT_KEEP = 8u,    /* keeps the whole session (spans too, where they can be
 			      * collected): made by a live run only, never by report */
+	OUTPUT_HOLDS = 16u,  /* holds spans where they can be collected (a COMMAND
+			      * spanstat starts), and goes without them when attached */
 };
 
 struct output_def {

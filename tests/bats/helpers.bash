@@ -25,6 +25,37 @@ require_cmd() {
 	command -v "$1" >/dev/null 2>&1 || skip_or_fail "$1 not installed"
 }
 
+# man_example PAGE WORDS: the shell commands of the example in PAGE's
+# EXAMPLES section (the .EX block) whose paragraph begins with WORDS, as a
+# reader copies them from the page: roff escapes undone.  The examples of a
+# man page are tests, as jq's manual's are.
+man_example() {
+	awk -v want="$2" '
+		function plain(s) {
+			gsub(/\\-/, "-", s); gsub(/\\\(aq/, "\047", s); gsub(/\\\(dq/, "\"", s)
+			gsub(/\\e/, "\\", s)
+			return s
+		}
+		/^\.SH / { ex = ($0 ~ /^\.SH EXAMPLES/); next }
+		!ex { next }
+		/^\.EX/ { inblock = 1; keep = index(para, want) == 1; next }
+		/^\.EE/ { inblock = 0; if (keep) found = 1; keep = 0; para = ""; next }
+		inblock { if (keep) print plain($0); next }
+		!/^\./ { para = para (para == "" ? "" : " ") plain($0) }
+		END { if (!found) { print "no example beginning \"" want "\"" > "/dev/stderr"; exit 1 } }
+	' "$1"
+}
+
+# ex_setup EXAMPLE, ex_query EXAMPLE: an example's commands before its
+# first jq line (what makes the files), and from there on (what a test
+# checks the output of).
+ex_setup() {
+	sed '/^jq /,$d' <<<"$1"
+}
+ex_query() {
+	sed -n '/^jq /,$p' <<<"$1"
+}
+
 # pf_decode TRACE OUT: TRACE decoded by protoc into OUT, against the schema
 # the tree keeps (tests/perfetto), and checked against the official one when
 # it is at hand (tests/perfetto/pf-decode says when).  The caller checks for

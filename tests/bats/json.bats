@@ -101,8 +101,11 @@ summary_value() {
 	# that are null or unset above are filled here
 	run "$SPANSTAT" --json=died.json --folded=died.folded --no-off-cpu -e task-clock -- "$DIE" term
 	assert_failure 143
-	# spans off, perf stat's default events: empty arrays, collected false
-	run "$SPANSTAT" --json=plain.json -- true
+	# spans off (attached: --json alone collects spans of a COMMAND it
+	# starts), perf stat's default events: empty arrays, collected false
+	sleep 5 3>&- &
+	run "$SPANSTAT" --json=plain.json -p $! -- sleep 0.1
+	kill $!
 	assert_success
 	# the ranks of a job: two record files reported together
 	for r in 0 1; do
@@ -147,10 +150,14 @@ summary_value() {
 	assert_output ""
 }
 
-@test "--json alone collects no spans; --spans and --folded do" {
+@test "--json alone collects spans, as --spans and --folded do; attached it counts without them" {
 	run "$SPANSTAT" --json=a.json -e task-clock -- "$THREADS"
 	assert_success
-	assert_equal "$(jq -c '[.spans.collected, (.spans.threads | length), .spans.merged.count]' a.json)" "[false,0,0]"
+	assert_equal "$(jq -c '[.spans.collected, (.spans.threads | length), .spans.merged.count]' a.json)" "[true,5,5]"
+	sleep 5 3>&- &
+	run -0 "$SPANSTAT" --json=p.json -e task-clock -p $! -- sleep 0.1
+	kill $!
+	assert_equal "$(jq -c '[.spans.collected, (.spans.threads | length), .spans.merged.count]' p.json)" "[false,0,0]"
 	run "$SPANSTAT" --json=b.json --spans -e task-clock -- "$THREADS"
 	assert_success
 	assert_equal "$(jq -c '[.spans.collected, (.spans.threads | length), .spans.merged.count]' b.json)" "[true,5,5]"
@@ -410,14 +417,17 @@ term.json"
 	# and its size grows with the node count only (a nested document grew
 	# with depth squared): at most 600 bytes a node over the flat run's
 	# size, indentation included, thread trees and the merged one counted
-	# (a node has some 24 keys, its values among them: about 470 bytes)
-	local big small nodes
+	# (a node has some 26 keys, its values among them: about 500 bytes),
+	# besides the paths, which stop at 4096 bytes of names: here the first
+	# 819 nodes' paths of 8 bytes a level ("level",) in each tree
+	local big small nodes paths
 	big=$(stat -c %s deep.json)
 	small=$(stat -c %s flat.json)
 	nodes=$(jq '[.spans.threads[].nodes, .spans.merged.nodes | length] | add' deep.json)
 	echo "deep $big bytes for $nodes nodes, flat $small bytes"
 	[ "$nodes" -eq 8002 ]
-	[ $(((big - small) / nodes)) -le 600 ]
+	paths=$((2 * 8 * 819 * 820 / 2))
+	[ $(((big - small - paths) / nodes)) -le 600 ]
 }
 
 @test "names and arguments that are not UTF-8 are written as reversible UTF-8" {
@@ -470,4 +480,83 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' \
 		[ "$rss" -le "$limit" ] || fail "$out: $rss KiB for 200,000 span paths"
 	done
 	assert_equal "$(jq '.spans.merged.nodes | length' n.json)" 200000
+}
+
+# node_paths DOC: "self_ns<TAB>a;b;c" for every merged node, its path made
+# by following the parent ids (not the nodes' own path)
+node_paths() {
+	python3 -c '
+import json, sys
+nodes = json.load(open(sys.argv[1]))["spans"]["merged"]["nodes"]
+path = {}
+for n in nodes:
+    path[n["id"]] = (path[n["parent"]] + ";" if n["parent"] is not None else "") + n["name"]
+for n in nodes:
+    print("%d\t%s" % (n["self_ns"], path[n["id"]]))' "$1"
+}
+
+@test "every node carries its path; a deep one past 4096 bytes of names has null" {
+	run -0 "$SPANSTAT" --json=t.json -- "$THREADS"
+	# the path is the names from the root, as the parent ids give them
+	assert_equal "$(jq -r '.spans.merged.nodes[] | "\(.self_ns)\t\(.path | join(";"))"' t.json)" \
+		"$(node_paths t.json)"
+	assert_equal "$(jq -c '[.spans.threads[].nodes[] | select(.path[-1] != .name or (.path | length) != .depth + 1)] | length' t.json)" 0
+	# "level" is 5 bytes: paths hold up to 819 of them; the rest are null
+	run -0 "$SPANSTAT" --json=deep.json -- "$DEEP" 4000
+	assert_equal "$(jq -c '[.spans.merged.nodes[] | select(.path != null) | .depth] | max' deep.json)" 818
+	assert_equal "$(jq -c '.spans.merged.nodes[818].path | [length, unique]' deep.json)" '[819,["level"]]'
+	assert_equal "$(jq -c '[.spans.merged.nodes[819:][] | .path] | unique' deep.json)" '[null]'
+}
+
+@test "--json alone collects spans; --span-events, --span-allocs and --weight take it" {
+	run -0 "$SPANSTAT" --json=t.json -- "$THREADS"
+	assert_equal "$(jq -c '.spans | [.collected, .weight, (.merged.nodes | length)]' t.json)" '[true,"wall",8]'
+	assert_equal "$(jq '[.spans.merged.nodes[] | select(.self_weight != .self_ns)] | length' t.json)" 0
+	run -0 "$SPANSTAT" --json=v.json --span-events=page-faults,cycles --span-allocs --weight=cpu \
+		-- "$THREADS"
+	assert_equal "$(jq -c '.spans | [.weight, [.metrics[].name]]' v.json)" \
+		'["cpu",["off_cpu_ns","page-faults","cycles","allocs","frees","alloc_bytes","free_bytes"]]'
+	assert_equal "$(jq '[.spans.merged.nodes[] | select(.self_weight != .self_cpu_ns)] | length' v.json)" 0
+	# a weight this machine cannot count: the document is whole, its
+	# self_weight null (unknown), never 0
+	if ! "$SPANSTAT" -e cycles -x, -- true 2>&1 | grep -q '^[0-9]'; then
+		run -0 "$SPANSTAT" --json=c.json --span-events=cycles --weight=cycles -- "$THREADS"
+		assert_equal "$(jq -c '[.spans.weight, ([.spans.merged.nodes[].self_weight] | unique)]' c.json)" \
+			'["cycles",[null]]'
+	fi
+	# attached, asking for span values is refused as for any span output
+	run -125 "$SPANSTAT" --json=p.json --span-events=page-faults -p 1 -- sleep 0.1
+	assert_output "spanstat: span collection needs a COMMAND that spanstat starts, not -p, -t, -a or -C"
+	[ ! -e p.json ]
+}
+
+@test "spanstat-json(5)'s examples run as printed, and say what they claim" {
+	page=$(schema_page)
+	ln -s "$THREADS" app
+	ln -s "$THREADS" bench
+	export PATH="$(dirname "$SPANSTAT"):$PATH"
+	[ "$(command -v spanstat)" = "$SPANSTAT" ]
+	ex=$(man_example "$page" "Counts and the exit status")
+	bash -c "$(ex_setup "$ex")" >/dev/null 2>&1
+	run -0 --separate-stderr bash -c "$(ex_query "$ex")"
+	assert_line --regexp $'^task-clock\t[0-9.]+\tmsec$'
+	assert_line --index 2 0
+	[ "${#lines[@]}" -eq 3 ]
+	run -0 --separate-stderr bash -c "$(man_example "$page" "Events that could not be counted")"
+	# the five paths with the most self time: the top of all paths, made
+	# from the parent ids
+	ex=$(man_example "$page" "The five span paths with the most self time")
+	bash -c "$(ex_setup "$ex")" >/dev/null 2>&1
+	run -0 --separate-stderr bash -c "$(ex_query "$ex")"
+	assert_equal "$output" "$(node_paths spans.json | sort -t$'\t' -k1,1nr | head -n 5)"
+	# worker-0's spans: its four paths, with span_threads' counts
+	run -0 --separate-stderr bash -c "$(man_example "$page" "The spans of one thread")"
+	assert_equal "$(cut -f1,3 <<<"$output" | sort)" "$(printf '%s\n' $'1\twork' \
+		$'1000\twork;outer' $'1000\twork;outer;inner' $'1000\twork;outer;inner;scoped')"
+	# one path's values over the four workers
+	run -0 --separate-stderr bash -c "$(man_example "$page" "The values of one span path")"
+	assert_equal "$(jq -c '[.count, (.total_ns > .self_ns), (.cpu_ns + .off_cpu_ns == .total_ns), .metrics]' <<<"$output")" \
+		'[4000,true,true,{}]'
+	run -0 --separate-stderr bash -c "$(man_example "$page" "Relative spread of each event")"
+	assert_equal "$(jq -sc 'map(.name)' <<<"$output")" '["task-clock"]'
 }

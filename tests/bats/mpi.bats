@@ -182,3 +182,23 @@ section() {
 			fail "no folded root for rank $r, pid $pid: $(cut -d";" -f1 job.folded | sort -u)"
 	done
 }
+
+@test "spanstat-json(5)'s rank example, on this job: paths by imbalance, rank 2's work first among its own" {
+	local page="${SPANSTAT_MANDIR:-/nonexistent}/man5/spanstat-json.5"
+	[ -f "$page" ] || page="$SRCDIR/man/spanstat-json.5"
+	# the job above ran the example's mpirun line, with the flags this
+	# machine needs; the rest runs as printed, on copies of its records
+	mkdir -p "$BATS_TEST_TMPDIR/ex"
+	cp run.*.rec "$BATS_TEST_TMPDIR/ex/"
+	cd "$BATS_TEST_TMPDIR/ex" || return 1
+	example=$(man_example "$page" "The span paths most out of balance")
+	grep -q '^mpirun -np 4 spanstat record -o run.%r.rec -- ./app$' <<<"$example"
+	export PATH="$(dirname "$SPANSTAT"):$PATH"
+	bash -c "$(ex_setup "$example" | grep -v '^mpirun ')" >/dev/null 2>&1
+	run -0 --separate-stderr bash -c "$(ex_query "$example")"
+	# at most five lines, imbalance descending, each as the document has it
+	[ "${#lines[@]}" -ge 3 ] && [ "${#lines[@]}" -le 5 ]
+	assert_equal "$output" "$(jq -r '.ranks.spans[] | "\(.self_ns.imbalance)\t\(.self_ns.max_rank)\t\(.path | join(";"))"' job.json |
+		sort -t$'\t' -k1,1gr -s | head -n 5)"
+	assert_line --regexp $'^0\\.[0-9]+\t2\trank_main;work$'
+}

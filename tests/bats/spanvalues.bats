@@ -113,15 +113,16 @@ thread_node() {
 	run -125 "$SPANSTAT" --weight=bogus --folded=f.txt -- true
 	assert_output "spanstat: invalid --weight 'bogus': expected wall, cpu, off-cpu, allocs, alloc-bytes or an event of --span-events"
 	run -125 "$SPANSTAT" --weight=wall -- true
-	assert_output "spanstat: --weight needs --folded, --pprof or --flamegraph"
+	assert_output "spanstat: --weight needs --folded, --json, --pprof or --flamegraph"
 	run -125 "$SPANSTAT" --weight=allocs --folded=f.txt -- true
 	assert_output "spanstat: --weight=allocs needs --span-allocs"
 	run -125 "$SPANSTAT" --weight=cpu --no-off-cpu --folded=f.txt -- true
 	assert_output "spanstat: --weight=cpu needs the off-CPU split that --no-off-cpu turns off"
 	run -125 "$SPANSTAT" --span-events=page-faults -- true
-	assert_output "spanstat: --span-events needs a span output: --spans, --folded, --perfetto, --pprof, --flamegraph or --flamechart"
-	run -125 "$SPANSTAT" --span-allocs --json=x.json -- true
-	assert_output "spanstat: --span-allocs needs a span output: --spans, --folded, --perfetto, --pprof, --flamegraph or --flamechart"
+	assert_output "spanstat: --span-events needs a span output: --spans, --folded, --json, --perfetto, --pprof, --flamegraph or --flamechart"
+	run -125 "$SPANSTAT" --span-allocs -o x.txt -- true
+	assert_output "spanstat: --span-allocs needs a span output: --spans, --folded, --json, --perfetto, --pprof, --flamegraph or --flamechart"
+	assert_file_not_exists x.txt
 	run -125 "$SPANSTAT" --span-events=nosuchevent --spans -- true
 	assert_output --partial "spanstat: invalid --span-events 'nosuchevent': "
 	assert_file_not_exists f.txt
