@@ -9,9 +9,13 @@
  * (self ns), then, as the run carries them, cpu and off_cpu (self ns), each
  * event of --span-events (as written there) and the allocation counts.
  * pprof adds samples up the stacks for its cumulative figures, so self
- * values are what it wants.  default_sample_type follows --weight.  Written
- * at finish; the encoder's buffer holds the whole profile before it is
- * compressed with zlib into w->fp. */
+ * values are what it wants.  default_sample_type follows --weight.  Every
+ * location is in one Mapping, the main binary's: the program of the
+ * command spanstat started, with its build id, as the head names them (a
+ * record written before it named them: argv[0], no build id), marked as
+ * symbolized so pprof looks for no binary.  Written at finish; the
+ * encoder's buffer holds the whole profile before it is compressed with
+ * zlib into w->fp. */
 #include "config.h"
 
 #include <errno.h>
@@ -33,6 +37,7 @@
 enum {
 	PP_SAMPLE_TYPE = 1,
 	PP_SAMPLE = 2,
+	PP_MAPPING = 3,
 	PP_LOCATION = 4,
 	PP_FUNCTION = 5,
 	PP_STRING_TABLE = 6,
@@ -46,7 +51,14 @@ enum {
 	VT_UNIT = 2,
 	SA_LOCATION_ID = 1,
 	SA_VALUE = 2,
+	MA_ID = 1,
+	MA_FILENAME = 5,
+	MA_BUILD_ID = 6,
+	MA_HAS_FUNCTIONS = 7,
+	MA_HAS_FILENAMES = 8,
+	MA_HAS_LINE_NUMBERS = 9,
 	LO_ID = 1,
+	LO_MAPPING_ID = 2,
 	LO_LINE = 4,
 	LI_FUNCTION_ID = 1,
 	LI_LINE = 2,
@@ -58,6 +70,7 @@ enum {
 };
 
 #define PP_MAX_VALUES (4 + 2 * SPANMETRIC_MAX)
+#define PP_MAPPING_ID 1 /* the one mapping's */
 
 /* A sample value: what it is and how a node's is found. */
 struct pp_value {
@@ -71,6 +84,7 @@ struct pp {
 	const struct run_head *head;
 	struct u64map func; /* strtab id + 1 -> function id */
 	uint32_t nfunc;
+	bool files;	   /* a function has its source file and line */
 	struct u64map str; /* strtab id + 1 -> string table index (names, files) */
 	const char **strs; /* the string table */
 	size_t nstr, capstr;
@@ -126,10 +140,12 @@ static uint64_t pp_func(struct pp *p, uint32_t name)
 	if (file) {
 		pbenc_int64(e, FN_FILENAME, pp_str(p, file, 0));
 		pbenc_int64(e, FN_START_LINE, line);
+		p->files = true;
 	}
 	pbenc_close(e, f);
 	size_t l = pbenc_open(e, PP_LOCATION);
 	pbenc_varint(e, LO_ID, id);
+	pbenc_varint(e, LO_MAPPING_ID, PP_MAPPING_ID);
 	size_t li = pbenc_open(e, LO_LINE);
 	pbenc_varint(e, LI_FUNCTION_ID, id);
 	if (file)
@@ -232,6 +248,26 @@ static unsigned pp_default(const struct pp *p)
 	return 1;
 }
 
+/* The main binary's mapping, which every location is in: pprof names the
+ * profile's binary after it.  No addresses: the locations come symbolized. */
+static void pp_mapping(struct pp *p, struct pbenc *e, const struct run_head *h)
+{
+	const char *file = !h ? NULL : h->exe ? h->exe : !h->target && h->argc ? h->argv[0] : NULL;
+	const char *id = h && h->exe ? h->build_id : NULL;
+	size_t m = pbenc_open(e, PP_MAPPING);
+	pbenc_varint(e, MA_ID, PP_MAPPING_ID);
+	if (file && *file)
+		pbenc_int64(e, MA_FILENAME, pp_str(p, file, 0));
+	if (id && *id)
+		pbenc_int64(e, MA_BUILD_ID, pp_str(p, id, 0));
+	pbenc_varint(e, MA_HAS_FUNCTIONS, 1);
+	if (p->files) {
+		pbenc_varint(e, MA_HAS_FILENAMES, 1);
+		pbenc_varint(e, MA_HAS_LINE_NUMBERS, 1);
+	}
+	pbenc_close(e, m);
+}
+
 /* Compresses the profile into fp, gzip-wrapped. */
 static int pp_gzip(FILE *fp, const uint8_t *data, size_t len)
 {
@@ -295,11 +331,16 @@ static int pprof_finish(struct writer *w, const struct report *r)
 			pbenc_int64(&out, VT_UNIT, type[k][1]);
 			pbenc_close(&out, m);
 		}
-		uint8_t *b = pbenc_reserve(&out, p.samples.len + p.rest.len);
+		uint8_t *b = pbenc_reserve(&out, p.samples.len);
 		if (b) {
 			memcpy(b, p.samples.buf, p.samples.len);
-			memcpy(b + p.samples.len, p.rest.buf, p.rest.len);
-			out.len += p.samples.len + p.rest.len;
+			out.len += p.samples.len;
+		}
+		pp_mapping(&p, &out, h);
+		b = pbenc_reserve(&out, p.rest.len);
+		if (b) {
+			memcpy(b, p.rest.buf, p.rest.len);
+			out.len += p.rest.len;
 		}
 		for (size_t k = 0; k < p.nstr; k++)
 			pbenc_bytes(&out, PP_STRING_TABLE, p.strs[k], strlen(p.strs[k]));

@@ -46,6 +46,7 @@ struct recfile {
 	struct run_head head;
 	char **argv;
 	char *target;
+	char *exe, *build_id; /* the head's, NULL: unknown */
 	struct evlist evl;
 	char **unit;
 	struct spanmetrics metrics;
@@ -221,6 +222,38 @@ static void rf_counts(struct record_in *in, struct count *c, size_t n)
 	}
 }
 
+/* Whether s is a build id as a writer writes it: 1 to 64 bytes in hex. */
+static bool rf_hex_id(const char *s)
+{
+	size_t n = strlen(s);
+	return n >= 2 && n <= 128 && n % 2 == 0 && strspn(s, "0123456789abcdef") == n;
+}
+
+/* The head's last fields, added after the first files: the command's
+ * program and its build id.  Without them (an older file) both are
+ * unknown, and so are damaged ones (the rest of the head stays good). */
+static void rf_exe(struct recfile *rf, struct record_in *in)
+{
+	if (in->p >= in->end)
+		return;
+	struct record_in at = *in;
+	char *exe = rf_str(&at), *id = at.ok ? rf_str(&at) : NULL;
+	if (!at.ok || !exe || !*exe) {
+		free(exe);
+		free(id);
+		return;
+	}
+	*in = at;
+	rf->exe = exe;
+	rf->head.exe = exe;
+	if (id && rf_hex_id(id)) {
+		rf->build_id = id;
+		rf->head.build_id = id;
+	} else {
+		free(id);
+	}
+}
+
 static int rf_head(struct recfile *rf, struct record_in *in)
 {
 	struct run_head *h = &rf->head;
@@ -321,6 +354,8 @@ static int rf_head(struct recfile *rf, struct record_in *in)
 	h->metrics = ms;
 	h->strings = rf->strings;
 	h->names = rf->names;
+	if (in->ok)
+		rf_exe(rf, in);
 	return in->ok ? 0 : -EINVAL;
 }
 
@@ -715,6 +750,8 @@ void recfile_close(struct recfile *rf)
 		free(rf->argv[i]);
 	free(rf->argv);
 	free(rf->target);
+	free(rf->exe);
+	free(rf->build_id);
 	for (size_t i = 0; i < rf->evl.n; i++) {
 		free(rf->evl.ev[i].name);
 		free(rf->unit[i]);

@@ -244,6 +244,9 @@ static void recw_head(struct recbuf *b, const struct run_head *h)
 		rb_str(b, ms->m[i].name);
 		rb_u64(b, (uint64_t)ms->m[i].supported | (uint64_t)ms->m[i].time << 1);
 	}
+	/* appended after the first files: older readers skip them */
+	rb_str(b, h->exe);
+	rb_str(b, h->build_id);
 }
 
 static int recw_start(struct writer *w, const struct run_head *h)

@@ -76,6 +76,10 @@ struct run_head {
 	struct run_clocks clocks;	   /* when the session started (0: unknown) */
 	const char *uname[4];		   /* where it ran: nodename, sysname, release, machine
 					    * (a recording's; NULL: this machine's) */
+	const char *exe;		   /* the program of the command spanstat started
+					    * (launch_exe: absolute, links resolved), NULL:
+					    * unknown (attached, not found, an old record) */
+	const char *build_id;		   /* its GNU build id in hex, NULL: none or unknown */
 };
 
 struct interval_sample {

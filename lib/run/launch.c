@@ -5,6 +5,7 @@
 
 #include "launch.h"
 
+#include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -162,6 +163,47 @@ int launch_which(const char *file, struct stat *st)
 	int r = launch_search(file, &full, st);
 	free(full);
 	return r;
+}
+
+/* The GNU build id of the ELF file at path, in hex, or NULL. */
+static char *launch_build_id(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	if (fd < 0)
+		return NULL;
+	char *hex = NULL;
+	Elf *e = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && elf_version(EV_CURRENT) != EV_NONE
+			 ? elf_begin(fd, ELF_C_READ, NULL)
+			 : NULL;
+	const void *id;
+	ssize_t n = e && elf_kind(e) == ELF_K_ELF ? dwelf_elf_gnu_build_id(e, &id) : -1;
+	if (n > 0 && n <= 64 && (hex = malloc(2 * (size_t)n + 1))) {
+		const unsigned char *b = id;
+		for (ssize_t i = 0; i < n; i++)
+			snprintf(hex + 2 * i, 3, "%02x", b[i]);
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return hex;
+}
+
+int launch_exe(const char *file, char **path, char **build_id)
+{
+	struct stat st;
+	char *full;
+	*path = *build_id = NULL;
+	int r = launch_search(file, &full, &st);
+	if (r < 0)
+		return r;
+	*path = realpath(full, NULL);
+	r = *path ? 0 : -errno;
+	free(full);
+	if (r < 0)
+		return r;
+	*build_id = launch_build_id(*path);
+	return 0;
 }
 
 /* Whether the ELF file e defines a function of the malloc family itself. */

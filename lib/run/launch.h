@@ -27,6 +27,14 @@ void launch_abort(struct launch *l);
  * slash).  Returns 0, or -errno when there is none. */
 int launch_which(const char *file, struct stat *st);
 
+/* The program file (PATH searched) names, as the session names it to the
+ * outputs: *path its absolute path with symbolic links resolved (as
+ * /proc/PID/exe shows it once it runs), *build_id its GNU build id in hex
+ * (NT_GNU_BUILD_ID), or NULL when it has none (not ELF, such as a script,
+ * or built without one).  Both malloc'd, the caller's.  0, or -errno with
+ * both NULL when there is no such file. */
+int launch_exe(const char *file, char **path, char **build_id);
+
 /* Whether --span-allocs can count the allocations of the program that file
  * (PATH searched) runs: 0, or -ENOTSUP with *why (malloc'd, "it is linked
  * statically", "it has a malloc of its own", "its interpreter '/x' ...")

@@ -91,6 +91,7 @@ struct session {
 	bool have_an;
 	struct spanmetrics metrics; /* what spans carry (spanmetric.h) */
 	char *values_spec;	    /* SPANSTAT_VALUES for the target */
+	char *exe, *build_id;	    /* the head's (launch_exe), or NULL */
 	struct offcpu *off;	    /* every run's switch and exit records, or NULL */
 	int hook_err;		    /* the decoder hook failed (-ENOMEM) */
 	/* trees handed over now end at (session_tree_end): */
@@ -940,6 +941,8 @@ static void session_release(struct session *s)
 	if (s->have_an)
 		s->an->release(s->an->ctx);
 	session_env_free(s);
+	free(s->exe);
+	free(s->build_id);
 }
 
 int session_run(const struct session_opts *o, int *exit_code, char **cause)
@@ -990,6 +993,13 @@ int session_run(const struct session_opts *o, int *exit_code, char **cause)
 			r = session_fail(cause, -r, "cannot write %s", "the results");
 			goto out;
 		}
+	}
+	/* the program every run starts, as the head names it to the outputs
+	 * (pprof's main mapping): unknown when it cannot be found, which the
+	 * first run then reports */
+	if (!o->attach && o->argc && launch_exe(o->argv[0], &s.exe, &s.build_id) == 0) {
+		s.head.exe = s.exe;
+		s.head.build_id = s.build_id;
 	}
 	clock_gettime(CLOCK_REALTIME, &s.head.start);
 	s.head.start_mono = session_now(CLOCK_MONOTONIC);

@@ -2,7 +2,9 @@
 # pprof.bats: --pprof read back by its real consumer, go tool pprof: every
 # stack path of the same run's JSON is a sample with its exact count, self
 # wall, on- and off-CPU time and span values; names and files as the JSON
-# has them; --weight picks the default sample type; the file is gzip.
+# has them; --weight picks the default sample type; the file is gzip; the
+# main mapping names the target's program and build id, live and from a
+# record (an older record's: its command, no build id).
 
 load helpers
 bats_require_minimum_version 1.5.0
@@ -91,4 +93,61 @@ json_paths() {
 	file=$(jq -r '[.spans.merged.nodes[] | select(.name == "app::Parser::depth") | .file] | first' c.json)
 	line=$(jq -r '[.spans.merged.nodes[] | select(.name == "app::Parser::depth") | .line] | first' c.json)
 	assert_output --regexp "app::Parser::depth ${file//./\\.}:$line"
+}
+
+# build_id FILE: the GNU build id readelf finds in FILE
+build_id() {
+	readelf -n "$1" | awk '/Build ID:/ { print $3 }'
+}
+
+@test "--pprof: the main mapping is the target's program, by its absolute path and build id" {
+	require_cmd readelf
+	local exe id
+	exe=$(readlink -f "$SPAN_THREADS")
+	id=$(build_id "$exe")
+	[ -n "$id" ]
+	# found on PATH through a symbolic link: named as it runs, links resolved
+	mkdir bin
+	ln -s "$SPAN_THREADS" bin/app
+	PATH="$PWD/bin:$PATH" run -0 "$SPANSTAT" --pprof=t.pb.gz -- app
+	run --separate-stderr -0 timeout 120 go tool pprof -raw t.pb.gz
+	assert_line --partial "1: 0x0/0x0/0x0 $exe $id ["
+	[[ "$stderr" != *"Main binary filename not available"* ]]
+	[ -z "$stderr" ]
+	run --separate-stderr -0 timeout 120 go tool pprof -top t.pb.gz
+	assert_line "File: $(basename "$exe")"
+	assert_line "Build ID: $id"
+	[ -z "$stderr" ]
+}
+
+@test "--pprof: report names the program the record holds, not the file there now" {
+	require_cmd readelf
+	local id
+	cp "$SPAN_THREADS" app
+	id=$(build_id app)
+	run -0 "$SPANSTAT" --record=r.rec --pprof=live.pb.gz -- ./app
+	# another program in its place: the record's build id stays
+	rm app && cp /bin/true app
+	[ "$(build_id app)" != "$id" ]
+	run -0 "$SPANSTAT" report --pprof=rep.pb.gz r.rec
+	cmp live.pb.gz rep.pb.gz
+	run --separate-stderr -0 timeout 120 go tool pprof -raw rep.pb.gz
+	assert_line --partial "1: 0x0/0x0/0x0 $(readlink -f .)/app $id ["
+	[ -z "$stderr" ]
+}
+
+@test "--pprof: report of a record written before the program was kept: its command, no build id" {
+	require_cmd readelf
+	cp "$SPAN_THREADS" app
+	run -0 "$SPANSTAT" record -o r.rec -- ./app
+	[ -n "$(build_id app)" ]
+	python3 "$BATS_TEST_DIRNAME/recraft.py" r.rec old.rec head:old
+	[ "$(stat -c %s old.rec)" -lt "$(stat -c %s r.rec)" ]
+	# read as before, every other output the same
+	run -0 "$SPANSTAT" report --json=new.json r.rec
+	run -0 "$SPANSTAT" report --json=old.json --pprof=old.pb.gz old.rec
+	cmp new.json old.json
+	run --separate-stderr -0 timeout 120 go tool pprof -raw old.pb.gz
+	assert_line --partial "1: 0x0/0x0/0x0 ./app  ["
+	[ -z "$stderr" ]
 }

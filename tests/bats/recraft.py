@@ -7,6 +7,8 @@ so the reader has to judge what is inside.  OPs, in order:
                       a number is a varint, s=TEXT a string
   ev:FIELD=N          set FIELD (depth, pid, tid, name, value, dur) of every
                       span event that has it
+  head:old            the HEAD as the first files have it: cut after the span
+                      values (without the program and its build id)
 """
 import struct
 import sys
@@ -50,7 +52,8 @@ class Rd:
         return self.p[self.i - n : self.i]
 
 
-def nval(head):
+def head_rd(head):
+    """A reader of head, at its span values' count."""
     r = Rd(head)
     r.s()
     for _ in range(r.u()):
@@ -65,7 +68,20 @@ def nval(head):
     r.z(), r.z(), r.u(), r.u(), r.u()
     for _ in range(r.u()):
         r.s(), r.u(), r.u(), r.u(), r.u(), r.u(), r.z(), r.u(), r.s(), r.u()
-    return r.u()
+    return r
+
+
+def nval(head):
+    return head_rd(head).u()
+
+
+def head_old(head):
+    r = head_rd(head)
+    n = r.u()
+    r.z(), r.u()
+    for _ in range(n):
+        r.u(), r.s(), r.u()
+    return head[: r.i]
 
 
 # kinds: process, thread, begin, end, instant, counter, process end
@@ -119,6 +135,8 @@ def main():
                 else:
                     p += uv(int(it, 0))
             recs.append((int(t), p))
+        elif op == "head:old":
+            recs = [(t, head_old(p) if t == 1 else p) for t, p in recs]
         elif op.startswith("ev:"):
             field, val = op[3:].split("=")
             recs = [(t, events(p, n, field, int(val, 0)) if t == 4 else p) for t, p in recs]

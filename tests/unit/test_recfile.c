@@ -2,13 +2,15 @@
  * every span event comes back field for field (names by text, values,
  * cumulative rows, flags) across many blocks and thread switches; the head,
  * samples and runs come back; a truncated copy and a damaged record lose
- * only what they damaged. */
+ * only what they damaged; a head without the program's path and build id
+ * (an older file's) reads as before, with both unknown. */
 #include "config.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "analysis.h"
 #include "recfile.h"
@@ -116,6 +118,29 @@ static struct recfile *replay(const char *path, struct strtab *st, struct spanna
 	return rf;
 }
 
+/* path, as buf (size bytes) with the head's payload's last strip bytes
+ * replaced by tail (tlen bytes), its CRC made to hold again. */
+static void rewrite_head(const char *path, const char *buf, size_t size, size_t strip,
+			 const char *tail, size_t tlen)
+{
+	uint32_t hd[3];
+	memcpy(hd, buf + RECORD_FILE_HDR, sizeof hd);
+	const char *pl = buf + RECORD_FILE_HDR + RECORD_HDR;
+	size_t keep = hd[1] - strip, rest = RECORD_FILE_HDR + RECORD_HDR + hd[1];
+	char *np = malloc(keep + tlen);
+	memcpy(np, pl, keep);
+	memcpy(np + keep, tail, tlen);
+	hd[1] = (uint32_t)(keep + tlen);
+	hd[2] = (uint32_t)crc32(0, (const Bytef *)np, (uInt)hd[1]);
+	FILE *out = fopen(path, "w");
+	fwrite(buf, 1, RECORD_FILE_HDR, out);
+	fwrite(hd, sizeof hd, 1, out);
+	fwrite(np, 1, hd[1], out);
+	fwrite(buf + rest, 1, size - rest, out);
+	fclose(out);
+	free(np);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/test_recfile.XXXXXX";
@@ -151,7 +176,9 @@ int main(void)
 			     .strings = &st,
 			     .names = &nv,
 			     .metrics = &ms,
-			     .clocks = {1000, 2000, 3000}};
+			     .clocks = {1000, 2000, 3000},
+			     .exe = "/opt/app/bin/app",
+			     .build_id = "0123456789abcdef0123456789abcdef01234567"};
 	uint32_t raw = strtab_intern(&st, "_Z4workv", 8), shown = strtab_intern(&st, "work()", 6);
 	uint32_t file = strtab_intern(&st, "app.c", 5);
 	spannames_set(&nv, raw, shown, file, 42);
@@ -225,6 +252,8 @@ int main(void)
 	   "the span values come back");
 	ok(h2->clocks.mono_ns == 2000 && h2->clocks.boot_ns == 3000, "the clocks come back");
 	ok(recfile_info(rf)->rank == 5, "the rank comes back");
+	ok(h2->exe && !strcmp(h2->exe, h.exe) && h2->build_id && !strcmp(h2->build_id, h.build_id),
+	   "the program's path and build id come back");
 	uint32_t raw2 = strtab_lookup(&st2, "_Z4workv", 8), line;
 	ok(!strcmp(spannames_text(&nv2, &st2, raw2), "work()") &&
 		   !strcmp(spannames_where(&nv2, raw2, &line), "app.c") && line == 42,
@@ -320,6 +349,37 @@ int main(void)
 	   "skipped)",
 	   rf ? (unsigned long long)d->skipped_bytes : 0ull);
 	ok(ngot > norig / 2 && ngot < norig, "the other blocks' events remain (%zu)", ngot);
+	recfile_close(rf);
+
+	/* a head as the first files have it, ending after the span values:
+	 * read as before, the program and its build id unknown */
+	size_t tail = 2 + strlen(h.exe) + strlen(h.build_id);
+	in = fopen(path, "r");
+	ok(fread(buf, 1, (size_t)size, in) == (size_t)size, "the file is read again, whole");
+	fclose(in);
+	rewrite_head(bad, buf, (size_t)size, tail, "", 0);
+	rf = replay(bad, &st2, &nv2, &err);
+	d = rf ? recfile_damage(rf) : NULL;
+	h2 = rf ? recfile_head(rf) : NULL;
+	ok(rf && err == 0 && !d->bad_records && h2->argc == 3 && h2->metrics->n == 2 && !h2->exe &&
+		   !h2->build_id && ngot == norig,
+	   "a head without the program reads, the program unknown");
+	recfile_close(rf);
+	/* a build id that is not hex is not taken; the path is */
+	static const char odd[] = "\004/x/y\004xyz!";
+	rewrite_head(bad, buf, (size_t)size, tail, odd, sizeof odd - 1);
+	rf = replay(bad, &st2, &nv2, &err);
+	h2 = rf ? recfile_head(rf) : NULL;
+	ok(rf && err == 0 && h2->exe && !strcmp(h2->exe, "/x/y") && !h2->build_id,
+	   "a build id that is not hex is unknown");
+	recfile_close(rf);
+	/* cut inside them: both unknown, the rest of the head stays */
+	rewrite_head(bad, buf, (size_t)size, tail, "\004/x/y\050ab", 8);
+	rf = replay(bad, &st2, &nv2, &err);
+	d = rf ? recfile_damage(rf) : NULL;
+	h2 = rf ? recfile_head(rf) : NULL;
+	ok(rf && err == 0 && !d->bad_records && !h2->exe && !h2->build_id && ngot == norig,
+	   "damaged ones are unknown, the head is read");
 	recfile_close(rf);
 
 	/* not a record file */
