@@ -538,10 +538,7 @@ static int diff_flamegraph(FILE *fp, const struct diff *d, const char *old, cons
 		return -ENOMEM;
 	int err = diff_tree(d, &t, &names, &olds);
 	if (!err) {
-		char note[512];
-		snprintf(note, sizeof note, "self wall time, ns: widths %s, colours against %s",
-			 new, old);
-		err = svg_flamegraph_diff(fp, &t, &names, olds, new, note);
+		err = svg_flamegraph_diff(fp, &t, &names, olds, old, new);
 		span_tree_release(&t);
 		free(olds);
 	}

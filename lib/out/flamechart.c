@@ -247,12 +247,14 @@ static const char *fc_text(const struct run_head *h, uint32_t id)
 	return h && h->strings ? spannames_text(h->names, h->strings, id) : "";
 }
 
+/* "WHAT NAME [ID]", the name cut to fit the width */
 static void fc_heading(FILE *fp, int y, const char *what, const char *name, uint32_t id)
 {
-	fprintf(fp, "<text x=\"%d\" y=\"%d\" style=\"fill: rgb(80,80,80)\">%s ", SVGKIT_PAD,
-		y + FC_LABEL - 4, what);
-	svgkit_escape(fp, name && *name ? name : "?", 200);
-	fprintf(fp, " [%" PRIu32 "]</text>\n", span_real_pid(id));
+	char before[32], after[32];
+	snprintf(before, sizeof before, "%s ", what);
+	snprintf(after, sizeof after, " [%" PRIu32 "]", span_real_pid(id));
+	svgkit_line(fp, SVGKIT_PAD, y + FC_LABEL - 4, "fill: rgb(80,80,80)", before,
+		    name && *name ? name : "?", after);
 }
 
 static int fc_finish(struct writer *w, const struct report *r)
@@ -315,8 +317,12 @@ static int fc_finish(struct writer *w, const struct report *r)
 		 "%lu span%s of %lu shorter than a pixel: %lu drawn in runs of siblings, %lu "
 		 "merged into their parents",
 		 small, small == 1 ? "" : "s", c->spans, c->inruns, c->merged);
-	svgkit_open(fp, height, total, span, "Flame chart", h && h->argc ? h->argv[0] : "", "time",
-		    hidden);
+	const struct svgkit_piece title[] = {
+		{"Flame chart: ", false},
+		{h && h->argc ? h->argv[0] : "", true},
+		{" (time)", false},
+	};
+	svgkit_open(fp, height, total, span, title, sizeof title / sizeof *title, hidden);
 	svgkit_axis(fp, FC_TOP, span);
 	fputs("<g id=\"frames\">\n", fp);
 	int y = FC_TOP + FC_AXIS;

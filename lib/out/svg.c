@@ -194,9 +194,10 @@ static int svg_frame(void *ctx, const struct span_tree *t, uint32_t i, uint32_t 
 	return 0;
 }
 
-/* Lays out and writes the picture of t (o set up, fp its file). */
-static int svg_draw(struct svg_out *o, const struct span_tree *t, const char *kind,
-		    const char *command, const char *note)
+/* Lays out and writes the picture of t (o set up, fp its file) under the
+ * title's n pieces. */
+static int svg_draw(struct svg_out *o, const struct span_tree *t, const struct svgkit_piece *title,
+		    size_t n)
 {
 	FILE *fp0 = o->fp;
 	int err = 0;
@@ -225,7 +226,7 @@ static int svg_draw(struct svg_out *o, const struct span_tree *t, const char *ki
 			char hidden[96];
 			snprintf(hidden, sizeof hidden, "%lu frame%s of %lu too narrow to draw",
 				 o->hidden, o->hidden == 1 ? "" : "s", o->hidden + o->drawn);
-			svgkit_open(fp, height, o->total, 0, kind, command, note, hidden);
+			svgkit_open(fp, height, o->total, 0, title, n, hidden);
 			fprintf(fp, "<g id=\"frames\" transform=\"translate(0,%d)\">\n",
 				height - SVG_PAD);
 			if (blen && fwrite(body, 1, blen, fp) != blen)
@@ -273,7 +274,14 @@ static int svg_finish(struct writer *w, const struct report *r)
 		char note[128];
 		snprintf(note, sizeof note, "%s, %s", w->opts.weight ? w->opts.weight : "wall",
 			 svg_unit(&o));
-		err = svg_draw(&o, t, "Flame graph", h && h->argc ? h->argv[0] : "", note);
+		const struct svgkit_piece title[] = {
+			{"Flame graph: ", false},
+			{h && h->argc ? h->argv[0] : "", true},
+			{" (", false},
+			{note, true},
+			{")", false},
+		};
+		err = svg_draw(&o, t, title, sizeof title / sizeof *title);
 	}
 	if (r)
 		span_tree_release(&scratch);
@@ -288,7 +296,7 @@ static int svg_finish(struct writer *w, const struct report *r)
 }
 
 int svg_flamegraph_diff(FILE *fp, const struct span_tree *t, const struct strtab *names,
-			const uint64_t *old_self, const char *command, const char *note)
+			const uint64_t *old_self, const char *old, const char *new)
 {
 	struct svg_out o;
 	memset(&o, 0, sizeof o);
@@ -296,7 +304,15 @@ int svg_flamegraph_diff(FILE *fp, const struct span_tree *t, const struct strtab
 	o.names = names;
 	o.old_self = old_self;
 	o.weight.kind = SPAN_WEIGHT_WALL;
-	int err = svg_draw(&o, t, "Differential flame graph", command, note);
+	/* the file names share what the rest leaves of the width */
+	const struct svgkit_piece title[] = {
+		{"Differential flame graph: ", false},
+		{old, true},
+		{" \u2192 ", false},
+		{new, true},
+		{" (self wall time, ns: red grew, blue shrank)", false},
+	};
+	int err = svg_draw(&o, t, title, sizeof title / sizeof *title);
 	free(o.cum);
 	free(o.x);
 	free(o.old);

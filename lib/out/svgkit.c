@@ -9,36 +9,51 @@
  * for scripted checks: #search=REGEX, #zoom=N (frame N in the order
  * written, 0 the first), joined by '&'; the results are reflected in the
  * document (the "matched" text, each frame's data-zoomed attribute: in,
- * below (an enclosing frame), part (clipped) or out). */
+ * below (an enclosing frame), part (clipped) or out).
+ *
+ * Text fits: what is written here is cut to the columns SVGKIT_CHAR allows
+ * (a little wider than the usual monospace fonts); on load the script
+ * measures the font drawn, cuts the frames' names again if it is wider
+ * still, and squeezes (textLength) any line marked with the room it has
+ * (data-room) that overflows it. */
 #include "config.h"
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "svgkit.h"
 #include "utf8esc.h"
 
-void svgkit_escape(FILE *fp, const char *s, size_t max)
+/* The character at p (left bytes from p): its length in *len, its columns
+ * as returned; written escaped to fp unless fp is NULL. */
+static size_t svgkit_char(FILE *fp, const unsigned char *p, size_t left, size_t *len)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = 0, left = strlen(s);
-	for (; *p && n < max; n++) {
-		size_t len = utf8esc_seqlen(p, left);
-		/* U+FFFE and U+FFFF are UTF-8 but no XML character: %XX each */
-		if (len == 3 && p[0] == 0xef && p[1] == 0xbf && p[2] >= 0xbe) {
+	size_t n = utf8esc_seqlen(p, left);
+	/* U+FFFE and U+FFFF are UTF-8 but no XML character: %XX each */
+	if (n == 3 && p[0] == 0xef && p[1] == 0xbf && p[2] >= 0xbe) {
+		if (fp)
 			fprintf(fp, "%%%02X%%%02X%%%02X", p[0], p[1], p[2]);
-			p += len;
-			left -= len;
-			continue;
-		}
-		if (len > 1) { /* a whole character of more than one byte */
-			fwrite(p, 1, len, fp);
-			p += len;
-			left -= len;
-			continue;
-		}
+		*len = 3;
+		return 9;
+	}
+	if (n > 1) { /* a whole character of more than one byte */
+		if (fp)
+			fwrite(p, 1, n, fp);
+		*len = n;
+		return n >= 3 ? 2 : 1;
+	}
+	*len = 1;
+	/* a control byte, or one that is not UTF-8: %XX, as in folded
+	 * output (XML allows neither) */
+	if (!n || *p < 0x20 || *p == 0x7f) {
+		if (fp)
+			fprintf(fp, "%%%02X", *p);
+		return 3;
+	}
+	if (fp) {
 		switch (*p) {
 		case '&':
 			fputs("&amp;", fp);
@@ -53,18 +68,62 @@ void svgkit_escape(FILE *fp, const char *s, size_t max)
 			fputs("&quot;", fp);
 			break;
 		default:
-			/* a control byte, or one that is not UTF-8: %XX, as in
-			 * folded output (XML allows neither) */
-			if (!len || *p < 0x20 || *p == 0x7f)
-				fprintf(fp, "%%%02X", *p);
-			else
-				fputc(*p, fp);
+			fputc(*p, fp);
 		}
-		p++;
-		left--;
+	}
+	return 1;
+}
+
+void svgkit_escape(FILE *fp, const char *s, size_t max)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = 0, left = strlen(s), len;
+	for (; *p && n < max; n++) {
+		svgkit_char(fp, p, left, &len);
+		p += len;
+		left -= len;
 	}
 	if (n == max && *p)
 		fputs("..", fp);
+}
+
+size_t svgkit_cols(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t cols = 0, left = strlen(s), len;
+	while (*p) {
+		cols += svgkit_char(NULL, p, left, &len);
+		p += len;
+		left -= len;
+	}
+	return cols;
+}
+
+void svgkit_fit(FILE *fp, const char *s, size_t cols, bool at_end)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t total = svgkit_cols(s), left = strlen(s), len, used = 0;
+	if (total <= cols) {
+		svgkit_escape(fp, s, SIZE_MAX);
+		return;
+	}
+	if (cols < 3)
+		return;
+	size_t tail = at_end ? 0 : (cols - 2) / 2, head = cols - 2 - tail;
+	/* the start, as many whole characters as head holds */
+	for (size_t c; *p && used + (c = svgkit_char(NULL, p, left, &len)) <= head; used += c) {
+		svgkit_char(fp, p, left, &len);
+		p += len;
+		left -= len;
+	}
+	fputs("..", fp);
+	/* the end: from the first character after which what remains fits */
+	while (*p && total - used > tail) {
+		used += svgkit_char(NULL, p, left, &len);
+		p += len;
+		left -= len;
+	}
+	svgkit_escape(fp, (const char *)p, SIZE_MAX);
 }
 
 void svgkit_colour(const char *name, char *buf, size_t size)
@@ -125,6 +184,19 @@ static const char svgkit_script[] =
 	"    g.dataset.x = r.getAttribute('x'); g.dataset.w = r.getAttribute('width');\n"
 	"    g.dataset.i = i; g.addEventListener('click', function () { zoom(g); });\n"
 	"  });\n"
+	"  /* the font drawn: when wider than the writer allowed for, the labels\n"
+	"     are cut again, and a line that still overflows is squeezed */\n"
+	"  var NS = 'http://www.w3.org/2000/svg', p = document.createElementNS(NS, 'text');\n"
+	"  p.textContent = 'MMMMMMMMMMMMMMMMMMMM'; document.documentElement.appendChild(p);\n"
+	"  var ch = p.getComputedTextLength() / 20; document.documentElement.removeChild(p);\n"
+	"  if (ch > CH) { CH = ch; frames.forEach(function (g) { label(g, +g.dataset.w); }); }\n"
+	"  Array.prototype.forEach.call(document.querySelectorAll('text[data-room]'), function (t) "
+	"{\n"
+	"    var room = +t.dataset.room;\n"
+	"    if (t.getComputedTextLength() > room) {\n"
+	"      t.setAttribute('textLength', room); t.setAttribute('lengthAdjust', "
+	"'spacingAndGlyphs'); }\n"
+	"  });\n"
 	"  document.getElementById('reset').addEventListener('click', reset);\n"
 	"  document.getElementById('search').addEventListener('click', function () {\n"
 	"    var re = prompt('Search frames (regular expression)', '');\n"
@@ -141,10 +213,20 @@ static const char svgkit_script[] =
 	"    if (m[1] === 'search') search(m[2]); else if (frames[+m[2]]) zoom(frames[+m[2]]);\n"
 	"  });\n"
 	"}\n"
+	"/* columns, as the writer counts them: a character of U+0800 up two */\n"
+	"function cols(s) {\n"
+	"  var k = 0; for (var c of s) k += c.codePointAt(0) >= 0x800 ? 2 : 1; return k;\n"
+	"}\n"
 	"function label(g, w) {\n"
-	"  var t = g.querySelector('text'), n = g.dataset.n, fit = Math.floor((w - 6) / CH);\n"
-	"  t.textContent = w < 3 * CH || fit < 3 ? '' : (n.length <= fit ? n : n.slice(0, fit - 2) "
-	"+ '..');\n"
+	"  var t = g.querySelector('text'), n = g.dataset.n, fit = Math.floor((w - 6) / CH), s = "
+	"'';\n"
+	"  if (w >= 3 * CH && fit >= 3 && cols(n) <= fit) s = n;\n"
+	"  else if (w >= 3 * CH && fit >= 3) {\n"
+	"    var k = 0;\n"
+	"    for (var c of n) { k += cols(c); if (k > fit - 2) break; s += c; }\n"
+	"    s += '..';\n"
+	"  }\n"
+	"  t.textContent = s;\n"
 	"}\n"
 	"function place(g, x, w) {\n"
 	"  var r = g.querySelector('rect'); r.setAttribute('x', x); r.setAttribute('width', w);\n"
@@ -219,8 +301,36 @@ static const char svgkit_script[] =
 	"window.addEventListener('load', init);\n"
 	"]]></script>\n";
 
-void svgkit_open(FILE *fp, int height, uint64_t total, uint64_t span_ns, const char *kind,
-		 const char *command, const char *note, const char *hidden)
+/* The columns of the title's pieces that may be cut get: what each holds
+ * up to an equal share of what the others leave in cols, the share grown
+ * by what the pieces shorter than it leave. */
+static size_t svgkit_share(const struct svgkit_piece *title, size_t n, size_t cols)
+{
+	size_t fixed = 0, ncut = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (title[i].cut)
+			ncut++;
+		else
+			fixed += svgkit_cols(title[i].text);
+	}
+	size_t left = cols > fixed ? cols - fixed : 0, share = ncut ? left / ncut : 0;
+	for (size_t prev = SIZE_MAX; ncut && share != prev;) {
+		size_t small = 0, nsmall = 0;
+		prev = share;
+		for (size_t i = 0; i < n; i++) {
+			size_t c = title[i].cut ? svgkit_cols(title[i].text) : SIZE_MAX;
+			if (c <= share) {
+				small += c;
+				nsmall++;
+			}
+		}
+		share = nsmall < ncut ? (left - small) / (ncut - nsmall) : left;
+	}
+	return share;
+}
+
+void svgkit_open(FILE *fp, int height, uint64_t total, uint64_t span_ns,
+		 const struct svgkit_piece *title, size_t n, const char *hidden)
 {
 	fprintf(fp,
 		"<?xml version=\"1.0\" standalone=\"no\"?>\n"
@@ -230,25 +340,46 @@ void svgkit_open(FILE *fp, int height, uint64_t total, uint64_t span_ns, const c
 		"<style>text { font-family: monospace; font-size: 12px; "
 		"pointer-events: none; } g.f { cursor: pointer; } "
 		"g.f:hover rect { stroke: black; stroke-width: 0.5; } "
-		"#reset, #search { cursor: pointer; pointer-events: all; }</style>\n",
+		"#reset, #search, #title { cursor: pointer; pointer-events: all; }</style>\n",
 		SVGKIT_WIDTH, height, SVGKIT_WIDTH, height, total, span_ns);
 	fprintf(fp, svgkit_script, SVGKIT_WIDTH, SVGKIT_PAD, SVGKIT_CHAR);
+	/* the title, centred, its pieces cut to fit; whole in its tooltip */
+	int room = SVGKIT_WIDTH - 2 * SVGKIT_PAD;
+	size_t share = svgkit_share(title, n, (size_t)(room / SVGKIT_TITLE));
 	fprintf(fp,
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"rgb(250,250,240)\"/>\n"
-		"<text x=\"%d\" y=\"24\" style=\"font-size: 16px\">%s: ",
-		SVGKIT_WIDTH / 2 - 200, kind);
-	svgkit_escape(fp, command, 80);
-	fputs(" (", fp);
-	svgkit_escape(fp, note, 200);
+		"<text id=\"title\" x=\"%d\" y=\"24\" text-anchor=\"middle\" data-room=\"%d\" "
+		"style=\"font-size: 16px\"><title>",
+		SVGKIT_WIDTH / 2, room);
+	for (size_t i = 0; i < n; i++)
+		svgkit_escape(fp, title[i].text, 4096);
+	fputs("</title>", fp);
+	for (size_t i = 0; i < n; i++)
+		svgkit_fit(fp, title[i].text, title[i].cut ? share : SIZE_MAX, false);
+	/* the grey line ends before the matched share */
+	int hx = SVGKIT_PAD + 120, mx = SVGKIT_WIDTH - 260;
 	fprintf(fp,
-		")</text>\n"
+		"</text>\n"
 		"<text id=\"reset\" x=\"%d\" y=\"44\" style=\"opacity: 0.3\">Reset zoom</text>\n"
 		"<text id=\"search\" x=\"%d\" y=\"44\">Search</text>\n"
 		"<text id=\"matched\" x=\"%d\" y=\"44\"></text>\n"
-		"<text id=\"hidden\" x=\"%d\" y=\"44\" style=\"fill: gray\">",
-		SVGKIT_PAD, SVGKIT_WIDTH - 60, SVGKIT_WIDTH - 260, SVGKIT_PAD + 120);
-	svgkit_escape(fp, hidden, 200);
+		"<text id=\"hidden\" x=\"%d\" y=\"44\" data-room=\"%d\" style=\"fill: gray\">",
+		SVGKIT_PAD, SVGKIT_WIDTH - 60, mx, hx, mx - SVGKIT_PAD - hx);
+	svgkit_fit(fp, hidden, (size_t)((mx - SVGKIT_PAD - hx) / SVGKIT_CHAR), true);
 	fputs("</text>\n", fp);
+}
+
+void svgkit_line(FILE *fp, int x, int y, const char *style, const char *before, const char *s,
+		 const char *after)
+{
+	int room = SVGKIT_WIDTH - SVGKIT_PAD - x;
+	size_t cols = (size_t)(room / SVGKIT_CHAR), fixed = strlen(before) + strlen(after);
+	fprintf(fp, "<text x=\"%d\" y=\"%d\" data-room=\"%d\"", x, y, room);
+	if (style)
+		fprintf(fp, " style=\"%s\"", style);
+	fprintf(fp, ">%s", before);
+	svgkit_fit(fp, s, cols > fixed ? cols - fixed : 0, false);
+	fprintf(fp, "%s</text>\n", after);
 }
 
 void svgkit_frame(FILE *fp, const char *name, const char *about, const char *fill, double x, int y,
@@ -270,10 +401,9 @@ void svgkit_frame(FILE *fp, const char *name, const char *about, const char *fil
 		"rx=\"2\"/>",
 		x, y, w, SVGKIT_FRAME - 1, fill);
 	fprintf(fp, "<text x=\"%.2f\" y=\"%d\">", x + 3, y + SVGKIT_FRAME - 4);
-	/* characters that fit; w is compared before any conversion */
-	size_t len = strlen(name);
+	/* columns that fit; w is compared before any conversion */
 	double cols = w > 3 * SVGKIT_CHAR ? (w - 6) / SVGKIT_CHAR : 0;
 	if (cols >= 3)
-		svgkit_escape(fp, name, cols - 2 >= (double)len ? len : (size_t)(cols - 2));
+		svgkit_fit(fp, name, cols >= (double)SIZE_MAX ? SIZE_MAX : (size_t)cols, true);
 	fputs("</text></g>\n", fp);
 }

@@ -1,6 +1,8 @@
 /* test_svg.c: the differential flame graph (lib/out/svg.c) keeps every frame
  * inside the picture, even when a damaged record's totals would overflow
- * 64 bits when summed up the stack. */
+ * 64 bits when summed up the stack, and its title inside the width however
+ * long the file names; svgkit's cutting of text to a number of columns. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,8 +65,124 @@ static void test_overflowing_totals(void)
 	strtab_release(&names);
 }
 
+/* What svgkit_fit writes of s in cols columns. */
+static char *fit(const char *s, size_t cols, bool at_end)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	if (!fp)
+		return NULL;
+	svgkit_fit(fp, s, cols, at_end);
+	fclose(fp);
+	return buf;
+}
+
+static void is_fit(const char *s, size_t cols, bool at_end, const char *want)
+{
+	char *got = fit(s, cols, at_end);
+	is_str(got, want, "'%s' in %zu columns, cut at its %s", s, cols, at_end ? "end" : "middle");
+	free(got);
+}
+
+static void test_fit(void)
+{
+	is_int((int)svgkit_cols("abc"), 3, "a column per ASCII character");
+	is_int((int)svgkit_cols("caf\xc3\xa9"), 4, "one for a character of two bytes");
+	is_int((int)svgkit_cols("a\xe2\x86\x92"), 3, "two for one of three bytes (maybe wide)");
+	is_int((int)svgkit_cols("a\x01\xff"), 7, "%%XX three");
+	is_int((int)svgkit_cols("\xef\xbf\xbe"), 9, "U+FFFE nine: %%XX%%XX%%XX");
+	is_fit("abcdefghij", 10, true, "abcdefghij");
+	is_fit("abcdefghij", 7, true, "abcde..");
+	is_fit("abcdefghij", 7, false, "abc..ij");
+	is_fit("abcdefghij", 2, true, "");
+	is_fit("a&b<cdefgh", 6, true, "a&amp;b&lt;..");
+	is_fit("ab\xe2\x86\x92"
+	       "cd",
+	       5, true, "ab..");
+	is_fit("ab\xe2\x86\x92"
+	       "cdef",
+	       6, false, "ab..ef");
+	is_fit("ab\x01"
+	       "defgh",
+	       6, true, "ab..");
+}
+
+/* The title's text as drawn (not its tooltip), NUL-terminated in place. */
+static char *title_text(char *svg)
+{
+	char *p = strstr(svg, "<text id=\"title\"");
+	p = p ? strstr(p, "</title>") : NULL;
+	char *q = p ? strstr(p, "</text>") : NULL;
+	if (!q)
+		return NULL;
+	*q = '\0';
+	return p + strlen("</title>");
+}
+
+static void test_diff_title(void)
+{
+	struct strtab names;
+	is_int(strtab_init(&names), 0, "names");
+	uint32_t a = strtab_intern(&names, "a", 1);
+	uint32_t parent[2] = {0, 0}, name[2] = {0, a};
+	uint64_t count[2] = {0, 1}, total[2] = {0, 1000}, unf[2] = {0, 0}, old[2] = {0, 900};
+	struct span_trees st;
+	is_int(span_trees_init(&st), 0, "init");
+	struct span_import im = {.pid = 1,
+				 .tid = 1,
+				 .n = 2,
+				 .parent = parent,
+				 .name = name,
+				 .count = count,
+				 .total_ns = total,
+				 .unfinished = unf};
+	is_int(span_trees_import(&st, &im), 0, "import");
+	char oldname[301], newname[301];
+	memset(oldname, 'o', 300);
+	memset(newname, 'n', 300);
+	oldname[300] = newname[300] = '\0';
+	memcpy(oldname + 295, ".json", 5);
+	memcpy(newname + 295, ".json", 5);
+	for (int longer = 0; longer < 2; longer++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *fp = open_memstream(&buf, &len);
+		ok(fp != NULL, "memstream");
+		is_int(svg_flamegraph_diff(fp, st.thread[0], &names, old,
+					   longer ? oldname : "old.json",
+					   longer ? newname : "new.json"),
+		       0, "drawn");
+		fclose(fp);
+		ok(strstr(buf, longer ? oldname : "old.json") != NULL,
+		   "the whole title in its tooltip");
+		char *t = title_text(buf);
+		ok(t != NULL, "a title");
+		size_t cols = t ? svgkit_cols(t) : 0;
+		/* what is drawn was escaped: count it back as characters */
+		ok(cols * SVGKIT_TITLE <= SVGKIT_WIDTH - 2 * SVGKIT_PAD,
+		   "the title fits the width (%zu columns)", cols);
+		if (longer) {
+			ok(t && strstr(t, "ooo..ooo") && strstr(t, "nnn..nnn") &&
+				   strstr(t, ".json \xe2\x86\x92 "),
+			   "each file name cut in its middle: %s", t ? t : "");
+		} else {
+			is_str(t,
+			       "Differential flame graph: old.json \u2192 new.json (self wall "
+			       "time, ns: "
+			       "red grew, blue shrank)",
+			       "short names whole");
+		}
+		free(buf);
+	}
+	span_trees_release(&st);
+	strtab_release(&names);
+}
+
 int main(void)
 {
 	test_overflowing_totals();
+	test_fit();
+	test_diff_title();
 	return tap_done();
 }
