@@ -90,6 +90,7 @@ struct cli {
 	struct evlist evl;
 	struct evlist span_evl; /* --span-events */
 	bool span_allocs, no_off_cpu;
+	bool no_spans;			/* --no-spans */
 	const char *pids, *tids, *cpus; /* -p, -t, -C */
 	bool all_cpus;			/* -a */
 	const char *weight;		/* --weight */
@@ -340,6 +341,9 @@ static void parse(struct cli *c, int argc, char **argv)
 		case OPT_NO_OFF_CPU:
 			c->no_off_cpu = true;
 			break;
+		case OPT_NO_SPANS:
+			c->no_spans = true;
+			break;
 		case OPT_FOLDED_THREADS:
 			c->folded_threads = true;
 			break;
@@ -414,7 +418,7 @@ static bool wants_spans(const struct cli *c)
 		keep |= c->path[k] && (out_flags(k) & (OUTPUT_KEEP | OUTPUT_HOLDS));
 	}
 	bool attach = c->pids || c->tids || c->all_cpus || c->cpus;
-	return spans || (keep && !attach);
+	return spans || (keep && !attach && !c->no_spans);
 }
 
 /* Whether the weight, an event's name, is one of --span-events. */
@@ -469,8 +473,17 @@ static void check(struct cli *c, int nargs)
 		die("--weight=%s needs the off-CPU split that --no-off-cpu turns off", c->weight);
 	bool spans = wants_spans(c);
 	bool attach = c->pids || c->tids || c->all_cpus || c->cpus;
-	if ((c->span_evl.n || c->span_allocs) && attach)
-		spans = true; /* refused below: spans need a COMMAND */
+	if (c->no_spans && spans)
+		die("--no-spans cannot be combined with a span output: %s",
+		    out_list(OUTPUT_SPANS, "--spans"));
+	if ((c->span_evl.n || c->span_allocs) && (attach || c->no_spans))
+		spans = true; /* refused: spans need a COMMAND, and not --no-spans */
+	if (c->no_spans && spans)
+		die("--no-spans cannot be combined with %s",
+		    c->span_evl.n ? "--span-events" : "--span-allocs");
+	if (c->no_spans && (c->weight || c->compensate))
+		die("--no-spans cannot be combined with %s",
+		    c->weight ? "--weight" : "--compensate");
 	if (c->span_evl.n && !spans)
 		die("--span-events needs a span output: %s",
 		    out_list(OUTPUT_SPANS | OUTPUT_HOLDS, "--spans"));

@@ -82,6 +82,10 @@ static const struct opt_def options_own[] = {
 	{OPT_NO_OFF_CPU, 0, "no-off-cpu", NULL,
 	 "do not split span times into on- and off-CPU time (no context-switch records)", 0,
 	 OPTM_MEASURE},
+	{OPT_NO_SPANS, 0, "no-spans", NULL,
+	 "collect no spans: the target runs without the span library, --json and a record "
+	 "hold counts only",
+	 0, OPTM_MEASURE},
 	{OPT_LIST, 0, "list", NULL, "list the events usable here (optionally matching PATTERN)", 0,
 	 OPTM_MEASURE},
 	{OPT_HELP, 'h', "help", NULL, "show this help", 0, OPTM_ALL},

@@ -34,6 +34,7 @@ enum opt_id {
 	OPT_SPAN_ALLOCS,
 	OPT_WEIGHT,
 	OPT_NO_OFF_CPU,
+	OPT_NO_SPANS,
 	OPT_OUT_FIRST = 512, /* + k: the file of the registry's output k */
 };
 

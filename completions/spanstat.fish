@@ -101,6 +101,7 @@ complete -c spanstat -n __spanstat_no_command -l span-events -x -a '(__spanstat_
 complete -c spanstat -n __spanstat_no_command -l span-allocs -d 'Count each span\'s allocations and frees'
 complete -c spanstat -n __spanstat_outputs -l weight -x -a 'wall cpu off-cpu allocs alloc-bytes' -d 'What --folded, --pprof and --json count'
 complete -c spanstat -n __spanstat_no_command -l no-off-cpu -d 'Do not split span times into on- and off-CPU'
+complete -c spanstat -n __spanstat_no_command -l no-spans -d 'Collect no spans: --json and a record hold counts only'
 complete -c spanstat -n __spanstat_outputs -l folded -r -F -d 'Write spans as folded stacks to FILE'
 complete -c spanstat -n __spanstat_outputs -l folded-threads -d 'Root folded stacks in process and thread'
 complete -c spanstat -n __spanstat_outputs -l compensate -d 'Take the instrumentation\'s own cost out of span times'

@@ -158,6 +158,18 @@ summary_value() {
 	run -0 "$SPANSTAT" --json=p.json -e task-clock -p $! -- sleep 0.1
 	kill $!
 	assert_equal "$(jq -c '[.spans.collected, (.spans.threads | length), .spans.merged.count]' p.json)" "[false,0,0]"
+	# --no-spans: counts only, the target without the span library
+	run -0 "$SPANSTAT" --no-spans --json=n.json -e task-clock -- sh -c 'printf "%s\n" "${LD_PRELOAD:-none}"'
+	assert_line --index 0 none
+	assert_equal "$(jq -c '[.spans.collected, (.spans.threads | length), .spans.merged.count]' n.json)" "[false,0,0]"
+	run -0 "$SPANSTAT" record --no-spans -o n.rec -e task-clock -- "$THREADS"
+	run -0 "$SPANSTAT" report --json=nr.json n.rec
+	assert_equal "$(jq -c '[.spans.collected, (.spans.threads | length)]' nr.json)" "[false,0]"
+	for opt in --spans --folded=x.txt --span-events=page-faults --span-allocs --weight=cpu --compensate; do
+		run -125 "$SPANSTAT" --no-spans --json=x.json "$opt" -- true
+		assert_output --regexp "^spanstat: --no-spans cannot be combined with (a span output|--)"
+		[ ! -e x.json ] && [ ! -e x.txt ]
+	done
 	run "$SPANSTAT" --json=b.json --spans -e task-clock -- "$THREADS"
 	assert_success
 	assert_equal "$(jq -c '[.spans.collected, (.spans.threads | length), .spans.merged.count]' b.json)" "[true,5,5]"
