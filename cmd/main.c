@@ -516,7 +516,7 @@ static void check(struct cli *c, int nargs)
 	}
 	if ((c->pids != NULL) + (c->tids != NULL) + (c->all_cpus || c->cpus) > 1)
 		die("-p, -t and -a or -C cannot be combined: count one kind of target");
-	if (attach && spans)
+	if (attach && (spans || c->weight))
 		die("span collection needs a COMMAND that spanstat starts, not -p, -t, -a or -C");
 	if (attach && c->runs > 1)
 		die("-r repeats a COMMAND that spanstat starts: not with -p, -t, -a or -C");

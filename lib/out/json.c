@@ -399,8 +399,10 @@ static void json_node_values(cJSON *o, const struct span_tree *t, uint32_t i,
 }
 
 /* A node's path is written while its names add up to this many bytes at
- * most; a deeper one has "path": null and is found through its parents, so
- * the document stays linear in the nodes for deep recursions. */
+ * most, each counted with 3 more for its quotes and comma (so that names
+ * of no text are bounded too); a deeper one has "path": null and is found
+ * through its parents, so the document stays linear in the nodes for deep
+ * recursions. */
 #define JSON_PATH_BYTES 4096u
 
 /* The names from the root to node i (whose ancestors by depth are
@@ -506,7 +508,7 @@ static int json_write_nodes(FILE *fp, const struct span_tree *t, const struct sp
 		uint32_t d = depth[from];
 		const char *name = h ? spannames_text(h->names, h->strings, sn->name) : "";
 		up[d] = from;
-		bytes[d] = (d ? bytes[d - 1] : 0) + strlen(name);
+		bytes[d] = (d ? bytes[d - 1] : 0) + strlen(name) + 3;
 		cJSON *path = json_path(t, up, d, from, bytes[d], h);
 		cJSON *o = path ? json_node(t, from, next, parent, d, path, by, h) : NULL;
 		if (!o)

@@ -85,7 +85,9 @@ bool recfile_is(const void *buf, size_t len)
 	return len >= 8 && memcmp(buf, RECORD_MAGIC, 8) == 0;
 }
 
-static char *rf_str(struct record_in *in)
+/* A string field; *whole (when given) says whether it held no NUL, i.e.
+ * whether the copy is all of it. */
+static char *rf_str_whole(struct record_in *in, bool *whole)
 {
 	uint64_t n = record_get_u64(in);
 	if (!in->ok || n > (uint64_t)(in->end - in->p)) {
@@ -96,7 +98,14 @@ static char *rf_str(struct record_in *in)
 	in->p += n;
 	if (!s)
 		in->ok = false;
+	if (whole)
+		*whole = s && strlen(s) == n;
 	return s;
+}
+
+static char *rf_str(struct record_in *in)
+{
+	return rf_str_whole(in, NULL);
 }
 
 static double rf_dbl(struct record_in *in)
@@ -237,8 +246,11 @@ static void rf_exe(struct recfile *rf, struct record_in *in)
 	if (in->p >= in->end)
 		return;
 	struct record_in at = *in;
-	char *exe = rf_str(&at), *id = at.ok ? rf_str(&at) : NULL;
-	if (!at.ok || !exe || !*exe) {
+	bool exe_whole = false, id_whole = false;
+	char *exe = rf_str_whole(&at, &exe_whole),
+	     *id = at.ok ? rf_str_whole(&at, &id_whole) : NULL;
+	/* a NUL inside either is damage: never the text before it */
+	if (!at.ok || !exe || !*exe || !exe_whole) {
 		free(exe);
 		free(id);
 		return;
@@ -246,7 +258,7 @@ static void rf_exe(struct recfile *rf, struct record_in *in)
 	*in = at;
 	rf->exe = exe;
 	rf->head.exe = exe;
-	if (id && rf_hex_id(id)) {
+	if (id && id_whole && rf_hex_id(id)) {
 		rf->build_id = id;
 		rf->head.build_id = id;
 	} else {

@@ -430,15 +430,16 @@ term.json"
 	# with depth squared): at most 600 bytes a node over the flat run's
 	# size, indentation included, thread trees and the merged one counted
 	# (a node has some 26 keys, its values among them: about 500 bytes),
-	# besides the paths, which stop at 4096 bytes of names: here the first
-	# 819 nodes' paths of 8 bytes a level ("level",) in each tree
+	# besides the paths, which stop at 4096 bytes of names (3 more counted
+	# for each): here the first 512 nodes' paths of 8 bytes a level
+	# ("level",) in each tree
 	local big small nodes paths
 	big=$(stat -c %s deep.json)
 	small=$(stat -c %s flat.json)
 	nodes=$(jq '[.spans.threads[].nodes, .spans.merged.nodes | length] | add' deep.json)
 	echo "deep $big bytes for $nodes nodes, flat $small bytes"
 	[ "$nodes" -eq 8002 ]
-	paths=$((2 * 8 * 819 * 820 / 2))
+	paths=$((2 * 8 * 512 * 513 / 2))
 	[ $(((big - small - paths) / nodes)) -le 600 ]
 }
 
@@ -513,11 +514,17 @@ for n in nodes:
 	assert_equal "$(jq -r '.spans.merged.nodes[] | "\(.self_ns)\t\(.path | join(";"))"' t.json)" \
 		"$(node_paths t.json)"
 	assert_equal "$(jq -c '[.spans.threads[].nodes[] | select(.path[-1] != .name or (.path | length) != .depth + 1)] | length' t.json)" 0
-	# "level" is 5 bytes: paths hold up to 819 of them; the rest are null
+	# "level" is 5 bytes, 8 counted: paths hold up to 512 of them; the rest
+	# are null
 	run -0 "$SPANSTAT" --json=deep.json -- "$DEEP" 4000
-	assert_equal "$(jq -c '[.spans.merged.nodes[] | select(.path != null) | .depth] | max' deep.json)" 818
-	assert_equal "$(jq -c '.spans.merged.nodes[818].path | [length, unique]' deep.json)" '[819,["level"]]'
-	assert_equal "$(jq -c '[.spans.merged.nodes[819:][] | .path] | unique' deep.json)" '[null]'
+	assert_equal "$(jq -c '[.spans.merged.nodes[] | select(.path != null) | .depth] | max' deep.json)" 511
+	assert_equal "$(jq -c '.spans.merged.nodes[511].path | [length, unique]' deep.json)" '[512,["level"]]'
+	assert_equal "$(jq -c '[.spans.merged.nodes[512:][] | .path] | unique' deep.json)" '[null]'
+	# the man page's examples read such a document too, a deep node as ...;name
+	mkdir ex && cp deep.json ex/spans.json && cd ex
+	run -0 --separate-stderr bash -c "$(ex_query "$(man_example "$(schema_page)" "The five span paths with the most self time")")"
+	[ "${#lines[@]}" -eq 5 ]
+	assert_line --regexp $'^[0-9]+\t\.\.\.;(level|leaf)$'
 }
 
 @test "--json alone collects spans; --span-events, --span-allocs and --weight take it" {
@@ -537,9 +544,11 @@ for n in nodes:
 			'["cycles",[null]]'
 	fi
 	# attached, asking for span values is refused as for any span output
-	run -125 "$SPANSTAT" --json=p.json --span-events=page-faults -p 1 -- sleep 0.1
-	assert_output "spanstat: span collection needs a COMMAND that spanstat starts, not -p, -t, -a or -C"
-	[ ! -e p.json ]
+	for opt in --span-events=page-faults --weight=cpu; do
+		run -125 "$SPANSTAT" --json=p.json "$opt" -p 1 -- sleep 0.1
+		assert_output "spanstat: span collection needs a COMMAND that spanstat starts, not -p, -t, -a or -C"
+		[ ! -e p.json ]
+	done
 }
 
 @test "spanstat-json(5)'s examples run as printed, and say what they claim" {

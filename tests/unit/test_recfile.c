@@ -373,6 +373,20 @@ int main(void)
 	ok(rf && err == 0 && h2->exe && !strcmp(h2->exe, "/x/y") && !h2->build_id,
 	   "a build id that is not hex is unknown");
 	recfile_close(rf);
+	/* a NUL inside either is damage, never the text before it */
+	static const char nul_id[] = "\004/x/y\005ab\000cd";
+	rewrite_head(bad, buf, (size_t)size, tail, nul_id, sizeof nul_id - 1);
+	rf = replay(bad, &st2, &nv2, &err);
+	h2 = rf ? recfile_head(rf) : NULL;
+	ok(rf && err == 0 && h2->exe && !strcmp(h2->exe, "/x/y") && !h2->build_id,
+	   "a build id with a NUL inside is unknown");
+	recfile_close(rf);
+	static const char nul_exe[] = "\004/x\000y\002ab";
+	rewrite_head(bad, buf, (size_t)size, tail, nul_exe, sizeof nul_exe - 1);
+	rf = replay(bad, &st2, &nv2, &err);
+	h2 = rf ? recfile_head(rf) : NULL;
+	ok(rf && err == 0 && !h2->exe && !h2->build_id, "a path with a NUL inside is unknown");
+	recfile_close(rf);
 	/* cut inside them: both unknown, the rest of the head stays */
 	rewrite_head(bad, buf, (size_t)size, tail, "\004/x/y\050ab", 8);
 	rf = replay(bad, &st2, &nv2, &err);
