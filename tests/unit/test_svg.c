@@ -28,6 +28,23 @@ static double widest(const char *svg)
 	return w;
 }
 
+/* st made and given one thread's tree of n nodes (node 0 the root). */
+static void import_one(struct span_trees *st, uint32_t n, const uint32_t *parent,
+		       const uint32_t *name, const uint64_t *count, const uint64_t *total,
+		       const uint64_t *unf)
+{
+	is_int(span_trees_init(st), 0, "init");
+	struct span_import im = {.pid = 1,
+				 .tid = 1,
+				 .n = n,
+				 .parent = parent,
+				 .name = name,
+				 .count = count,
+				 .total_ns = total,
+				 .unfinished = unf};
+	is_int(span_trees_import(st, &im), 0, "import");
+}
+
 static void test_overflowing_totals(void)
 {
 	struct strtab names;
@@ -39,16 +56,7 @@ static void test_overflowing_totals(void)
 	uint64_t count[3] = {0, 1, 1}, total[3] = {0, 17000000000000000000u, 17000000000000000000u};
 	uint64_t unf[3] = {0, 0, 0};
 	struct span_trees st;
-	is_int(span_trees_init(&st), 0, "init");
-	struct span_import im = {.pid = 1,
-				 .tid = 1,
-				 .n = 3,
-				 .parent = parent,
-				 .name = name,
-				 .count = count,
-				 .total_ns = total,
-				 .unfinished = unf};
-	is_int(span_trees_import(&st, &im), 0, "import");
+	import_one(&st, 3, parent, name, count, total, unf);
 	const struct span_tree *t = st.thread[0];
 	uint64_t old[3] = {0, 16000000000000000000u, 18000000000000000000u};
 	char *buf = NULL;
@@ -128,16 +136,7 @@ static void test_diff_title(void)
 	uint32_t parent[2] = {0, 0}, name[2] = {0, a};
 	uint64_t count[2] = {0, 1}, total[2] = {0, 1000}, unf[2] = {0, 0}, old[2] = {0, 900};
 	struct span_trees st;
-	is_int(span_trees_init(&st), 0, "init");
-	struct span_import im = {.pid = 1,
-				 .tid = 1,
-				 .n = 2,
-				 .parent = parent,
-				 .name = name,
-				 .count = count,
-				 .total_ns = total,
-				 .unfinished = unf};
-	is_int(span_trees_import(&st, &im), 0, "import");
+	import_one(&st, 2, parent, name, count, total, unf);
 	char oldname[301], newname[301];
 	memset(oldname, 'o', 300);
 	memset(newname, 'n', 300);
