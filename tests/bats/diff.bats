@@ -320,7 +320,11 @@ spanstat: not comparable: event 'cycles': counted in OLD only"
 	run --separate-stderr -0 "$SPANSTAT" diff --threshold=5 --json=o.json o0.json o2.json
 	assert_line --index 0 --partial 'spanstat diff: better: '
 	assert_equal "$(verdict o.json task-clock '')" better
-	assert_equal "$(verdict o.json round\;multiply self_ns)" better
+	# the span's CPU time is better; its wall self time too, unless the
+	# machine is so busy that other programs' turns blur it (then the
+	# test finds no difference, and never a worse one)
+	assert_equal "$(verdict o.json round\;multiply cpu_ns)" better
+	[[ "$(verdict o.json round\;multiply self_ns)" == @(better|same) ]]
 	jq -e '[.items[] | select(.family == "primary") | .verdict] | index("worse") == null' o.json
 	[[ "$stderr" == "spanstat: warning: the commands differ: "* ]]
 }
