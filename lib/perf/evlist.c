@@ -1,7 +1,13 @@
 /* evlist.c: the -e parser (perf's syntax: "a,b", "{a,b}", "{a,b}:u",
- * "name:mods", raw "rNNNN"), name resolution (built-in names from evtable.c
- * first, libpfm4 through pfm.c only when those miss), "did you mean"
- * suggestions, perf stat's default set and --list.
+ * "name:mods", raw "rNNNN", tracepoints "sys:event[:mods]" with globs),
+ * name resolution (built-in names from evtable.c first, then tracepoints
+ * that tracefs.c finds, libpfm4 through pfm.c only when those miss), "did
+ * you mean" suggestions, perf stat's default set and --list.
+ *
+ * A tracepoint is SYS:EVENT without "::" whose EVENT is not only modifier
+ * letters (cycles:u stays cycles with :u); a glob in either part expands,
+ * as perf's does, into one event per match in tracefs order, each in a group
+ * of its own unless inside braces.
  *
  * Modifiers, after the last single ':' of a name or after a group's '}':
  *   u k h  count only user / kernel / hypervisor (combinable, as in perf:
@@ -35,6 +41,7 @@
 
 #include "evtable.h"
 #include "pfm.h"
+#include "tracefs.h"
 
 void evlist_init(struct evlist *evl)
 {
@@ -277,6 +284,111 @@ static int events_unknown(const char *name, char **cause)
 	return cause_set(cause, -EINVAL, "unknown event '%s'%s", name, hint);
 }
 
+/* --- tracepoints ---------------------------------------------------------- */
+
+/* A term perf reads as a tracepoint: SYS:EVENT or SYS:EVENT:MODS, without
+ * libpfm4's "::", and not NAME:MODS ("cycles:u").  Fills the parts (the
+ * caller frees sys and event); mods points into term, or is NULL. */
+static bool events_tp_split(const char *term, char **sys, char **event, const char **mods)
+{
+	const char *c1 = strchr(term, ':');
+	if (!c1 || c1 == term || strstr(term, "::"))
+		return false;
+	const char *rest = c1 + 1, *c2 = strchr(rest, ':');
+	size_t evlen = c2 ? (size_t)(c2 - rest) : strlen(rest);
+	if (!evlen || (!c2 && events_all_modchars(rest)) || (c2 && strchr(c2 + 1, ':')))
+		return false;
+	*sys = strndup(term, (size_t)(c1 - term));
+	*event = strndup(rest, evlen);
+	*mods = c2 ? c2 + 1 : NULL;
+	if (*sys && *event)
+		return true;
+	free(*sys);
+	free(*event);
+	*sys = *event = NULL;
+	return false;
+}
+
+static bool events_is_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+static int events_tracefs_error(int err, const char *what, char **cause)
+{
+	if (err == -ENOENT)
+		return cause_set(
+			cause, -EINVAL,
+			"cannot resolve tracepoint '%s': no tracefs at /sys/kernel/tracing "
+			"or /sys/kernel/debug/tracing (mount -t tracefs nodev "
+			"/sys/kernel/tracing)",
+			what);
+	if (err == -EACCES || err == -EPERM)
+		return cause_set(cause, -EINVAL,
+				 "cannot resolve tracepoint '%s': tracefs is not readable: %s "
+				 "(run as root, or make /sys/kernel/tracing readable)",
+				 what, strerror(-err));
+	return cause_set(cause, -EINVAL, "cannot resolve tracepoint '%s': %s", what,
+			 strerror(-err));
+}
+
+static int events_suggest_tp(void *arg, const char *sys, const char *event)
+{
+	char q[512];
+	snprintf(q, sizeof q, "%s:%s", sys, event);
+	events_consider(arg, q);
+	return 0;
+}
+
+/* The message for SYS:EVENT that tracefs does not hold, naming up to three
+ * close tracepoints. */
+static int events_tp_unknown(const char *sys, const char *event, char **cause)
+{
+	char want[512];
+	snprintf(want, sizeof want, "%s:%s", sys, event);
+	char dir[256];
+	int err = tracefs_events_dir(dir, sizeof dir);
+	if (err)
+		return events_tracefs_error(err, want, cause);
+	if (!cause)
+		return -EINVAL;
+	int len = (int)strlen(want);
+	struct events_suggest s = {.want = want};
+	s.limit = len / 3 < 1 ? 1 : len / 3 > 3 ? 3 : len / 3;
+	tracefs_each(NULL, NULL, events_suggest_tp, &s);
+	char hint[1024] = "";
+	size_t used = 0;
+	for (int i = 0; i < s.n && used < sizeof hint; i++) {
+		const char *sep = i == 0 ? " (did you mean " : i == s.n - 1 ? " or " : ", ";
+		used += (size_t)snprintf(hint + used, sizeof hint - used, "%s'%s'%s", sep,
+					 s.names[i], i == s.n - 1 ? "?)" : "");
+	}
+	for (int i = 0; i < s.n; i++)
+		free(s.names[i]);
+	if (events_is_glob(want))
+		return cause_set(cause, -EINVAL, "no tracepoint matches '%s'", want);
+	return cause_set(cause, -EINVAL, "unknown tracepoint '%s'%s", want, hint);
+}
+
+/* ev->attr for tracepoint SYS:EVENT with modifiers mods (or NULL). */
+static int events_tp_attr(struct event *ev, const char *sys, const char *event, const char *mods,
+			  const char *subject, char **cause)
+{
+	uint64_t id;
+	int err = tracefs_id(sys, event, &id);
+	if (err == -ENOENT)
+		return events_tp_unknown(sys, event, cause);
+	if (err)
+		return events_tracefs_error(err, subject, cause);
+	memset(&ev->attr, 0, sizeof ev->attr);
+	ev->attr.size = sizeof ev->attr;
+	ev->attr.type = PERF_TYPE_TRACEPOINT;
+	ev->attr.config = id;
+	if (mods && !*mods)
+		return cause_set(cause, -EINVAL, "empty modifier in '%s'", subject);
+	return mods ? events_apply_mods(&ev->attr, mods, true, subject, cause) : 0;
+}
+
 /* --- resolving one name --------------------------------------------------- */
 
 static bool events_raw(const char *s, uint64_t *config)
@@ -323,6 +435,20 @@ static int events_resolve(const char *term, struct event *ev, char **cause)
 		goto out;
 	}
 
+	/* a tracepoint tracefs knows (sched:sched_switch, probe_libc:malloc) */
+	char *sys = NULL, *event = NULL;
+	const char *tpmods;
+	if (events_tp_split(term, &sys, &event, &tpmods)) {
+		uint64_t id;
+		bool known = tracefs_id(sys, event, &id) == 0;
+		if (known)
+			err = events_tp_attr(ev, sys, event, tpmods, term, cause);
+		free(sys);
+		free(event);
+		if (known)
+			goto out;
+	}
+
 	/* libpfm4: a trailing perf-style modifier is ours, anything else after
 	 * a ':' is libpfm4's (a unit mask, or its own u=1 style attributes) */
 	bool ours = mods && events_all_modchars(mods);
@@ -335,8 +461,16 @@ static int events_resolve(const char *term, struct event *ev, char **cause)
 			ev->attr.exclude_guest = ev->attr.exclude_host = 0;
 		err = events_apply_mods(&ev->attr, mods, false, term, cause);
 	}
-	if (err == -ENOENT) /* not even with what follows the ':': name the rest */
-		err = events_unknown(base, cause);
+	if (err == -ENOENT) { /* not even with what follows the ':': name the rest */
+		char *sys = NULL, *event = NULL;
+		const char *tpmods;
+		if (events_tp_split(term, &sys, &event, &tpmods))
+			err = events_tp_unknown(sys, event, cause);
+		else
+			err = events_unknown(base, cause);
+		free(sys);
+		free(event);
+	}
 out:
 	free(base);
 	if (!err)
@@ -357,21 +491,92 @@ static int events_grow(struct evlist *evl)
 	return 0;
 }
 
-static int events_add(struct evlist *evl, const char *term, int group, bool leader, char **cause)
+/* Append one resolved event; group < 0 gives it a group of its own. */
+static struct event *events_push(struct evlist *evl, int group, bool leader, int *next_group)
 {
-	int err = events_grow(evl);
-	if (err)
-		return err;
+	if (events_grow(evl))
+		return NULL;
 	struct event *ev = &evl->ev[evl->n];
 	memset(ev, 0, sizeof *ev);
-	err = events_resolve(term, ev, cause);
+	ev->group = group < 0 ? (*next_group)++ : group;
+	ev->leader = group < 0 || leader;
+	return ev;
+}
+
+struct events_glob {
+	struct evlist *evl;
+	const char *mods;
+	const char *subject;
+	int group;
+	bool leader;
+	int *next_group;
+	char **cause;
+	size_t n;
+};
+
+/* One tracepoint a glob matched: a counter of its own, named SYS:EVENT[:MODS]. */
+static int events_glob_one(void *arg, const char *sys, const char *event)
+{
+	struct events_glob *g = arg;
+	struct event *ev = events_push(g->evl, g->group, g->leader && g->n == 0, g->next_group);
+	if (!ev)
+		return -ENOMEM;
+	int err = events_tp_attr(ev, sys, event, g->mods, g->subject, g->cause);
+	if (err)
+		return err;
+	events_unit(ev);
+	size_t len = strlen(sys) + strlen(event) + (g->mods ? strlen(g->mods) + 1 : 0) + 2;
+	ev->name = malloc(len);
+	if (!ev->name)
+		return -ENOMEM;
+	snprintf(ev->name, len, "%s:%s%s%s", sys, event, g->mods ? ":" : "",
+		 g->mods ? g->mods : "");
+	g->evl->n++;
+	g->n++;
+	return 0;
+}
+
+/* Expand a tracepoint glob (sched:*, syscalls:sys_enter_*, *:sched_switch)
+ * as perf does: every match in tracefs order, each counted apart. */
+static int events_add_glob(struct evlist *evl, const char *term, const char *sys, const char *event,
+			   const char *mods, int group, bool leader, int *next_group, char **cause)
+{
+	if (mods && !*mods)
+		return cause_set(cause, -EINVAL, "empty modifier in '%s'", term);
+	struct events_glob g = {evl, mods, term, group, leader, next_group, cause, 0};
+	int err = tracefs_each(sys, event, events_glob_one, &g);
+	if (err < 0 && cause && !*cause && err != -ENOMEM)
+		return events_tracefs_error(err, term, cause);
+	if (!err && g.n == 0)
+		return events_tp_unknown(sys, event, cause);
+	return err;
+}
+
+static int events_add(struct evlist *evl, const char *term, int group, bool leader, int *next_group,
+		      char **cause)
+{
+	char *sys = NULL, *event = NULL;
+	const char *mods = NULL;
+	if (events_tp_split(term, &sys, &event, &mods)) {
+		int err = 0;
+		bool glob = events_is_glob(sys) || events_is_glob(event);
+		if (glob)
+			err = events_add_glob(evl, term, sys, event, mods, group, leader,
+					      next_group, cause);
+		free(sys);
+		free(event);
+		if (glob)
+			return err;
+	}
+	struct event *ev = events_push(evl, group, leader, next_group);
+	if (!ev)
+		return -ENOMEM;
+	int err = events_resolve(term, ev, cause);
 	if (err)
 		return err;
 	ev->name = strdup(term);
 	if (!ev->name)
 		return -ENOMEM;
-	ev->group = group;
-	ev->leader = leader;
 	evl->n++;
 	return 0;
 }
@@ -467,10 +672,11 @@ static int events_parse_list(struct evlist *evl, const char *spec, bool dry, cha
 			err = cause_set(cause, -EINVAL, "unbalanced '}' in event list '%s'", spec);
 		else if (in_group)
 			err = dry ? (members++, 0)
-				  : events_add(evl, term, group, members++ == 0, cause);
+				  : events_add(evl, term, group, members++ == 0, &next_group,
+					       cause);
 		else
 			err = dry ? (next_group++, 0)
-				  : events_add(evl, term, next_group++, true, cause);
+				  : events_add(evl, term, -1, true, &next_group, cause);
 		free(term);
 		if (err)
 			return err;

@@ -1,6 +1,7 @@
 /* evlist.h: event lists in perf's -e syntax, resolved to perf_event_attr.
  * Owns parsing ("a,b", "{a,b}", modifiers, raw rNNNN), perf's generic names
- * (evtable.c), libpfm4's names (pfm.c, initialised only when a name needs it),
+ * (evtable.c), tracepoints (tracefs.c: sys:event, globs expanded), libpfm4's
+ * names (pfm.c, initialised only when a name needs it),
  * default events and listing.  Never prints; errors come back as -errno plus
  * a message in *cause that the caller frees.
  */

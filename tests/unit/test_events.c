@@ -433,6 +433,80 @@ static void test_list(void)
 	free(cause);
 }
 
+/* The id tracefs gives sys:event, or 0 when it cannot be read. */
+static uint64_t tp_id(const char *sys, const char *event)
+{
+	char path[512];
+	unsigned long long id = 0;
+	snprintf(path, sizeof path, "/sys/kernel/tracing/events/%s/%s/id", sys, event);
+	FILE *f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%llu", &id) != 1)
+			id = 0;
+		fclose(f);
+	}
+	return id;
+}
+
+/* Tracepoints: SYS:EVENT, globs, modifiers, groups, and what stays a
+ * built-in or libpfm4 name (NAME:MODS). */
+static void test_tracepoints(void)
+{
+	uint64_t wr = tp_id("syscalls", "sys_enter_write");
+	uint64_t ex = tp_id("syscalls", "sys_exit_write");
+	if (!wr || !ex) {
+		skip(12, "no readable tracefs with syscall tracepoints");
+		return;
+	}
+	struct evlist evl;
+	char *cause = NULL;
+	one("syscalls:sys_enter_write", PERF_TYPE_TRACEPOINT, wr);
+	one("cycles:u", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+
+	evlist_init(&evl);
+	is_int(evlist_parse(&evl, "syscalls:sys_enter_write:u,{syscalls:sys_*_write}:k", &cause), 0,
+	       "modifiers on a tracepoint, a glob in a group");
+	ok(evl.n == 3 && EXCL(evl.ev[0], 0, 1, 1) && evl.ev[0].group == 0 && evl.ev[0].leader,
+	   "SYS:EVENT:u excludes kernel and hypervisor");
+	ok(evl.n == 3 && evl.ev[1].group == 1 && evl.ev[2].group == 1 && evl.ev[1].leader &&
+		   !evl.ev[2].leader && EXCL(evl.ev[1], 1, 0, 1) && EXCL(evl.ev[2], 1, 0, 1),
+	   "a glob's matches in a group are its members, with the group's modifiers");
+	ok(evl.n == 3 && evl.ngroups == 2, "two groups");
+	bool both = evl.n == 3 && ((evl.ev[1].attr.config == wr && evl.ev[2].attr.config == ex &&
+				    strcmp(evl.ev[1].name, "syscalls:sys_enter_write:k") == 0) ||
+				   (evl.ev[1].attr.config == ex && evl.ev[2].attr.config == wr &&
+				    strcmp(evl.ev[1].name, "syscalls:sys_exit_write:k") == 0));
+	ok(both, "the glob names each match SYS:EVENT with the group's modifiers");
+	evlist_release(&evl);
+
+	is_int(evlist_parse(&evl, "syscalls:sys_enter_wr*,task-clock", &cause), 0,
+	       "a glob outside a group");
+	ok(evl.n >= 3 && evl.ev[0].group != evl.ev[1].group &&
+		   evl.ev[evl.n - 1].group == (int)evl.n - 1 && evl.ngroups == (int)evl.n,
+	   "each match is a counter of its own, and the next name's group follows");
+	for (size_t i = 0; i + 1 < evl.n; i++)
+		ok(evl.ev[i].attr.type == PERF_TYPE_TRACEPOINT &&
+			   strncmp(evl.ev[i].name, "syscalls:sys_enter_wr", 21) == 0 &&
+			   !strchr(evl.ev[i].name, '*'),
+		   "match %zu is %s", i, evl.ev[i].name);
+	evlist_release(&evl);
+
+	is_int(evlist_parse(&evl, "syscalls:sys_enter_writ", &cause), -EINVAL,
+	       "an unknown tracepoint fails");
+	const char *want = "unknown tracepoint 'syscalls:sys_enter_writ' (did you mean "
+			   "'syscalls:sys_enter_write'";
+	ok(cause && strncmp(cause, want, strlen(want)) == 0, "naming the closest: %s",
+	   cause ? cause : "-");
+	free(cause);
+	cause = NULL;
+	is_int(evlist_parse(&evl, "sched:no_such_*", &cause), -EINVAL,
+	       "a glob matching nothing fails");
+	is_str(cause, "no tracepoint matches 'sched:no_such_*'", "and says so");
+	ok(evl.n == 0, "nothing is left appended");
+	free(cause);
+	evlist_release(&evl);
+}
+
 int main(void)
 {
 	test_lazy_and_syntax();
@@ -442,5 +516,6 @@ int main(void)
 	test_unknown();
 	test_pfm();
 	test_list();
+	test_tracepoints();
 	return tap_done();
 }
