@@ -319,6 +319,12 @@ static void parse(struct cli *c, int argc, char **argv)
 			if (evlist_parse(&c->span_evl, optarg, &cause) < 0)
 				die("invalid --span-events '%s': %s", optarg,
 				    cause ? cause : "invalid event list");
+			for (size_t i = 0; i < c->span_evl.n; i++)
+				if (event_is_tool(&c->span_evl.ev[i]))
+					die("invalid --span-events '%s': '%s' is measured for "
+					    "the whole run, not per span (spans carry their "
+					    "wall and CPU time)",
+					    optarg, c->span_evl.ev[i].name);
 			break;
 		case OPT_SPAN_ALLOCS:
 			c->span_allocs = true;

@@ -166,8 +166,13 @@ static int counters_open_pass(struct counters *cs, const struct counters_at *at,
 	int refused = -1, nopen = 0;
 
 	for (size_t i = 0; i < evl->n; i++) {
-		int fd = counters_open_one(cs, i, at, paranoid);
 		struct counter *c = &cs->c[i];
+		if (event_is_tool(&evl->ev[i])) { /* measured, not opened */
+			c->fd = -1;
+			c->err = 0;
+			continue;
+		}
+		int fd = counters_open_one(cs, i, at, paranoid);
 
 		if (fd == -EINVAL && counters_grouped(cs, i) && c->leader == (int)i) {
 			/* inherit with PERF_FORMAT_GROUP (rejected before Linux 6.x)? */
@@ -325,7 +330,7 @@ static void counters_fetch(struct counters *cs, struct count *out)
 	for (size_t i = 0; i < evl->n; i++) {
 		memset(&out[i], 0, sizeof(out[i]));
 		out[i].user_only = cs->c[i].user_only;
-		if (cs->c[i].fd < 0) {
+		if (cs->c[i].fd < 0 && !event_is_tool(&evl->ev[i])) {
 			out[i].state = COUNT_NOT_SUPPORTED;
 			out[i].err = cs->c[i].err;
 		}
@@ -451,6 +456,21 @@ int counters_delta(struct counters *cs, struct count *out)
 	for (size_t i = 0; i < cs->evl->n; i++)
 		counters_scale(&cs->evl->ev[i], &out[i]);
 	return 0;
+}
+
+void counters_tools(const struct evlist *evl, struct count *out, uint64_t duration_ns,
+		    uint64_t user_ns, uint64_t system_ns)
+{
+	for (size_t i = 0; i < evl->n; i++) {
+		if (!event_is_tool(&evl->ev[i]))
+			continue;
+		uint64_t v = evl->ev[i].attr.config == EVENT_TOOL_DURATION ? duration_ns
+			     : evl->ev[i].attr.config == EVENT_TOOL_USER   ? user_ns
+									   : system_ns;
+		memset(&out[i], 0, sizeof out[i]);
+		out[i].raw = out[i].enabled = out[i].running = v;
+		counters_scale(&evl->ev[i], &out[i]);
+	}
 }
 
 void counters_close(struct counters *cs)

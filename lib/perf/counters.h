@@ -80,6 +80,11 @@ void counters_enable(struct counters *cs);
 void counters_disable(struct counters *cs);
 /* Counts since the previous counters_delta() (or the start). */
 int counters_delta(struct counters *cs, struct count *out);
+/* Fills the counts of evl's tool events (evlist.h) in out with what the
+ * session measured, as perf shows them: enabled and running time equal to
+ * the value, so that a 0 (no rusage within an interval) is <not counted>. */
+void counters_tools(const struct evlist *evl, struct count *out, uint64_t duration_ns,
+		    uint64_t user_ns, uint64_t system_ns);
 void counters_close(struct counters *cs);
 
 #endif

@@ -156,6 +156,25 @@ static ssize_t events_mod_colon(const char *s)
 	return at;
 }
 
+/* --- tool events --------------------------------------------------------- */
+
+/* perf's names for what spanstat measures itself (evlist.h). */
+static const char *const events_tools[] = {
+	[EVENT_TOOL_DURATION] = "duration_time",
+	[EVENT_TOOL_USER] = "user_time",
+	[EVENT_TOOL_SYSTEM] = "system_time",
+};
+
+static bool events_tool(const char *name, uint64_t *config)
+{
+	for (size_t i = 0; i < sizeof events_tools / sizeof events_tools[0]; i++)
+		if (strcasecmp(name, events_tools[i]) == 0) {
+			*config = i;
+			return true;
+		}
+	return false;
+}
+
 /* --- suggestions ---------------------------------------------------------- */
 
 #define EVENTS_NSUGGEST 3
@@ -271,6 +290,8 @@ static int events_unknown(const char *name, char **cause)
 	struct events_suggest s = {.want = name, .qualified = strstr(name, "::") != NULL};
 	s.limit = len / 3 < 1 ? 1 : len / 3 > 3 ? 3 : len / 3;
 	evtable_foreach(events_suggest_builtin, &s);
+	for (size_t i = 0; i < sizeof events_tools / sizeof events_tools[0]; i++)
+		events_consider(&s, events_tools[i]);
 	pfm_each_name(events_suggest_pfm, &s);
 	char hint[1024] = "";
 	size_t used = 0;
@@ -402,6 +423,11 @@ static bool events_raw(const char *s, uint64_t *config)
 
 static void events_unit(struct event *ev)
 {
+	if (event_is_tool(ev)) {
+		ev->unit = "ns";
+		ev->scale = 1.0;
+		return;
+	}
 	bool clock = ev->attr.type == PERF_TYPE_SOFTWARE &&
 		     (ev->attr.config == PERF_COUNT_SW_TASK_CLOCK ||
 		      ev->attr.config == PERF_COUNT_SW_CPU_CLOCK);
@@ -424,9 +450,9 @@ static int events_resolve(const char *term, struct event *ev, char **cause)
 	ev->attr.size = sizeof ev->attr;
 	uint32_t type;
 	uint64_t config;
-	bool raw = events_raw(base, &config);
-	if (raw || evtable_lookup(base, &type, &config)) {
-		ev->attr.type = raw ? PERF_TYPE_RAW : type;
+	bool raw = events_raw(base, &config), tool = !raw && events_tool(base, &config);
+	if (raw || tool || evtable_lookup(base, &type, &config)) {
+		ev->attr.type = raw ? PERF_TYPE_RAW : tool ? EVENT_TYPE_TOOL : type;
 		ev->attr.config = config;
 		if (mods && !*mods)
 			err = cause_set(cause, -EINVAL, "empty modifier in '%s'", term);
@@ -799,6 +825,16 @@ int evlist_known(const char *pattern, event_list_fn fn, void *arg, char **cause)
 	int r = evtable_foreach(evlist_known_builtin, &l);
 	if (r)
 		return r;
+	for (size_t i = 0; i < sizeof events_tools / sizeof events_tools[0]; i++) {
+		static const char *const desc[] = {
+			[EVENT_TOOL_DURATION] = "wall-clock time of the run (or interval), in ns",
+			[EVENT_TOOL_USER] = "user CPU time of the command, in ns",
+			[EVENT_TOOL_SYSTEM] = "system CPU time of the command, in ns",
+		};
+		struct event_info tool = {events_tools[i], desc[i], "tool", true};
+		if (events_match(tool.name, pattern) && (r = fn(arg, &tool)) != 0)
+			return r;
+	}
 	if (events_match("rNNNN", pattern)) {
 		struct event_info raw = {"rNNNN",
 					 "raw event: the hex config the CPU's manual gives", "raw",

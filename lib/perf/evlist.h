@@ -23,6 +23,22 @@ struct event {
 	double scale;		     /* value shown = count * scale (1e-6 for ns clocks) */
 };
 
+/* perf's tool events (duration_time, user_time, system_time) are not opened:
+ * spanstat measures them itself (counters_tools), in ns.  Their attr.type is
+ * EVENT_TYPE_TOOL, outside the kernel's PMU types, and attr.config one of
+ * enum event_tool. */
+#define EVENT_TYPE_TOOL 0xfffffffeu
+enum event_tool {
+	EVENT_TOOL_DURATION, /* wall time: the run's, or the interval's */
+	EVENT_TOOL_USER,     /* the command's user CPU time, from its rusage */
+	EVENT_TOOL_SYSTEM,   /* and its system CPU time */
+};
+
+static inline bool event_is_tool(const struct event *ev)
+{
+	return ev->attr.type == EVENT_TYPE_TOOL;
+}
+
 struct evlist {
 	struct event *ev;
 	size_t n;

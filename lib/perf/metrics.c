@@ -174,8 +174,8 @@ void metrics_compute(const struct evlist *evl, const struct count *c, double ela
 		double clock_ns = clk >= 0 ? metrics_unscaled(&evl->ev[clk], &c[clk]) : 0;
 		bool done = false;
 
-		if (c[i].state != COUNT_OK)
-			continue;
+		if (c[i].state != COUNT_OK || event_is_tool(ev))
+			continue; /* perf gives its tool events no rate */
 		switch (kind[i]) {
 		case MK_CLOCK:
 			metrics_set(&out[i], metrics_div(v, elapsed_ns), "cpus_utilized",

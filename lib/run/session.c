@@ -710,6 +710,7 @@ static int session_interval(struct session *s, struct counters *cs, unsigned run
 		return -ENOMEM;
 	uint64_t now = session_now(CLOCK_MONOTONIC);
 	int r = counters_delta(cs, c);
+	counters_tools(evl, c, now - *last, 0, 0); /* rusage comes only at the end, as in perf */
 	struct interval_sample smp = {run, now - start, now, now - *last, c};
 	*last = now;
 	if (r == 0)
@@ -902,6 +903,9 @@ static int session_one(struct session *s, unsigned run, char **cause)
 	if (!te.rusage_known)
 		memset(&te.ru, 0, sizeof te.ru);
 	session_rusage(&rr->ru, &te.ru, end - start);
+	if (r == 0)
+		counters_tools(s->o->evl, rr->counts, rr->ru.elapsed_ns, rr->ru.utime_ns,
+			       rr->ru.stime_ns);
 	rr->wstatus = te.wstatus;
 	rr->exit_code = !te.has_status		  ? 0
 			: WIFSIGNALED(te.wstatus) ? SESSION_EXIT_SIGNAL + WTERMSIG(te.wstatus)

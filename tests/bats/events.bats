@@ -3,6 +3,7 @@
 # groups, modifiers, raw events, defaults, errors, and --list.
 
 load helpers
+bats_require_minimum_version 1.5.0
 
 setup() {
 	cd "$BATS_TEST_TMPDIR"
@@ -83,4 +84,47 @@ setup() {
 	assert_success
 	assert_output --regexp 'page-faults'
 	refute_line --regexp '^  task-clock '
+}
+
+@test "tool events: duration_time, user_time and system_time in ns, as perf shows them" {
+	require_cmd perf
+	local cmd=(sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; sleep 0.05')
+	run -0 "$SPANSTAT" -x, -o s.csv -e duration_time,user_time,system_time -- "${cmd[@]}"
+	run -0 timeout 60 perf stat -x, -o p.csv -e duration_time,user_time,system_time -- "${cmd[@]}"
+	# name, unit and running percentage alike; the running time is the value
+	# itself, so a time of 0 is <not counted> in both
+	for f in s.csv p.csv; do
+		run -0 awk -F, '!/^#/ && NF > 3 { print $2, $3, $5, ($1 == "<not counted>" ? $4 == 0 : $1 == $4) }' "$f"
+		assert_line --index 0 "ns duration_time 100.00 1"
+		assert_line --index 1 "ns user_time 100.00 1"
+		assert_line --index 2 "ns system_time 100.00 1"
+	done
+	# the values are the run's elapsed time and the command's rusage, exactly
+	run -0 "$SPANSTAT" --json=t.json -e duration_time,user_time,system_time,task-clock -- "${cmd[@]}"
+	run -0 jq -e '(.events | map({(.name): .}) | add) as $e | .rusage as $r
+		| $e.duration_time.value == $r.elapsed_ns and $e.duration_time.unit == "ns"
+		and $e.user_time.value == $r.user_ns and $r.user_ns > 0
+		and (if $r.sys_ns == 0 then $e.system_time.state == "not counted"
+			else $e.system_time.value == $r.sys_ns end)
+		and $e.duration_time.value >= 50000000' t.json
+}
+
+@test "tool events per interval and over repeats; modifiers kept; not per span" {
+	run -0 "$SPANSTAT" -x, -o i.csv -I 100 -e duration_time,user_time -- sleep 0.25
+	# per interval: the interval's wall time; rusage is known only at the end, as in perf
+	run -0 awk -F, '$4 == "duration_time" && $2 > 0 { n++ } $4 == "user_time" && $2 == "<not counted>" { u++ } END { print (n >= 2), (n == u) }' i.csv
+	assert_output "1 1"
+	run -0 "$SPANSTAT" -x, -o r.csv -r 3 -e duration_time:u -- true
+	run -0 awk -F, '$3 == "duration_time:u" && $2 == "ns" && $4 ~ /%$/ { print "ok" }' r.csv
+	assert_output ok
+	run -125 "$SPANSTAT" --span-events=page-faults,user_time -- touch ran
+	assert_equal "${#lines[@]}" 1
+	assert_output --regexp "^spanstat: invalid --span-events 'page-faults,user_time': 'user_time' is measured for the whole run"
+	assert_not_exists ran
+	run -0 "$SPANSTAT" --list _time
+	assert_line --regexp '^ +duration_time +tool '
+	assert_line --regexp '^ +user_time +tool '
+	assert_line --regexp '^ +system_time +tool '
+	run -125 "$SPANSTAT" -e duration_tme -- true
+	assert_output "spanstat: unknown event 'duration_tme' (did you mean 'duration_time'?)"
 }

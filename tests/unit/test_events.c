@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "counters.h"
 #include "evlist.h"
 #include "perfev.h"
 #include "evtable.h"
@@ -507,6 +508,37 @@ static void test_tracepoints(void)
 	evlist_release(&evl);
 }
 
+/* perf's tool events: parsed to EVENT_TYPE_TOOL in ns, filled by
+ * counters_tools as perf shows them. */
+static void test_tools(void)
+{
+	struct evlist evl;
+	char *cause = NULL;
+	evlist_init(&evl);
+	is_int(evlist_parse(&evl, "duration_time,User_Time:u,{system_time,task-clock}", &cause), 0,
+	       "tool events parse, with modifiers and in groups");
+	ok(evl.n == 4 && event_is_tool(&evl.ev[0]) && event_is_tool(&evl.ev[1]) &&
+		   event_is_tool(&evl.ev[2]) && !event_is_tool(&evl.ev[3]),
+	   "each is a tool event");
+	ok(evl.n == 4 && evl.ev[0].attr.config == EVENT_TOOL_DURATION &&
+		   evl.ev[1].attr.config == EVENT_TOOL_USER &&
+		   evl.ev[2].attr.config == EVENT_TOOL_SYSTEM,
+	   "of its kind");
+	ok(evl.n == 4 && strcmp(evl.ev[0].unit, "ns") == 0 && evl.ev[0].scale == 1.0,
+	   "counted in ns");
+	struct count c[4] = {{.state = COUNT_OK, .raw = 5, .value = 5}};
+	c[3] = c[0];
+	counters_tools(&evl, c, 1000, 0, 30);
+	ok(c[0].state == COUNT_OK && c[0].value == 1000 && c[0].running == 1000 &&
+		   c[0].enabled == 1000,
+	   "duration_time is the wall time, enabled and running as long");
+	ok(c[1].state == COUNT_NOT_COUNTED && c[1].value == 0, "a time of 0 is not counted");
+	ok(c[2].state == COUNT_OK && c[2].value == 30, "system_time is the system time");
+	ok(c[3].raw == 5, "other events are left alone");
+	evlist_release(&evl);
+	free(cause);
+}
+
 int main(void)
 {
 	test_lazy_and_syntax();
@@ -517,5 +549,6 @@ int main(void)
 	test_pfm();
 	test_list();
 	test_tracepoints();
+	test_tools();
 	return tap_done();
 }
