@@ -347,7 +347,8 @@ static int events_tracefs_error(int err, const char *what, char **cause)
 	if (err == -EACCES || err == -EPERM)
 		return cause_set(cause, -EINVAL,
 				 "cannot resolve tracepoint '%s': tracefs is not readable: %s "
-				 "(run as root, or make /sys/kernel/tracing readable)",
+				 "(run as root, or make /sys/kernel/tracing and its events' id "
+				 "files readable)",
 				 what, strerror(-err));
 	return cause_set(cause, -EINVAL, "cannot resolve tracepoint '%s': %s", what,
 			 strerror(-err));
@@ -412,6 +413,14 @@ static int events_tp_attr(struct event *ev, const char *sys, const char *event, 
 
 /* --- resolving one name --------------------------------------------------- */
 
+/* Whether sys reads as a tracefs subsystem (sched, syscalls, probe_libc):
+ * lower case, digits, '_' and '-'.  libpfm4's names with a unit mask
+ * (RETIRED_UOPS:ANY) are upper case: their errors stay libpfm4's. */
+static bool events_tp_like(const char *sys)
+{
+	return *sys && strspn(sys, "abcdefghijklmnopqrstuvwxyz0123456789_-") == strlen(sys);
+}
+
 static bool events_raw(const char *s, uint64_t *config)
 {
 	if (s[0] != 'r' || !s[1] || strspn(s + 1, "0123456789abcdefABCDEF") != strlen(s + 1) ||
@@ -466,12 +475,15 @@ static int events_resolve(const char *term, struct event *ev, char **cause)
 	const char *tpmods;
 	if (events_tp_split(term, &sys, &event, &tpmods)) {
 		uint64_t id;
-		bool known = tracefs_id(sys, event, &id) == 0;
+		int tperr = tracefs_id(sys, event, &id);
+		bool known = tperr == 0;
 		if (known)
 			err = events_tp_attr(ev, sys, event, tpmods, term, cause);
+		else if ((tperr == -EACCES || tperr == -EPERM) && events_tp_like(sys))
+			err = events_tracefs_error(tperr, term, cause); /* never "unknown" */
 		free(sys);
 		free(event);
-		if (known)
+		if (known || err)
 			goto out;
 	}
 
@@ -490,7 +502,7 @@ static int events_resolve(const char *term, struct event *ev, char **cause)
 	if (err == -ENOENT) { /* not even with what follows the ':': name the rest */
 		char *sys = NULL, *event = NULL;
 		const char *tpmods;
-		if (events_tp_split(term, &sys, &event, &tpmods))
+		if (events_tp_split(term, &sys, &event, &tpmods) && events_tp_like(sys))
 			err = events_tp_unknown(sys, event, cause);
 		else
 			err = events_unknown(base, cause);

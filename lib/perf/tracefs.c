@@ -70,8 +70,8 @@ static int tracefs_each_event(const char *dir, const char *sys, const char *evgl
 	char path[4096];
 	snprintf(path, sizeof path, "%s/%s", dir, sys);
 	DIR *d = opendir(path);
-	if (!d)
-		return 0; /* gone meanwhile, or not ours to read: nothing there */
+	if (!d) /* gone meanwhile: nothing there; not ours to read: said */
+		return errno == EACCES || errno == EPERM ? -errno : 0;
 	int r = 0;
 	struct dirent *e;
 	while (r == 0 && (e = readdir(d))) {
@@ -81,6 +81,8 @@ static int tracefs_each_event(const char *dir, const char *sys, const char *evgl
 		snprintf(id, sizeof id, "%s/id", e->d_name);
 		if (faccessat(dirfd(d), id, R_OK, 0) == 0)
 			r = fn(arg, sys, e->d_name);
+		else if (errno == EACCES || errno == EPERM)
+			r = -errno; /* a match we may not read: never "no match" */
 	}
 	closedir(d);
 	return r;
