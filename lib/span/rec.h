@@ -72,6 +72,8 @@
 #define REC_FIRST ENC_EVENTS_FIRST_WORD	 /* first event word */
 #define REC_CACHE 256u			 /* per-thread name cache entries */
 #define REC_TABLE_SIZE (1u << 18)	 /* global intern table slots */
+#define REC_TEXTS (1u << 18)		 /* names by text: global table slots */
+#define REC_TCACHE 256u			 /* names by text: per-thread cache entries */
 #define REC_PROBES 128u			 /* probes before "table full" */
 #define REC_CODE_TAG (UINT64_C(1) << 63) /* key of a code address, not a string */
 #define REC_WAIT_MS 100			 /* longest wait on a full pipe per write */
@@ -190,6 +192,7 @@ struct rec_thread {
 	int calib;			      /* rec_calibrate's scratch thread: sends nothing */
 	uint64_t fval[REC_STACK][RECV_MAX];   /* filters: each open span's begin values */
 	struct rec_centry cache[REC_CACHE];
+	_Atomic(const struct rec_text *) tcache[REC_TCACHE]; /* names by text (rec_text_name) */
 	struct rec_qev q[REC_QLEN];	 /* events of nested calls (signal handlers) */
 	uint64_t qv[REC_QLEN][RECV_MAX]; /* their values */
 	uint64_t rec[REC_WORDS];	 /* the events record in progress */
@@ -199,6 +202,15 @@ struct rec_thread {
 /* The part of a thread's state a fork child must not inherit (see above). */
 #define REC_WIPED offsetof(struct rec_thread, live)
 _Static_assert(REC_WIPED == 4096, "the wiped part is the first page");
+
+/* A name given by text (spanstat_begin_text), as the process keeps it: made
+ * once, never changed nor freed, so that a pointer to it is all a cache or
+ * a table needs to hold (one store: a signal handler sees it whole). */
+struct rec_text {
+	uint64_t hash; /* rec_text_hash */
+	size_t len;    /* bytes of text, no NUL among them */
+	char text[];   /* NUL-terminated: the name's key is its address */
+};
 
 /* Global intern table: key 0 is empty; id 0 means claimed, not yet defined. */
 struct rec_slot {
@@ -324,6 +336,8 @@ REC_NOI int rec_write(const void *buf, size_t len);
 
 /* rec_names.c */
 REC_NOI uint32_t rec_intern(struct rec_thread *t, uint64_t key);
+REC_NOI __attribute__((noinline)) const struct rec_text *rec_text_find(const char *text,
+								       size_t len);
 
 /* rec_thread.c */
 REC_NOI uint32_t rec_gettid(void);
@@ -366,6 +380,83 @@ static REC_HOT uint64_t rec_now(void)
 static REC_HOT unsigned rec_hash(uint64_t key)
 {
 	return (unsigned)((key * UINT64_C(0x9e3779b97f4a7c15)) >> 56);
+}
+
+/* The thread's cache entry for a text query (text, len): from its length
+ * and its first and last eight bytes, as given (a NUL among them included:
+ * two queries of one name may have two entries, each holding the name). */
+static REC_HOT unsigned rec_text_slot(const char *s, size_t len)
+{
+	uint64_t first = 0, last = 0;
+	if (likely(len >= 8)) {
+		memcpy(&first, s, 8);
+		memcpy(&last, s + len - 8, 8);
+	} else if (len >= 4) { /* two words of four, overlapping */
+		uint32_t a, b;
+		memcpy(&a, s, 4);
+		memcpy(&b, s + len - 4, 4);
+		first = (uint64_t)a << 32 | b;
+	} else {
+		for (size_t i = 0; i < len; i++)
+			first = first << 8 | (unsigned char)s[i];
+	}
+	uint64_t h = first * UINT64_C(0x9e3779b97f4a7c15) ^ last * UINT64_C(0xc2b2ae3d27d4eb4f) ^
+		     len * UINT64_C(0xff51afd7ed558ccd);
+	return (unsigned)(h >> 56) & (REC_TCACHE - 1);
+}
+
+/* Whether the query (s, len) names e: e's bytes, then the query's end or a
+ * NUL.  Reads no byte of s beyond len (it may end a page). */
+static REC_HOT int rec_text_names(const struct rec_text *e, const char *s, size_t len)
+{
+	size_t n = e->len;
+	if (n > len || (n < len && s[n]))
+		return 0;
+	if (n < 8) {
+		if (n >= 4) { /* two words of four, overlapping */
+			uint32_t a, b, c, d;
+			memcpy(&a, e->text, 4);
+			memcpy(&b, s, 4);
+			memcpy(&c, e->text + n - 4, 4);
+			memcpy(&d, s + n - 4, 4);
+			return a == b && c == d;
+		}
+		for (size_t i = 0; i < n; i++)
+			if (e->text[i] != s[i])
+				return 0;
+		return 1;
+	}
+	uint64_t a, b;
+	for (size_t i = 0; i + 8 <= n; i += 8) {
+		memcpy(&a, e->text + i, 8);
+		memcpy(&b, s + i, 8);
+		if (a != b)
+			return 0;
+	}
+	memcpy(&a, e->text + n - 8, 8); /* the last word, overlapping */
+	memcpy(&b, s + n - 8, 8);
+	return a == b;
+}
+
+/* The name the process keeps for text (its first len bytes, up to a NUL):
+ * the thread's cache, else the process's table, which copies it on first
+ * use (rec_text_find).  NULL: not kept (no memory, a full table).  Lock-free
+ * and without a guard: every store is one pointer to a text that never
+ * changes, so a signal handler may run it in the middle of the thread's. */
+static REC_HOT const char *rec_text_name(struct rec_thread *t, const char *text, size_t len)
+{
+	if (unlikely(t == NULL)) {
+		const struct rec_text *e = rec_text_find(text, len);
+		return e ? e->text : NULL;
+	}
+	_Atomic(const struct rec_text *) *c = &t->tcache[rec_text_slot(text, len)];
+	const struct rec_text *e = atomic_load_explicit(c, memory_order_relaxed);
+	if (likely(e && rec_text_names(e, text, len)))
+		return e->text;
+	e = rec_text_find(text, len);
+	if (e)
+		atomic_store_explicit(c, e, memory_order_relaxed);
+	return e ? e->text : NULL;
 }
 
 static REC_HOT void rec_agg_begin(struct rec_thread *t, uint32_t id, uint64_t now,

@@ -435,6 +435,29 @@ REC_API void spanstat_end(const char *name)
 	rec_event((uintptr_t)name, REC_OP(WIRE_OP_END));
 }
 
+/* A name by text: its kept copy's address is the name from here on. */
+static REC_HOT void rec_event_text(const char *text, size_t len, uint64_t op)
+{
+	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED) || !text)
+		return;
+	struct rec_thread *t = rec_self;
+	const char *name = rec_text_name(t, text, len);
+	if (likely(name != NULL))
+		rec_event_in(t, (uintptr_t)name, op);
+	else
+		atomic_fetch_add_explicit(&rec_dropped, 1, memory_order_relaxed);
+}
+
+REC_API void spanstat_begin_text(const char *text, size_t len)
+{
+	rec_event_text(text, len, REC_OP(WIRE_OP_BEGIN));
+}
+
+REC_API void spanstat_end_text(const char *text, size_t len)
+{
+	rec_event_text(text, len, REC_OP(WIRE_OP_END));
+}
+
 REC_API void spanstat_instant(const char *name)
 {
 	rec_event((uintptr_t)name, REC_OP(WIRE_OP_INSTANT));

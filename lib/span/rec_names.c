@@ -1,12 +1,15 @@
 /* rec_names.c: the recorder's names (rec.h): the process's intern table of
  * span names and code addresses, each given an id on first use and defined
- * on the wire (WIRE_NAME) before any event uses it. */
+ * on the wire (WIRE_NAME) before any event uses it; and the table of names
+ * given by text, each copied once into memory the library owns, whose
+ * address is then the name as if the program had passed it. */
 #include "config.h"
 
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "rec.h"
 
@@ -109,4 +112,123 @@ REC_NOI uint32_t rec_intern(struct rec_thread *t, uint64_t key)
 		/* lost the slot to another key: look again */
 	}
 	return 0;
+}
+
+/* ---- names by text (spanstat_begin_text) ------------------------------------ */
+
+/* Texts live in chunks mapped on demand and never unmapped: an interned
+ * text's address is a name's key for the life of the process. */
+#define REC_TEXT_CHUNK (1u << 20)
+
+struct rec_chunk {
+	_Atomic size_t used; /* bytes of data handed out (may run past cap: full) */
+	size_t cap;
+	_Alignas(8) char data[];
+};
+
+static _Atomic(struct rec_chunk *) rec_chunk_cur;
+_Atomic(const struct rec_text *) rec_texts[REC_TEXTS];
+
+/* size bytes that stay ours for good, 8-aligned; NULL: no memory.  Lock-free
+ * (a fetch-add in the current chunk, a CAS for the next), so a signal handler
+ * may interrupt it and take its own. */
+static REC_NOI void *rec_text_alloc(size_t size)
+{
+	size = (size + 7) & ~(size_t)7;
+	for (;;) {
+		struct rec_chunk *c = atomic_load_explicit(&rec_chunk_cur, memory_order_acquire);
+		if (c) {
+			size_t off =
+				atomic_fetch_add_explicit(&c->used, size, memory_order_relaxed);
+			if (off <= c->cap && size <= c->cap - off)
+				return c->data + off;
+		}
+		size_t want = size + sizeof(struct rec_chunk);
+		size_t len = want > REC_TEXT_CHUNK ? (want + 4095) & ~(size_t)4095 : REC_TEXT_CHUNK;
+		void *m =
+			mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return NULL;
+		struct rec_chunk *n = m;
+		n->cap = len - sizeof *n;
+		atomic_store_explicit(&n->used, size, memory_order_relaxed);
+		if (want > REC_TEXT_CHUNK)
+			return n->data; /* a text of its own mapping: not shared */
+		if (atomic_compare_exchange_strong(&rec_chunk_cur, &c, n))
+			return n->data;
+		munmap(m, len); /* another thread (or a handler) put a chunk first */
+	}
+}
+
+static REC_NOI uint64_t rec_text_mix(uint64_t h, uint64_t w)
+{
+	h = (h ^ w) * UINT64_C(0x9e3779b97f4a7c15);
+	return h ^ (h >> 29);
+}
+
+/* The hash of a name given by text: of its first len bytes, or those before
+ * a NUL among them (*np: how many), eight at a time. */
+static REC_NOI uint64_t rec_text_hash(const char *s, size_t len, size_t *np)
+{
+	const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
+	uint64_t h = 0;
+	size_t i = 0;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+		memcpy(&w, s + i, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		w = __builtin_bswap64(w); /* the first byte lowest, as below */
+#endif
+		uint64_t z = (w - ones) & ~w & highs; /* its lowest bit: the first NUL */
+		if (z) {
+			unsigned b = (unsigned)__builtin_ctzll(z) >> 3;
+			if (b)
+				h = rec_text_mix(h, w & (~UINT64_C(0) >> (64 - 8 * b)));
+			i += b;
+			goto done;
+		}
+		h = rec_text_mix(h, w);
+	}
+	uint64_t w = 0;
+	unsigned b = 0;
+	for (; i < len && s[i]; i++, b++)
+		w |= (uint64_t)(unsigned char)s[i] << (8 * b);
+	if (b)
+		h = rec_text_mix(h, w);
+done:
+	*np = i;
+	return rec_text_mix(h, i) * UINT64_C(0xff51afd7ed558ccd);
+}
+
+/* The process's copy of the name text gives (its first len bytes, up to a
+ * NUL), made and entered in rec_texts on its first use; NULL when memory or
+ * the table ran out.  Two threads that add the same text at once may both
+ * copy it: the loser of the slot takes the winner's and forgets its copy. */
+REC_NOI __attribute__((noinline)) const struct rec_text *rec_text_find(const char *text, size_t len)
+{
+	size_t n;
+	uint64_t h = rec_text_hash(text, len, &n);
+	struct rec_text *mine = NULL;
+	unsigned i = (unsigned)(h >> 40);
+	for (unsigned probe = 0; probe < REC_PROBES; probe++, i++) {
+		_Atomic(const struct rec_text *) *s = &rec_texts[i & (REC_TEXTS - 1)];
+		const struct rec_text *e = atomic_load_explicit(s, memory_order_acquire);
+		while (!e) {
+			if (!mine) {
+				mine = rec_text_alloc(sizeof *mine + n + 1);
+				if (!mine)
+					return NULL;
+				mine->hash = h;
+				mine->len = n;
+				memcpy(mine->text, text, n);
+				mine->text[n] = 0;
+			}
+			if (atomic_compare_exchange_strong_explicit(
+				    s, &e, mine, memory_order_release, memory_order_acquire))
+				return mine;
+		}
+		if (e->hash == h && e->len == n && memcmp(e->text, text, n) == 0)
+			return e;
+	}
+	return NULL; /* table full along this chain */
 }

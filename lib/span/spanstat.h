@@ -11,6 +11,17 @@
  * are the same name in spanstat's output.  A NULL name is ignored.
  * spanstat_thread_name() is the exception: it copies its argument each call.
  *
+ * Names by text.  A name made at run time ("p%d" formatted into a reused
+ * buffer, a route, a file name) goes to spanstat_begin_text() and
+ * spanstat_end_text(), which take the name's text and length and identify it
+ * by its CONTENT: the library copies a text once, the first time the process
+ * uses it, and finds the copy again by hashing the bytes (a per-thread cache,
+ * then a process-wide table; no lock, no allocation after a text's first
+ * use).  The name is the first len bytes of text, or those before a NUL
+ * among them: texts that differ only after a NUL are the same name, and
+ * len 0 is the empty name.  A text and an address-named string with the same
+ * text are the same name.  The buffer may change as soon as the call returns.
+ *
  * Nesting.  Spans nest per thread.  spanstat_end() closes the innermost open
  * span of the calling thread.  If its name differs from the innermost span's
  * but matches an outer open span, the spans inside that one are closed at the
@@ -35,6 +46,7 @@
 #ifndef SPANSTAT_H
 #define SPANSTAT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -54,6 +66,11 @@ void spanstat_begin(const char *name);
 /* Closes the innermost open span (see Nesting above); `name` should be the
  * one given to the matching spanstat_begin(). */
 void spanstat_end(const char *name);
+/* spanstat_begin() and spanstat_end() of the name whose text is the first
+ * len bytes of text (up to a NUL), whatever its address (see Names by text).
+ * A NULL text is ignored. */
+void spanstat_begin_text(const char *text, size_t len);
+void spanstat_end_text(const char *text, size_t len);
 /* A point event with no duration. */
 void spanstat_instant(const char *name);
 /* A sample `value` of counter `name` at this instant. */
@@ -99,22 +116,83 @@ static inline SPANSTAT_NOINSTR_ void spanstat_counter_inline_(const char *name, 
 		(spanstat_counter)(name, value);
 }
 
+static inline SPANSTAT_NOINSTR_ void spanstat_begin_text_inline_(const char *text, size_t len)
+{
+	if (SPANSTAT_UNLIKELY_(spanstat_on_))
+		(spanstat_begin_text)(text, len);
+}
+
+static inline SPANSTAT_NOINSTR_ void spanstat_end_text_inline_(const char *text, size_t len)
+{
+	if (SPANSTAT_UNLIKELY_(spanstat_on_))
+		(spanstat_end_text)(text, len);
+}
+
 #define spanstat_begin(name) spanstat_begin_inline_(name)
+#define spanstat_begin_text(text, len) spanstat_begin_text_inline_(text, len)
+#define spanstat_end_text(text, len) spanstat_end_text_inline_(text, len)
 #define spanstat_end(name) spanstat_end_inline_(name)
 #define spanstat_instant(name) spanstat_instant_inline_(name)
 #define spanstat_counter(name, value) spanstat_counter_inline_(name, value)
 #endif
 
-/* Helpers for SPANSTAT_SCOPE; not API. */
-static inline SPANSTAT_NOINSTR_ const char *spanstat_scope_begin_(const char *name)
+#ifdef __cplusplus
+}
+#endif
+
+/* Helpers for SPANSTAT_SCOPE; not API.  A scope's name: an address (len
+ * SPANSTAT_ADDR_), or a text and its length, copied as the text calls do. */
+#define SPANSTAT_ADDR_ ((size_t)-1)
+struct spanstat_scope_ {
+	const char *name;
+	size_t len;
+};
+
+static inline SPANSTAT_NOINSTR_ struct spanstat_scope_ spanstat_scope_text_(const char *text,
+									    size_t len)
 {
-	spanstat_begin(name);
-	return name;
+	struct spanstat_scope_ s = {text, len};
+	spanstat_begin_text(text, len);
+	return s;
 }
 
-static inline SPANSTAT_NOINSTR_ void spanstat_scope_end_(const char *const *name)
+#ifdef __cplusplus
+static inline SPANSTAT_NOINSTR_ struct spanstat_scope_ spanstat_scope_begin_(const char *name)
 {
-	spanstat_end(*name);
+	struct spanstat_scope_ s = {name, SPANSTAT_ADDR_};
+	spanstat_begin(name);
+	return s;
+}
+
+/* Any string-like object of C++ with data() and size() (std::string,
+ * std::string_view): a name by text. */
+template <class S>
+static inline SPANSTAT_NOINSTR_ auto spanstat_scope_begin_(const S &text)
+	-> decltype((void)text.data(), (void)text.size(), spanstat_scope_())
+{
+	return spanstat_scope_text_(text.data(), text.size());
+}
+
+static inline SPANSTAT_NOINSTR_ struct spanstat_scope_ spanstat_scope_begin_(const char *text,
+									     size_t len)
+{
+	return spanstat_scope_text_(text, len);
+}
+#else
+static inline SPANSTAT_NOINSTR_ struct spanstat_scope_ spanstat_scope_begin_(const char *name)
+{
+	struct spanstat_scope_ s = {name, SPANSTAT_ADDR_};
+	spanstat_begin(name);
+	return s;
+}
+#endif
+
+static inline SPANSTAT_NOINSTR_ void spanstat_scope_end_(const struct spanstat_scope_ *s)
+{
+	if (s->len == SPANSTAT_ADDR_)
+		spanstat_end(s->name);
+	else
+		spanstat_end_text(s->name, s->len);
 }
 
 #define SPANSTAT_CAT2_(a, b) a##b
@@ -123,14 +201,18 @@ static inline SPANSTAT_NOINSTR_ void spanstat_scope_end_(const char *const *name
 /* SPANSTAT_SCOPE(name): begins span `name` here and ends it when the enclosing
  * block is left, by any path (return, break, goto, C++ exception).  A
  * declaration: use it where a declaration may appear.  gcc and clang, C and
- * C++ (it relies on the cleanup attribute). */
-#define SPANSTAT_SCOPE(name)                                            \
-	const char *SPANSTAT_CAT_(spanstat_scope_, __COUNTER__)         \
-		__attribute__((cleanup(spanstat_scope_end_), unused)) = \
-			spanstat_scope_begin_(name)
-
-#ifdef __cplusplus
-}
-#endif
+ * C++ (it relies on the cleanup attribute).  In C++, `name` may also be a
+ * std::string, a std::string_view (any type with data() and size()), or a
+ * text and its length, SPANSTAT_SCOPE(text, len): a name by text, as
+ * spanstat_begin_text().  SPANSTAT_SCOPE_TEXT(text, len) is the C way to the
+ * same. */
+#define SPANSTAT_SCOPE(...)                                                \
+	struct spanstat_scope_ SPANSTAT_CAT_(spanstat_scope_, __COUNTER__) \
+		__attribute__((cleanup(spanstat_scope_end_), unused)) =    \
+			spanstat_scope_begin_(__VA_ARGS__)
+#define SPANSTAT_SCOPE_TEXT(text, len)                                     \
+	struct spanstat_scope_ SPANSTAT_CAT_(spanstat_scope_, __COUNTER__) \
+		__attribute__((cleanup(spanstat_scope_end_), unused)) =    \
+			spanstat_scope_text_(text, len)
 
 #endif

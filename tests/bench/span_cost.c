@@ -7,7 +7,10 @@
  *   span_cost pairs N    N begin/end pairs through spanstat_begin/end, timed
  *                        between two runs of a null recorder (two TSC reads and
  *                        two stores into a thread-local array) in this process;
- *                        prints "null NS" and "spanstat NS" per pair
+ *                        prints "null NS" and "spanstat NS" per pair; then
+ *                        N pairs through spanstat_begin_text/end_text of
+ *                        "work" in a stack buffer, and of a 32-byte route:
+ *                        "text NS", "text32 NS" (issue 24: against spanstat)
  *   span_cost finstr N   N calls of an instrumented function and N calls of an
  *                        identical uninstrumented one; prints "instr NS",
  *                        "plain NS" per call
@@ -96,6 +99,20 @@ static NOI double cost_spans(long n)
 	for (long i = 0; i < n; i++) {
 		spanstat_begin("work");
 		spanstat_end("work");
+	}
+	return (double)(cost_now() - t0) / (double)n;
+}
+
+/* Pairs named by text: the text is looked up by content at each call. */
+static NOI double cost_text(long n, const char *name)
+{
+	char buf[64];
+	size_t len = strlen(name);
+	memcpy(buf, name, len + 1);
+	uint64_t t0 = cost_now();
+	for (long i = 0; i < n; i++) {
+		spanstat_begin_text(buf, len);
+		spanstat_end_text(buf, len);
 	}
 	return (double)(cost_now() - t0) / (double)n;
 }
@@ -369,6 +386,11 @@ NOI int main(int argc, char **argv)
 		cost_spans(n / 10); /* warm up: thread buffer, name, page faults */
 		double a = cost_null(n), s = cost_spans(n), b = cost_null(n);
 		printf("null %.2f\nspanstat %.2f\n", (a + b) / 2, s);
+		cost_text(n / 10, "work"); /* warm up: the text's copy */
+		cost_text(n / 10, "/api/v1/users/{id}/items/{item}");
+		double t = cost_text(n, "work"), s2 = cost_spans(n);
+		double t32 = cost_text(n, "/api/v1/users/{id}/items/{item}");
+		printf("text %.2f\ntext32 %.2f\nspanstat2 %.2f\n", t, t32, s2);
 	} else if (!strcmp(argv[1], "finstr")) {
 		cost_calls(n / 10, instr_leaf);
 		double a = cost_calls(n, plain_leaf), s = cost_calls(n, instr_leaf);
