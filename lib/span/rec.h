@@ -445,6 +445,10 @@ static REC_HOT int rec_text_names(const struct rec_text *e, const char *s, size_
  * changes, so a signal handler may run it in the middle of the thread's. */
 static REC_HOT const char *rec_text_name(struct rec_thread *t, const char *text, size_t len)
 {
+	/* the text's own length first: nothing below reads past a NUL, so a
+	 * len beyond the buffer (SIZE_MAX, a buffer's size) is safe as it is
+	 * for strnlen */
+	len = strnlen(text, len);
 	if (unlikely(t == NULL)) {
 		const struct rec_text *e = rec_text_find(text, len);
 		return e ? e->text : NULL;

@@ -18,8 +18,9 @@
  * uses it, and finds the copy again by hashing the bytes (a per-thread cache,
  * then a process-wide table; no lock, no allocation after a text's first
  * use).  The name is the first len bytes of text, or those before a NUL
- * among them: texts that differ only after a NUL are the same name, and
- * len 0 is the empty name.  A text and an address-named string with the same
+ * among them (read as strnlen reads: nothing past that NUL, so len may be
+ * SIZE_MAX for a NUL-terminated text): texts that differ only after a NUL
+ * are the same name, and len 0 is the empty name.  A text and an address-named string with the same
  * text are the same name.  The buffer may change as soon as the call returns.
  *
  * Nesting.  Spans nest per thread.  spanstat_end() closes the innermost open

@@ -36,7 +36,7 @@ by_name() {
 expected_nodes() {
 	{
 		for ((i = 0; i < 300; i++)); do echo "1 p$i $((i % 3 + 1))"; done
-		printf '%s\n' "0 work 2" "0 nul 1" "0  1" "0 s0 2" "0 s1 2"
+		printf '%s\n' "0 work 2" "0 nul 1" "0  1" "0 s0 2" "0 s1 2" "0 edge 1"
 	} | LC_ALL=C sort
 }
 
@@ -48,7 +48,7 @@ folded_names() {
 expected_folded() {
 	{
 		for ((i = 0; i < 300; i++)); do echo "work;p$i"; done
-		printf '%s\n' work nul %00 s0 s1
+		printf '%s\n' work nul %00 s0 s1 edge
 	} | LC_ALL=C sort
 }
 
