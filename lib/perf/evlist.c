@@ -279,6 +279,30 @@ static void events_suggest_pfm(void *arg, const char *name, const char *pmu)
 	events_consider(s, q);
 }
 
+/* How far (edits) a suggestion for want may be: a third of its length,
+ * between 1 and 3. */
+static int events_suggest_limit(const char *want)
+{
+	int len = (int)strlen(want);
+	return len / 3 < 1 ? 1 : len / 3 > 3 ? 3 : len / 3;
+}
+
+/* The suggestions s gathered as " (did you mean 'a', 'b' or 'c'?)" in hint
+ * ("" without any); frees them. */
+static void events_hint(struct events_suggest *s, char *hint, size_t size)
+{
+	size_t used = 0;
+	hint[0] = 0;
+	for (int i = 0; i < s->n && used < size; i++) {
+		const char *sep = i == 0 ? " (did you mean " : i == s->n - 1 ? " or " : ", ";
+		used += (size_t)snprintf(hint + used, size - used, "%s'%s'%s", sep, s->names[i],
+					 i == s->n - 1 ? "?)" : "");
+	}
+	for (int i = 0; i < s->n; i++)
+		free(s->names[i]);
+	s->n = 0;
+}
+
 /* The message for an unknown name, with up to three close known names:
  * built-in ones, and libpfm4's when it is initialised (resolution needed it
  * before a name could be called unknown). */
@@ -286,22 +310,14 @@ static int events_unknown(const char *name, char **cause)
 {
 	if (!cause)
 		return -EINVAL;
-	int len = (int)strlen(name);
 	struct events_suggest s = {.want = name, .qualified = strstr(name, "::") != NULL};
-	s.limit = len / 3 < 1 ? 1 : len / 3 > 3 ? 3 : len / 3;
+	s.limit = events_suggest_limit(name);
 	evtable_foreach(events_suggest_builtin, &s);
 	for (size_t i = 0; i < sizeof events_tools / sizeof events_tools[0]; i++)
 		events_consider(&s, events_tools[i]);
 	pfm_each_name(events_suggest_pfm, &s);
-	char hint[1024] = "";
-	size_t used = 0;
-	for (int i = 0; i < s.n && used < sizeof hint; i++) {
-		const char *sep = i == 0 ? " (did you mean " : i == s.n - 1 ? " or " : ", ";
-		used += (size_t)snprintf(hint + used, sizeof hint - used, "%s'%s'%s", sep,
-					 s.names[i], i == s.n - 1 ? "?)" : "");
-	}
-	for (int i = 0; i < s.n; i++)
-		free(s.names[i]);
+	char hint[1024];
+	events_hint(&s, hint, sizeof hint);
 	return cause_set(cause, -EINVAL, "unknown event '%s'%s", name, hint);
 }
 
@@ -374,19 +390,11 @@ static int events_tp_unknown(const char *sys, const char *event, char **cause)
 		return events_tracefs_error(err, want, cause);
 	if (!cause)
 		return -EINVAL;
-	int len = (int)strlen(want);
 	struct events_suggest s = {.want = want};
-	s.limit = len / 3 < 1 ? 1 : len / 3 > 3 ? 3 : len / 3;
+	s.limit = events_suggest_limit(want);
 	tracefs_each(NULL, NULL, events_suggest_tp, &s);
-	char hint[1024] = "";
-	size_t used = 0;
-	for (int i = 0; i < s.n && used < sizeof hint; i++) {
-		const char *sep = i == 0 ? " (did you mean " : i == s.n - 1 ? " or " : ", ";
-		used += (size_t)snprintf(hint + used, sizeof hint - used, "%s'%s'%s", sep,
-					 s.names[i], i == s.n - 1 ? "?)" : "");
-	}
-	for (int i = 0; i < s.n; i++)
-		free(s.names[i]);
+	char hint[1024];
+	events_hint(&s, hint, sizeof hint);
 	if (events_is_glob(want))
 		return cause_set(cause, -EINVAL, "no tracepoint matches '%s'", want);
 	return cause_set(cause, -EINVAL, "unknown tracepoint '%s'%s", want, hint);

@@ -405,12 +405,12 @@ static REC_HOT unsigned rec_text_slot(const char *s, size_t len)
 	return (unsigned)(h >> 56) & (REC_TCACHE - 1);
 }
 
-/* Whether the query (s, len) names e: e's bytes, then the query's end or a
- * NUL.  Reads no byte of s beyond len (it may end a page). */
+/* Whether the query (s, len), len measured to its NUL (rec_text_name), names
+ * e: the same bytes.  Reads no byte of s beyond len (it may end a page). */
 static REC_HOT int rec_text_names(const struct rec_text *e, const char *s, size_t len)
 {
 	size_t n = e->len;
-	if (n > len || (n < len && s[n]))
+	if (n != len)
 		return 0;
 	if (n < 8) {
 		if (n >= 4) { /* two words of four, overlapping */

@@ -166,48 +166,33 @@ static REC_NOI uint64_t rec_text_mix(uint64_t h, uint64_t w)
 	return h ^ (h >> 29);
 }
 
-/* The hash of a name given by text: of its first len bytes, or those before
- * a NUL among them (*np: how many), eight at a time. */
-static REC_NOI uint64_t rec_text_hash(const char *s, size_t len, size_t *np)
+/* The hash of a name given by text: its len bytes (no NUL among them:
+ * rec_text_name measured them), eight at a time. */
+static REC_NOI uint64_t rec_text_hash(const char *s, size_t len)
 {
-	const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
 	uint64_t h = 0;
 	size_t i = 0;
 	for (; i + 8 <= len; i += 8) {
 		uint64_t w;
 		memcpy(&w, s + i, 8);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-		w = __builtin_bswap64(w); /* the first byte lowest, as below */
-#endif
-		uint64_t z = (w - ones) & ~w & highs; /* its lowest bit: the first NUL */
-		if (z) {
-			unsigned b = (unsigned)__builtin_ctzll(z) >> 3;
-			if (b)
-				h = rec_text_mix(h, w & (~UINT64_C(0) >> (64 - 8 * b)));
-			i += b;
-			goto done;
-		}
 		h = rec_text_mix(h, w);
 	}
 	uint64_t w = 0;
-	unsigned b = 0;
-	for (; i < len && s[i]; i++, b++)
+	for (unsigned b = 0; i < len; i++, b++)
 		w |= (uint64_t)(unsigned char)s[i] << (8 * b);
-	if (b)
+	if (len % 8)
 		h = rec_text_mix(h, w);
-done:
-	*np = i;
-	return rec_text_mix(h, i) * UINT64_C(0xff51afd7ed558ccd);
+	return rec_text_mix(h, len) * UINT64_C(0xff51afd7ed558ccd);
 }
 
-/* The process's copy of the name text gives (its first len bytes, up to a
- * NUL), made and entered in rec_texts on its first use; NULL when memory or
+/* The process's copy of the name text gives (its len bytes, no NUL among
+ * them), made and entered in rec_texts on its first use; NULL when memory or
  * the table ran out.  Two threads that add the same text at once may both
  * copy it: the loser of the slot takes the winner's and forgets its copy. */
 REC_NOI __attribute__((noinline)) const struct rec_text *rec_text_find(const char *text, size_t len)
 {
-	size_t n;
-	uint64_t h = rec_text_hash(text, len, &n);
+	size_t n = len;
+	uint64_t h = rec_text_hash(text, n);
 	struct rec_text *mine = NULL;
 	unsigned i = (unsigned)(h >> 40);
 	for (unsigned probe = 0; probe < REC_PROBES; probe++, i++) {
