@@ -177,6 +177,8 @@ struct rec_thread {
 	uint64_t *mring;		/* its ring */
 	struct ring_agg *magg;		/* its aggregate area, or NULL */
 	uint64_t *mvals;		/* its value rows, or NULL */
+	uint32_t *ahash;      /* aggregate tree's (parent, id) hash, or NULL (rec_agg_child) */
+	uint32_t ahash_nodes; /* the tree's nodes it holds */
 	struct rec_thread *next;
 	void *altstack;		      /* REC_ALTSTACK bytes for the fatal-signal handler, or NULL */
 	unsigned depth;		      /* spans open in this thread (the shadow stack) */
@@ -286,6 +288,7 @@ extern int rec_secure; /* AT_SECURE, as rec_exec_lookup found it */
 /* rec_event.c */
 REC_NOI __attribute__((noinline)) uint32_t rec_agg_child(struct rec_thread *t, uint32_t cur,
 							 uint32_t id);
+REC_NOI void rec_agg_hash_reset(struct rec_thread *t);
 REC_NOI __attribute__((noinline)) void rec_agg_switched(struct rec_thread *t, uint32_t node,
 							uint64_t begin, uint64_t end);
 REC_NOI __attribute__((noinline)) void

@@ -49,6 +49,7 @@ static REC_NOI void rec_calib_free(struct rec_thread *t)
 		munmap(t->agg, RING_AGG_BYTES);
 	if (t->avals)
 		munmap(t->avals, ring_vals_bytes(rec_nvals));
+	rec_agg_hash_reset(t);
 	recv_close(&t->vt);
 	munmap(t, sizeof *t);
 }

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <sched.h>
+#include <sys/mman.h>
 #include <string.h>
 
 #include "rec.h"
@@ -19,15 +20,77 @@ __thread struct rec_thread *rec_self __attribute__((tls_model("initial-exec")));
 
 /* ---- aggregate mode (ring.h) ------------------------------------------------ */
 
+/* Past REC_AGG_SCAN siblings a node's children are found through a hash of
+ * (parent, id) made on first need (a program with many names under one
+ * parent would otherwise pay a scan of them all per begin): open addressing,
+ * 0 empty, as node 0 (the root) is no one's child.  It indexes the slot's
+ * tree, so it is emptied where the tree is (rec_agg_hash_reset). */
+#define REC_AGG_SCAN 16
+#define REC_AGG_HBITS 18
+#define REC_AGG_HSLOTS (1u << REC_AGG_HBITS)
+_Static_assert(REC_AGG_HSLOTS >= 2 * RING_AGG_NODES, "the hash stays at most half full");
+#define REC_AGG_HBYTES ((size_t)REC_AGG_HSLOTS * sizeof(uint32_t))
+
+static inline REC_NOI uint32_t rec_agg_hslot(uint32_t cur, uint32_t id)
+{
+	return (uint32_t)((((uint64_t)cur << 32 | id) * 0x9e3779b97f4a7c15ull) >>
+			  (64 - REC_AGG_HBITS));
+}
+
+static REC_NOI void rec_agg_hput(uint32_t *h, uint32_t cur, uint32_t id, uint32_t n)
+{
+	uint32_t s = rec_agg_hslot(cur, id);
+	while (h[s])
+		s = (s + 1) & (REC_AGG_HSLOTS - 1);
+	h[s] = n;
+}
+
+/* The hash of every node made so far, or NULL when there is no memory
+ * for it (the scan then serves, slowly but true). */
+static REC_NOI uint32_t *rec_agg_hash(struct rec_thread *t)
+{
+	if (!t->ahash) {
+		void *m = mmap(NULL, REC_AGG_HBYTES, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return NULL;
+		t->ahash = m;
+		t->ahash_nodes = 1;
+	}
+	const struct ring_agg_node *nd = t->anode;
+	for (uint32_t n = t->ahash_nodes; n < t->agg->nodes; n++)
+		rec_agg_hput(t->ahash, nd[n].parent, nd[n].id, n);
+	t->ahash_nodes = t->agg->nodes;
+	return t->ahash;
+}
+
+REC_NOI void rec_agg_hash_reset(struct rec_thread *t)
+{
+	if (t->ahash)
+		munmap(t->ahash, REC_AGG_HBYTES);
+	t->ahash = NULL;
+	t->ahash_nodes = 0;
+}
+
 /* The child of node cur named id, created when new; REC_AGG_NONE when the
  * tree is full (the span is then not kept: untracked). */
 REC_NOI __attribute__((noinline)) uint32_t rec_agg_child(struct rec_thread *t, uint32_t cur,
 							 uint32_t id)
 {
 	struct ring_agg_node *nd = t->anode;
-	for (uint32_t c = nd[cur].first_child; c; c = nd[c].next_sibling)
-		if (nd[c].id == id)
-			return c;
+	uint32_t *h = t->ahash;
+	if (h) {
+		for (uint32_t s = rec_agg_hslot(cur, id); h[s]; s = (s + 1) & (REC_AGG_HSLOTS - 1))
+			if (nd[h[s]].parent == cur && nd[h[s]].id == id)
+				return h[s];
+	} else {
+		uint32_t seen = 0;
+		for (uint32_t c = nd[cur].first_child; c; c = nd[c].next_sibling, seen++)
+			if (nd[c].id == id)
+				return c;
+		if (seen > REC_AGG_SCAN)
+			h = rec_agg_hash(t); /* every node so far; the new one below */
+	}
 	uint32_t n = t->agg->nodes;
 	if (n >= RING_AGG_NODES)
 		return REC_AGG_NONE;
@@ -36,6 +99,10 @@ REC_NOI __attribute__((noinline)) uint32_t rec_agg_child(struct rec_thread *t, u
 	nd[n].next_sibling = nd[cur].first_child;
 	nd[cur].first_child = n;
 	t->agg->nodes = n + 1; /* after the node: a reader never sees it half made */
+	if (h) {
+		rec_agg_hput(h, cur, id, n);
+		t->ahash_nodes = n + 1;
+	}
 	return n;
 }
 

@@ -245,6 +245,7 @@ REC_NOI int rec_ring_attach(struct rec_thread *t, uint64_t now)
 			t->anode = ring_agg_nodes(t->agg);
 			t->aframe = ring_agg_frames(t->agg);
 			t->agg->nodes = 1;
+			rec_agg_hash_reset(t);
 			t->agg->last_ts = now;
 			t->adepth = t->aover = 0;
 			t->avals = t->mvals;

@@ -15,6 +15,8 @@ setup_file() {
 	export SPAN_TEXT SPAN_TEXTSIG
 	SPAN_TEXT=$(build_workload span_text $(span_link_flags))
 	SPAN_TEXTSIG=$(build_workload span_textsig $(span_link_flags))
+	SPAN_MANY=$(build_workload span_many $(span_link_flags))
+	export SPAN_MANY
 }
 
 setup() {
@@ -84,6 +86,50 @@ expected_folded() {
 		run folded_names r.folded
 		assert_output "$(expected_folded)"
 	done
+}
+
+# many_expected N: span_many N's folded paths and counts, sorted
+many_expected() {
+	local p i
+	for p in a b; do
+		echo "$p 1"
+		for ((i = 0; i < $1; i++)); do
+			echo "$p;n$i 2"
+			((i % 7)) || echo "$p;n$i;inner 2"
+		done
+	done | LC_ALL=C sort
+}
+
+# json_paths FILE: "path count" for every node of a JSON's merged tree, sorted
+json_paths() {
+	jq -r '.spans.merged.nodes[] | "\(.path | join(";")) \(.count)"' "$1" | LC_ALL=C sort
+}
+
+@test "text names: thousands of names under one parent keep their parents and counts, both modes" {
+	# past a few siblings the aggregating tree finds children by a hash of
+	# (parent, name): the same names under "a" and "b" must stay apart
+	local opts
+	for opts in "" --perfetto=m.pftrace; do
+		# shellcheck disable=SC2086 # opts is one option or none
+		run -0 timeout -k 5 120 "$SPANSTAT" -e task-clock --json=m.json $opts -- "$SPAN_MANY" 3000
+		assert_equal "$(jq -c '[.spans.decode.unmatched, .spans.decode.unfinished, .spans.decode.untracked]' m.json)" '[0,0,0]'
+		run json_paths m.json
+		assert_output "$(many_expected 3000)"
+	done
+}
+
+@test "text names: more names than the aggregating tree holds are counted untracked, exactly" {
+	# The tree holds RING_AGG_NODES (81920) nodes, the root and "a" among
+	# them: 81918 for "a"'s names n0..n71677 and their 10240 "inner"s
+	# (71678 + 10240 = 81918).  Untracked: n71678..n99999 twice (56644) and
+	# their 4046 inners twice (8092); "b", its 200000 names' calls and their
+	# 2 * 14286 inners (228573).  With a scan of the siblings this took
+	# minutes; with the hash, well under a second.
+	run -0 timeout -k 5 120 "$SPANSTAT" -e task-clock --json=f.json -- "$SPAN_MANY" 100000
+	run jq -r '.spans.decode.untracked' f.json
+	assert_output "$((56644 + 8092 + 228573))"
+	run jq -r '[.spans.merged.nodes[] | select(.depth == 1)] | length' f.json
+	assert_output 71678
 }
 
 @test "text names: a signal handler's names by text interrupting the thread's own, both modes" {
