@@ -740,6 +740,26 @@ static void summary_overhead(FILE *fp, const struct report *r)
 	summary_waited(fp, r, false);
 }
 
+/* "no spans collected", and why: whether the span library started in the
+ * target at all (its records), and what would give spans. */
+static void summary_why_none(FILE *fp, const struct report *r)
+{
+	if (r->dstats && !r->dstats_lost && r->dstats->records == 0)
+		fputs(" no spans collected: the span library never started in the command (a "
+		      "statically linked or set-user-ID program ignores LD_PRELOAD); link it "
+		      "dynamically with -lspanstat, or write spans as lines to SPANSTAT_LINES "
+		      "(spanstat-lines(5))\n\n",
+		      fp);
+	else if (r->dstats && !r->dstats_lost)
+		fputs(" no spans collected: the command ran with the span library but began no "
+		      "span; spans come from its API (spanstat(3)), a build with "
+		      "-finstrument-functions, the line protocol (spanstat-lines(5)), and the "
+		      "Python module and bash helper\n\n",
+		      fp);
+	else
+		fputs(" no spans collected\n\n", fp);
+}
+
 static int summary_spans(FILE *fp, const struct report *r, bool where)
 {
 	struct span_tree scratch;
@@ -757,7 +777,7 @@ static int summary_spans(FILE *fp, const struct report *r, bool where)
 		summary_damage(fp, r);
 		err = summary_span_tables(fp, r, merged, where);
 	} else {
-		fputs(" no spans collected\n\n", fp);
+		summary_why_none(fp, r);
 	}
 	span_tree_release(&scratch);
 	if (r->dstats && r->dstats_lost)

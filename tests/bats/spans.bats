@@ -164,12 +164,22 @@ work 4'
 	assert_success
 	assert_output --regexp "Performance counter stats for 'true'"
 	assert_output --partial 'seconds time elapsed'
-	assert_line ' no spans collected'
+	# and why: the library ran in it, but nothing began a span
+	assert_line --partial ' no spans collected: the command ran with the span library but began no span; spans come from its API (spanstat(3)), a build with -finstrument-functions'
 	refute_output --partial 'Spans by'
 	run "$SPANSTAT" --spans -- sh -c 'exit 7'
 	assert_failure 7
 	assert_output --partial 'seconds time elapsed'
-	assert_line ' no spans collected'
+	assert_line --partial ' no spans collected: the command ran with the span library'
+}
+
+@test "--spans on a statically linked program says the span library never started in it" {
+	local st
+	st=$(build_workload spin -static) || skip "no static C library here"
+	run --separate-stderr "$SPANSTAT" --spans -- "$st"
+	assert_success
+	run printf '%s\n' "$stderr"
+	assert_line ' no spans collected: the span library never started in the command (a statically linked or set-user-ID program ignores LD_PRELOAD); link it dynamically with -lspanstat, or write spans as lines to SPANSTAT_LINES (spanstat-lines(5))'
 }
 
 @test "the exit status and summary stay intact with spans collected" {
