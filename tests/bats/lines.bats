@@ -62,6 +62,29 @@ work;inner 3"
 	assert_output --regexp ' work;inner'
 }
 
+@test "Python: the module installs where Debian's python3 imports it, not only under spanstat" {
+	# automake's default, PREFIX/lib/python3.X/site-packages, is not on
+	# Debian's sys.path: configure asks the Python it found (sitedir.py)
+	[ -x /usr/bin/python3 ] || skip "no Debian python3 here"
+	local dir prefix
+	for prefix in /usr/local /usr; do
+		dir=$(/usr/bin/python3 "$SRCDIR/lib/python/sitedir.py" "$prefix")
+		[[ $dir == '${prefix}/lib/python3'*/dist-packages ]]
+		dir=$prefix${dir#'${prefix}'}
+		run /usr/bin/python3 -c 'import sys; print(sys.argv[1] in sys.path)' "$dir"
+		assert_output True
+	done
+	# a prefix the Python does not search: nothing, and automake's default stays
+	run /usr/bin/python3 "$SRCDIR/lib/python/sitedir.py" "$BATS_TEST_TMPDIR/nowhere"
+	assert_success
+	assert_output ''
+	# the module works imported from such a directory, outside spanstat
+	mkdir -p site && cp "$(find "$STAGE" -name spanstat.py | head -1)" site/
+	run env -u SPANSTAT_LINES PYTHONPATH=site /usr/bin/python3 "$WORKLOADS/lines_py.py" noop
+	assert_success
+	assert_output disabled
+}
+
 @test "bash: spanstat.bash, one printf per event; subshells are processes; statuses kept" {
 	run "$SPANSTAT" --json=b.json --folded=b.txt -e task-clock -- bash "$WORKLOADS/lines_sh.bash" raw
 	assert_success
