@@ -16,6 +16,7 @@
 static const struct opt_def options_own[] = {
 	{OPT_EVENT, 'e', "event", "LIST",
 	 "events to count, in perf's syntax: a,b  {a,b} (a group)  name:u/k/h  rNNNN  "
+	 "pmu/term=v,.../  "
 	 "pmu::event  sys:event (a tracepoint; globs expand)  duration_time  user_time  "
 	 "system_time; repeatable (default: perf stat's set)",
 	 0, OPTM_MEASURE},

@@ -72,8 +72,9 @@ end
 function __spanstat_events
     set -l tok (commandline -ct)
     set -l head (string match -r '^.*[,{]' -- $tok)
-    # --event=LIST arrives here with its option: fish completes the value.
-    set head (string replace -r '^--event=' '' -- $head)
+    # --event=LIST (--span-events=LIST) arrives here with its option: fish
+    # completes the value.
+    set head (string replace -r '^--(event|span-events)=' '' -- $head)
     spanstat --list 2>/dev/null | string replace -r '^\s+(\S+)\s+(\S+).*' "$head\$1\t\$2"
 end
 

@@ -9,6 +9,10 @@
  * as perf's does, into one event per match in tracefs order, each in a group
  * of its own unless inside braces.
  *
+ * A sysfs PMU's event is PMU/terms/MODS (pmu.c resolves the terms): its
+ * commas belong to it, not to the list, and its modifiers follow the
+ * closing '/' with no ':' (msr/tsc/u), as in perf.
+ *
  * Modifiers, after the last single ':' of a name or after a group's '}':
  *   u k h  count only user / kernel / hypervisor (combinable, as in perf:
  *          the first one excludes all levels, each one re-includes its own)
@@ -40,7 +44,9 @@
 #include <sys/types.h>
 
 #include "evtable.h"
+#include "grow.h"
 #include "pfm.h"
+#include "pmu.h"
 #include "tracefs.h"
 
 void evlist_init(struct evlist *evl)
@@ -48,10 +54,17 @@ void evlist_init(struct evlist *evl)
 	memset(evl, 0, sizeof *evl);
 }
 
+/* Frees what one event owns. */
+static void events_free(struct event *ev)
+{
+	free(ev->name);
+	free(ev->unit_own);
+}
+
 void evlist_release(struct evlist *evl)
 {
 	for (size_t i = 0; i < evl->n; i++)
-		free(evl->ev[i].name);
+		events_free(&evl->ev[i]);
 	free(evl->ev);
 	evlist_init(evl);
 }
@@ -452,9 +465,38 @@ static void events_unit(struct event *ev)
 	ev->scale = clock ? 1e-6 : 1.0;
 }
 
+/* A sysfs PMU's event, PMU/terms/MODS (pmu.c), into ev: its attr, the
+ * unit and scale of its alias, and a name=NAME term's name. */
+static int events_pmu(const char *term, struct event *ev, char **cause)
+{
+	struct pmu_event pe;
+	const char *mods;
+	int err = pmu_resolve(PMU_SYSFS, term, &pe, &mods, cause);
+	if (!err) {
+		ev->attr = pe.attr;
+		if (*mods)
+			err = events_apply_mods(&ev->attr, mods, true, term, cause);
+	}
+	if (!err) {
+		events_unit(ev);
+		if (pe.scale != 1.0)
+			ev->scale = pe.scale;
+		if (pe.unit) {
+			ev->unit = ev->unit_own = pe.unit;
+			pe.unit = NULL;
+		}
+		ev->name = pe.name; /* NULL: the caller names it as written */
+		pe.name = NULL;
+	}
+	pmu_event_release(&pe);
+	return err;
+}
+
 /* Resolve one name (as written, modifiers included) into ev->attr. */
 static int events_resolve(const char *term, struct event *ev, char **cause)
 {
+	if (pmu_like(term))
+		return events_pmu(term, ev, cause);
 	int err = 0;
 	size_t len = strlen(term);
 	ssize_t colon = events_mod_colon(term);
@@ -603,7 +645,7 @@ static int events_add(struct evlist *evl, const char *term, int group, bool lead
 {
 	char *sys = NULL, *event = NULL;
 	const char *mods = NULL;
-	if (events_tp_split(term, &sys, &event, &mods)) {
+	if (!pmu_like(term) && events_tp_split(term, &sys, &event, &mods)) {
 		int err = 0;
 		bool glob = events_is_glob(sys) || events_is_glob(event);
 		if (glob)
@@ -620,7 +662,8 @@ static int events_add(struct evlist *evl, const char *term, int group, bool lead
 	int err = events_resolve(term, ev, cause);
 	if (err)
 		return err;
-	ev->name = strdup(term);
+	if (!ev->name)
+		ev->name = strdup(term);
 	if (!ev->name)
 		return -ENOMEM;
 	evl->n++;
@@ -634,9 +677,10 @@ static int events_group_mods(struct evlist *evl, size_t first, const char *mods,
 {
 	for (size_t i = first; i < evl->n; i++) {
 		struct event *ev = &evl->ev[i];
-		ssize_t colon = events_mod_colon(ev->name);
-		bool has_mods = colon >= 0 && events_all_modchars(ev->name + colon + 1);
-		const char *own = has_mods ? ev->name + colon + 1 : "";
+		size_t pmu = pmu_span(ev->name); /* PMU/terms/MODS: no ':' */
+		ssize_t colon = pmu ? -1 : events_mod_colon(ev->name);
+		bool has_mods = pmu || (colon >= 0 && events_all_modchars(ev->name + colon + 1));
+		const char *own = pmu ? ev->name + pmu : has_mods ? ev->name + colon + 1 : "";
 		/* A member without its own levels may still exclude some (libpfm4
 		 * excludes the hypervisor by default): the group's levels are then
 		 * the member's, not added to that default.  Likewise for G/H. */
@@ -700,6 +744,7 @@ static int events_parse_list(struct evlist *evl, const char *spec, bool dry, cha
 			continue;
 		}
 		size_t start = p;
+		p += pmu_span(spec + p); /* PMU/a=1,b=2/: its commas are its own */
 		p += strcspn(spec + p, ",{}");
 		char *term = events_trimdup(spec, start, p);
 		if (!term)
@@ -785,7 +830,7 @@ int evlist_parse(struct evlist *evl, const char *spec, char **cause)
 		err = events_parse_list(evl, spec, false, cause);
 	if (err) {
 		for (size_t i = n0; i < evl->n; i++)
-			free(evl->ev[i].name);
+			events_free(&evl->ev[i]);
 		evl->n = n0;
 		if (cause && !*cause)
 			cause_set(cause, -EINVAL, "cannot parse event list '%s': %s", spec,
@@ -820,6 +865,7 @@ struct evlist_lister {
 	const char *pattern;
 	event_list_fn fn;
 	void *arg;
+	int ret; /* fn's nonzero return, which stops a listing */
 };
 
 static int evlist_known_builtin(void *arg, const struct evtable_entry *e)
@@ -834,14 +880,60 @@ static int evlist_known_builtin(void *arg, const struct evtable_entry *e)
 static int evlist_known_pfm(void *arg, const struct event_info *info)
 {
 	struct evlist_lister *l = arg;
-	return events_match(info->name, l->pattern) ? l->fn(l->arg, info) : 0;
+	return events_match(info->name, l->pattern) ? (l->ret = l->fn(l->arg, info)) : 0;
+}
+
+/* The tracepoints a listing shows, gathered to be sorted as perf list sorts
+ * them (tracefs's own order is kept for expanding globs). */
+struct evlist_tps {
+	const char *pattern;
+	char **name;
+	size_t n, cap;
+};
+
+static int evlist_known_tp(void *arg, const char *sys, const char *event)
+{
+	struct evlist_tps *t = arg;
+	char name[512];
+	snprintf(name, sizeof name, "%s:%s", sys, event);
+	if (!events_match(name, t->pattern))
+		return 0;
+	if (GROW(t->name, t->n + 1, t->cap, 256) || !(t->name[t->n] = strdup(name)))
+		return -ENOMEM;
+	t->n++;
+	return 0;
+}
+
+static int evlist_strcmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Lists the tracepoints whose names contain l->pattern, sorted; a tracefs
+ * that is not there or not readable lists none. */
+static int evlist_known_tps(struct evlist_lister *l)
+{
+	struct evlist_tps t = {.pattern = l->pattern};
+	int r = tracefs_each(NULL, NULL, evlist_known_tp, &t);
+	if (r != -ENOMEM) {
+		r = 0;
+		qsort(t.name, t.n, sizeof *t.name, evlist_strcmp);
+	}
+	for (size_t i = 0; i < t.n; i++) {
+		struct event_info info = {t.name[i], "[Tracepoint event]", "tracepoint", true};
+		if (r == 0)
+			r = l->fn(l->arg, &info);
+		free(t.name[i]);
+	}
+	free(t.name);
+	return r;
 }
 
 int evlist_known(const char *pattern, event_list_fn fn, void *arg, char **cause)
 {
 	if (cause)
 		*cause = NULL;
-	struct evlist_lister l = {pattern, fn, arg};
+	struct evlist_lister l = {pattern, fn, arg, 0};
 	int r = evtable_foreach(evlist_known_builtin, &l);
 	if (r)
 		return r;
@@ -863,6 +955,16 @@ int evlist_known(const char *pattern, event_list_fn fn, void *arg, char **cause)
 		if (r)
 			return r;
 	}
+	/* the kernel's PMUs and tracepoints: a sysfs or tracefs that cannot
+	 * be read lists nothing, as perf list */
+	r = pmu_list(PMU_SYSFS, evlist_known_pfm, &l);
+	if (r == 0 && !l.ret)
+		r = evlist_known_tps(&l);
+	if (r < 0 && !l.ret)
+		return cause_set(cause, r, "cannot list PMU events and tracepoints: %s",
+				 strerror(-r));
+	if (r || l.ret)
+		return r ? r : l.ret;
 	r = pfm_list(evlist_known_pfm, &l, cause);
 	if (r < 0 && cause && !*cause)
 		cause_set(cause, -EINVAL, "cannot list libpfm4 events: %s", strerror(-r));

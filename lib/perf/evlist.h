@@ -1,7 +1,8 @@
 /* evlist.h: event lists in perf's -e syntax, resolved to perf_event_attr.
  * Owns parsing ("a,b", "{a,b}", modifiers, raw rNNNN), perf's generic names
  * (evtable.c), tracepoints (tracefs.c: sys:event, globs expanded), libpfm4's
- * names (pfm.c, initialised only when a name needs it),
+ * names (pfm.c, initialised only when a name needs it), sysfs PMUs' events
+ * (pmu.c: pmu/term=value,.../modifiers),
  * default events and listing.  Never prints; errors come back as -errno plus
  * a message in *cause that the caller frees.
  */
@@ -20,7 +21,8 @@ struct event {
 	int group;		     /* events of one {...} share it; a bare name has its own */
 	bool leader;		     /* first event of its group */
 	const char *unit;	     /* "msec" for task-clock/cpu-clock, else "" */
-	double scale;		     /* value shown = count * scale (1e-6 for ns clocks) */
+	char *unit_own; /* a PMU alias's unit from sysfs (unit points at it), or NULL */
+	double scale;	/* value shown = count * scale (1e-6 for ns clocks) */
 };
 
 /* perf's tool events (duration_time, user_time, system_time) are not opened:
