@@ -255,6 +255,27 @@ help_subcommands() {
 	assert_line --regexp $'^task-clock\t'
 }
 
+@test "bash and fish complete PMU events and tracepoints, as --list names them" {
+	[ -r "$BASH_COMPLETION" ] || skip_or_fail "bash-completion not installed (Debian package bash-completion)"
+	run -0 "$SPANSTAT" --list
+	assert_line --regexp '^  msr/tsc/ ' || skip_or_fail "no msr PMU here"
+	assert_line --regexp '^  sched:sched_switch +tracepoint '
+	run bash_complete -e msr/t
+	assert_success
+	assert_line 'msr/tsc/'
+	run bash_complete --span-events task-clock,msr/t
+	assert_success
+	assert_line 'task-clock,msr/tsc/'
+	run bash_complete -e sched:sched_swi
+	assert_success
+	assert_line 'sched_switch' # what follows the ':' bash breaks words at
+	require_cmd fish
+	run fish -c 'source $argv[1]; complete -C"spanstat --span-events=task-clock,msr/t"; complete -C"spanstat -e sched:sched_swi"' "$DOCS_FISHCOMP"
+	assert_success
+	assert_line --regexp $'^--span-events=task-clock,msr/tsc/\tmsr$'
+	assert_line --regexp $'^sched:sched_switch\ttracepoint$'
+}
+
 # --- the man page -------------------------------------------------------------
 
 @test "the man page renders without warnings" {
