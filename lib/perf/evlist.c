@@ -246,11 +246,18 @@ static int events_distance(const char *a, const char *b, int limit)
 	return prev[nb];
 }
 
+/* Keeps name as a suggestion d edits away, if it is among the closest. */
+static void events_keep(struct events_suggest *s, const char *name, int d);
+
 static void events_consider(struct events_suggest *s, const char *name)
 {
 	int d = events_distance(s->want, name, s->limit);
-	if (d > s->limit)
-		return;
+	if (d <= s->limit)
+		events_keep(s, name, d);
+}
+
+static void events_keep(struct events_suggest *s, const char *name, int d)
+{
 	for (int i = 0; i < s->n; i++)
 		if (strcasecmp(s->names[i], name) == 0)
 			return;
@@ -292,6 +299,18 @@ static void events_suggest_pfm(void *arg, const char *name, const char *pmu)
 	events_consider(s, q);
 }
 
+/* A PMU's alias of the name wanted (tsc: msr/tsc/), which perf also takes
+ * bare: suggested first. */
+static int events_suggest_pmu(void *arg, const struct event_info *info)
+{
+	struct events_suggest *s = arg;
+	const char *alias = strchr(info->name, '/') + 1;
+	size_t n = strlen(s->want);
+	if (strncasecmp(alias, s->want, n) == 0 && strcmp(alias + n, "/") == 0)
+		events_keep(s, info->name, 0);
+	return 0;
+}
+
 /* How far (edits) a suggestion for want may be: a third of its length,
  * between 1 and 3. */
 static int events_suggest_limit(const char *want)
@@ -329,6 +348,7 @@ static int events_unknown(const char *name, char **cause)
 	for (size_t i = 0; i < sizeof events_tools / sizeof events_tools[0]; i++)
 		events_consider(&s, events_tools[i]);
 	pfm_each_name(events_suggest_pfm, &s);
+	pmu_list(PMU_SYSFS, events_suggest_pmu, &s);
 	char hint[1024];
 	events_hint(&s, hint, sizeof hint);
 	return cause_set(cause, -EINVAL, "unknown event '%s'%s", name, hint);

@@ -102,6 +102,7 @@ msr/tsc,/|msr/tsc,/: empty term
 msr/name/|msr/name/: term 'name' needs a value (name=NAME)
 msr/tsc|msr/tsc: no '/' closes the terms
 MSR/tsc/|MSR/tsc/: unknown PMU 'MSR' (did you mean 'msr'?)
+tsc|unknown event 'tsc' (did you mean 'msr/tsc/'?)
 EOF
 	run -125 "$SPANSTAT" -e nosuchpmu/x/ -- touch ran
 	assert_output --regexp "^spanstat: nosuchpmu/x/: unknown PMU 'nosuchpmu' \(PMUs here: .*msr.*\)$"
