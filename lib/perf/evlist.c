@@ -299,15 +299,17 @@ static void events_suggest_pfm(void *arg, const char *name, const char *pmu)
 	events_consider(s, q);
 }
 
-/* A PMU's alias of the name wanted (tsc: msr/tsc/), which perf also takes
- * bare: suggested first. */
+/* A PMU's alias close to the name wanted (tsx: msr/tsc/), suggested in
+ * the PMU's spelling. */
 static int events_suggest_pmu(void *arg, const struct event_info *info)
 {
 	struct events_suggest *s = arg;
 	const char *alias = strchr(info->name, '/') + 1;
-	size_t n = strlen(s->want);
-	if (strncasecmp(alias, s->want, n) == 0 && strcmp(alias + n, "/") == 0)
-		events_keep(s, info->name, 0);
+	char bare[256];
+	snprintf(bare, sizeof bare, "%.*s", (int)strcspn(alias, "/"), alias);
+	int d = events_distance(s->want, bare, s->limit);
+	if (d <= s->limit)
+		events_keep(s, info->name, d);
 	return 0;
 }
 
@@ -512,6 +514,51 @@ static int events_pmu(const char *term, struct event *ev, char **cause)
 	return err;
 }
 
+/* The PMUs whose alias is a bare name (tsc: msr/tsc/), as perf finds them. */
+struct events_bare {
+	const char *want;
+	char found[2][256]; /* the first two "PMU/ALIAS/" */
+	int n;
+};
+
+static int events_bare_one(void *arg, const struct event_info *info)
+{
+	struct events_bare *b = arg;
+	const char *alias = strchr(info->name, '/') + 1;
+	size_t n = strlen(b->want);
+	if (strncasecmp(alias, b->want, n) != 0 || strcmp(alias + n, "/") != 0)
+		return 0;
+	if (b->n < 2)
+		snprintf(b->found[b->n], sizeof b->found[b->n], "%s", info->name);
+	b->n++;
+	return 0;
+}
+
+/* A bare name no table knows that one PMU's alias gives (perf takes "tsc"
+ * for msr/tsc/), its modifiers after a ':' (tsc:u): 1 and ev resolved, 0
+ * when no PMU has it, or -EINVAL when several do (perf opens one event per
+ * PMU and adds them; spanstat asks which). */
+static int events_bare_alias(const char *term, const char *base, const char *mods, struct event *ev,
+			     char **cause)
+{
+	struct events_bare b = {.want = base};
+	pmu_list(PMU_SYSFS, events_bare_one, &b);
+	if (b.n == 0)
+		return 0;
+	if (b.n > 1)
+		return cause_set(cause, -EINVAL,
+				 "'%s' is an event of %d PMUs (%s, %s%s): name one, as %s", term,
+				 b.n, b.found[0], b.found[1], b.n > 2 ? ", ..." : "", b.found[0]);
+	if (mods && !*mods)
+		return cause_set(cause, -EINVAL, "empty modifier in '%s'", term);
+	char *spec;
+	if (asprintf(&spec, "%s%s", b.found[0], mods ? mods : "") < 0)
+		return -ENOMEM;
+	int err = events_pmu(spec, ev, cause);
+	free(spec);
+	return err ? err : 1;
+}
+
 /* Resolve one name (as written, modifiers included) into ev->attr. */
 static int events_resolve(const char *term, struct event *ev, char **cause)
 {
@@ -574,7 +621,13 @@ static int events_resolve(const char *term, struct event *ev, char **cause)
 		const char *tpmods;
 		if (events_tp_split(term, &sys, &event, &tpmods) && events_tp_like(sys))
 			err = events_tp_unknown(sys, event, cause);
-		else
+		else if ((!mods || !*mods || events_all_modchars(mods)) &&
+			 (err = events_bare_alias(term, base, mods, ev, cause)) != 0) {
+			free(sys);
+			free(event);
+			free(base);
+			return err < 0 ? err : 0; /* events_pmu set the unit */
+		} else
 			err = events_unknown(base, cause);
 		free(sys);
 		free(event);

@@ -61,6 +61,22 @@ csv_names() {
 	done
 }
 
+@test "a PMU's alias bare (tsc, TSC, tsc:u) is that PMU's event, named as written, as perf takes it" {
+	require_cmd perf
+	local spec='tsc,TSC,tsc:u'
+	run -0 "$SPANSTAT" -x, -o s.csv -e "$spec" -- "$SPIN" 20
+	run -0 timeout 60 perf stat -x, -o p.csv -e "$spec" -- "$SPIN" 20
+	run -0 csv_names s.csv
+	assert_output $'tsc\nTSC\ntsc:u'
+	local mine=$output
+	run -0 csv_names p.csv
+	assert_equal "$mine" "$output"
+	[[ $(csv_count s.csv tsc) =~ ^[1-9][0-9]*$ ]] || fail "$(cat s.csv)"
+	[[ $(csv_count s.csv TSC) =~ ^[1-9][0-9]*$ ]] || fail "$(cat s.csv)"
+	assert_equal "$(csv_count s.csv tsc:u)" '<not supported>'
+	assert_equal "$(csv_count p.csv tsc:u)" '<not supported>'
+}
+
 @test "modifiers follow the closing slash; msr cannot filter levels, so <not supported> as in perf" {
 	require_cmd perf
 	for spec in msr/tsc/u msr/tsc/k; do
@@ -102,7 +118,8 @@ msr/tsc,/|msr/tsc,/: empty term
 msr/name/|msr/name/: term 'name' needs a value (name=NAME)
 msr/tsc|msr/tsc: no '/' closes the terms
 MSR/tsc/|MSR/tsc/: unknown PMU 'MSR' (did you mean 'msr'?)
-tsc|unknown event 'tsc' (did you mean 'msr/tsc/'?)
+tsc:|empty modifier in 'tsc:'
+tsx|unknown event 'tsx' (did you mean 'msr/tsc/'?)
 EOF
 	run -125 "$SPANSTAT" -e nosuchpmu/x/ -- touch ran
 	assert_output --regexp "^spanstat: nosuchpmu/x/: unknown PMU 'nosuchpmu' \(PMUs here: .*msr.*\)$"
