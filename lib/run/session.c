@@ -425,6 +425,21 @@ static int session_ring_tree(void *ctx, const struct ringsrc_tree *t)
 	return r;
 }
 
+/* A thread of the target could not open some events of --span-events (a
+ * user without the privilege root's probe had): their sums would hold its
+ * zeros, so the run shows them as unknown, as perf shows an event it could
+ * not count. */
+static void session_uncounted(struct session *s, const uint8_t *payload)
+{
+	struct wire_uncounted u;
+	memcpy(&u, payload, sizeof u);
+	struct spanmetrics *m = &s->metrics;
+	for (unsigned i = 0; i < 32; i++)
+		if ((u.mask >> i & 1u) && m->first_target + i < m->n &&
+		    m->m[m->first_target + i].kind == SPANMETRIC_EVENT)
+			m->m[m->first_target + i].supported = false;
+}
+
 /* Before the decoder takes a process's EXIT, or the HELLO of the image that
  * replaced it (where its spans still open end): every switch and exit the
  * kernel has reported so far, then everything that process left in its
@@ -432,6 +447,8 @@ static int session_ring_tree(void *ctx, const struct ringsrc_tree *t)
 static void session_hook(void *ctx, const struct wire_hdr *h, const uint8_t *payload)
 {
 	struct session *s = ctx;
+	if (h->type == WIRE_UNCOUNTED && h->len == WIRE_HDR_SIZE + sizeof(struct wire_uncounted))
+		session_uncounted(s, payload);
 	if (h->type != WIRE_EXIT && h->type != WIRE_HELLO)
 		return;
 	if (s->off && offcpu_drain(s->off) < 0)

@@ -348,6 +348,7 @@ REC_NOI void rec_thread_reset(struct rec_thread *t, uint64_t now);
 REC_NOI struct rec_thread *rec_thread_start(void);
 REC_NOI void rec_thread_end(void *arg);
 REC_NOI void rec_send_thread_name(struct rec_thread *t, const char *name);
+REC_NOI void rec_send_uncounted(struct rec_thread *t);
 REC_NOI void rec_send_comm(struct rec_thread *t);
 
 /* rec_calib.c */

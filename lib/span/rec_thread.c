@@ -38,8 +38,10 @@ REC_NOI void rec_thread_reset(struct rec_thread *t, uint64_t now)
 	 * thread reusing t opens its own */
 	recv_close(&t->vt);
 	recv_switch_close(&t->vt);
-	if (rec_nvals)
+	if (rec_nvals) {
 		recv_open(&rec_vspec, &t->vt, rec_alloc_fn);
+		rec_send_uncounted(t);
+	}
 	t->swmark = &rec_nomark;
 	t->swflip = 0;
 	if (rec_ring_attach(t, now) != 0) {
@@ -170,6 +172,18 @@ REC_NOI void rec_thread_end(void *arg)
 	}
 	atomic_store(&t->busy, 0);
 	atomic_store(&t->live, 0);
+}
+
+/* Tells spanstat which of the thread's events did not open: its values for
+ * them are 0 and mean nothing. */
+REC_NOI void rec_send_uncounted(struct rec_thread *t)
+{
+	struct wire_uncounted u = {recv_uncounted(&rec_vspec, &t->vt), 0};
+	size_t len = u.mask ? enc_simple(t->scratch, sizeof t->scratch, WIRE_UNCOUNTED, t->pid,
+					 t->tid, &u, sizeof u)
+			    : 0;
+	if (len)
+		rec_write(t->scratch, len);
 }
 
 REC_NOI void rec_send_thread_name(struct rec_thread *t, const char *name)

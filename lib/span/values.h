@@ -48,10 +48,17 @@ struct recv_thread {
 /* "e:TYPE:CONFIG:CONFIG1:CONFIG2:EXCL,...,a" (hex numbers; "a": the
  * allocation counts); 0, or -1 when malformed or too long (then empty). */
 int recv_parse(const char *s, struct recv_spec *out);
-/* Opens the calling thread's counters; what cannot open reads as 0. */
+/* Opens the calling thread's counters; what cannot open reads as 0 (see
+ * recv_uncounted). */
 void recv_open(const struct recv_spec *sp, struct recv_thread *vt,
 	       const uint64_t *(*alloc_fn)(void));
 void recv_close(struct recv_thread *vt);
+/* The events of sp that the thread's recv_open could not open (bit i). */
+static inline uint32_t recv_uncounted(const struct recv_spec *sp, const struct recv_thread *vt)
+{
+	uint32_t all = sp->nev >= 32 ? UINT32_MAX : (UINT32_C(1) << sp->nev) - 1;
+	return vt->open ? all & ~vt->member : all;
+}
 /* The calling thread's values now, sp->n of them. */
 void recv_read(const struct recv_spec *sp, struct recv_thread *vt, uint64_t *v);
 /* The thread's switch mark (see ring.h's frames): the address of a word

@@ -641,6 +641,9 @@ static void decode_record(struct decoder *d, const struct wire_hdr *h, const uin
 		decode_add(&d->stats.waited_ns, decode_load64(pl));
 		ok = true;
 		break;
+	case WIRE_UNCOUNTED: /* for the session, which marks those values unknown */
+		ok = paylen == sizeof(struct wire_uncounted) && h->tid != 0;
+		break;
 	case WIRE_KICK: /* a wake-up for the ring reader, nothing to decode */
 		ok = paylen == 0;
 		break;

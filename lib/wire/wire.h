@@ -83,6 +83,7 @@ enum wire_type {
 	WIRE_WAITED = 12,     /* u64 ns: how long the process's threads waited, in
 			       * all, for room in a full pipe or ring (sent before
 			       * WIRE_EXIT) */
+	WIRE_UNCOUNTED = 13,  /* struct wire_uncounted: events the thread cannot count */
 };
 
 enum wire_op {
@@ -151,6 +152,16 @@ struct wire_calib {
  * order); sent right after WIRE_HELLO, before any event. */
 struct wire_values {
 	uint32_t count;
+	uint32_t reserved;
+};
+
+/* WIRE_UNCOUNTED: thread tid could not open the events of its values in
+ * `mask` (bit i: the i-th value WIRE_VALUES announced; perf_event_open
+ * refused it, e.g. to a user without the privilege a tracepoint or uprobe
+ * needs).  Those values of the thread read 0 and mean nothing: a reader shows
+ * them as unknown.  Sent before the thread's first event. */
+struct wire_uncounted {
+	uint32_t mask;
 	uint32_t reserved;
 };
 

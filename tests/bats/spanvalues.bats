@@ -76,6 +76,37 @@ thread_node() {
 	assert_equal "$(jq -c '[.spans.metrics[] | .supported]' x.json)" '[true,false,false,true]'
 }
 
+@test "--span-events a target's user cannot open show <not supported> per span, and null" {
+	[ "$(id -u)" = 0 ] || skip "needs root to run the target as another user"
+	# spanstat (root) can open sched:sched_switch; the user nobody, under
+	# perf_event_paranoid 2, cannot count the kernel (page-faults:u it can)
+	local old
+	old=$(cat /proc/sys/kernel/perf_event_paranoid)
+	echo 2 >/proc/sys/kernel/perf_event_paranoid
+	scratch=$(mktemp -d /tmp/spanstat-values.XXXXXX)
+	cp "$METRICS" "$scratch/span_metrics"
+	cp -L "$SPANSTAT_LIBDIR"/libspanstat.so.0 "$scratch/"
+	chmod -R a+rX "$scratch"
+	local mode status=0
+	for mode in agg stream; do
+		"$SPANSTAT" $(mode_opts "$mode") --spans --json=x.json -o sum.txt \
+			--span-events=sched:sched_switch,page-faults:u -e task-clock -- \
+			setpriv --reuid=nobody --regid=nogroup --clear-groups \
+			env LD_LIBRARY_PATH="$scratch" "$scratch/span_metrics" >out.txt 2>&1 || status=$?
+		[ "$status" = 0 ] || break
+		cat sum.txt
+		grep -E '<not supported> +[0-9,.]+ +touch$' sum.txt || status=1
+		[ "$(node x.json touch '.metrics["sched:sched_switch"]')" = null ] || status=2
+		[ "$(node x.json touch '.metrics["page-faults:u"]')" -ge 16000 ] || status=3
+		[ "$(jq -c '[.spans.metrics[] | .supported]' x.json)" = '[true,false,true]' ] || status=4
+		[ "$status" = 0 ] || break
+	done
+	echo "$old" >/proc/sys/kernel/perf_event_paranoid
+	rm -rf "$scratch"
+	cat out.txt
+	assert_equal "$mode: $status" "$mode: 0"
+}
+
 @test "threads and forked children count their own values" {
 	for mode in agg stream; do
 		for how in threads fork; do

@@ -180,5 +180,11 @@ int main(int argc, char **argv)
 	PUT(enc_simple(AT, ROOM, WIRE_RESYNC, 10, 11, &rs, sizeof rs));
 	events_seq(10, 11, 2200, 1, 40, 4, (const uint64_t[]){B(3, 0), B(2, 1), E(2, 1), E(1, 1)});
 	emit(0, 0, 0);
+
+	basic(10, WIRE_CLOCK_MONOTONIC); /* a thread that could not open an event */
+	struct wire_uncounted un = {1, 0};
+	PUT(enc_simple(AT, ROOM, WIRE_UNCOUNTED, 10, 11, &un, sizeof un));
+	EVENTS(10, 11, 2100, B(1, 0), E(1, 1));
+	emit(0, 0, 0);
 	return 0;
 }

@@ -22,6 +22,26 @@ static void test_parse(void)
 	is_int((int)s.n, 0, "a refused spec is empty");
 }
 
+/* An event that cannot open is told by recv_uncounted; the rest count. */
+static void test_uncounted(void)
+{
+	char spec[64];
+	snprintf(spec, sizeof spec, "e:%x:%x:0:0:0,e:ffff:0:0:0:0", PERF_TYPE_SOFTWARE,
+		 PERF_COUNT_SW_PAGE_FAULTS);
+	struct recv_spec s;
+	struct recv_thread vt = {.open = 0};
+	is_int(recv_parse(spec, &s), 0, "a spec with an event of no PMU parses");
+	recv_close(&vt);
+	is_int((int)recv_uncounted(&s, &vt), 3, "before opening, nothing counts");
+	recv_open(&s, &vt, NULL);
+	if (vt.fd[0] < 0) {
+		skip(1, "perf_event_open refused software events here");
+	} else {
+		is_int((int)recv_uncounted(&s, &vt), 2, "only the event of no PMU is uncounted");
+	}
+	recv_close(&vt);
+}
+
 /* Touches TV_PAGES fresh pages: that many page faults. */
 static void tv_touch(void)
 {
@@ -80,6 +100,7 @@ static void test_group(int clock_first)
 int main(void)
 {
 	test_parse();
+	test_uncounted();
 	test_group(1);
 	test_group(0);
 	return tap_done();
