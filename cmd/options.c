@@ -18,7 +18,8 @@ static const struct opt_def options_own[] = {
 	 "events to count, in perf's syntax: a,b  {a,b} (a group)  name:u/k/h  rNNNN  "
 	 "pmu/term=v,.../  "
 	 "pmu::event  sys:event (a tracepoint; globs expand)  duration_time  user_time  "
-	 "system_time; repeatable (default: perf stat's set)",
+	 "system_time  uprobe:PATH:SYMBOL  uretprobe:PATH:SYMBOL (a function's calls, "
+	 "returns); repeatable (default: perf stat's set)",
 	 0, OPTM_MEASURE},
 	{OPT_REPEAT, 'r', "repeat", "N", "run COMMAND N times; print means and ( +- x% ) spread", 0,
 	 OPTM_MEASURE},

@@ -226,7 +226,7 @@ static void recw_head(struct recbuf *b, const struct run_head *h)
 		rb_str(b, e->name);
 		rb_u64(b, e->attr.type);
 		rb_u64(b, e->attr.config);
-		rb_u64(b, e->attr.config1);
+		rb_u64(b, e->probe_path ? 0 : e->attr.config1); /* a uprobe's: a pointer here */
 		rb_u64(b, e->attr.config2);
 		rb_u64(b, (uint64_t)(e->attr.exclude_user | e->attr.exclude_kernel << 1 |
 				     e->attr.exclude_hv << 2));

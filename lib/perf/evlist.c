@@ -48,6 +48,7 @@
 #include "pfm.h"
 #include "pmu.h"
 #include "tracefs.h"
+#include "uprobe.h"
 
 void evlist_init(struct evlist *evl)
 {
@@ -59,6 +60,7 @@ static void events_free(struct event *ev)
 {
 	free(ev->name);
 	free(ev->unit_own);
+	free(ev->probe_path);
 }
 
 void evlist_release(struct evlist *evl)
@@ -562,6 +564,12 @@ static int events_bare_alias(const char *term, const char *base, const char *mod
 /* Resolve one name (as written, modifiers included) into ev->attr. */
 static int events_resolve(const char *term, struct event *ev, char **cause)
 {
+	if (uprobe_is_spec(term)) {
+		int err = uprobe_resolve(term, &ev->attr, &ev->probe_path, cause);
+		if (!err)
+			events_unit(ev);
+		return err;
+	}
 	if (pmu_like(term))
 		return events_pmu(term, ev, cause);
 	int err = 0;
@@ -718,7 +726,8 @@ static int events_add(struct evlist *evl, const char *term, int group, bool lead
 {
 	char *sys = NULL, *event = NULL;
 	const char *mods = NULL;
-	if (!pmu_like(term) && events_tp_split(term, &sys, &event, &mods)) {
+	if (!pmu_like(term) && !uprobe_is_spec(term) &&
+	    events_tp_split(term, &sys, &event, &mods)) {
 		int err = 0;
 		bool glob = events_is_glob(sys) || events_is_glob(event);
 		if (glob)

@@ -2,7 +2,7 @@
  * Owns parsing ("a,b", "{a,b}", modifiers, raw rNNNN), perf's generic names
  * (evtable.c), tracepoints (tracefs.c: sys:event, globs expanded), libpfm4's
  * names (pfm.c, initialised only when a name needs it), sysfs PMUs' events
- * (pmu.c: pmu/term=value,.../modifiers),
+ * (pmu.c: pmu/term=value,.../modifiers), uprobes (uprobe.c),
  * default events and listing.  Never prints; errors come back as -errno plus
  * a message in *cause that the caller frees.
  */
@@ -21,8 +21,9 @@ struct event {
 	int group;		     /* events of one {...} share it; a bare name has its own */
 	bool leader;		     /* first event of its group */
 	const char *unit;	     /* "msec" for task-clock/cpu-clock, else "" */
-	char *unit_own; /* a PMU alias's unit from sysfs (unit points at it), or NULL */
-	double scale;	/* value shown = count * scale (1e-6 for ns clocks) */
+	char *unit_own;	  /* a PMU alias's unit from sysfs (unit points at it), or NULL */
+	double scale;	  /* value shown = count * scale (1e-6 for ns clocks) */
+	char *probe_path; /* a uprobe's object, which attr.config1 points at */
 };
 
 /* perf's tool events (duration_time, user_time, system_time) are not opened:

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -501,13 +502,26 @@ static int session_metric(struct spanmetrics *m, enum spanmetric_kind kind, cons
 	return 0;
 }
 
+/* Appends to spec; once it is full, len stays past its end (too long). */
+__attribute__((format(printf, 4, 5))) static void
+session_spec_add(char *spec, size_t size, size_t *len, const char *fmt, ...)
+{
+	if (*len >= size)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(spec + *len, size - *len, fmt, ap);
+	va_end(ap);
+	*len += n > 0 ? (size_t)n : 0;
+}
+
 /* What spans carry in this session, and the target's part of it as
  * SPANSTAT_VALUES (values.h's format). */
 static int session_metrics(struct session *s, char **cause)
 {
 	struct spanmetrics *m = &s->metrics;
 	const struct session_opts *o = s->o;
-	char spec[2048] = "";
+	char spec[SPANSTAT_VALUES_MAX] = "";
 	size_t len = 0;
 	int r = 0;
 	memset(m, 0, sizeof *m);
@@ -521,13 +535,17 @@ static int session_metrics(struct session *s, char **cause)
 		const struct event *e = &o->span_evl->ev[i];
 		r = session_metric(m, SPANMETRIC_EVENT, e->name, session_event_probe(e),
 				   e->unit && strcmp(e->unit, "msec") == 0);
-		int n = snprintf(spec + len, sizeof spec - len, "%se:%x:%llx:%llx:%llx:%x",
+		/* a uprobe's config1 points at its path here: the target gets the
+		 * path itself */
+		session_spec_add(spec, sizeof spec, &len, "%se:%x:%llx:%llx:%llx:%x",
 				 len ? "," : "", e->attr.type, (unsigned long long)e->attr.config,
-				 (unsigned long long)e->attr.config1,
+				 e->probe_path ? 0ull : (unsigned long long)e->attr.config1,
 				 (unsigned long long)e->attr.config2,
 				 (unsigned)(e->attr.exclude_user | e->attr.exclude_kernel << 1 |
 					    e->attr.exclude_hv << 2));
-		len += n > 0 ? (size_t)n : 0;
+		for (size_t k = 0; e->probe_path && e->probe_path[k]; k++)
+			session_spec_add(spec, sizeof spec, &len, "%s%02x", k ? "" : ":",
+					 (unsigned char)e->probe_path[k]);
 	}
 	if (r == 0 && o->span_allocs) {
 		/* still carried when unknown: the target's values keep their places */
@@ -539,10 +557,14 @@ static int session_metrics(struct session *s, char **cause)
 			r = session_metric(m, SPANMETRIC_ALLOC_BYTES, "alloc_bytes", known, false);
 		if (r == 0)
 			r = session_metric(m, SPANMETRIC_FREE_BYTES, "free_bytes", known, false);
-		int n = snprintf(spec + len, sizeof spec - len, "%sa", len ? "," : "");
-		len += n > 0 ? (size_t)n : 0;
+		session_spec_add(spec, sizeof spec, &len, "%sa", len ? "," : "");
 	}
-	if (r < 0 || len >= sizeof spec) {
+	if (r == 0 && len >= sizeof spec)
+		return cause_set(cause, -E2BIG,
+				 "cannot collect spans: the uprobes of %s name paths too long "
+				 "for the target (%d bytes in all)",
+				 "--span-events", SPANSTAT_VALUES_MAX);
+	if (r < 0) {
 		cause_set(cause, -E2BIG, "too many values per span: at most %d, with %s",
 			  SPANMETRIC_MAX - (m->off_cpu >= 0) - (o->span_allocs ? 4 : 0),
 			  "--span-events");

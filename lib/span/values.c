@@ -33,6 +33,34 @@ static RECV_NOI int recv_hex(const char **s, uint64_t *v)
 	return 0;
 }
 
+static RECV_NOI int recv_nibble(char c)
+{
+	return c >= '0' && c <= '9'   ? c - '0'
+	       : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	       : c >= 'A' && c <= 'F' ? c - 'A' + 10
+				      : -1;
+}
+
+/* The hex bytes of a path at *s (up to ',' or the end) into out->paths:
+ * 1 + where it starts, or 0 when malformed, empty, or too long. */
+static RECV_NOI unsigned recv_path(const char **s, struct recv_spec *out)
+{
+	unsigned at = out->npaths;
+	const char *p = *s;
+	while (*p && *p != ',') {
+		int hi = recv_nibble(p[0]), lo = hi < 0 ? -1 : recv_nibble(p[1]);
+		if (lo < 0 || (hi == 0 && lo == 0) || out->npaths + 1 >= RECV_PATHS)
+			return 0;
+		out->paths[out->npaths++] = (char)(hi << 4 | lo);
+		p += 2;
+	}
+	if (out->npaths == at)
+		return 0;
+	out->paths[out->npaths++] = 0;
+	*s = p;
+	return at + 1;
+}
+
 RECV_NOI int recv_parse(const char *s, struct recv_spec *out)
 {
 	memset(out, 0, sizeof *out);
@@ -59,6 +87,12 @@ RECV_NOI int recv_parse(const char *s, struct recv_spec *out)
 			e->config1 = f[2];
 			e->config2 = f[3];
 			e->excl = (unsigned)f[4];
+			e->path = 0;
+			if (*s == ':') {
+				s++;
+				if (!(e->path = recv_path(&s, out)))
+					goto bad;
+			}
 		} else {
 			goto bad;
 		}
@@ -105,7 +139,7 @@ RECV_NOI void recv_open(const struct recv_spec *sp, struct recv_thread *vt,
 		a.size = sizeof a;
 		a.type = e->type;
 		a.config = e->config;
-		a.config1 = e->config1;
+		a.config1 = e->path ? (uint64_t)(uintptr_t)&sp->paths[e->path - 1] : e->config1;
 		a.config2 = e->config2;
 		a.exclude_user = !!(e->excl & 1);
 		a.exclude_kernel = !!(e->excl & 2);

@@ -10,6 +10,8 @@
 #include <linux/perf_event.h>
 #include <stdint.h>
 
+#include "spanenv.h"
+
 #define RECV_MAX 16   /* values per begin and end (SPANMETRIC_MAX) */
 #define RECV_ALLOCS 4 /* allocs, frees, alloc bytes, free bytes */
 
@@ -18,7 +20,12 @@ struct recv_event {
 	uint32_t type;
 	uint64_t config, config1, config2;
 	unsigned excl; /* 1: exclude_user, 2: exclude_kernel, 4: exclude_hv */
+	unsigned path; /* a uprobe: 1 + where its object's path starts in the
+			* spec's paths (config1 points there when it opens); 0: none */
 };
+
+/* Room for the uprobes' paths: half the spec's hex digits, and their NULs. */
+#define RECV_PATHS (SPANSTAT_VALUES_MAX / 2 + RECV_MAX)
 
 /* The process's list, from SPANSTAT_VALUES. */
 struct recv_spec {
@@ -26,6 +33,8 @@ struct recv_spec {
 	struct recv_event ev[RECV_MAX];
 	int allocs; /* the RECV_ALLOCS counts follow the events */
 	unsigned n; /* values in all */
+	char paths[RECV_PATHS];
+	unsigned npaths; /* bytes of paths used */
 };
 
 /* A thread's counters. */
@@ -45,7 +54,8 @@ struct recv_thread {
 	void *swpage;
 };
 
-/* "e:TYPE:CONFIG:CONFIG1:CONFIG2:EXCL,...,a" (hex numbers; "a": the
+/* "e:TYPE:CONFIG:CONFIG1:CONFIG2:EXCL[:PATH],...,a" (hex numbers; PATH, a
+ * uprobe's object, as the hex of its bytes, stands for CONFIG1; "a": the
  * allocation counts); 0, or -1 when malformed or too long (then empty). */
 int recv_parse(const char *s, struct recv_spec *out);
 /* Opens the calling thread's counters; what cannot open reads as 0 (see

@@ -20,6 +20,7 @@
 #define SPANSTAT_ENV_FILTER "SPANSTAT_FILTER"
 /* what begins and ends carry: values.h's recv_parse format */
 #define SPANSTAT_ENV_VALUES "SPANSTAT_VALUES"
+#define SPANSTAT_VALUES_MAX 8192 /* its longest value, in bytes */
 /* "1": aggregating threads mark the spans they were switched out in */
 #define SPANSTAT_ENV_OFFCPU "SPANSTAT_OFFCPU"
 /* /proc/<pid>/fd/<n>: the pipe of the span line protocol (linesrc.h) */

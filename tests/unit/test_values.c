@@ -4,6 +4,7 @@
 #include "config.h"
 #include <linux/perf_event.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/mman.h>
 #include <time.h>
 
@@ -20,6 +21,25 @@ static void test_parse(void)
 	is_int((int)s.n, 1 + RECV_ALLOCS, "its value and the allocation counts");
 	is_int(recv_parse("a,e:1:2:0:0:0", &s), -1, "events after the allocations are refused");
 	is_int((int)s.n, 0, "a refused spec is empty");
+
+	/* a uprobe's object travels as the hex of its path */
+	is_int(recv_parse("e:8:0:0:1040:0:2f62696e2f78,e:8:1:0:20:0:2f61,a", &s), 0,
+	       "events with paths parse");
+	is_int((int)s.nev, 2, "both events");
+	is_str(&s.paths[s.ev[0].path - 1], "/bin/x", "the first path, decoded");
+	is_str(&s.paths[s.ev[1].path - 1], "/a", "the second, after it");
+	ok(s.ev[0].config2 == 0x1040 && s.ev[1].config == 1, "the other fields as before");
+	is_int(recv_parse("e:1:2:0:0:0", &s), 0, "an event without a path");
+	is_int((int)s.ev[0].path, 0, "has none");
+	is_int(recv_parse("e:8:0:0:0:0:2f6", &s), -1, "an odd number of hex digits is refused");
+	is_int(recv_parse("e:8:0:0:0:0:", &s), -1, "an empty path is refused");
+	is_int(recv_parse("e:8:0:0:0:0:2f00", &s), -1, "a NUL inside a path is refused");
+	is_int(recv_parse("e:8:0:0:0:0:2fzz", &s), -1, "a non-hex digit is refused");
+	static char big[2 * RECV_PATHS + 32];
+	int n = snprintf(big, sizeof big, "e:8:0:0:0:0:");
+	for (int i = 0; i < RECV_PATHS; i++)
+		n += snprintf(big + n, sizeof big - (size_t)n, "61");
+	is_int(recv_parse(big, &s), -1, "paths past the room for them are refused");
 }
 
 /* An event that cannot open is told by recv_uncounted; the rest count. */
