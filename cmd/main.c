@@ -18,6 +18,7 @@
 #include "grow.h"
 #include "demangle.h"
 #include "evlist.h"
+#include "cgroup.h"
 #include "attach.h"
 #include "launch.h"
 #include "live.h"
@@ -95,6 +96,12 @@ struct cli {
 	bool all_cpus;			/* -a */
 	const char *weight;		/* --weight */
 	unsigned runs, interval_ms;
+	unsigned delay_ms, timeout_ms, interval_count; /* -D, --timeout, --interval-count */
+	bool null_run;				       /* -n */
+	const char *pre, *post;			       /* --pre, --post */
+	unsigned ncgroups;			       /* -G names given so far */
+	const char *cgroup, *for_each_cgroup;	       /* the last -G, --for-each-cgroup */
+	bool events_given;			       /* -e was given */
 	const char *sep;
 	const char *path[OUT_MAX]; /* OUT_SUMMARY: -o FILE or NULL for stderr */
 	char *expanded[OUT_MAX];   /* path[k] with its %-sequences expanded */
@@ -281,6 +288,54 @@ static void parse(struct cli *c, int argc, char **argv)
 		case OPT_EVENT:
 			if (evlist_parse(&c->evl, optarg, &cause) < 0)
 				die("%s", cause ? cause : "invalid event list");
+			c->events_given = true;
+			break;
+		case OPT_DELAY:
+			if (optarg[0] == '-')
+				die("invalid --delay '%s': expected milliseconds from 0 to "
+				    "86400000 "
+				    "(perf's -1 waits for a control fd spanstat does not have)",
+				    optarg);
+			c->delay_ms = parse_count("--delay", optarg, 0, 86400000,
+						  "expected milliseconds from 0 to 86400000");
+			break;
+		case OPT_TIMEOUT:
+			c->timeout_ms = parse_count("--timeout", optarg, 10, 86400000,
+						    "expected milliseconds from 10 to 86400000");
+			break;
+		case OPT_INTERVAL_COUNT:
+			c->interval_count =
+				parse_count("--interval-count", optarg, 1, 1000000000,
+					    "expected a whole number of intervals from 1 to "
+					    "1000000000");
+			break;
+		case OPT_NULL:
+			c->null_run = true;
+			break;
+		case OPT_CGROUP: {
+			int r = cgroup_assign(&c->evl, optarg, &c->ncgroups, &cause);
+			if (r == -ENOMEM)
+				die("out of memory");
+			if (r < 0)
+				die("%s", cause);
+			c->cgroup = optarg;
+			break;
+		}
+		case OPT_FOR_EACH_CGROUP:
+			if (!*optarg || optarg[strlen(optarg) - 1] == ',' || strstr(optarg, ",,") ||
+			    optarg[0] == ',')
+				die("invalid --for-each-cgroup '%s': expected cgroup names "
+				    "separated "
+				    "by commas",
+				    optarg);
+			c->for_each_cgroup = optarg;
+			break;
+		case OPT_PRE:
+		case OPT_POST:
+			if (!*optarg)
+				die("invalid --%s '': expected a shell command",
+				    id == OPT_PRE ? "pre" : "post");
+			*(id == OPT_PRE ? &c->pre : &c->post) = optarg;
 			break;
 		case OPT_REPEAT:
 			c->runs = parse_count("--repeat", optarg, 1, 1000000,
@@ -528,6 +583,26 @@ static void check(struct cli *c, int nargs)
 		die("-r repeats a COMMAND that spanstat starts: not with -p, -t, -a or -C");
 	if (nargs == 0 && !attach)
 		die("missing COMMAND (see 'spanstat --help')");
+	if (c->interval_count && !c->interval_ms)
+		die("--interval-count needs -I (--interval-print)");
+	if (c->timeout_ms && c->interval_ms)
+		die("--timeout cannot be combined with -I: use --interval-count to end after N "
+		    "intervals");
+	if (c->null_run && c->events_given)
+		die("--null counts no events: not with -e");
+	if (c->null_run && c->interval_ms)
+		die("--null counts no events: -I would have nothing to print");
+	if ((c->cgroup || c->for_each_cgroup) && !(c->all_cpus || c->cpus))
+		die("%s needs -a or -C: cgroups are counted system-wide, as perf counts them",
+		    c->cgroup ? "--cgroup" : "--for-each-cgroup");
+	if ((c->cgroup || c->for_each_cgroup) && (c->mode == MODE_RECORD || c->path[out_record]))
+		die("%s cannot be kept in a record file: its events would lose their cgroups",
+		    c->cgroup ? "--cgroup" : "--for-each-cgroup");
+	if (c->cgroup && c->for_each_cgroup)
+		die("--for-each-cgroup cannot be combined with --cgroup (-G)");
+	if (c->null_run && (c->cgroup || c->for_each_cgroup))
+		die("--null counts no events: not with %s",
+		    c->cgroup ? "--cgroup" : "--for-each-cgroup");
 }
 
 static void add_writer(struct cli *c, int k, const struct writer_ops *ops, FILE *fp)
@@ -829,8 +904,15 @@ static int run_main(struct cli *c, int argc, char **argv)
 		if (r < 0)
 			die("%s", cause ? cause : strerror(-r));
 	}
-	if (c->evl.n == 0 && evlist_add_defaults(&c->evl, &cause) < 0)
+	if (c->evl.n == 0 && !c->null_run && evlist_add_defaults(&c->evl, &cause) < 0)
 		die("%s", cause ? cause : "cannot set up the default events");
+	if (c->for_each_cgroup) {
+		int r = cgroup_expand(&c->evl, c->for_each_cgroup, &cause);
+		if (r == -ENOMEM)
+			die("out of memory");
+		if (r < 0)
+			die("%s", cause);
+	}
 	/* Any span output turns collection on; --json then includes spans. */
 	bool spans = wants_spans(c);
 	char *preload = NULL, *alloc = NULL;
@@ -861,6 +943,11 @@ static int run_main(struct cli *c, int argc, char **argv)
 		.evl = &c->evl,
 		.runs = c->runs,
 		.interval_ms = c->interval_ms,
+		.interval_count = c->interval_count,
+		.delay_ms = c->delay_ms,
+		.timeout_ms = c->timeout_ms,
+		.pre = c->pre,
+		.post = c->post,
 		.spans = spans,
 		.preload = preload,
 		.filter = &c->filter,

@@ -18,6 +18,9 @@ enum opt_id {
 	OPT_TID = 't',
 	OPT_ALL_CPUS = 'a',
 	OPT_CPU = 'C',
+	OPT_DELAY = 'D',
+	OPT_NULL = 'n',
+	OPT_CGROUP = 'G',
 	OPT_HELP = 'h',
 	OPT_VERSION = 'V',
 	OPT_APPEND = 256,
@@ -35,6 +38,11 @@ enum opt_id {
 	OPT_WEIGHT,
 	OPT_NO_OFF_CPU,
 	OPT_NO_SPANS,
+	OPT_TIMEOUT,
+	OPT_INTERVAL_COUNT,
+	OPT_PRE,
+	OPT_POST,
+	OPT_FOR_EACH_CGROUP,
 	OPT_OUT_FIRST = 512, /* + k: the file of the registry's output k */
 };
 

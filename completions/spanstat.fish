@@ -38,6 +38,8 @@ function __spanstat_no_command
             case '--*=*'
             case --event --repeat --pid --tid --cpu --interval-print --field-separator --output --folded --json --perfetto --pprof --flamegraph --flamechart --record --demangle --min-duration --max-depth --filter --exclude --span-events --weight
                 set skip 1
+            case --interval-count --delay --timeout --pre --post --cgroup --for-each-cgroup -D -G
+                set skip 1
             case -e -r -p -t -C -I -x -o
                 set skip 1
             case '-*'
@@ -93,6 +95,14 @@ complete -c spanstat -n __spanstat_no_command -s t -l tid -x -d 'Count running t
 complete -c spanstat -n __spanstat_no_command -s a -l all-cpus -d 'Count system-wide, on every CPU'
 complete -c spanstat -n __spanstat_no_command -s C -l cpu -x -d 'Count system-wide on these CPUs (0,2-3)'
 complete -c spanstat -n __spanstat_no_command -s I -l interval-print -x -d 'Print counts every MS milliseconds'
+complete -c spanstat -n __spanstat_no_command -l interval-count -x -d 'With -I, print N intervals, then no more'
+complete -c spanstat -n __spanstat_no_command -s D -l delay -x -d 'Start counting MS milliseconds after COMMAND starts'
+complete -c spanstat -n __spanstat_no_command -l timeout -x -d 'Stop after MS milliseconds; COMMAND gets SIGTERM'
+complete -c spanstat -n __spanstat_no_command -s n -l null -d 'Count nothing, only the times'
+complete -c spanstat -n __spanstat_no_command -l pre -x -d 'Shell command to run before each run'
+complete -c spanstat -n __spanstat_no_command -l post -x -d 'Shell command to run after each run'
+complete -c spanstat -n __spanstat_outputs -s G -l cgroup -x -d 'With -a or -C, count the events before it in these cgroups'
+complete -c spanstat -n __spanstat_outputs -l for-each-cgroup -x -d 'With -a or -C, count every event in each of these cgroups'
 complete -c spanstat -n __spanstat_outputs -s x -l field-separator -x -d 'Print counts as CSV with separator SEP'
 complete -c spanstat -n __spanstat_outputs -s o -l output -r -F -d 'Write the summary to FILE instead of stderr'
 complete -c spanstat -n __spanstat_outputs -l append -d 'Append to the --output FILE'

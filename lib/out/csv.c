@@ -1,5 +1,6 @@
 /* csv.c: -x SEP output (csv_writer_ops), in perf stat's column order:
  *   value,unit,event,counter-runtime,pcnt-running,metric-value,metric-unit
+ * with a cgroup column after the event when any event has one (-G),
  * with -r a variance column ("x.xx%") after the event, and with -I a leading
  * timestamp column.  No header line, as perf, so scripts written for perf
  * read it unchanged.  Numbers are C-locale and ungrouped; text fields that
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgroup.h"
 #include "fmt.h"
 #include "metrics.h"
 #include "writer.h"
@@ -36,7 +38,7 @@ static void csv_text(FILE *fp, const char *sep, const char *s)
 
 /* One event's row; prefix is the interval timestamp or NULL. */
 static void csv_row(FILE *fp, const char *sep, const char *prefix, const struct event *ev,
-		    const struct count *c, const struct metric *m, const double *rel)
+		    const struct count *c, const struct metric *m, const double *rel, bool cg)
 {
 	char val[96], name[512], buf[64];
 
@@ -48,6 +50,10 @@ static void csv_row(FILE *fp, const char *sep, const char *prefix, const struct 
 	csv_text(fp, sep, ev->unit ? ev->unit : "");
 	fputs(sep, fp);
 	csv_text(fp, sep, name);
+	if (cg) { /* perf's cgroup column, empty for an event counted everywhere */
+		fputs(sep, fp);
+		csv_text(fp, sep, ev->cgroup ? ev->cgroup : "");
+	}
 	if (rel && c->state == COUNT_UNKNOWN)
 		fputs(sep, fp);
 	else if (rel) {
@@ -80,7 +86,8 @@ static int csv_interval(struct writer *w, const struct interval_sample *s)
 	metrics_compute(evl, s->counts, (double)s->length_ns, m);
 	fmt_interval_time(ts, sizeof(ts), s->t_ns);
 	for (size_t i = 0; i < evl->n; i++)
-		csv_row(w->fp, csv_sep(w), ts, &evl->ev[i], &s->counts[i], &m[i], NULL);
+		csv_row(w->fp, csv_sep(w), ts, &evl->ev[i], &s->counts[i], &m[i], NULL,
+			cgroup_any(evl));
 	free(m);
 	return ferror(w->fp) ? -EIO : 0;
 }
@@ -101,7 +108,7 @@ static int csv_finish(struct writer *w, const struct report *r)
 	for (size_t i = 0; i < evl->n; i++) {
 		double rel = r->stat && r->nruns > 1 ? r->stat[i].rel : 0;
 		csv_row(w->fp, csv_sep(w), NULL, &evl->ev[i], &r->count[i], &m[i],
-			runs ? &rel : NULL);
+			runs ? &rel : NULL, cgroup_any(evl));
 	}
 	free(m);
 	return ferror(w->fp) ? -EIO : 0;

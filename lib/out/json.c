@@ -167,6 +167,10 @@ static void json_count(cJSON *o, const struct event *ev, const struct count *c,
 		       const struct metric *m)
 {
 	json_name(o, "name", ev->name);
+	if (ev->cgroup) /* -G: counted only in that cgroup */
+		json_name(o, "cgroup", ev->cgroup);
+	else
+		cJSON_AddNullToObject(o, "cgroup");
 	if (c->state == COUNT_UNKNOWN) { /* a damaged record's: nothing is known */
 		static const char *const keys[] = {"raw", "time_enabled_ns", "time_running_ns",
 						   "running_pct", "supported"};
@@ -323,6 +327,9 @@ static void json_header(cJSON *doc, const struct run_head *h)
 	}
 	cJSON_AddNumberToObject(doc, "runs_requested", h->runs);
 	cJSON_AddNumberToObject(doc, "interval_ms", h->interval_ms);
+	cJSON_AddNumberToObject(doc, "interval_count", h->interval_count);
+	cJSON_AddNumberToObject(doc, "delay_ms", h->delay_ms);
+	cJSON_AddNumberToObject(doc, "timeout_ms", h->timeout_ms);
 }
 
 struct json_kid {
@@ -693,6 +700,10 @@ static cJSON *json_intervals(const struct json *j, const struct evlist *evl)
 			cJSON *e = cJSON_CreateObject();
 			cJSON_AddItemToArray(evs, e);
 			json_name(e, "name", evl->ev[i].name);
+			if (evl->ev[i].cgroup)
+				json_name(e, "cgroup", evl->ev[i].cgroup);
+			else
+				cJSON_AddNullToObject(e, "cgroup");
 			if (c->state == COUNT_OK)
 				json_num(e, "value", c->value);
 			else

@@ -249,13 +249,14 @@ static void rf_exe(struct recfile *rf, struct record_in *in)
 	bool exe_whole = false, id_whole = false;
 	char *exe = rf_str_whole(&at, &exe_whole),
 	     *id = at.ok ? rf_str_whole(&at, &id_whole) : NULL;
+	if (at.ok) /* read whole: what follows them is where it should be */
+		*in = at;
 	/* a NUL inside either is damage: never the text before it */
 	if (!at.ok || !exe || !*exe || !exe_whole) {
 		free(exe);
 		free(id);
 		return;
 	}
-	*in = at;
 	rf->exe = exe;
 	rf->head.exe = exe;
 	if (id && id_whole && rf_hex_id(id)) {
@@ -264,6 +265,23 @@ static void rf_exe(struct recfile *rf, struct record_in *in)
 	} else {
 		free(id);
 	}
+}
+
+/* The head's fields after build_id, added later still: --delay, --timeout
+ * and --interval-count; an older file's are 0 (none), and so are damaged
+ * ones. */
+static void rf_run_opts(struct recfile *rf, struct record_in *in)
+{
+	if (in->p >= in->end)
+		return;
+	struct record_in at = *in;
+	uint64_t d = record_get_u64(&at), t = record_get_u64(&at), c = record_get_u64(&at);
+	if (!at.ok || d > 86400000 || t > 86400000 || c > 1000000000)
+		return;
+	*in = at;
+	rf->head.delay_ms = (unsigned)d;
+	rf->head.timeout_ms = (unsigned)t;
+	rf->head.interval_count = (unsigned)c;
 }
 
 static int rf_head(struct recfile *rf, struct record_in *in)
@@ -368,6 +386,8 @@ static int rf_head(struct recfile *rf, struct record_in *in)
 	h->names = rf->names;
 	if (in->ok)
 		rf_exe(rf, in);
+	if (in->ok)
+		rf_run_opts(rf, in);
 	return in->ok ? 0 : -EINVAL;
 }
 

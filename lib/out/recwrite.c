@@ -247,6 +247,9 @@ static void recw_head(struct recbuf *b, const struct run_head *h)
 	/* appended after the first files: older readers skip them */
 	rb_str(b, h->exe);
 	rb_str(b, h->build_id);
+	rb_u64(b, h->delay_ms); /* and later still these */
+	rb_u64(b, h->timeout_ms);
+	rb_u64(b, h->interval_count);
 }
 
 static int recw_start(struct writer *w, const struct run_head *h)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgroup.h"
 #include "fmt.h"
 #include "rankstat.h"
 #include "stats.h"
@@ -66,9 +67,10 @@ __attribute__((format(printf, 4, 5))) static void summary_cat(char *line, size_t
 	*pos += strlen(line + *pos);
 }
 
-/* One event's line: [prefix] value unit name [# metric] [( +- rel% )] [(run%)]. */
+/* One event's line: [prefix] value unit name [cgroup] [# metric] [( +- rel% )]
+ * [(run%)]; cg: the cgroup column is there (any event has one), as perf's. */
 static void summary_event_line(FILE *fp, const char *prefix, int unit_width, const struct event *ev,
-			       const struct count *c, const struct metric *m, double rel)
+			       const struct count *c, const struct metric *m, double rel, bool cg)
 {
 	char line[2048], val[96], name[512], mval[64];
 	size_t pos = 0;
@@ -82,6 +84,8 @@ static void summary_event_line(FILE *fp, const char *prefix, int unit_width, con
 		summary_cat(line, sizeof(line), &pos, "%s ", prefix);
 	summary_cat(line, sizeof(line), &pos, "%18s %-*s %-*s ", val, unit_width,
 		    ev->unit ? ev->unit : "", SUMMARY_NAME_WIDTH, name);
+	if (cg)
+		summary_cat(line, sizeof(line), &pos, "%s ", ev->cgroup ? ev->cgroup : "");
 	if (ok && m->valid) {
 		fmt_metric_value(mval, sizeof(mval), m, 1);
 		summary_cat(line, sizeof(line), &pos, "# %s %-*s", mval,
@@ -134,7 +138,8 @@ static int summary_interval(struct writer *w, const struct interval_sample *s)
 		fprintf(w->fp, "#           time             counts %-*s events\n", uw, "unit");
 	fmt_interval_time(ts, sizeof(ts), s->t_ns);
 	for (size_t i = 0; i < evl->n; i++)
-		summary_event_line(w->fp, ts, uw, &evl->ev[i], &s->counts[i], &m[i], 0);
+		summary_event_line(w->fp, ts, uw, &evl->ev[i], &s->counts[i], &m[i], 0,
+				   cgroup_any(evl));
 	free(m);
 	return summary_error(w->fp);
 }
@@ -259,7 +264,7 @@ static int summary_counts(FILE *fp, const struct report *r)
 	metrics_compute(evl, r->count, (double)r->ru.elapsed_ns, m);
 	for (size_t i = 0; i < evl->n; i++)
 		summary_event_line(fp, NULL, uw, &evl->ev[i], &r->count[i], &m[i],
-				   r->nruns > 1 && r->stat ? r->stat[i].rel : 0);
+				   r->nruns > 1 && r->stat ? r->stat[i].rel : 0, cgroup_any(evl));
 	free(m);
 	fputc('\n', fp);
 	return 0;

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "cause.h"
+#include "cgroup.h"
 #include "counters.h"
 #include "perfev.h"
 
@@ -123,6 +124,9 @@ static int counters_open_one(struct counters *cs, size_t i, const struct counter
 	attr.enable_on_exec = lead < 0 && cs->on_exec;
 	c->leader = lead < 0 ? (int)i : lead;
 	c->user_only = false;
+	if (cs->cgfd && cs->cgfd[i] >= 0)
+		return perfev_open_cgroup(&attr, cs->cgfd[i], at->cpu,
+					  lead < 0 ? -1 : cs->c[lead].fd);
 	fd = perfev_open_cpu(&attr, at->pid, at->cpu, lead < 0 ? -1 : cs->c[lead].fd);
 	if ((fd == -EACCES || fd == -EPERM) && paranoid > 1 && !attr.exclude_user &&
 	    !attr.exclude_kernel) {
@@ -279,6 +283,28 @@ static int counters_open_common(struct counters *cs, const struct evlist *evl,
 	memcpy(cs->at, at, cs->nat * sizeof(*at));
 	for (size_t i = 0; i < cs->nat * evl->n; i++)
 		cs->all[i].fd = -1;
+	if (cgroup_any(evl)) {
+		for (size_t k = 0; k < cs->nat; k++)
+			if (cs->at[k].pid != -1 || cs->at[k].cpu < 0) {
+				counters_close(cs);
+				return cause_set(cause, -EINVAL, "%s",
+						 "cgroups are counted system-wide only (-a or -C)");
+			}
+		if (!(cs->cgfd = malloc(evl->n * sizeof(*cs->cgfd)))) {
+			counters_close(cs);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < evl->n; i++)
+			cs->cgfd[i] = -1;
+		for (size_t i = 0; i < evl->n; i++) {
+			int fd = evl->ev[i].cgroup ? cgroup_open(evl->ev[i].cgroup, cause) : -1;
+			if (evl->ev[i].cgroup && fd < 0) {
+				counters_close(cs);
+				return fd;
+			}
+			cs->cgfd[i] = fd;
+		}
+	}
 	cs->group_read = true;
 	err = counters_open_sets(cs, paranoid, cause);
 	if (err == -EAGAIN) {
@@ -320,6 +346,12 @@ int counters_open(struct counters *cs, const struct evlist *evl, pid_t pid, char
 {
 	struct counters_at at = {pid, -1};
 	return counters_open_common(cs, evl, &at, 1, true, true, cause);
+}
+
+int counters_open_held(struct counters *cs, const struct evlist *evl, pid_t pid, char **cause)
+{
+	struct counters_at at = {pid, -1};
+	return counters_open_common(cs, evl, &at, 1, true, false, cause);
 }
 
 /* Raw totals (raw/enabled/running, state OK or NOT_SUPPORTED) into out. */
@@ -476,6 +508,11 @@ void counters_tools(const struct evlist *evl, struct count *out, uint64_t durati
 void counters_close(struct counters *cs)
 {
 	counters_close_fds(cs);
+	for (size_t i = 0; cs->cgfd && i < cs->evl->n; i++)
+		if (cs->cgfd[i] >= 0)
+			close(cs->cgfd[i]);
+	free(cs->cgfd);
+	cs->cgfd = NULL;
 	free(cs->all);
 	free(cs->at);
 	free(cs->tmp);

@@ -56,6 +56,8 @@ struct counters {
 	bool held;	   /* running tasks or CPUs: enabled by counters_enable */
 	bool inherit;	   /* children of the counted tasks count too */
 	struct count *tmp; /* one set's counts */
+	int *cgfd;	   /* evl->n: event i's cgroup directory (cgroup.h), -1: none;
+			    * NULL when no event has one */
 	bool group_read;   /* PERF_FORMAT_GROUP accepted with inherit */
 	/* private: one group read's buffer */
 	uint64_t *buf;
@@ -66,9 +68,13 @@ struct counters {
  * Fatal (-EACCES/-EPERM with a perf_event_paranoid explanation in *cause,
  * -ENOMEM) only when nothing can be counted for that reason. */
 int counters_open(struct counters *cs, const struct evlist *evl, pid_t pid, char **cause);
+/* As counters_open, but held disabled at the exec too, until
+ * counters_enable (perf stat's --delay). */
+int counters_open_held(struct counters *cs, const struct evlist *evl, pid_t pid, char **cause);
 /* Opens every event on each of at[n] (running tasks or CPUs), disabled
- * until counters_enable; inherit: what those tasks start is counted too.  A
- * task that has exited (ESRCH) is skipped; -ESRCH only when none is left. */
+ * until counters_enable; an event with a cgroup (evlist.h) counts only the
+ * tasks of that cgroup, which needs CPUs (at[].pid -1); inherit: what those tasks start is counted
+ * too.  A task that has exited (ESRCH) is skipped; -ESRCH only when none is left. */
 int counters_open_at(struct counters *cs, const struct evlist *evl, const struct counters_at *at,
 		     size_t n, bool inherit, char **cause);
 /* Totals since exec into out[evl->n]. */

@@ -61,6 +61,7 @@ static void events_free(struct event *ev)
 	free(ev->name);
 	free(ev->unit_own);
 	free(ev->probe_path);
+	free(ev->cgroup);
 }
 
 void evlist_release(struct evlist *evl)

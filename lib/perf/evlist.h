@@ -24,6 +24,7 @@ struct event {
 	char *unit_own;	  /* a PMU alias's unit from sysfs (unit points at it), or NULL */
 	double scale;	  /* value shown = count * scale (1e-6 for ns clocks) */
 	char *probe_path; /* a uprobe's object, which attr.config1 points at */
+	char *cgroup;	  /* counted only in this cgroup (cgroup.h), NULL: everywhere */
 };
 
 /* perf's tool events (duration_time, user_time, system_time) are not opened:

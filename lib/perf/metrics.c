@@ -122,7 +122,9 @@ static long metrics_find(const struct evlist *evl, const struct count *c,
 {
 	for (size_t j = 0; j < evl->n; j++)
 		if (kind[j] == k && c[j].state == COUNT_OK &&
-		    metrics_same_ctx(&evl->ev[j].attr, &ev->attr))
+		    metrics_same_ctx(&evl->ev[j].attr, &ev->attr) &&
+		    (evl->ev[j].cgroup == ev->cgroup ||
+		     (evl->ev[j].cgroup && ev->cgroup && !strcmp(evl->ev[j].cgroup, ev->cgroup))))
 			return (long)j;
 	return -1;
 }

@@ -18,6 +18,14 @@ int perfev_open_cpu(struct perf_event_attr *attr, pid_t pid, int cpu, int group_
 	return fd < 0 ? -errno : (int)fd;
 }
 
+int perfev_open_cgroup(struct perf_event_attr *attr, int cgroup_fd, int cpu, int group_fd)
+{
+	long fd = syscall(SYS_perf_event_open, attr, cgroup_fd, cpu, group_fd,
+			  PERF_FLAG_FD_CLOEXEC | PERF_FLAG_PID_CGROUP);
+
+	return fd < 0 ? -errno : (int)fd;
+}
+
 int perfev_open(struct perf_event_attr *attr, pid_t pid, int group_fd)
 {
 	return perfev_open_cpu(attr, pid, -1, group_fd);

@@ -65,6 +65,10 @@ struct run_head {
 	uint64_t start_mono;		   /* CLOCK_MONOTONIC ns, same instant */
 	unsigned runs;			   /* -r */
 	unsigned interval_ms;		   /* -I, 0 when off */
+	unsigned interval_count;	   /* --interval-count, 0: no limit */
+	unsigned delay_ms;		   /* -D: counting began this long after each run
+					    * began (0: at once) */
+	unsigned timeout_ms;		   /* --timeout, 0: none */
 	bool spans;			   /* span collection on */
 	const struct strtab *strings;	   /* span names (decoder's), NULL without spans */
 	const struct spannames *names;	   /* how they show (NULL: as they are) */

@@ -125,6 +125,24 @@ void launch_abort(struct launch *l)
 	l->pid = -1;
 }
 
+int launch_shell(const char *cmd, int *wstatus)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, wstatus, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return 0;
+}
+
 /* The file execvp would run for file, as a malloc'd path (PATH searched
  * when it has no slash) with its stat; -errno when there is none. */
 static int launch_search(const char *file, char **full, struct stat *st)

@@ -23,6 +23,11 @@ int launch_go(struct launch *l);
 /* Kills and reaps a child that was never released. */
 void launch_abort(struct launch *l);
 
+/* Runs cmd with /bin/sh -c, as system(3) does but with the signals spanstat
+ * blocked unblocked in it, and waits for it; *wstatus: as waitpid gives it.
+ * 0, or -errno when it could not be started. */
+int launch_shell(const char *cmd, int *wstatus);
+
 /* Stats the file execvp would run for file (PATH searched when it has no
  * slash).  Returns 0, or -errno when there is none. */
 int launch_which(const char *file, struct stat *st);

@@ -103,6 +103,7 @@ struct session {
 	size_t nowned;
 	int exec_errno;	  /* the command could not be executed */
 	bool interrupted; /* a signal was relayed: no further runs */
+	int hook_sig;	  /* the signal that killed a failed --pre or --post */
 	int signo;	  /* a signal that came while no target ran */
 };
 
@@ -794,6 +795,41 @@ static int session_target_fail(struct session *s, char **cause, int err, const c
 	return session_fail(cause, err, fmt, o->argv[0]);
 }
 
+/* A timerfd that fires after ms milliseconds, then every `every` ms (0:
+ * once); -1 when none could be made. */
+static int session_timer(unsigned ms, unsigned every)
+{
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	struct itimerspec it = {{every / 1000, (long)(every % 1000) * 1000000},
+				{ms / 1000, (long)(ms % 1000) * 1000000}};
+	if (fd >= 0 && ms == 0)
+		it.it_value.tv_nsec = 1; /* 0 would disarm it */
+	if (fd >= 0 && timerfd_settime(fd, 0, &it, NULL) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* --pre or --post (which) with its command: 0 when it exited 0; else
+ * -ECANCELED with *cause, and the signal that killed it in *signo. */
+static int session_hook_cmd(const char *which, const char *cmd, int *signo, char **cause)
+{
+	int ws = 0, r = launch_shell(cmd, &ws);
+	*signo = 0;
+	if (r < 0)
+		return cause_set(cause, r, "cannot run --%s '%s': %s", which, cmd, strerror(-r));
+	if (WIFEXITED(ws) && WEXITSTATUS(ws) == 0)
+		return 0;
+	if (WIFSIGNALED(ws)) {
+		*signo = WTERMSIG(ws);
+		return cause_set(cause, -ECANCELED, "--%s '%s' failed: killed by signal %d (%s)",
+				 which, cmd, *signo, strsignal(*signo));
+	}
+	return cause_set(cause, -ECANCELED, "--%s '%s' failed: exit status %d", which, cmd,
+			 WEXITSTATUS(ws));
+}
+
 /* One run of the target: a command spanstat spawns, counted with what it
  * starts and its spans, or the tasks or CPUs attached to (target.h). */
 static int session_one(struct session *s, unsigned run, char **cause)
@@ -804,6 +840,9 @@ static int session_one(struct session *s, unsigned run, char **cause)
 	struct counters cs;
 	int r;
 
+	/* --pre: before anything of the run exists, so its time is not counted */
+	if (o->pre && (r = session_hook_cmd("pre", o->pre, &s->hook_sig, cause)) < 0)
+		return r;
 	if (o->attach)
 		r = target_attach(&t, o->attach, o->argc ? o->argv : NULL);
 	else
@@ -811,6 +850,7 @@ static int session_one(struct session *s, unsigned run, char **cause)
 				 o->spans ? s->pipe_w : -1);
 	if (r < 0)
 		return session_target_fail(s, cause, -r, "cannot start '%s'");
+	t.delayed = o->delay_ms > 0;
 	r = t.ops->open(&t, &cs, o->evl, cause);
 	if (r < 0) {
 		t.ops->close(&t);
@@ -859,31 +899,41 @@ static int session_one(struct session *s, unsigned run, char **cause)
 		s->exec_errno = -r;
 		return session_fail(cause, -r, "cannot run '%s'", t.argv[0]);
 	}
-	int tfd = -1;
-	if (o->interval_ms) {
-		tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-		struct itimerspec it = {
-			{o->interval_ms / 1000, (long)(o->interval_ms % 1000) * 1000000},
-			{o->interval_ms / 1000, (long)(o->interval_ms % 1000) * 1000000}};
-		if (tfd >= 0)
-			timerfd_settime(tfd, 0, &it, NULL);
-	}
+	/* The count begins now, or after --delay (then -I and --timeout
+	 * too): cstart is when, for the elapsed time and the intervals. */
+	int tfd = -1, dfd = -1, xfd = -1;
+	bool counting = false, timed_out = false;
+	unsigned intervals = 0;
+	uint64_t cstart = start;
+	if (o->delay_ms)
+		dfd = session_timer(o->delay_ms, 0);
+	if (o->delay_ms && dfd < 0)
+		r = -errno; /* said once the run is over */
 	uint64_t last = start, end = start;
 	struct target_end te;
 	memset(&te, 0, sizeof te);
-	r = 0;
 	bool streaming = false;
 	for (bool done = false; !done;) {
-		struct pollfd pfd[2 + SESSION_MAX_SOURCES + SESSION_MAX_WATCH] = {
-			{s->sfd, POLLIN, 0}, {tfd, POLLIN, 0}};
+		if (!counting && (dfd < 0 || r < 0)) { /* no delay, or it has passed */
+			counting = true;
+			if (o->delay_ms)
+				counters_enable(&cs);
+			cstart = last = session_now(CLOCK_MONOTONIC);
+			if (o->interval_ms)
+				tfd = session_timer(o->interval_ms, o->interval_ms);
+			if (o->timeout_ms)
+				xfd = session_timer(o->timeout_ms, 0);
+		}
+		struct pollfd pfd[4 + SESSION_MAX_SOURCES + SESSION_MAX_WATCH] = {
+			{s->sfd, POLLIN, 0}, {tfd, POLLIN, 0}, {dfd, POLLIN, 0}, {xfd, POLLIN, 0}};
 		int timeout = 1000;
 		for (unsigned i = 0; i < s->nsrc; i++) {
-			pfd[2 + i] = (struct pollfd){s->src[i].fd, POLLIN, 0};
+			pfd[4 + i] = (struct pollfd){s->src[i].fd, POLLIN, 0};
 			int ms = s->src[i].poll_ms ? s->src[i].poll_ms(s) : -1;
 			if (ms >= 0 && ms < timeout)
 				timeout = ms;
 		}
-		struct pollfd *tp = pfd + 2 + s->nsrc;
+		struct pollfd *tp = pfd + 4 + s->nsrc;
 		size_t nt = t.ops->fds(&t, tp, SESSION_MAX_WATCH);
 		/* While spans stream in, doze between bulk reads instead of
 		 * blocking in poll: a reader asleep in poll must be woken by
@@ -893,7 +943,7 @@ static int session_one(struct session *s, unsigned run, char **cause)
 		 * wake up now and then to look anyway. */
 		if (streaming)
 			timeout = 0;
-		if (poll(pfd, 2 + s->nsrc + nt, timeout) < 0 && errno != EINTR) {
+		if (poll(pfd, 4 + s->nsrc + nt, timeout) < 0 && errno != EINTR) {
 			r = -errno;
 			break;
 		}
@@ -907,10 +957,33 @@ static int session_one(struct session *s, unsigned run, char **cause)
 				nanosleep(&(struct timespec){0, SESSION_DOZE_NS}, NULL);
 			}
 		}
+		uint64_t exp;
+		if (pfd[2].revents && read(dfd, &exp, sizeof exp) == (ssize_t)sizeof exp) {
+			close(dfd); /* the delay is over: counting starts above */
+			dfd = -1;
+		}
 		if (pfd[1].revents) {
-			uint64_t exp;
 			if (read(tfd, &exp, sizeof exp) == (ssize_t)sizeof exp && r == 0)
-				r = session_interval(s, &cs, run, start, &last);
+				r = session_interval(s, &cs, run, cstart, &last);
+			/* --interval-count: no more intervals; as perf, a command
+			 * runs on to its end, an attached count without one ends */
+			if (o->interval_count && ++intervals >= o->interval_count) {
+				close(tfd);
+				tfd = -1;
+				if (t.pid <= 0)
+					done = true;
+			}
+		}
+		if (pfd[3].revents && read(xfd, &exp, sizeof exp) == (ssize_t)sizeof exp) {
+			/* --timeout: as perf, SIGTERM to the command, whose end
+			 * ends the run; without one the count ends now */
+			close(xfd);
+			xfd = -1;
+			timed_out = true;
+			if (t.pid > 0)
+				kill(t.pid, SIGTERM);
+			else
+				done = true;
 		}
 		/* Signals are read before the end is looked for, so one that
 		 * comes after the target ended stays pending: sigrelay_take()
@@ -926,13 +999,19 @@ static int session_one(struct session *s, unsigned run, char **cause)
 		if (done)
 			end = session_now(CLOCK_MONOTONIC);
 	}
+	if (dfd >= 0)
+		close(dfd);
+	if (xfd >= 0)
+		close(xfd);
+	if (!counting) /* it ended before the delay was over: nothing counted */
+		cstart = end;
 	t.ops->stop(&t);
 	size_t drained;
 	if (r == 0)
 		r = session_sources_read(s, SESSION_DRAIN_MAX, &drained);
 	if (tfd >= 0) {
 		if (r == 0 && end > last)
-			r = session_interval(s, &cs, run, start, &last);
+			r = session_interval(s, &cs, run, cstart, &last);
 		close(tfd);
 	}
 	if (r == 0)
@@ -941,7 +1020,7 @@ static int session_one(struct session *s, unsigned run, char **cause)
 	t.ops->close(&t);
 	if (!te.rusage_known)
 		memset(&te.ru, 0, sizeof te.ru);
-	session_rusage(&rr->ru, &te.ru, end - start);
+	session_rusage(&rr->ru, &te.ru, end - cstart);
 	if (r == 0)
 		counters_tools(s->o->evl, rr->counts, rr->ru.elapsed_ns, rr->ru.utime_ns,
 			       rr->ru.stime_ns);
@@ -949,9 +1028,15 @@ static int session_one(struct session *s, unsigned run, char **cause)
 	rr->exit_code = !te.has_status		  ? 0
 			: WIFSIGNALED(te.wstatus) ? SESSION_EXIT_SIGNAL + WTERMSIG(te.wstatus)
 						  : WEXITSTATUS(te.wstatus);
+	/* the end --timeout asked for is no failure: perf stat exits 0 */
+	if (timed_out && te.has_status && WIFSIGNALED(te.wstatus) &&
+	    WTERMSIG(te.wstatus) == SIGTERM)
+		rr->exit_code = 0;
 	s->nruns = run + 1;
 	if (r < 0)
 		return session_target_fail(s, cause, -r, "cannot measure '%s'");
+	if (o->post)
+		return session_hook_cmd("post", o->post, &s->hook_sig, cause);
 	return 0;
 }
 
@@ -1006,6 +1091,9 @@ int session_run(const struct session_opts *o, int *exit_code, char **cause)
 				   .evl = o->evl,
 				   .runs = o->runs,
 				   .interval_ms = o->interval_ms,
+				   .interval_count = o->interval_count,
+				   .delay_ms = o->delay_ms,
+				   .timeout_ms = o->timeout_ms,
 				   .spans = o->spans,
 				   .target = o->attach ? o->attach->what : NULL,
 				   .rusage_unknown = o->attach != NULL};
@@ -1058,6 +1146,8 @@ int session_run(const struct session_opts *o, int *exit_code, char **cause)
 			if (s.exec_errno)
 				*exit_code = s.exec_errno == ENOENT ? SESSION_EXIT_NOT_FOUND
 								    : SESSION_EXIT_CANNOT_RUN;
+			if (s.hook_sig) /* --pre or --post killed, as by a terminal's ^C */
+				*exit_code = SESSION_EXIT_SIGNAL + s.hook_sig;
 			goto out;
 		}
 	}

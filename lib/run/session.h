@@ -53,6 +53,14 @@ struct session_opts {
 	const struct evlist *evl;
 	unsigned runs;			 /* >= 1 */
 	unsigned interval_ms;		 /* 0: off */
+	unsigned interval_count;	 /* -I prints at most this many per run (0: no limit);
+					  * then no more, and an attached count without a
+					  * command ends */
+	unsigned delay_ms;		 /* counting starts this long after the run starts */
+	unsigned timeout_ms;		 /* the run ends this long after it starts: the
+					  * command gets SIGTERM (0: no limit) */
+	const char *pre, *post;		 /* shell commands run before and after each run,
+					  * uncounted; NULL: none */
 	bool spans;			 /* collect spans from the target */
 	const char *preload;		 /* libspanstat.so to LD_PRELOAD when collecting */
 	const struct spanfilter *filter; /* spans the target should not send, or NULL */

@@ -58,6 +58,8 @@ static void target_unhold(struct target *t)
 
 static int spawn_open(struct target *t, struct counters *cs, const struct evlist *evl, char **cause)
 {
+	if (t->delayed)
+		return counters_open_held(cs, evl, t->pid, cause);
 	return counters_open(cs, evl, t->pid, cause);
 }
 
@@ -137,8 +139,9 @@ static int attach_open(struct target *t, struct counters *cs, const struct evlis
 
 static int attach_go(struct target *t)
 {
-	counters_enable(t->cs); /* from now, not from their opening */
-	if (t->argv) {		/* bounded by a command, run as is */
+	if (!t->delayed)
+		counters_enable(t->cs); /* from now, not from their opening */
+	if (t->argv) {			/* bounded by a command, run as is */
 		int r = launch_start(&t->l, t->argv, environ, -1);
 		if (r < 0)
 			return r;

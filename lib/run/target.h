@@ -60,7 +60,9 @@ struct target {
 	pid_t pid;	   /* the command spanstat runs (counted or bounding), or -1 */
 	char *const *argv; /* that command, or NULL */
 	struct launch l;
-	bool held; /* l forked, not let go yet */
+	bool held;    /* l forked, not let go yet */
+	bool delayed; /* set before open: the counters stay disabled until the
+		       * session enables them (counters_enable) */
 	/* attach */
 	const struct attach *at;
 	struct counters *cs; /* what open() opened: enabled by go(), disabled by stop() */
