@@ -353,7 +353,9 @@ int main(void)
 
 	/* a head as the first files have it, ending after the span values:
 	 * read as before, the program and its build id unknown */
-	size_t tail = 2 + strlen(h.exe) + strlen(h.build_id);
+	/* ...and without --delay, --timeout and --interval-count after them
+	 * (three varints, one byte each when 0) */
+	size_t tail = 2 + strlen(h.exe) + strlen(h.build_id) + 3;
 	in = fopen(path, "r");
 	ok(fread(buf, 1, (size_t)size, in) == (size_t)size, "the file is read again, whole");
 	fclose(in);
