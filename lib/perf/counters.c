@@ -236,6 +236,7 @@ static int counters_open_sets(struct counters *cs, int paranoid, char **cause)
 					close(cs->c[i].fd);
 				cs->c[i].fd = -1;
 			}
+			cs->gone[k] = true;
 			gone = true;
 			err = 0;
 			continue;
@@ -268,6 +269,7 @@ static int counters_open_common(struct counters *cs, const struct evlist *evl,
 	cs->held = !on_exec;
 	cs->all = calloc(cs->nat * (evl->n ? evl->n : 1), sizeof(*cs->all));
 	cs->at = calloc(cs->nat, sizeof(*cs->at));
+	cs->gone = calloc(cs->nat, sizeof(*cs->gone));
 	cs->tmp = calloc(evl->n ? evl->n : 1, sizeof(*cs->tmp));
 	for (size_t i = 0; i < evl->n; i++) {
 		size_t g = counters_group_size(evl, evl->ev[i].group);
@@ -276,7 +278,7 @@ static int counters_open_common(struct counters *cs, const struct evlist *evl,
 	}
 	cs->nbuf = 3 + 2 * maxgroup;
 	cs->buf = calloc(cs->nbuf, sizeof(*cs->buf));
-	if (!cs->all || !cs->at || !cs->tmp || !cs->buf) {
+	if (!cs->all || !cs->at || !cs->gone || !cs->tmp || !cs->buf) {
 		counters_close(cs);
 		return -ENOMEM;
 	}
@@ -309,6 +311,7 @@ static int counters_open_common(struct counters *cs, const struct evlist *evl,
 	err = counters_open_sets(cs, paranoid, cause);
 	if (err == -EAGAIN) {
 		counters_close_fds(cs);
+		memset(cs->gone, 0, cs->nat * sizeof(*cs->gone));
 		err = counters_open_sets(cs, paranoid, cause);
 	}
 	if (err < 0)
@@ -441,53 +444,94 @@ static void counters_add(struct count *o, const struct count *a, bool first)
 	o->user_only |= a->user_only;
 }
 
-int counters_read(struct counters *cs, struct count *out)
-{
-	if (!cs->all)
-		return -EBADF;
-	for (size_t k = 0; k < cs->nat; k++) {
-		counters_set(cs, k);
-		counters_fetch(cs, cs->tmp);
-		for (size_t i = 0; i < cs->evl->n; i++)
-			counters_add(&out[i], &cs->tmp[i], k == 0);
-	}
-	for (size_t i = 0; i < cs->evl->n; i++)
-		counters_scale(&cs->evl->ev[i], &out[i]);
-	return 0;
-}
-
 static uint64_t counters_sub(uint64_t now, uint64_t prev)
 {
 	return now > prev ? now - prev : 0;
 }
 
-int counters_delta(struct counters *cs, struct count *out)
+/* Set k's counts into cs->tmp: totals, or (delta) what came since the
+ * previous delta read. */
+static void counters_fetch_set(struct counters *cs, size_t k, bool delta)
 {
+	counters_set(cs, k);
+	counters_fetch(cs, cs->tmp);
+	for (size_t i = 0; delta && i < cs->evl->n; i++) {
+		struct counter *c = &cs->c[i];
+		struct count *o = &cs->tmp[i];
+		if (o->state == COUNT_NOT_SUPPORTED)
+			continue;
+		uint64_t raw = o->raw, ena = o->enabled, run = o->running;
+		o->raw = counters_sub(raw, c->prev_raw);
+		o->enabled = counters_sub(ena, c->prev_enabled);
+		o->running = counters_sub(run, c->prev_running);
+		c->prev_raw = raw;
+		c->prev_enabled = ena;
+		c->prev_running = run;
+	}
+}
+
+/* Every set read once, added into the totals out and, with units, into
+ * its unit's row of units (unit_of[k]; nunits rows of evl->n).  Sets whose
+ * task ended before it could be counted add nothing; a unit with nothing
+ * added is <not counted>. */
+static int counters_collect(struct counters *cs, bool delta, struct count *out,
+			    const size_t *unit_of, size_t nunits, struct count *units)
+{
+	const size_t n = cs->evl->n;
+	bool *seen = NULL;
 	if (!cs->all)
 		return -EBADF;
+	if (units && !(seen = calloc(nunits ? nunits : 1, sizeof *seen)))
+		return -ENOMEM;
+	bool first = true;
 	for (size_t k = 0; k < cs->nat; k++) {
-		counters_set(cs, k);
-		counters_fetch(cs, cs->tmp);
-		for (size_t i = 0; i < cs->evl->n; i++) {
-			struct counter *c = &cs->c[i];
-			struct count *o = &cs->tmp[i];
-
-			if (o->state != COUNT_NOT_SUPPORTED) {
-				uint64_t raw = o->raw, ena = o->enabled, run = o->running;
-
-				o->raw = counters_sub(raw, c->prev_raw);
-				o->enabled = counters_sub(ena, c->prev_enabled);
-				o->running = counters_sub(run, c->prev_running);
-				c->prev_raw = raw;
-				c->prev_enabled = ena;
-				c->prev_running = run;
-			}
-			counters_add(&out[i], o, k == 0);
-		}
+		if (cs->gone[k] && !(first && k + 1 == cs->nat))
+			continue;
+		counters_fetch_set(cs, k, delta);
+		for (size_t i = 0; i < n; i++)
+			counters_add(&out[i], &cs->tmp[i], first);
+		first = false;
+		size_t u = units ? unit_of[k] : 0;
+		if (!units || u >= nunits || cs->gone[k])
+			continue;
+		for (size_t i = 0; i < n; i++)
+			counters_add(&units[u * n + i], &cs->tmp[i], !seen[u]);
+		seen[u] = true;
 	}
-	for (size_t i = 0; i < cs->evl->n; i++)
+	for (size_t i = 0; i < n; i++)
 		counters_scale(&cs->evl->ev[i], &out[i]);
+	for (size_t u = 0; units && u < nunits; u++)
+		for (size_t i = 0; i < n; i++) {
+			struct count *c = &units[u * n + i];
+			if (!seen[u])
+				*c = (struct count){.state = COUNT_NOT_COUNTED};
+			else
+				counters_scale(&cs->evl->ev[i], c);
+		}
+	free(seen);
 	return 0;
+}
+
+int counters_read(struct counters *cs, struct count *out)
+{
+	return counters_collect(cs, false, out, NULL, 0, NULL);
+}
+
+int counters_delta(struct counters *cs, struct count *out)
+{
+	return counters_collect(cs, true, out, NULL, 0, NULL);
+}
+
+int counters_read_units(struct counters *cs, struct count *out, const size_t *unit_of,
+			size_t nunits, struct count *units)
+{
+	return counters_collect(cs, false, out, unit_of, nunits, units);
+}
+
+int counters_delta_units(struct counters *cs, struct count *out, const size_t *unit_of,
+			 size_t nunits, struct count *units)
+{
+	return counters_collect(cs, true, out, unit_of, nunits, units);
 }
 
 void counters_tools(const struct evlist *evl, struct count *out, uint64_t duration_ns,
@@ -505,6 +549,18 @@ void counters_tools(const struct evlist *evl, struct count *out, uint64_t durati
 	}
 }
 
+void counters_tools_units(const struct evlist *evl, const struct count *out, struct count *units,
+			  size_t nunits)
+{
+	for (size_t i = 0; i < evl->n; i++) {
+		if (!event_is_tool(&evl->ev[i]))
+			continue;
+		for (size_t u = 0; u < nunits; u++)
+			units[u * evl->n + i] =
+				u ? (struct count){.state = COUNT_NOT_COUNTED} : out[i];
+	}
+}
+
 void counters_close(struct counters *cs)
 {
 	counters_close_fds(cs);
@@ -515,10 +571,12 @@ void counters_close(struct counters *cs)
 	cs->cgfd = NULL;
 	free(cs->all);
 	free(cs->at);
+	free(cs->gone);
 	free(cs->tmp);
 	free(cs->buf);
 	cs->c = cs->all = NULL;
 	cs->at = NULL;
+	cs->gone = NULL;
 	cs->tmp = NULL;
 	cs->buf = NULL;
 	cs->nbuf = 0;

@@ -51,6 +51,7 @@ struct counters {
 	struct counter *c;   /* evl->n: the set being opened or read */
 	struct counter *all; /* nat sets of evl->n */
 	struct counters_at *at;
+	bool *gone; /* nat: the set's task ended before it could be counted */
 	size_t nat;
 	bool on_exec;	   /* a held child: enabled at its exec */
 	bool held;	   /* running tasks or CPUs: enabled by counters_enable */
@@ -79,6 +80,14 @@ int counters_open_at(struct counters *cs, const struct evlist *evl, const struct
 		     size_t n, bool inherit, char **cause);
 /* Totals since exec into out[evl->n]. */
 int counters_read(struct counters *cs, struct count *out);
+/* As counters_read and counters_delta, and each set added into the row
+ * of its unit too: unit_of[k] for set k (aggr.h), units nunits rows of
+ * evl->n.  A unit none of whose sets could be counted is <not counted>.
+ * 0, -EBADF or -ENOMEM. */
+int counters_read_units(struct counters *cs, struct count *out, const size_t *unit_of,
+			size_t nunits, struct count *units);
+int counters_delta_units(struct counters *cs, struct count *out, const size_t *unit_of,
+			 size_t nunits, struct count *units);
 /* Starts and stops the count of counters_open_at's sets (every group at
  * once), so that it covers the session's interval and nothing of setting
  * it up: perf stat's enable after opening, disable before reading. */
@@ -91,6 +100,11 @@ int counters_delta(struct counters *cs, struct count *out);
  * the value, so that a 0 (no rusage within an interval) is <not counted>. */
 void counters_tools(const struct evlist *evl, struct count *out, uint64_t duration_ns,
 		    uint64_t user_ns, uint64_t system_ns);
+/* The tool events' rows per unit: a whole-session measure, so the first
+ * unit carries it (out's, from counters_tools) and the others are <not
+ * counted> there, as perf shows duration_time on the first CPU or core. */
+void counters_tools_units(const struct evlist *evl, const struct count *out, struct count *units,
+			  size_t nunits);
 void counters_close(struct counters *cs);
 
 #endif
