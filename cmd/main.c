@@ -18,6 +18,7 @@
 #include "grow.h"
 #include "demangle.h"
 #include "evlist.h"
+#include "aggr.h"
 #include "cgroup.h"
 #include "attach.h"
 #include "launch.h"
@@ -94,6 +95,9 @@ struct cli {
 	bool no_spans;			/* --no-spans */
 	const char *pids, *tids, *cpus; /* -p, -t, -C */
 	bool all_cpus;			/* -a */
+	enum aggr_mode aggr;		/* -A, --per-thread, --per-core ... */
+	const char *aggr_opt;		/* as written, for messages */
+	int cache_level;		/* --per-cache=LEVEL (0: the highest) */
 	const char *weight;		/* --weight */
 	unsigned runs, interval_ms;
 	unsigned delay_ms, timeout_ms, interval_count; /* -D, --timeout, --interval-count */
@@ -264,6 +268,31 @@ static void subcommand_help(int mode)
 		      stdout);
 }
 
+/* An aggregation option (id), as written: one mode per run. */
+static void set_aggr(struct cli *c, int id, const char *written)
+{
+	static const struct {
+		int id;
+		enum aggr_mode mode;
+	} modes[] = {{OPT_NO_AGGR, AGGR_NONE},	    {OPT_PER_THREAD, AGGR_THREAD},
+		     {OPT_PER_CORE, AGGR_CORE},	    {OPT_PER_DIE, AGGR_DIE},
+		     {OPT_PER_SOCKET, AGGR_SOCKET}, {OPT_PER_NODE, AGGR_NODE},
+		     {OPT_PER_CACHE, AGGR_CACHE}};
+	enum aggr_mode mode = AGGR_GLOBAL;
+	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+		if (modes[i].id == id)
+			mode = modes[i].mode;
+	const char *name =
+		id == OPT_NO_AGGR && strncmp(written, "--", 2) != 0 ? "-A" : aggr_option(mode);
+	if (c->aggr != AGGR_GLOBAL && c->aggr != mode)
+		die("%s and %s cannot be combined: pick one aggregation", c->aggr_opt, name);
+	c->aggr = mode;
+	c->aggr_opt = name;
+	c->cache_level = 0;
+	if (mode == AGGR_CACHE && optarg && aggr_parse_level(optarg, &c->cache_level) < 0)
+		die("invalid --per-cache '%s': expected a cache level such as L2, l3 or 3", optarg);
+}
+
 static void parse(struct cli *c, int argc, char **argv)
 {
 	char *so;
@@ -395,6 +424,17 @@ static void parse(struct cli *c, int argc, char **argv)
 			break;
 		case OPT_CPU:
 			c->cpus = optarg;
+			break;
+		case OPT_NO_AGGR:
+		case OPT_PER_THREAD:
+		case OPT_PER_CORE:
+		case OPT_PER_DIE:
+		case OPT_PER_SOCKET:
+		case OPT_PER_NODE:
+		case OPT_PER_CACHE:
+			set_aggr(c, id, argv[optind - 1]);
+			break;
+		case OPT_NO_MERGE: /* every event is one PMU's: nothing to merge */
 			break;
 		case OPT_WEIGHT:
 			c->weight = optarg;
@@ -579,8 +619,14 @@ static void check(struct cli *c, int nargs)
 		die("-p, -t and -a or -C cannot be combined: count one kind of target");
 	if (attach && (spans || c->weight))
 		die("span collection needs a COMMAND that spanstat starts, not -p, -t, -a or -C");
-	if (attach && c->runs > 1)
-		die("-r repeats a COMMAND that spanstat starts: not with -p, -t, -a or -C");
+	if (attach && c->runs > 1 && nargs == 0)
+		die("-r repeats a COMMAND: with -p, -t, -a or -C it needs one to bound each run");
+	if (c->aggr == AGGR_THREAD && !(c->pids || c->tids || (c->all_cpus && !c->cpus)))
+		die("--per-thread needs -p, -t or -a: as in perf stat, a COMMAND spanstat starts "
+		    "is counted with its threads together");
+	if (c->aggr != AGGR_GLOBAL && c->aggr != AGGR_THREAD && !(c->all_cpus || c->cpus))
+		die("%s needs -a or -C: it splits the counts of CPUs, as in perf stat",
+		    c->aggr_opt);
 	if (nargs == 0 && !attach)
 		die("missing COMMAND (see 'spanstat --help')");
 	if (c->interval_count && !c->interval_ms)
@@ -898,11 +944,25 @@ static int run_main(struct cli *c, int argc, char **argv)
 	struct attach at;
 	memset(&at, 0, sizeof at);
 	if (c->pids || c->tids || c->all_cpus || c->cpus) {
+		/* --per-thread -a: every thread on its own, as perf counts them */
+		bool threads = c->aggr == AGGR_THREAD && c->all_cpus;
 		int r = c->pids	  ? attach_tasks(&at, c->pids, false, &cause)
 			: c->tids ? attach_tasks(&at, c->tids, true, &cause)
+			: threads ? attach_all_threads(&at, &cause)
 				  : attach_cpus(&at, c->cpus, &cause);
 		if (r < 0)
 			die("%s", cause ? cause : strerror(-r));
+	}
+	struct aggr ag;
+	memset(&ag, 0, sizeof ag);
+	if (c->aggr != AGGR_GLOBAL) {
+		int r = aggr_build(&ag, c->aggr, c->cache_level, at.at, at.n,
+				   (const char *const *)at.comm, NULL, &cause);
+		if (r == -ENOMEM)
+			die("out of memory");
+		if (r < 0)
+			die("%s", cause ? cause : strerror(-r));
+		ag.skip_zero = c->aggr == AGGR_THREAD && c->all_cpus;
 	}
 	if (c->evl.n == 0 && !c->null_run && evlist_add_defaults(&c->evl, &cause) < 0)
 		die("%s", cause ? cause : "cannot set up the default events");
@@ -961,6 +1021,7 @@ static int run_main(struct cli *c, int argc, char **argv)
 		.python_dir = pydir,
 		.shell_helper = shell,
 		.attach = at.n ? &at : NULL,
+		.aggr = ag.n ? &ag : NULL,
 		.consumer = &live.consumer,
 	};
 	int code;
@@ -973,6 +1034,7 @@ static int run_main(struct cli *c, int argc, char **argv)
 		free(pydir);
 		free(shell);
 		attach_release(&at);
+		aggr_release(&ag);
 		spanfilter_release(&c->filter);
 		evlist_release(&c->evl);
 		evlist_release(&c->span_evl);
@@ -999,6 +1061,7 @@ static int run_main(struct cli *c, int argc, char **argv)
 	free(pydir);
 	free(shell);
 	attach_release(&at);
+	aggr_release(&ag);
 	free(cause);
 	spanfilter_release(&c->filter);
 	evlist_release(&c->evl);

@@ -21,6 +21,7 @@ enum opt_id {
 	OPT_DELAY = 'D',
 	OPT_NULL = 'n',
 	OPT_CGROUP = 'G',
+	OPT_NO_AGGR = 'A',
 	OPT_HELP = 'h',
 	OPT_VERSION = 'V',
 	OPT_APPEND = 256,
@@ -43,6 +44,13 @@ enum opt_id {
 	OPT_PRE,
 	OPT_POST,
 	OPT_FOR_EACH_CGROUP,
+	OPT_PER_THREAD,
+	OPT_PER_CORE,
+	OPT_PER_DIE,
+	OPT_PER_SOCKET,
+	OPT_PER_NODE,
+	OPT_PER_CACHE,
+	OPT_NO_MERGE,
 	OPT_OUT_FIRST = 512, /* + k: the file of the registry's output k */
 };
 

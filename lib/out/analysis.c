@@ -91,23 +91,36 @@ int analysis_import(struct analysis *a, const struct span_import *im)
 	return span_trees_import(&a->tree, im);
 }
 
-/* The mean over runs, per event: state, value, raw, enabled and running. */
-void analysis_counts(const struct evlist *evl, const struct run_end *e, struct count *cnt,
-		     struct stat_summary *st)
+/* Run k's counts: its totals, or the row of unit u (units) */
+static const struct count *analysis_row(const struct run_end *e, unsigned k, bool units, size_t u,
+					size_t n)
 {
+	if (!units)
+		return e->run[k].counts;
+	return e->run[k].units ? e->run[k].units + u * n : NULL;
+}
+
+/* The mean over runs, per event: state, value, raw, enabled and running;
+ * of the totals, or of unit u's row (units). */
+static void analysis_mean(const struct evlist *evl, const struct run_end *e, bool units, size_t u,
+			  struct count *cnt, struct stat_summary *st)
+{
+	bool known = e->nruns > 0;
+	for (unsigned k = 0; k < e->nruns; k++)
+		known &= analysis_row(e, k, units, u, evl->n) != NULL;
 	for (size_t i = 0; i < evl->n; i++) {
 		struct stats sv;
 		double raw = 0, ena = 0, run = 0;
 		unsigned ok = 0, counted = 0;
 		stats_init(&sv);
-		if (!e->nruns) { /* a record whose results are all lost */
+		if (!known) { /* a record whose results are all lost */
 			cnt[i] = (struct count){.state = COUNT_UNKNOWN};
 			st[i] = (struct stat_summary){0, 0, 0};
 			continue;
 		}
-		cnt[i] = e->run[0].counts[i];
+		cnt[i] = analysis_row(e, 0, units, u, evl->n)[i];
 		for (unsigned k = 0; k < e->nruns; k++) {
-			const struct count *c = &e->run[k].counts[i];
+			const struct count *c = &analysis_row(e, k, units, u, evl->n)[i];
 			if (c->state == COUNT_NOT_SUPPORTED)
 				continue;
 			counted++;
@@ -130,6 +143,12 @@ void analysis_counts(const struct evlist *evl, const struct run_end *e, struct c
 			cnt[i].running = stats_sat_u64(run / counted + 0.5);
 		}
 	}
+}
+
+void analysis_counts(const struct evlist *evl, const struct run_end *e, struct count *cnt,
+		     struct stat_summary *st)
+{
+	analysis_mean(evl, e, false, 0, cnt, st);
 }
 
 /* The mean rusage over runs, and the spread of the wall time. */
@@ -176,6 +195,18 @@ static int analysis_report(struct analysis *a, const struct run_end *e,
 	if (!a->count || !a->stat)
 		return -ENOMEM;
 	analysis_counts(evl, e, a->count, a->stat);
+	if (run_head_aggregated(a->head)) {
+		size_t nu = a->head->aggr->n;
+		a->unit_count = calloc(nu * n, sizeof *a->unit_count);
+		a->unit_stat = calloc(nu * n, sizeof *a->unit_stat);
+		if (!a->unit_count || !a->unit_stat)
+			return -ENOMEM;
+		for (size_t u = 0; u < nu; u++)
+			analysis_mean(evl, e, true, u, a->unit_count + u * evl->n,
+				      a->unit_stat + u * evl->n);
+		rep->unit_count = a->unit_count;
+		rep->unit_stat = a->unit_stat;
+	}
 	analysis_rusage(e, rep);
 	rep->head = a->head;
 	rep->nruns = e->nruns;
@@ -239,6 +270,8 @@ void analysis_release(struct analysis *a)
 {
 	free(a->count);
 	free(a->stat);
+	free(a->unit_count);
+	free(a->unit_stat);
 	if (a->have_tree)
 		span_trees_release(&a->tree);
 	if (a->have_merged)

@@ -26,6 +26,8 @@ struct analysis {
 	bool have_tree, have_merged;
 	struct count *count; /* the report's means, evl->n */
 	struct stat_summary *stat;
+	struct count *unit_count; /* the means per unit (head's aggr), or NULL */
+	struct stat_summary *unit_stat;
 	struct report rep;
 };
 

@@ -36,14 +36,29 @@ static void csv_text(FILE *fp, const char *sep, const char *s)
 	fputc('"', fp);
 }
 
-/* One event's row; prefix is the interval timestamp or NULL. */
-static void csv_row(FILE *fp, const char *sep, const char *prefix, const struct event *ev,
-		    const struct count *c, const struct metric *m, const double *rel, bool cg)
+/* A unit's columns, as perf's -x: its name, and the number of CPUs it
+ * adds up for cores, dies, sockets, nodes and caches. */
+static void csv_unit(FILE *fp, const char *sep, const struct aggr *ag, size_t u)
+{
+	const struct aggr_unit *x = &ag->unit[u];
+	csv_text(fp, sep, x->id);
+	fputs(sep, fp);
+	if (ag->mode != AGGR_NONE && ag->mode != AGGR_THREAD)
+		fprintf(fp, "%u%s", x->ncpus, sep);
+}
+
+/* One event's row; prefix is the interval timestamp or NULL; with ag,
+ * unit u's columns after it. */
+static void csv_row(FILE *fp, const char *sep, const char *prefix, const struct aggr *ag, size_t u,
+		    const struct event *ev, const struct count *c, const struct metric *m,
+		    const double *rel, bool cg)
 {
 	char val[96], name[512], buf[64];
 
 	if (prefix)
 		fprintf(fp, "%s%s", prefix, sep);
+	if (ag)
+		csv_unit(fp, sep, ag, u);
 	fmt_count_value(val, sizeof(val), ev, c, 0);
 	fmt_event_name(name, sizeof(name), ev, c);
 	fprintf(fp, "%s%s", val, sep);
@@ -75,6 +90,33 @@ static void csv_row(FILE *fp, const char *sep, const char *prefix, const struct 
 	fputc('\n', fp);
 }
 
+/* Every unit's rows in perf's order (fmt_aggr_rows); ts: the interval's
+ * time or NULL; st: the spread over runs, or NULL (no -r). */
+static int csv_units(struct writer *w, const char *ts, const struct count *counts,
+		     const struct stat_summary *st, unsigned nruns, double elapsed_ns)
+{
+	const struct evlist *evl = w->head->evl;
+	const struct aggr *ag = w->head->aggr;
+	struct fmt_row *rows;
+	struct metric *m = calloc(ag->n * evl->n > 0 ? ag->n * evl->n : 1, sizeof *m);
+	long nrows = m ? fmt_aggr_rows(ag, evl, counts, &rows) : -ENOMEM;
+	if (nrows < 0) {
+		free(m);
+		return -ENOMEM;
+	}
+	for (size_t u = 0; u < ag->n; u++)
+		metrics_compute(evl, counts + u * evl->n, elapsed_ns, m + u * evl->n);
+	for (long k = 0; k < nrows; k++) {
+		size_t at = rows[k].unit * evl->n + rows[k].event;
+		double rel = st && nruns > 1 ? st[at].rel : 0;
+		csv_row(w->fp, csv_sep(w), ts, ag, rows[k].unit, &evl->ev[rows[k].event],
+			&counts[at], &m[at], st ? &rel : NULL, cgroup_any(evl));
+	}
+	free(rows);
+	free(m);
+	return ferror(w->fp) ? -EIO : 0;
+}
+
 static int csv_interval(struct writer *w, const struct interval_sample *s)
 {
 	const struct evlist *evl = w->head->evl;
@@ -85,8 +127,12 @@ static int csv_interval(struct writer *w, const struct interval_sample *s)
 		return -ENOMEM;
 	metrics_compute(evl, s->counts, (double)s->length_ns, m);
 	fmt_interval_time(ts, sizeof(ts), s->t_ns);
+	if (run_head_aggregated(w->head) && s->units) {
+		free(m);
+		return csv_units(w, ts, s->units, NULL, 1, (double)s->length_ns);
+	}
 	for (size_t i = 0; i < evl->n; i++)
-		csv_row(w->fp, csv_sep(w), ts, &evl->ev[i], &s->counts[i], &m[i], NULL,
+		csv_row(w->fp, csv_sep(w), ts, NULL, 0, &evl->ev[i], &s->counts[i], &m[i], NULL,
 			cgroup_any(evl));
 	free(m);
 	return ferror(w->fp) ? -EIO : 0;
@@ -101,13 +147,16 @@ static int csv_finish(struct writer *w, const struct report *r)
 	/* -I: the intervals were the output, as perf's -x -I */
 	if (r->head->interval_ms || !r->count || evl->n == 0)
 		return ferror(w->fp) ? -EIO : 0;
+	if (run_head_aggregated(r->head) && r->unit_count)
+		return csv_units(w, NULL, r->unit_count, runs ? r->unit_stat : NULL, r->nruns,
+				 (double)r->ru.elapsed_ns);
 	m = calloc(evl->n, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
 	metrics_compute(evl, r->count, (double)r->ru.elapsed_ns, m);
 	for (size_t i = 0; i < evl->n; i++) {
 		double rel = r->stat && r->nruns > 1 ? r->stat[i].rel : 0;
-		csv_row(w->fp, csv_sep(w), NULL, &evl->ev[i], &r->count[i], &m[i],
+		csv_row(w->fp, csv_sep(w), NULL, NULL, 0, &evl->ev[i], &r->count[i], &m[i],
 			runs ? &rel : NULL, cgroup_any(evl));
 	}
 	free(m);

@@ -2,6 +2,7 @@
  * floating-point conversion goes through the C locale. */
 #include "config.h"
 
+#include <errno.h>
 #include <locale.h>
 #include <math.h>
 #include <stdbool.h>
@@ -214,4 +215,45 @@ int fmt_duration(char *buf, size_t size, uint64_t ns)
 	if (ns < 999995000)
 		return fmt_c(buf, size, "%.2f ms", v / 1e6);
 	return fmt_c(buf, size, "%.3f s", v / 1e9);
+}
+
+/* The value a row sorts by: its count's, 0 when it has none. */
+static double fmt_row_value(const struct count *units, size_t ne, const struct fmt_row *r)
+{
+	const struct count *c = &units[r->unit * ne + r->event];
+	return c->state == COUNT_OK ? c->value : 0;
+}
+
+long fmt_aggr_rows(const struct aggr *ag, const struct evlist *evl, const struct count *units,
+		   struct fmt_row **rows)
+{
+	size_t n = 0, ne = evl->n;
+	*rows = malloc((ag->n * ne > 0 ? ag->n * ne : 1) * sizeof **rows);
+	if (!*rows)
+		return -ENOMEM;
+	if (ag->mode != AGGR_THREAD && ag->mode != AGGR_NONE) {
+		for (size_t u = 0; u < ag->n; u++)
+			for (size_t i = 0; i < ne; i++)
+				(*rows)[n++] = (struct fmt_row){u, i};
+		return (long)n;
+	}
+	for (size_t i = 0; i < ne; i++) {
+		size_t first = n;
+		for (size_t u = 0; u < ag->n; u++) {
+			const struct count *c = &units[u * ne + i];
+			if (ag->skip_zero && !(c->state == COUNT_OK && c->value != 0))
+				continue;
+			(*rows)[n++] = (struct fmt_row){u, i};
+		}
+		/* threads by value, largest first; ties in their order (stable) */
+		for (size_t k = first + 1; ag->mode == AGGR_THREAD && k < n; k++) {
+			struct fmt_row r = (*rows)[k];
+			double v = fmt_row_value(units, ne, &r);
+			size_t j = k;
+			for (; j > first && fmt_row_value(units, ne, &(*rows)[j - 1]) < v; j--)
+				(*rows)[j] = (*rows)[j - 1];
+			(*rows)[j] = r;
+		}
+	}
+	return (long)n;
 }

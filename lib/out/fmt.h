@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "aggr.h"
 #include "counters.h"
 #include "evlist.h"
 #include "metrics.h"
@@ -43,6 +44,18 @@ int fmt_metric_value(char *buf, size_t size, const struct metric *m, int padded)
 
 /* An interval timestamp as perf's -I: "%6lu.%09lu" seconds. */
 int fmt_interval_time(char *buf, size_t size, uint64_t t_ns);
+
+/* The rows of a per-unit table (aggr.h), in perf stat's order: unit by
+ * unit for cores, dies, sockets, nodes and caches; event by event for CPUs
+ * (-A) and threads, the threads of each event by value, largest first
+ * (and, counting every thread of the system, only those that counted
+ * something).  units: ag->n rows of evl->n.  *rows (malloc'd, the caller
+ * frees) gets the count returned; -ENOMEM. */
+struct fmt_row {
+	size_t unit, event;
+};
+long fmt_aggr_rows(const struct aggr *ag, const struct evlist *evl, const struct count *units,
+		   struct fmt_row **rows);
 
 /* A duration in ns, us, ms or s with three significant-ish digits:
  * "950 ns", "12.35 us", "1.20 ms", "2.345 s". */

@@ -43,6 +43,7 @@ struct json_interval {
 	unsigned run;
 	uint64_t t_ns, length_ns;
 	struct count *counts;
+	struct count *units; /* per unit (head's aggr), or NULL */
 };
 
 struct json {
@@ -237,6 +238,61 @@ static cJSON *json_events(const struct evlist *evl, const struct count *c, doubl
 		}
 	}
 	free(m);
+	return arr;
+}
+
+/* A number of aggr_unit, null where the mode has none (-1). */
+static void json_id(cJSON *o, const char *key, int v)
+{
+	if (v < 0)
+		cJSON_AddNullToObject(o, key);
+	else
+		cJSON_AddNumberToObject(o, key, v);
+}
+
+/* The unit's identity: perf's name for it and its topology ids. */
+static void json_unit_id(cJSON *o, const struct aggr *ag, size_t u)
+{
+	const struct aggr_unit *x = &ag->unit[u];
+	json_name(o, "id", x->id);
+	if (ag->mode == AGGR_THREAD)
+		cJSON_AddNullToObject(o, "cpus");
+	else
+		cJSON_AddNumberToObject(o, "cpus", x->ncpus);
+	json_id(o, "cpu", x->cpu);
+	json_id(o, "socket", x->socket);
+	json_id(o, "die", x->die);
+	json_id(o, "core", x->core);
+	json_id(o, "node", x->node);
+	json_id(o, "cache_level", x->cache_level);
+	json_id(o, "cache_id", x->cache_id);
+	json_id(o, "tid", x->tid);
+	if (ag->mode == AGGR_THREAD)
+		json_name(o, "comm", x->comm);
+	else
+		cJSON_AddNullToObject(o, "comm");
+}
+
+/* The rows per unit: counts (ag->n rows of evl->n) with their spread over
+ * nruns (st: NULL for none); brief: each unit's id only, not its topology. */
+static cJSON *json_units(const struct run_head *h, const struct count *counts,
+			 const struct stat_summary *st, unsigned nruns, double elapsed_ns,
+			 bool brief)
+{
+	const struct aggr *ag = h->aggr;
+	size_t n = h->evl->n;
+	cJSON *arr = cJSON_CreateArray();
+	for (size_t u = 0; arr && u < ag->n; u++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddItemToArray(arr, o);
+		if (brief)
+			json_name(o, "id", ag->unit[u].id);
+		else
+			json_unit_id(o, ag, u);
+		cJSON_AddItemToObject(o, "events",
+				      json_events(h->evl, counts + u * n, elapsed_ns,
+						  st ? st + u * n : NULL, nruns));
+	}
 	return arr;
 }
 
@@ -684,7 +740,8 @@ static cJSON *json_spans(const struct report *r, struct json_lists *lists)
 	return o;
 }
 
-static cJSON *json_intervals(const struct json *j, const struct evlist *evl)
+static cJSON *json_intervals(const struct json *j, const struct run_head *h,
+			     const struct evlist *evl)
 {
 	cJSON *arr = cJSON_CreateArray();
 	for (size_t k = 0; arr && j && k < j->niv; k++) {
@@ -710,6 +767,26 @@ static cJSON *json_intervals(const struct json *j, const struct evlist *evl)
 				cJSON_AddNullToObject(e, "value");
 			json_u64(e, "raw", c->raw);
 			cJSON_AddStringToObject(e, "state", json_state(c->state));
+		}
+		cJSON *us = cJSON_AddArrayToObject(o, "units");
+		for (size_t u = 0; us && iv->units && run_head_aggregated(h) && u < h->aggr->n;
+		     u++) {
+			cJSON *x = cJSON_CreateObject();
+			cJSON_AddItemToArray(us, x);
+			json_name(x, "id", h->aggr->unit[u].id);
+			cJSON *ue = cJSON_AddArrayToObject(x, "events");
+			for (size_t i = 0; ue && i < j->nev && i < evl->n; i++) {
+				const struct count *c = &iv->units[u * evl->n + i];
+				cJSON *e = cJSON_CreateObject();
+				cJSON_AddItemToArray(ue, e);
+				json_name(e, "name", evl->ev[i].name);
+				if (c->state == COUNT_OK)
+					json_num(e, "value", c->value);
+				else
+					cJSON_AddNullToObject(e, "value");
+				json_u64(e, "raw", c->raw);
+				cJSON_AddStringToObject(e, "state", json_state(c->state));
+			}
 		}
 	}
 	return arr;
@@ -828,6 +905,16 @@ static cJSON *json_build(const struct json *j, const struct run_head *h, const s
 				      json_events(evl, mean, (double)r->ru.elapsed_ns,
 						  r->stat ? r->stat : NULL, r->nruns));
 	free(zeros);
+	/* -A, --per-core ...: the rows per unit; without, "global" and none */
+	cJSON *agg = cJSON_AddObjectToObject(doc, "aggregation");
+	bool units = run_head_aggregated(h) && r->unit_count;
+	cJSON_AddStringToObject(agg, "mode", aggr_name(units ? h->aggr->mode : AGGR_GLOBAL));
+	if (units)
+		cJSON_AddItemToObject(agg, "units",
+				      json_units(h, r->unit_count, r->unit_stat, r->nruns,
+						 (double)r->ru.elapsed_ns, false));
+	else
+		cJSON_AddArrayToObject(agg, "units");
 	cJSON_AddItemToObject(doc, "rusage",
 			      json_rusage(&r->ru, !r->head->rusage_unknown, r->nruns > 0));
 	cJSON *el = cJSON_AddObjectToObject(doc, "elapsed");
@@ -859,11 +946,17 @@ static cJSON *json_build(const struct json *j, const struct run_head *h, const s
 				json_events(evl, rr->counts, (double)rr->ru.elapsed_ns, NULL, 1));
 		else
 			cJSON_AddArrayToObject(o, "events");
+		if (run_head_aggregated(h) && rr->units)
+			cJSON_AddItemToObject(
+				o, "units",
+				json_units(h, rr->units, NULL, 1, (double)rr->ru.elapsed_ns, true));
+		else
+			cJSON_AddArrayToObject(o, "units");
 		cJSON_AddItemToObject(o, "rusage",
 				      json_rusage(&rr->ru, !r->head->rusage_unknown, true));
 		cJSON_AddItemToObject(o, "exit", json_exit(rr->exit_code, rr->wstatus, true));
 	}
-	cJSON_AddItemToObject(doc, "intervals", json_intervals(j, evl));
+	cJSON_AddItemToObject(doc, "intervals", json_intervals(j, h, evl));
 	cJSON *spans = json_spans(r, lists);
 	if (!spans) {
 		cJSON_Delete(doc);
@@ -900,6 +993,16 @@ static int json_interval(struct writer *w, const struct interval_sample *s)
 		return -ENOMEM;
 	if (nev)
 		memcpy(iv->counts, s->counts, nev * sizeof *iv->counts);
+	iv->units = NULL;
+	if (s->units && run_head_aggregated(w->head) && nev) {
+		size_t nu = w->head->aggr->n * nev;
+		iv->units = malloc(nu * sizeof *iv->units);
+		if (!iv->units) {
+			free(iv->counts);
+			return -ENOMEM;
+		}
+		memcpy(iv->units, s->units, nu * sizeof *iv->units);
+	}
 	iv->run = s->run;
 	iv->t_ns = s->t_ns;
 	iv->length_ns = s->length_ns;
@@ -963,8 +1066,10 @@ static void json_release(struct writer *w)
 	struct json *j = w->priv;
 	if (!j)
 		return;
-	for (size_t k = 0; k < j->niv; k++)
+	for (size_t k = 0; k < j->niv; k++) {
 		free(j->iv[k].counts);
+		free(j->iv[k].units);
+	}
 	free(j->iv);
 	free(j);
 	w->priv = NULL;

@@ -49,9 +49,13 @@ struct report {
 	const struct run_result *run;	 /* nruns */
 	const struct count *count;	 /* evl->n: the mean over runs, as a count */
 	const struct stat_summary *stat; /* evl->n */
-	struct rusage_info ru;		 /* mean over runs */
-	struct stat_summary elapsed;	 /* over runs, seconds */
-	int exit_code;			 /* spanstat's own exit status */
+	/* head->aggr's units (run_head_aggregated): the mean over runs per
+	 * unit, aggr->n rows of evl->n each; NULL without aggregation */
+	const struct count *unit_count;
+	const struct stat_summary *unit_stat;
+	struct rusage_info ru;	     /* mean over runs */
+	struct stat_summary elapsed; /* over runs, seconds */
+	int exit_code;		     /* spanstat's own exit status */
 	/* spans: NULL/0 without collection */
 	const struct span_trees *spans;
 	const struct span_tree *merged; /* every thread's tree merged by path, built

@@ -119,6 +119,103 @@ static int summary_start(struct writer *w, const struct run_head *h)
 	return 0;
 }
 
+/* A unit's columns before the value, as perf stat prints them (its
+ * stat-display.c's widths; newer perf's for --per-cache). */
+static void summary_unit(char *buf, size_t size, const struct aggr *ag, size_t u)
+{
+	const struct aggr_unit *x = &ag->unit[u];
+	switch (ag->mode) {
+	case AGGR_NONE:
+		snprintf(buf, size, "CPU%-7d", x->cpu);
+		break;
+	case AGGR_CORE:
+		snprintf(buf, size, "S%d-D%d-C%-8d %4u", x->socket, x->die, x->core, x->ncpus);
+		break;
+	case AGGR_DIE:
+		snprintf(buf, size, "S%d-D%-8d %4u", x->socket, x->die, x->ncpus);
+		break;
+	case AGGR_SOCKET:
+		snprintf(buf, size, "S%-5d %4u", x->socket, x->ncpus);
+		break;
+	case AGGR_NODE:
+		snprintf(buf, size, "N%-5d %4u", x->node, x->ncpus);
+		break;
+	case AGGR_CACHE:
+		snprintf(buf, size, "%-22s %4u", x->id, x->ncpus);
+		break;
+	case AGGR_THREAD:
+		snprintf(buf, size, "%16s-%-8d", x->comm, x->tid);
+		break;
+	case AGGR_GLOBAL:
+		buf[0] = 0;
+		break;
+	}
+}
+
+/* -I's header line, with the unit's columns of the mode. */
+static void summary_interval_header(FILE *fp, const struct aggr *ag, int uw)
+{
+	const char *cols = "             counts";
+	switch (ag ? ag->mode : AGGR_GLOBAL) {
+	case AGGR_NONE:
+		cols = " CPU                    counts";
+		break;
+	case AGGR_CORE:
+		cols = " core            cpus             counts";
+		break;
+	case AGGR_DIE:
+		cols = " die          cpus             counts";
+		break;
+	case AGGR_SOCKET:
+		cols = " socket cpus             counts";
+		break;
+	case AGGR_NODE:
+		cols = " node   cpus             counts";
+		break;
+	case AGGR_CACHE:
+		cols = " cache                  cpus             counts";
+		break;
+	case AGGR_THREAD:
+		cols = "             comm-pid                  counts";
+		break;
+	case AGGR_GLOBAL:
+		break;
+	}
+	fprintf(fp, "#           time%s %-*s events\n", cols, uw, "unit");
+}
+
+/* The rows of every unit (aggr.h) in perf's order: counts (ag->n rows of
+ * evl->n), their spread over runs (NULL: none), each row after lead (the
+ * interval's time, or NULL). */
+static int summary_units(FILE *fp, const struct run_head *h, const char *lead,
+			 const struct count *counts, const struct stat_summary *st, unsigned nruns,
+			 double elapsed_ns)
+{
+	const struct evlist *evl = h->evl;
+	const struct aggr *ag = h->aggr;
+	int uw = summary_unit_width(evl);
+	struct fmt_row *rows;
+	struct metric *m = calloc(ag->n * evl->n > 0 ? ag->n * evl->n : 1, sizeof *m);
+	long nrows = m ? fmt_aggr_rows(ag, evl, counts, &rows) : -ENOMEM;
+	if (nrows < 0) {
+		free(m);
+		return -ENOMEM;
+	}
+	for (size_t u = 0; u < ag->n; u++)
+		metrics_compute(evl, counts + u * evl->n, elapsed_ns, m + u * evl->n);
+	for (long k = 0; k < nrows; k++) {
+		char unit[96], prefix[160];
+		size_t at = rows[k].unit * evl->n + rows[k].event;
+		summary_unit(unit, sizeof unit, ag, rows[k].unit);
+		snprintf(prefix, sizeof prefix, "%s%s%s", lead ? lead : "", lead ? " " : "", unit);
+		summary_event_line(fp, prefix, uw, &evl->ev[rows[k].event], &counts[at], &m[at],
+				   nruns > 1 && st ? st[at].rel : 0, cgroup_any(evl));
+	}
+	free(rows);
+	free(m);
+	return 0;
+}
+
 static int summary_interval(struct writer *w, const struct interval_sample *s)
 {
 	const struct evlist *evl = w->head->evl;
@@ -134,9 +231,16 @@ static int summary_interval(struct writer *w, const struct interval_sample *s)
 	if (!m)
 		return -ENOMEM;
 	metrics_compute(evl, s->counts, (double)s->length_ns, m);
+	bool units = run_head_aggregated(w->head) && s->units;
 	if (st->intervals++ % SUMMARY_HEADER_EVERY == 0)
-		fprintf(w->fp, "#           time             counts %-*s events\n", uw, "unit");
+		summary_interval_header(w->fp, units ? w->head->aggr : NULL, uw);
 	fmt_interval_time(ts, sizeof(ts), s->t_ns);
+	if (units) {
+		free(m);
+		if (summary_units(w->fp, w->head, ts, s->units, NULL, 1, (double)s->length_ns) < 0)
+			return -ENOMEM;
+		return summary_error(w->fp);
+	}
 	for (size_t i = 0; i < evl->n; i++)
 		summary_event_line(w->fp, ts, uw, &evl->ev[i], &s->counts[i], &m[i], 0,
 				   cgroup_any(evl));
@@ -258,6 +362,13 @@ static int summary_counts(FILE *fp, const struct report *r)
 
 	if (!r->count || evl->n == 0)
 		return 0;
+	if (run_head_aggregated(r->head) && r->unit_count) {
+		if (summary_units(fp, r->head, NULL, r->unit_count, r->unit_stat, r->nruns,
+				  (double)r->ru.elapsed_ns) < 0)
+			return -ENOMEM;
+		fputc('\n', fp);
+		return 0;
+	}
 	m = calloc(evl->n, sizeof(*m));
 	if (!m)
 		return -ENOMEM;

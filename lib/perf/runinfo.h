@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "aggr.h"
 #include "counters.h"
 #include "evlist.h"
 #include "strtab.h"
@@ -28,6 +29,8 @@ struct rusage_info {
 
 struct run_result {
 	struct count *counts; /* evl->n */
+	struct count *units;  /* head's aggr->n rows of evl->n, unit by unit; NULL
+			       * without aggregation (run_head.aggr) */
 	struct rusage_info ru;
 	int wstatus;   /* as from wait4 */
 	int exit_code; /* what spanstat exits with for this run */
@@ -84,7 +87,15 @@ struct run_head {
 					    * (launch_exe: absolute, links resolved), NULL:
 					    * unknown (attached, not found, an old record) */
 	const char *build_id;		   /* its GNU build id in hex, NULL: none or unknown */
+	const struct aggr *aggr;	   /* the rows counts add up to (aggr.h): NULL or
+					    * AGGR_GLOBAL for one */
 };
+
+/* Whether h's counts come in rows per unit (runs' and samples' units). */
+static inline bool run_head_aggregated(const struct run_head *h)
+{
+	return h && h->aggr && h->aggr->mode != AGGR_GLOBAL && h->aggr->n;
+}
 
 struct interval_sample {
 	unsigned run;		    /* 0-based */
@@ -92,6 +103,7 @@ struct interval_sample {
 	uint64_t mono_ns;	    /* CLOCK_MONOTONIC of the sample */
 	uint64_t length_ns;	    /* this interval's wall length */
 	const struct count *counts; /* deltas over the interval, evl->n */
+	const struct count *units;  /* and per unit, as run_result's (NULL: none) */
 };
 
 /* What the source of facts knew at the end, besides the head: each run's

@@ -14,9 +14,29 @@
 #include "attach.h"
 #include "cause.h"
 
+/* A thread's name now, from /proc/PID/task/TID/comm (pid 0: /proc/TID),
+ * or "" when it cannot be read; malloc'd, NULL out of memory. */
+static char *attach_comm(pid_t pid, pid_t tid)
+{
+	char path[96], buf[64] = "";
+	if (pid > 0)
+		snprintf(path, sizeof path, "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	else
+		snprintf(path, sizeof path, "/proc/%d/comm", (int)tid);
+	FILE *f = fopen(path, "re");
+	if (f) {
+		if (!fgets(buf, sizeof buf, f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = 0;
+	return strdup(buf);
+}
+
 /* Adds a task or CPU once: a list that names one twice (-p 7,7, -C 0,0-1,
- * or a process and one of its threads) must not count it twice. */
-static int attach_add(struct attach *a, pid_t pid, int cpu)
+ * or a process and one of its threads) must not count it twice.  A task's
+ * name is read as it is added (owner: the pid whose task it is, or 0). */
+static int attach_add(struct attach *a, pid_t pid, int cpu, pid_t owner)
 {
 	for (size_t i = 0; i < a->n; i++)
 		if (a->at[i].pid == pid && a->at[i].cpu == cpu)
@@ -25,6 +45,13 @@ static int attach_add(struct attach *a, pid_t pid, int cpu)
 	if (!at)
 		return -ENOMEM;
 	a->at = at;
+	char **comm = realloc(a->comm, (a->n + 1) * sizeof *comm);
+	if (!comm)
+		return -ENOMEM;
+	a->comm = comm;
+	a->comm[a->n] = NULL;
+	if (pid > 0 && !(a->comm[a->n] = attach_comm(owner, pid)))
+		return -ENOMEM;
 	a->at[a->n++] = (struct counters_at){pid, cpu};
 	return 0;
 }
@@ -119,7 +146,7 @@ int attach_tasks(struct attach *a, const char *list, bool threads, char **cause)
 					      strerror(ESRCH));
 				break;
 			}
-			r = attach_add(a, id, -1);
+			r = attach_add(a, id, -1, 0);
 			continue;
 		}
 		snprintf(path, sizeof path, "/proc/%d/task", (int)id);
@@ -134,7 +161,7 @@ int attach_tasks(struct attach *a, const char *list, bool threads, char **cause)
 			long tid = strtol(e->d_name, &end, 10);
 			if (*end || tid <= 0)
 				continue;
-			r = attach_add(a, (pid_t)tid, -1);
+			r = attach_add(a, (pid_t)tid, -1, id);
 		}
 		closedir(d);
 	}
@@ -175,7 +202,7 @@ int attach_cpus(struct attach *a, const char *list, char **cause)
 			r = cause_set(cause, -ENODEV, "invalid --cpu '%s': CPU %ld is not online",
 				      list, want[i]);
 		else
-			r = attach_add(a, -1, (int)want[i]);
+			r = attach_add(a, -1, (int)want[i], 0);
 	}
 	free(on);
 	free(want);
@@ -187,8 +214,43 @@ int attach_cpus(struct attach *a, const char *list, char **cause)
 	return r;
 }
 
+int attach_all_threads(struct attach *a, char **cause)
+{
+	memset(a, 0, sizeof *a);
+	DIR *d = opendir("/proc");
+	if (!d)
+		return cause_set(cause, -errno, "cannot list the threads in /proc: %s",
+				 strerror(errno));
+	int r = 0;
+	a->inherit = true;
+	for (struct dirent *e; r == 0 && (e = readdir(d));) {
+		char *end, path[64];
+		long pid = strtol(e->d_name, &end, 10);
+		if (*end || pid <= 0)
+			continue;
+		snprintf(path, sizeof path, "/proc/%ld/task", pid);
+		DIR *t = opendir(path);
+		for (struct dirent *f; r == 0 && t && (f = readdir(t));) {
+			long tid = strtol(f->d_name, &end, 10);
+			if (!*end && tid > 0)
+				r = attach_add(a, (pid_t)tid, -1, (pid_t)pid);
+		}
+		if (t)
+			closedir(t);
+	}
+	closedir(d);
+	if (r == 0 && asprintf(&a->what, "%s", "'system wide'") < 0)
+		r = -ENOMEM;
+	if (r < 0)
+		attach_release(a);
+	return r;
+}
+
 void attach_release(struct attach *a)
 {
+	for (size_t i = 0; a->comm && i < a->n; i++)
+		free(a->comm[i]);
+	free(a->comm);
 	free(a->at);
 	free(a->watch);
 	free(a->what);

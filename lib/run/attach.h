@@ -13,6 +13,8 @@
 
 struct attach {
 	struct counters_at *at; /* a set per thread or CPU */
+	char **comm;		/* n: each thread's name when attached ("" unknown,
+				 * NULL for a CPU) */
 	size_t n;
 	pid_t *watch; /* processes (or threads) whose end ends the count */
 	size_t nwatch;
@@ -28,6 +30,10 @@ int attach_tasks(struct attach *a, const char *list, bool threads, char **cause)
 /* -a (list NULL: every online CPU) or -C LIST ("0,2-3"): every task on
  * those CPUs.  0, or -EINVAL, -ENODEV (a CPU not online), -ENOMEM. */
 int attach_cpus(struct attach *a, const char *list, char **cause);
+/* Every thread of every process running now, each counted on its own
+ * (with inherit), until a command or a signal ends the count: perf stat's
+ * --per-thread -a.  0, or -ENOMEM, or an error reading /proc, with *cause. */
+int attach_all_threads(struct attach *a, char **cause);
 void attach_release(struct attach *a);
 
 #endif

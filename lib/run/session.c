@@ -748,14 +748,23 @@ static int session_interval(struct session *s, struct counters *cs, unsigned run
 	struct count *c = calloc(evl->n ? evl->n : 1, sizeof *c);
 	if (!c)
 		return -ENOMEM;
+	const struct aggr *ag = run_head_aggregated(&s->head) ? s->head.aggr : NULL;
+	struct count *u = ag ? calloc(ag->n * (evl->n ? evl->n : 1), sizeof *u) : NULL;
+	if (ag && !u) {
+		free(c);
+		return -ENOMEM;
+	}
 	uint64_t now = session_now(CLOCK_MONOTONIC);
-	int r = counters_delta(cs, c);
+	int r = ag ? counters_delta_units(cs, c, ag->unit_of, ag->n, u) : counters_delta(cs, c);
 	counters_tools(evl, c, now - *last, 0, 0); /* rusage comes only at the end, as in perf */
-	struct interval_sample smp = {run, now - start, now, now - *last, c};
+	if (ag)
+		counters_tools_units(evl, c, u, ag->n);
+	struct interval_sample smp = {run, now - start, now, now - *last, c, u};
 	*last = now;
 	if (r == 0)
 		r = s->an->interval(s->an->ctx, &smp);
 	free(c);
+	free(u);
 	return r;
 }
 
@@ -868,7 +877,10 @@ static int session_one(struct session *s, unsigned run, char **cause)
 			s->metrics.m[s->metrics.off_cpu].supported = false;
 	}
 	rr->counts = calloc(o->evl->n ? o->evl->n : 1, sizeof *rr->counts);
-	if (!rr->counts) {
+	const struct aggr *ag = run_head_aggregated(&s->head) ? s->head.aggr : NULL;
+	if (ag)
+		rr->units = calloc(ag->n * (o->evl->n ? o->evl->n : 1), sizeof *rr->units);
+	if (!rr->counts || (ag && !rr->units)) {
 		counters_close(&cs);
 		t.ops->close(&t);
 		return session_target_fail(s, cause, ENOMEM, "cannot run '%s'");
@@ -1015,7 +1027,8 @@ static int session_one(struct session *s, unsigned run, char **cause)
 		close(tfd);
 	}
 	if (r == 0)
-		r = counters_read(&cs, rr->counts);
+		r = ag ? counters_read_units(&cs, rr->counts, ag->unit_of, ag->n, rr->units)
+		       : counters_read(&cs, rr->counts);
 	counters_close(&cs);
 	t.ops->close(&t);
 	if (!te.rusage_known)
@@ -1024,6 +1037,8 @@ static int session_one(struct session *s, unsigned run, char **cause)
 	if (r == 0)
 		counters_tools(s->o->evl, rr->counts, rr->ru.elapsed_ns, rr->ru.utime_ns,
 			       rr->ru.stime_ns);
+	if (r == 0 && ag)
+		counters_tools_units(s->o->evl, rr->counts, rr->units, ag->n);
 	rr->wstatus = te.wstatus;
 	rr->exit_code = !te.has_status		  ? 0
 			: WIFSIGNALED(te.wstatus) ? SESSION_EXIT_SIGNAL + WTERMSIG(te.wstatus)
@@ -1056,8 +1071,10 @@ static void session_release(struct session *s)
 		close(s->lines_w);
 	linesrc_free(s->lines);
 	if (s->run)
-		for (unsigned k = 0; k < s->o->runs; k++)
+		for (unsigned k = 0; k < s->o->runs; k++) {
 			free(s->run[k].counts);
+			free(s->run[k].units);
+		}
 	free(s->run);
 	free(s->buf);
 	if (s->dec)
@@ -1096,7 +1113,8 @@ int session_run(const struct session_opts *o, int *exit_code, char **cause)
 				   .timeout_ms = o->timeout_ms,
 				   .spans = o->spans,
 				   .target = o->attach ? o->attach->what : NULL,
-				   .rusage_unknown = o->attach != NULL};
+				   .rusage_unknown = o->attach != NULL,
+				   .aggr = o->aggr};
 	s.run = calloc(o->runs, sizeof *s.run);
 	if (!s.run)
 		return session_fail(cause, ENOMEM, "cannot run '%s'", o->argc ? o->argv[0] : "");

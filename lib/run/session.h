@@ -77,6 +77,8 @@ struct session_opts {
 	/* attach (-p, -t, -a, -C): count these tasks or CPUs instead of a command
 	 * spanstat starts; argc may then be 0 */
 	const struct attach *attach;		 /* NULL: count the command */
+	const struct aggr *aggr;		 /* rows per thread, CPU, core ... of attach's sets
+						  * (aggr.h), or NULL: the totals only */
 	const struct session_consumer *consumer; /* where the facts go */
 };
 

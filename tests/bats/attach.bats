@@ -182,8 +182,8 @@ time.sleep(5)' >th.out &
 	assert_output "spanstat: invalid --cpu '1-0': expected CPUs such as 0,2-3"
 	run -125 "$SPANSTAT" -p "$TPID" --spans -- true
 	assert_output "spanstat: span collection needs a COMMAND that spanstat starts, not -p, -t, -a or -C"
-	run -125 "$SPANSTAT" -p "$TPID" -r 3 -- true
-	assert_output "spanstat: -r repeats a COMMAND that spanstat starts: not with -p, -t, -a or -C"
+	run -125 "$SPANSTAT" -p "$TPID" -r 3
+	assert_output "spanstat: -r repeats a COMMAND: with -p, -t, -a or -C it needs one to bound each run"
 	run -125 "$SPANSTAT" -p "$TPID" -a -- true
 	assert_output "spanstat: -p, -t and -a or -C cannot be combined: count one kind of target"
 	run -125 "$SPANSTAT"

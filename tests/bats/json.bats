@@ -105,6 +105,9 @@ summary_value() {
 	# starts), perf stat's default events: empty arrays, collected false
 	sleep 5 3>&- &
 	run "$SPANSTAT" --json=plain.json -p $! -- sleep 0.1
+	assert_success
+	# split per thread (--per-thread), with intervals: the units' fields
+	run "$SPANSTAT" --json=units.json --per-thread -I 50 -p $! -- sleep 0.12
 	kill $!
 	assert_success
 	# the ranks of a job: two record files reported together
@@ -116,7 +119,7 @@ summary_value() {
 	nfields=$(wc -l <<<"$fields")
 	echo "$nfields documented fields in $(schema_page)"
 	[ "$nfields" -ge 100 ]
-	run schema_check full.json died.json plain.json job.json
+	run schema_check full.json died.json plain.json job.json units.json
 	assert_success
 	# every field present in every document, with only documented types
 	run awk -F'\t' '

@@ -215,7 +215,7 @@ int main(void)
 	for (size_t k = 0; k < norig; k++) {
 		if (k == at_sample) {
 			struct count c = {.state = COUNT_OK, .raw = 777};
-			struct interval_sample smp = {0, 10, 20, 30, &c};
+			struct interval_sample smp = {0, 10, 20, 30, &c, NULL};
 			ok(w.ops->interval(&w, &smp) == 0, "a sample is written among the events");
 		}
 		w.ops->span(&w, &orig[k]);
