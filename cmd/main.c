@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "grow.h"
@@ -946,6 +947,11 @@ static int run_main(struct cli *c, int argc, char **argv)
 	if (c->pids || c->tids || c->all_cpus || c->cpus) {
 		/* --per-thread -a: every thread on its own, as perf counts them */
 		bool threads = c->aggr == AGGR_THREAD && c->all_cpus;
+		struct rlimit rl; /* an fd per thread and event: as many as allowed, as perf */
+		if (threads && getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
 		int r = c->pids	  ? attach_tasks(&at, c->pids, false, &cause)
 			: c->tids ? attach_tasks(&at, c->tids, true, &cause)
 			: threads ? attach_all_threads(&at, &cause)

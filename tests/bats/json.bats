@@ -105,10 +105,10 @@ summary_value() {
 	# starts), perf stat's default events: empty arrays, collected false
 	sleep 5 3>&- &
 	run "$SPANSTAT" --json=plain.json -p $! -- sleep 0.1
-	assert_success
-	# split per thread (--per-thread), with intervals: the units' fields
-	run "$SPANSTAT" --json=units.json --per-thread -I 50 -p $! -- sleep 0.12
 	kill $!
+	assert_success
+	# split per core, with intervals and metrics: the units' fields
+	run "$SPANSTAT" --json=units.json --per-core -a -I 50 -e task-clock -- sleep 0.12
 	assert_success
 	# the ranks of a job: two record files reported together
 	for r in 0 1; do

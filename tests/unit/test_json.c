@@ -100,6 +100,12 @@ struct fixture {
 	struct span_tree merged;
 	struct rank_info rank[2];
 	struct report_ranks ranks;
+	/* split per core (aggr.h): two cores, each half of every count */
+	struct aggr ag;
+	struct aggr_unit unit[2];
+	size_t unit_of[2];
+	struct count unit_runs[2][2 * NEV], unit_mean[2 * NEV];
+	struct stat_summary unit_stat[2 * NEV];
 	/* open spans per tid (100, 101) as the decoder would track them */
 	uint64_t open_ts[2][8];
 	uint32_t depth[2];
@@ -214,6 +220,37 @@ static void fixture_init(struct fixture *f, bool spans)
 
 	if (!spans)
 		return;
+	for (int u = 0; u < 2; u++) {
+		f->unit[u] = (struct aggr_unit){.ncpus = 1,
+						.cpu = -1,
+						.socket = 0,
+						.die = 0,
+						.core = u,
+						.node = -1,
+						.cache_level = -1,
+						.cache_id = -1,
+						.tid = -1};
+		snprintf(f->unit[u].id, sizeof f->unit[u].id, "S0-D0-C%d", u);
+		f->unit_of[u] = (size_t)u;
+		for (int i = 0; i < NEV; i++) {
+			for (int k = 0; k < 2; k++) {
+				f->unit_runs[k][u * NEV + i] = f->runs[k][i];
+				f->unit_runs[k][u * NEV + i].raw /= 2;
+				f->unit_runs[k][u * NEV + i].value /= 2;
+			}
+			f->unit_mean[u * NEV + i] = f->mean[i];
+			f->unit_mean[u * NEV + i].raw /= 2;
+			f->unit_mean[u * NEV + i].value /= 2;
+			f->unit_stat[u * NEV + i] = f->stat[i];
+		}
+	}
+	f->ag = (struct aggr){
+		.mode = AGGR_CORE, .unit = f->unit, .n = 2, .unit_of = f->unit_of, .nsets = 2};
+	f->head.aggr = &f->ag;
+	for (int k = 0; k < 2; k++)
+		f->run[k].units = f->unit_runs[k];
+	f->rep.unit_count = f->unit_mean;
+	f->rep.unit_stat = f->unit_stat;
 	strtab_init(&f->st);
 	span_trees_init(&f->tree);
 	span_trees_set_values(&f->tree, 7);
@@ -298,7 +335,8 @@ static char *write_json(struct fixture *f, char *path, size_t cap)
 		struct interval_sample s = {.run = 0,
 					    .t_ns = (uint64_t)(i + 1) * 100000000,
 					    .length_ns = 100000000,
-					    .counts = c};
+					    .counts = c,
+					    .units = f->head.aggr ? f->unit_runs[0] : NULL};
 		w.ops->interval(&w, &s);
 	}
 	int rc = w.ops->finish(&w, &f->rep);
