@@ -928,9 +928,12 @@ static int session_one(struct session *s, unsigned run, char **cause)
 	for (bool done = false; !done;) {
 		if (!counting && (dfd < 0 || r < 0)) { /* no delay, or it has passed */
 			counting = true;
-			if (o->delay_ms)
+			/* without a delay the count began with go(), before the
+			 * exec: start stays, or the exec's time is in no elapsed */
+			if (o->delay_ms) {
 				counters_enable(&cs);
-			cstart = last = session_now(CLOCK_MONOTONIC);
+				cstart = last = session_now(CLOCK_MONOTONIC);
+			}
 			if (o->interval_ms)
 				tfd = session_timer(o->interval_ms, o->interval_ms);
 			if (o->timeout_ms)

@@ -91,6 +91,17 @@ bad_input() {
 	assert_output 1000
 }
 
+@test "no -D: the elapsed time covers the command's exec, never less than its task-clock" {
+	# one thread cannot have more CPU time than the wall time around it;
+	# a few runs, as the exec of 'true' is most of its life
+	for _ in 1 2 3; do
+		run -0 "$SPANSTAT" -e task-clock --json=s.json -- true
+		run -0 jq -e '.rusage.elapsed_ns >= .events[0].raw' s.json
+		run -0 "$SPANSTAT" -D 0 -e task-clock --json=s.json -- true
+		run -0 jq -e '.rusage.elapsed_ns >= .events[0].raw' s.json
+	done
+}
+
 @test "-D: bad values are refused in one line, nothing run" {
 	bad_input -D -1
 	assert_output --partial "invalid --delay '-1'"
