@@ -162,11 +162,13 @@ void analysis_rusage(const struct run_end *e, struct report *rep)
 	}
 	struct stats el;
 	stats_init(&el);
-	double u = 0, sy = 0, rss = 0, mi = 0, ma = 0, vc = 0, ic = 0, w = 0;
+	double u = 0, sy = 0, rss = 0, mi = 0, ma = 0, vc = 0, ic = 0, w = 0, sw = 0;
 	for (unsigned k = 0; k < e->nruns; k++) {
 		const struct rusage_info *ri = &e->run[k].ru;
 		stats_add(&el, (double)ri->elapsed_ns / 1e9);
 		w += (double)ri->elapsed_ns;
+		/* the spans cover the whole run, the delay of -D too */
+		sw += (double)(e->run[k].wall_ns ? e->run[k].wall_ns : ri->elapsed_ns);
 		u += (double)ri->utime_ns;
 		sy += (double)ri->stime_ns;
 		rss += (double)ri->maxrss_kb;
@@ -181,7 +183,7 @@ void analysis_rusage(const struct run_end *e, struct report *rep)
 				       stats_sat_long(mi / k + 0.5), stats_sat_long(ma / k + 0.5),
 				       stats_sat_long(vc / k + 0.5), stats_sat_long(ic / k + 0.5)};
 	rep->elapsed = stats_summary(&el);
-	rep->span_wall_ns = stats_sat_u64(w); /* a damaged record's runs: any sum */
+	rep->span_wall_ns = stats_sat_u64(sw); /* a damaged record's runs: any sum */
 }
 
 static int analysis_report(struct analysis *a, const struct run_end *e,

@@ -460,6 +460,8 @@ static void rf_run(struct recfile *rf, struct record_in *in)
 	rr.ru.nivcsw = (long)rf_i64(in);
 	rr.wstatus = (int)rf_i64(in);
 	rr.exit_code = (int)rf_i64(in);
+	if (in->ok && in->p < in->end) /* wall_ns, added later */
+		rr.wall_ns = record_get_u64(in);
 	if (!in->ok || rf->have_run[k]) {
 		free(rr.counts);
 		rf->dmg.bad_records += !in->ok;

@@ -362,6 +362,7 @@ static int recw_finish(struct writer *w, const struct report *r)
 		recw_rusage(&b, &r->run[k].ru);
 		rb_i64(&b, r->run[k].wstatus);
 		rb_i64(&b, r->run[k].exit_code);
+		rb_u64(&b, r->run[k].wall_ns); /* added later: older files end above */
 		e = recw_put_buf(w, RECORD_RUN, &b);
 	}
 	if (e == 0) {

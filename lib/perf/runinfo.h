@@ -32,8 +32,10 @@ struct run_result {
 	struct count *units;  /* head's aggr->n rows of evl->n, unit by unit; NULL
 			       * without aggregation (run_head.aggr) */
 	struct rusage_info ru;
-	int wstatus;   /* as from wait4 */
-	int exit_code; /* what spanstat exits with for this run */
+	int wstatus;	  /* as from wait4 */
+	int exit_code;	  /* what spanstat exits with for this run */
+	uint64_t wall_ns; /* the whole run's wall time, --delay's included (the spans'
+			   * shares refer to it); 0: ru.elapsed_ns (an older record) */
 };
 
 /* One instant on three clocks (spans and samples are stamped MONOTONIC):

@@ -1037,6 +1037,7 @@ static int session_one(struct session *s, unsigned run, char **cause)
 	if (!te.rusage_known)
 		memset(&te.ru, 0, sizeof te.ru);
 	session_rusage(&rr->ru, &te.ru, end - cstart);
+	rr->wall_ns = end - start;
 	if (r == 0)
 		counters_tools(s->o->evl, rr->counts, rr->ru.elapsed_ns, rr->ru.utime_ns,
 			       rr->ru.stime_ns);

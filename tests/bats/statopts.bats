@@ -9,9 +9,10 @@
 load helpers
 
 setup_file() {
-	export SPIN LOOP
+	export SPIN LOOP OPEN
 	SPIN=$(build_workload spin)
 	LOOP=$(build_workload span_loop $(span_link_flags))
+	OPEN=$(build_workload span_open $(span_link_flags))
 }
 
 setup() {
@@ -100,6 +101,21 @@ bad_input() {
 		run -0 "$SPANSTAT" -D 0 -e task-clock --json=s.json -- true
 		run -0 jq -e '.rusage.elapsed_ns >= .events[0].raw' s.json
 	done
+}
+
+@test "-D: the spans' wall shares are of the whole run, the delay included" {
+	# "outer" stays open for the command's last 100 ms: over the run less
+	# the delay it would be more than all of the wall time
+	run -3 "$SPANSTAT" -D 50 --spans --json=s.json -- "$OPEN" exit
+	run -0 jq -e '[.spans.merged.nodes[] | select(.name == "outer") | .total_ns][0] as $o
+		| $o > 0 and .spans.wall_ns >= $o' s.json
+	run -3 "$SPANSTAT" -D 50 --spans -- "$OPEN" exit
+	refute_output --regexp '(1[0-9][0-9]|[2-9][0-9][0-9])\.[0-9]%'
+	# a record keeps it: its report says the same
+	run -3 "$SPANSTAT" -D 50 --record=s.rec -- "$OPEN" exit
+	run -0 "$SPANSTAT" report --json=r.json s.rec
+	run -0 jq -e '[.spans.merged.nodes[] | select(.name == "outer") | .total_ns][0] as $o
+		| $o > 0 and .spans.wall_ns >= $o' r.json
 }
 
 @test "-D: bad values are refused in one line, nothing run" {
