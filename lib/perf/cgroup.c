@@ -158,11 +158,24 @@ int cgroup_open(const char *name, char **cause)
 				 "perf_event",
 				 name);
 	snprintf(path, sizeof path, "%s/%s", root, name[0] == '/' ? name + 1 : name);
+	/* a name is a path under the root: '..' would leave the hierarchy,
+	 * and a directory that is no cgroup the kernel refuses (EBADF), which
+	 * would pass for an event it does not support */
+	for (const char *p = name; (p = strstr(p, "..")); p += 2)
+		if ((p == name || p[-1] == '/') && (p[2] == '\0' || p[2] == '/'))
+			return cause_set(cause, -EINVAL,
+					 "invalid cgroup '%s': a path under %s, without '..'", name,
+					 root);
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		int e = errno;
 		return cause_set(cause, -e, "cannot open cgroup '%s' (%s): %s", name, path,
 				 strerror(e));
+	}
+	if (faccessat(fd, "cgroup.procs", F_OK, 0) < 0) {
+		close(fd);
+		return cause_set(cause, -ENOTDIR, "cannot open cgroup '%s' (%s): not a cgroup",
+				 name, path);
 	}
 	return fd;
 }

@@ -366,3 +366,13 @@ cg_setup() {
 	bad_input -a -e task-clock -G no-such-cgroup-here
 	assert_output --partial "cannot open cgroup 'no-such-cgroup-here'"
 }
+
+@test "-G and --for-each-cgroup: '..' out of the hierarchy is refused, not counted as <not supported>" {
+	# the parent of the cgroup mount is no cgroup: the kernel says EBADF,
+	# which must not pass for an event it does not support
+	bad_input -a -x, -e task-clock -G ..
+	assert_output --partial "invalid cgroup '..'"
+	bad_input -a -x, -e task-clock -G x/../..
+	bad_input -a -x, -e task-clock --for-each-cgroup=/,..
+	assert_output --partial "invalid cgroup '..'"
+}
