@@ -979,6 +979,9 @@ static int run_main(struct cli *c, int argc, char **argv)
 		if (r < 0)
 			die("%s", cause);
 	}
+	/* a bad cgroup is bad input: refused before --pre runs */
+	if (cgroup_check(&c->evl, &cause) < 0)
+		die("%s", cause ? cause : "cannot open a cgroup");
 	/* Any span output turns collection on; --json then includes spans. */
 	bool spans = wants_spans(c);
 	char *preload = NULL, *alloc = NULL;

@@ -118,6 +118,19 @@ int cgroup_expand(struct evlist *evl, const char *names, char **cause)
 	return 0;
 }
 
+int cgroup_check(const struct evlist *evl, char **cause)
+{
+	for (size_t i = 0; i < evl->n; i++) {
+		if (!evl->ev[i].cgroup)
+			continue;
+		int fd = cgroup_open(evl->ev[i].cgroup, cause);
+		if (fd < 0)
+			return fd;
+		close(fd);
+	}
+	return 0;
+}
+
 bool cgroup_any(const struct evlist *evl)
 {
 	for (size_t i = 0; i < evl->n; i++)

@@ -26,5 +26,8 @@ bool cgroup_any(const struct evlist *evl);
  * the cgroup v2 mount) for PERF_FLAG_PID_CGROUP.  The fd, or -errno with
  * *cause. */
 int cgroup_open(const char *name, char **cause);
+/* Whether every event's cgroup opens (cgroup_open): 0, or its -errno with
+ * *cause, so that a bad name is refused before anything runs (--pre). */
+int cgroup_check(const struct evlist *evl, char **cause);
 
 #endif

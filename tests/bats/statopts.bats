@@ -376,3 +376,11 @@ cg_setup() {
 	bad_input -a -x, -e task-clock --for-each-cgroup=/,..
 	assert_output --partial "invalid cgroup '..'"
 }
+
+@test "-G: a cgroup that does not open is refused before --pre runs" {
+	bad_input -a -e task-clock -G no-such-cgroup-here --pre='touch pre'
+	assert_output --partial "cannot open cgroup 'no-such-cgroup-here'"
+	[ ! -e pre ] || fail "--pre ran for a bad cgroup"
+	bad_input -a -e task-clock --for-each-cgroup=/,no-such-cgroup-here --pre='touch pre'
+	[ ! -e pre ] || fail "--pre ran for a bad cgroup"
+}
