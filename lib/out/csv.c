@@ -98,14 +98,10 @@ static int csv_units(struct writer *w, const char *ts, const struct count *count
 	const struct evlist *evl = w->head->evl;
 	const struct aggr *ag = w->head->aggr;
 	struct fmt_row *rows;
-	struct metric *m = calloc(ag->n * evl->n > 0 ? ag->n * evl->n : 1, sizeof *m);
-	long nrows = m ? fmt_aggr_rows(ag, evl, counts, &rows) : -ENOMEM;
-	if (nrows < 0) {
-		free(m);
+	struct metric *m;
+	long nrows = fmt_aggr_rows(ag, evl, counts, elapsed_ns, &rows, &m);
+	if (nrows < 0)
 		return -ENOMEM;
-	}
-	for (size_t u = 0; u < ag->n; u++)
-		metrics_compute(evl, counts + u * evl->n, elapsed_ns, m + u * evl->n);
 	for (long k = 0; k < nrows; k++) {
 		size_t at = rows[k].unit * evl->n + rows[k].event;
 		double rel = st && nruns > 1 ? st[at].rel : 0;

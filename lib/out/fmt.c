@@ -225,12 +225,18 @@ static double fmt_row_value(const struct count *units, size_t ne, const struct f
 }
 
 long fmt_aggr_rows(const struct aggr *ag, const struct evlist *evl, const struct count *units,
-		   struct fmt_row **rows)
+		   double elapsed_ns, struct fmt_row **rows, struct metric **m)
 {
 	size_t n = 0, ne = evl->n;
 	*rows = malloc((ag->n * ne > 0 ? ag->n * ne : 1) * sizeof **rows);
-	if (!*rows)
+	*m = calloc(ag->n * ne > 0 ? ag->n * ne : 1, sizeof **m);
+	if (!*rows || !*m) {
+		free(*rows);
+		free(*m);
 		return -ENOMEM;
+	}
+	for (size_t u = 0; u < ag->n; u++)
+		metrics_compute(evl, units + u * ne, elapsed_ns, *m + u * ne);
 	if (ag->mode != AGGR_THREAD && ag->mode != AGGR_NONE) {
 		for (size_t u = 0; u < ag->n; u++)
 			for (size_t i = 0; i < ne; i++)

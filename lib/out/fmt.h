@@ -50,12 +50,13 @@ int fmt_interval_time(char *buf, size_t size, uint64_t t_ns);
  * (-A) and threads, the threads of each event by value, largest first
  * (and, counting every thread of the system, only those that counted
  * something).  units: ag->n rows of evl->n.  *rows (malloc'd, the caller
- * frees) gets the count returned; -ENOMEM. */
+ * frees) gets the count returned, and *m (malloc'd too) each unit's
+ * metrics over elapsed_ns, laid out as units; -ENOMEM, with neither. */
 struct fmt_row {
 	size_t unit, event;
 };
 long fmt_aggr_rows(const struct aggr *ag, const struct evlist *evl, const struct count *units,
-		   struct fmt_row **rows);
+		   double elapsed_ns, struct fmt_row **rows, struct metric **m);
 
 /* A duration in ns, us, ms or s with three significant-ish digits:
  * "950 ns", "12.35 us", "1.20 ms", "2.345 s". */

@@ -195,14 +195,10 @@ static int summary_units(FILE *fp, const struct run_head *h, const char *lead,
 	const struct aggr *ag = h->aggr;
 	int uw = summary_unit_width(evl);
 	struct fmt_row *rows;
-	struct metric *m = calloc(ag->n * evl->n > 0 ? ag->n * evl->n : 1, sizeof *m);
-	long nrows = m ? fmt_aggr_rows(ag, evl, counts, &rows) : -ENOMEM;
-	if (nrows < 0) {
-		free(m);
+	struct metric *m;
+	long nrows = fmt_aggr_rows(ag, evl, counts, elapsed_ns, &rows, &m);
+	if (nrows < 0)
 		return -ENOMEM;
-	}
-	for (size_t u = 0; u < ag->n; u++)
-		metrics_compute(evl, counts + u * evl->n, elapsed_ns, m + u * evl->n);
 	for (long k = 0; k < nrows; k++) {
 		char unit[96], prefix[160];
 		size_t at = rows[k].unit * evl->n + rows[k].event;
