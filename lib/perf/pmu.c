@@ -408,22 +408,36 @@ static int pmu_scale(const char *s, double *v)
 /* A term an alias leaves to the user (umask=?), by name. */
 #define PMU_NEED 64
 
-static int pmu_terms(const struct pmu *p, char *terms, const char *alias, const char *spec,
-		     struct pmu_event *pe, char *need, char **cause);
+/* One event's terms being applied, in perf's order: a first pass sets
+ * config, config1, config2 (the whole word, the last one given) and name
+ * (the first one given); a second ORs every format term's bits into its
+ * word, an alias's where the alias stands, as perf 6.1's pmu_config_term
+ * does: bits are never cleared, so msr/event=1,event=0/ is config 1. */
+struct pmu_job {
+	const struct pmu *p;
+	const char *spec;
+	struct pmu_event *pe;
+	int pass;
+	const char *alias;   /* the alias the user's terms name, if one */
+	char need[PMU_NEED]; /* a term an alias leaves to the user (umask=?) */
+};
 
-/* Alias's terms applied to pe, with its scale and unit. */
-static int pmu_apply_alias(const struct pmu *p, const char *alias, const char *spec,
-			   struct pmu_event *pe, char *need, char **cause)
+static int pmu_terms(struct pmu_job *job, const char *terms, const char *alias, char **cause);
+
+/* Alias's terms applied, and in the last pass its scale and unit. */
+static int pmu_apply_alias(struct pmu_job *job, const char *alias, char **cause)
 {
+	const struct pmu *p = job->p;
 	char dir[8192], terms[4096], file[512];
 	snprintf(dir, sizeof dir, "%s/events", p->dir);
 	int err = pmu_read(dir, alias, terms, sizeof terms);
 	if (err)
-		return cause_set(cause, -EINVAL, "%s: cannot read event '%s' of PMU '%s': %s", spec,
-				 alias, p->name, strerror(-err));
-	err = pmu_terms(p, terms, alias, spec, pe, need, cause);
-	if (err)
+		return cause_set(cause, -EINVAL, "%s: cannot read event '%s' of PMU '%s': %s",
+				 job->spec, alias, p->name, strerror(-err));
+	err = pmu_terms(job, terms, alias, cause);
+	if (err || job->pass == 0)
 		return err;
+	struct pmu_event *pe = job->pe;
 	char buf[256];
 	snprintf(file, sizeof file, "%s.scale", alias);
 	if (pmu_read(dir, file, buf, sizeof buf) == 0 && (err = pmu_scale(buf, &pe->scale)))
@@ -431,7 +445,7 @@ static int pmu_apply_alias(const struct pmu *p, const char *alias, const char *s
 				      : cause_set(cause, -EINVAL,
 						  "%s: the scale '%s' of event '%s' of PMU '%s' "
 						  "is not a positive number",
-						  spec, buf, alias, p->name);
+						  job->spec, buf, alias, p->name);
 	snprintf(file, sizeof file, "%s.unit", alias);
 	if (pmu_read(dir, file, buf, sizeof buf) == 0 && *buf) {
 		free(pe->unit);
@@ -441,11 +455,30 @@ static int pmu_apply_alias(const struct pmu *p, const char *alias, const char *s
 	return 0;
 }
 
+/* name=NAME's NAME as perf takes it: "..." quotes dropped, and nothing
+ * that would break a line of output. */
+static int pmu_name(struct pmu_job *job, const char *value, char **cause)
+{
+	size_t n = strlen(value);
+	if (n >= 2 && value[0] == '"' && value[n - 1] == '"')
+		value++, n -= 2;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)value[i] < 0x20 || value[i] == 0x7f)
+			return cause_set(cause, -EINVAL,
+					 "%s: the name '%.*s' has a control character", job->spec,
+					 (int)n, value);
+	if (!n)
+		return cause_set(cause, -EINVAL, "%s: term 'name' has an empty name", job->spec);
+	return (job->pe->name = strndup(value, n)) ? 0 : -ENOMEM;
+}
+
 /* One term, KEY or KEY=VALUE (value NULL for a bare KEY).  alias, when
  * not NULL, names the alias whose expansion it comes from. */
-static int pmu_term(const struct pmu *p, const char *key, const char *value, const char *alias,
-		    const char *spec, struct pmu_event *pe, char *need, char **cause)
+static int pmu_term(struct pmu_job *job, const char *key, const char *value, const char *alias,
+		    char **cause)
 {
+	const struct pmu *p = job->p;
+	const char *spec = job->spec;
 	char from[300] = "";
 	if (alias)
 		snprintf(from, sizeof from, " (from event '%s')", alias);
@@ -458,19 +491,31 @@ static int pmu_term(const struct pmu *p, const char *key, const char *value, con
 		if (!value)
 			return cause_set(cause, -EINVAL,
 					 "%s: term 'name' needs a value (name=NAME)", spec);
-		free(pe->name);
-		return (pe->name = strdup(value)) ? 0 : -ENOMEM;
+		/* the first name= names the event, as perf's get_config_name */
+		return job->pass == 0 && !job->pe->name ? pmu_name(job, value, cause) : 0;
 	}
+	uint64_t v = 1;
 	const struct pmu_format *f = pmu_find_format(p, key);
-	const char *a = !f && !value && !alias ? pmu_find_alias(p, key) : NULL;
-	if (a)
-		return pmu_apply_alias(p, a, spec, pe, need, cause);
+	/* an alias is a bare term or one set to 1 (perf: msr/tsc=1/) */
+	const char *a = !f && !alias && (!value || (pmu_number(value, &v) == 0 && v == 1))
+				? pmu_find_alias(p, key)
+				: NULL;
+	if (a) {
+		if (job->pass == 0 && job->alias)
+			return cause_set(cause, -EINVAL,
+					 "%s: more than one event ('%s' and '%s'): one PMU event "
+					 "names at most one",
+					 spec, job->alias, a);
+		job->alias = a;
+		return pmu_apply_alias(job, a, cause);
+	}
 	int word = -1;
 	uint64_t mask = ~0ull;
 	for (int w = 0; w < 3; w++)
 		if (strcmp(key, pmu_generic[w]) == 0)
 			word = w;
-	if (word < 0 && f) {
+	bool generic = word >= 0; /* config, config1, config2: the whole word */
+	if (!generic && f) {
 		if (f->word < 0)
 			return cause_set(cause, -EINVAL,
 					 "%s: cannot read the format of term '%s' of PMU '%s' "
@@ -481,14 +526,14 @@ static int pmu_term(const struct pmu *p, const char *key, const char *value, con
 	}
 	if (word < 0) {
 		if (value && pmu_find_alias(p, key))
-			return cause_set(cause, -EINVAL, "%s: event '%s' takes no value", spec,
-					 key);
+			return cause_set(cause, -EINVAL, "%s: event '%s' takes no value but 1",
+					 spec, key);
 		return pmu_unknown_term(p, key, spec, cause);
 	}
-	uint64_t v = 1;
+	v = 1;
 	if (value) {
 		if (strcmp(value, "?") == 0 && alias) { /* the user's to give */
-			snprintf(need, PMU_NEED, "%s", key);
+			snprintf(job->need, PMU_NEED, "%s", key);
 			return 0;
 		}
 		int err = pmu_number(value, &v);
@@ -511,29 +556,36 @@ static int pmu_term(const struct pmu *p, const char *key, const char *value, con
 				 spec, (unsigned long long)v, key, from, width,
 				 width == 1 ? "" : "s", f ? f->spec : "",
 				 (unsigned long long)((1ull << width) - 1));
-	__u64 *w = pmu_word(&pe->attr, word);
-	*w = (*w & ~mask) | pmu_deposit(v, mask);
+	__u64 *w = pmu_word(&job->pe->attr, word);
+	if (generic && job->pass == 0)
+		*w = v;
+	else if (!generic && job->pass == 1)
+		*w |= pmu_deposit(v, mask);
 	return 0;
 }
 
-/* Applies terms ("a=1,b,c=0x2", modified in place) to pe. */
-static int pmu_terms(const struct pmu *p, char *terms, const char *alias, const char *spec,
-		     struct pmu_event *pe, char *need, char **cause)
+/* Applies terms ("a=1,b,c=0x2") to job's event. */
+static int pmu_terms(struct pmu_job *job, const char *terms, const char *alias, char **cause)
 {
-	if (!*pmu_trim(terms))
+	char *copy = strdup(terms);
+	if (!copy)
+		return -ENOMEM;
+	int err = 0;
+	if (!*pmu_trim(copy)) {
+		free(copy);
 		return 0; /* "msr//": config 0, as perf */
-	for (char *rest = terms;;) {
+	}
+	for (char *rest = pmu_trim(copy); !err;) {
 		char *one = strsep(&rest, ",");
 		if (!one)
-			return 0;
+			break;
 		char *eq = strchr(one, '=');
 		if (eq)
 			*eq = 0;
-		int err = pmu_term(p, pmu_trim(one), eq ? pmu_trim(eq + 1) : NULL, alias, spec, pe,
-				   need, cause);
-		if (err)
-			return err;
+		err = pmu_term(job, pmu_trim(one), eq ? pmu_trim(eq + 1) : NULL, alias, cause);
 	}
+	free(copy);
+	return err;
 }
 
 /* Whether the user's terms give key a value. */
@@ -576,13 +628,15 @@ int pmu_resolve(const char *sysfs, const char *spec, struct pmu_event *pe, const
 		err = cause_set(cause, -EINVAL, "%s: cannot read PMU '%s' in %s: %s", spec, name,
 				sysfs, strerror(-err));
 	else {
-		char need[PMU_NEED] = "", *user = strdup(terms);
+		struct pmu_job job = {.p = &p, .spec = spec, .pe = pe};
 		pe->attr.type = p.type;
-		err = user ? pmu_terms(&p, terms, NULL, spec, pe, need, cause) : -ENOMEM;
-		if (!err && *need && !pmu_user_sets(user, need))
+		err = pmu_terms(&job, terms, NULL, cause);
+		job.pass = 1;
+		if (!err)
+			err = pmu_terms(&job, terms, NULL, cause);
+		if (!err && *job.need && !pmu_user_sets(terms, job.need))
 			err = cause_set(cause, -EINVAL, "%s: term '%s' needs a value: add %s=VALUE",
-					spec, need, need);
-		free(user);
+					spec, job.need, job.need);
 	}
 	pmu_release(&p);
 	free(name);

@@ -47,7 +47,11 @@ bool pmu_like(const char *spec);
  *                the term's bits), or config, config1, config2 (the whole
  *                word), or name (the event's name as shown)
  *   TERM         a format term set to 1, or an alias (case ignored) that
- *                expands to its terms and brings its scale and unit
+ *                expands to its terms and brings its scale and unit (also
+ *                TERM=1; at most one alias an event)
+ * As perf 6.1: config, config1, config2 set their words first (the last
+ * one given wins), then each format term ORs its bits in, clearing none;
+ * the first name= names the event ("..." dropped; no control character).
  * Errors (-EINVAL, -ENOENT for an unknown PMU) say what was wrong with
  * which part of spec: an unknown PMU (naming the closest ones), an unknown
  * term (naming the known ones), a value too wide for its term. */

@@ -77,6 +77,41 @@ csv_names() {
 	assert_equal "$(csv_count p.csv tsc:u)" '<not supported>'
 }
 
+@test "terms combine as perf's: config= first, then format terms OR their bits; the first name= names" {
+	require_cmd perf
+	# config 1 is no msr counter: <not supported> in both; config 0 counts
+	local spec want mine theirs
+	while IFS='|' read -r spec want; do
+		run -0 "$SPANSTAT" -x, -o s.csv -e "$spec" -- true
+		run -0 timeout 60 perf stat -x, -o p.csv -e "$spec" -- true
+		mine=$(awk -F, 'NF >= 3 { print $1 }' s.csv)
+		theirs=$(awk -F, 'NF >= 3 { print $1 }' p.csv)
+		if [ "$want" = count ]; then
+			[[ $mine =~ ^[1-9][0-9]*$ && $theirs =~ ^[1-9][0-9]*$ ]] ||
+				fail "$spec: spanstat '$mine', perf '$theirs'"
+		else
+			[ "$mine" = '<not supported>' ] && [ "$theirs" = '<not supported>' ] ||
+				fail "$spec: spanstat '$mine', perf '$theirs'"
+		fi
+	done <<'EOF'
+msr/event=1,tsc/|not supported
+msr/tsc,event=1/|not supported
+msr/event=1,event=0/|not supported
+msr/config=1,event=0/|not supported
+msr/event=0,config=1/|not supported
+msr/config=1,config=0/|count
+msr/tsc=1/|count
+EOF
+	local spec2='msr/tsc,name=first,name=second/,msr/name="quoted"/'
+	run -0 "$SPANSTAT" -x, -o s.csv -e "$spec2" -- true
+	run -0 timeout 60 perf stat -x, -o p.csv -e "$spec2" -- true
+	run -0 csv_names s.csv
+	assert_output $'first\nquoted'
+	mine=$output
+	run -0 csv_names p.csv
+	assert_equal "$mine" "$output"
+}
+
 @test "modifiers follow the closing slash; msr cannot filter levels, so <not supported> as in perf" {
 	require_cmd perf
 	for spec in msr/tsc/u msr/tsc/k; do
@@ -111,7 +146,8 @@ csv_names() {
 		assert_file_not_exists ran
 	done <<'EOF'
 msr/bogus/|msr/bogus/: unknown term 'bogus' (known: event, tsc, config, config1, config2, name)
-msr/tsc=1/|msr/tsc=1/: event 'tsc' takes no value
+msr/tsc=2/|msr/tsc=2/: event 'tsc' takes no value but 1
+msr/tsc,tsc/|msr/tsc,tsc/: more than one event ('tsc' and 'tsc'): one PMU event names at most one
 msr/event=zz/|msr/event=zz/: value 'zz' of term 'event' is not a number (decimal or 0x hex)
 msr/event=0x10000000000000000/|msr/event=0x10000000000000000/: value '0x10000000000000000' of term 'event' is too big: at most 64 bits
 msr/tsc,/|msr/tsc,/: empty term
@@ -121,6 +157,9 @@ MSR/tsc/|MSR/tsc/: unknown PMU 'MSR' (did you mean 'msr'?)
 tsc:|empty modifier in 'tsc:'
 tsx|unknown event 'tsx' (did you mean 'msr/tsc/'?)
 EOF
+	run -125 "$SPANSTAT" -o out.txt -e $'msr/tsc,name=a\nb/' -- touch ran
+	assert_output "spanstat: msr/tsc,name=a\\nb/: the name 'a\\nb' has a control character"
+	assert_file_not_exists out.txt
 	run -125 "$SPANSTAT" -e nosuchpmu/x/ -- touch ran
 	assert_output --regexp "^spanstat: nosuchpmu/x/: unknown PMU 'nosuchpmu' \(PMUs here: .*msr.*\)$"
 	assert_file_not_exists ran

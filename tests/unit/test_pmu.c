@@ -130,14 +130,24 @@ static void test_terms(void)
 	one("cpu/ event = 0x3c , umask=0x0 /", 4, 0x3c, 0, 0);
 	one("cpu/event=010/", 4, 10, 0, 0);
 	one("cpu/split=0x1f/", 4, 0, 0, 0x10f);
-	one("cpu/split=0x1f,split=0x1/", 4, 0, 0, 0x1);
+	/* perf 6.1's rule: a format term ORs its bits in, never clears them;
+	 * config= sets the whole word first, wherever it stands */
+	one("cpu/split=0x1f,split=0x1/", 4, 0, 0, 0x10f);
+	one("cpu/event=1,event=2/", 4, 3, 0, 0);
+	one("cpu/cycles,event=0x3/", 4, 0x3f, 0, 0);
+	one("cpu/event=0x3,cycles/", 4, 0x3f, 0, 0);
+	one("cpu/event=0x3,config=0x1c00/", 4, 0x1c03, 0, 0);
+	one("cpu/config=0x1c00,event=0x3/", 4, 0x1c03, 0, 0);
+	one("cpu/config=0x1,config=0x2/", 4, 0x2, 0, 0);
+	one("cpu/cycles=1/", 4, 0x3c, 0, 0);
+	one("cpu/cycles=0x1/", 4, 0x3c, 0, 0);
 	one("cpu/config=0x1234,config1=5,config2=0xffffffffffffffff/", 4, 0x1234, 5, ~0ull);
 	one("cpu/ldlat=0xffff/", 4, 0, 0xffff, 0);
 	one("cpu//", 4, 0, 0, 0);
 	one("cpu/cycles/", 4, 0x3c, 0, 0);
 	one("cpu/CYCLES/", 4, 0x3c, 0, 0);
 	one("cpu/mem-loads/", 4, 0x1cd, 3, 0);
-	one("cpu/mem-loads,ldlat=10/", 4, 0x1cd, 10, 0);
+	one("cpu/mem-loads,ldlat=0x10/", 4, 0x1cd, 0x13, 0);
 	one("cpu/needs,umask=2/", 4, 0x201, 0, 0);
 	one("cpu/umask=2,needs/", 4, 0x201, 0, 0);
 	one("power/energy-pkg/", 20, 2, 0, 0);
@@ -153,6 +163,15 @@ static void test_terms(void)
 	ok(pe.unit == NULL && pe.scale == 1.0, "an alias without .scale and .unit has none");
 	pmu_event_release(&pe);
 	free(cause);
+
+	r = pmu_resolve(root, "cpu/name=first,cycles,name=second/", &pe, &mods, NULL);
+	ok(r == 0 && pe.name && strcmp(pe.name, "first") == 0,
+	   "the first name= names the event, as in perf");
+	pmu_event_release(&pe);
+	r = pmu_resolve(root, "cpu/name=\"quoted\"/", &pe, &mods, NULL);
+	ok(r == 0 && pe.name && strcmp(pe.name, "quoted") == 0,
+	   "name=\"NAME\" loses its quotes, as in perf");
+	pmu_event_release(&pe);
 
 	r = pmu_resolve(root, "power/energy-pkg/", &pe, &mods, NULL);
 	ok(r == 0 && pe.unit && strcmp(pe.unit, "Joules") == 0, "the alias's unit is read");
@@ -194,7 +213,27 @@ static void test_errors(void)
 	bad("cpu/event=/", -EINVAL, "cpu/event=/: term 'event' has no value after '='");
 	bad("cpu/event=1,,umask=1/", -EINVAL, "cpu/event=1,,umask=1/: empty term");
 	bad("cpu/name/", -EINVAL, "cpu/name/: term 'name' needs a value (name=NAME)");
-	bad("cpu/cycles=1/", -EINVAL, "cpu/cycles=1/: event 'cycles' takes no value");
+	bad("cpu/cycles=2/", -EINVAL, "cpu/cycles=2/: event 'cycles' takes no value but 1");
+	bad("cpu/cycles,needs/", -EINVAL,
+	    "cpu/cycles,needs/: more than one event ('cycles' and 'needs'): one PMU event names "
+	    "at most one");
+	bad("cpu/cycles,CYCLES/", -EINVAL,
+	    "cpu/cycles,CYCLES/: more than one event ('cycles' and 'cycles'): one PMU event "
+	    "names at most one");
+	{ /* not through bad(): a newline would break its TAP line */
+		struct pmu_event pe;
+		const char *mods;
+		char *cause = NULL;
+		int r = pmu_resolve(root, "cpu/name=a\nb/", &pe, &mods, &cause);
+		ok(r == -EINVAL && cause &&
+			   strcmp(cause,
+				  "cpu/name=a\nb/: the name 'a\nb' has a control character") == 0,
+		   "a name with a newline fails, naming the control character");
+		free(cause);
+		pmu_event_release(&pe);
+	}
+	bad("cpu/name=a\tb/", -EINVAL, "cpu/name=a\tb/: the name 'a\tb' has a control character");
+	bad("cpu/name=\"\"/", -EINVAL, "cpu/name=\"\"/: term 'name' has an empty name");
 	bad("cpu/needs/", -EINVAL, "cpu/needs/: term 'umask' needs a value: add umask=VALUE");
 	bad("cpu/weird=1/", -EINVAL,
 	    "cpu/weird=1/: cannot read the format of term 'weird' of PMU 'cpu' ('confog:0-3')");
