@@ -62,6 +62,7 @@ static void events_free(struct event *ev)
 	free(ev->unit_own);
 	free(ev->probe_path);
 	free(ev->cgroup);
+	free(ev->written);
 }
 
 void evlist_release(struct evlist *evl)
@@ -512,6 +513,9 @@ static int events_pmu(const char *term, struct event *ev, char **cause)
 		}
 		ev->name = pe.name; /* NULL: the caller names it as written */
 		pe.name = NULL;
+		/* its own modifiers, which a group's add to, are in the term */
+		if (ev->name && !(ev->written = strdup(term)))
+			err = -ENOMEM;
 	}
 	pmu_event_release(&pe);
 	return err;
@@ -743,12 +747,12 @@ static int events_add(struct evlist *evl, const char *term, int group, bool lead
 	if (!ev)
 		return -ENOMEM;
 	int err = events_resolve(term, ev, cause);
-	if (err)
+	if (!err && !ev->name && !(ev->name = strdup(term)))
+		err = -ENOMEM;
+	if (err) {
+		events_free(ev); /* not counted in evl->n: nobody else frees it */
 		return err;
-	if (!ev->name)
-		ev->name = strdup(term);
-	if (!ev->name)
-		return -ENOMEM;
+	}
 	evl->n++;
 	return 0;
 }
@@ -760,10 +764,11 @@ static int events_group_mods(struct evlist *evl, size_t first, const char *mods,
 {
 	for (size_t i = first; i < evl->n; i++) {
 		struct event *ev = &evl->ev[i];
-		size_t pmu = pmu_span(ev->name); /* PMU/terms/MODS: no ':' */
-		ssize_t colon = pmu ? -1 : events_mod_colon(ev->name);
-		bool has_mods = pmu || (colon >= 0 && events_all_modchars(ev->name + colon + 1));
-		const char *own = pmu ? ev->name + pmu : has_mods ? ev->name + colon + 1 : "";
+		const char *written = ev->written ? ev->written : ev->name;
+		size_t pmu = pmu_span(written); /* PMU/terms/MODS: no ':' */
+		ssize_t colon = pmu ? -1 : events_mod_colon(written);
+		bool has_mods = pmu || (colon >= 0 && events_all_modchars(written + colon + 1));
+		const char *own = pmu ? written + pmu : has_mods ? written + colon + 1 : "";
 		/* A member without its own levels may still exclude some (libpfm4
 		 * excludes the hypervisor by default): the group's levels are then
 		 * the member's, not added to that default.  Likewise for G/H. */
@@ -778,7 +783,8 @@ static int events_group_mods(struct evlist *evl, size_t first, const char *mods,
 		char *name = realloc(ev->name, n + strlen(mods) + 2);
 		if (!name)
 			return -ENOMEM;
-		snprintf(name + n, strlen(mods) + 2, "%s%s", has_mods ? "" : ":", mods);
+		snprintf(name + n, strlen(mods) + 2, "%s%s", has_mods && !ev->written ? "" : ":",
+			 mods);
 		ev->name = name;
 	}
 	return 0;

@@ -25,6 +25,7 @@ struct event {
 	double scale;	  /* value shown = count * scale (1e-6 for ns clocks) */
 	char *probe_path; /* a uprobe's object, which attr.config1 points at */
 	char *cgroup;	  /* counted only in this cgroup (cgroup.h), NULL: everywhere */
+	char *written;	  /* a PMU event that name= renamed: its term as written, else NULL */
 };
 
 /* perf's tool events (duration_time, user_time, system_time) are not opened:

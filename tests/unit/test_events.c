@@ -539,6 +539,28 @@ static void test_tools(void)
 	free(cause);
 }
 
+/* A sysfs PMU's event in a group (the software PMU every kernel with perf
+ * events has): the group's levels add to the member's own, named or not. */
+static void test_pmu_group(void)
+{
+	if (access("/sys/bus/event_source/devices/software/type", R_OK)) {
+		skip(4, "no software PMU in sysfs");
+		return;
+	}
+	struct evlist evl;
+	evlist_init(&evl);
+	char *cause = NULL;
+	int r = evlist_parse(&evl, "{software/config=0,name=foo/u,software/config=0/u}:k", &cause);
+	is_int(r, 0, "a group of PMU events with their own levels parses");
+	ok(evl.n == 2 && EXCL(evl.ev[0], 0, 0, 1) && EXCL(evl.ev[1], 0, 0, 1),
+	   "the group's :k adds to each member's own :u, renamed or not");
+	is_str(evl.n == 2 ? evl.ev[0].name : NULL, "foo:k", "the renamed member shows the group's");
+	is_str(evl.n == 2 ? evl.ev[1].name : NULL, "software/config=0/uk",
+	       "the other merges both modifiers");
+	evlist_release(&evl);
+	free(cause);
+}
+
 int main(void)
 {
 	test_lazy_and_syntax();
@@ -550,5 +572,6 @@ int main(void)
 	test_list();
 	test_tracepoints();
 	test_tools();
+	test_pmu_group();
 	return tap_done();
 }
