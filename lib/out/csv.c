@@ -53,14 +53,20 @@ static void csv_row(FILE *fp, const char *sep, const char *prefix, const struct 
 		    const struct event *ev, const struct count *c, const struct metric *m,
 		    const double *rel, bool cg)
 {
-	char val[96], name[512], buf[64];
+	char val[96], small[512], buf[64];
+	size_t nsize = strlen(ev->name) + 3; /* and ":u"; name= makes it anything */
+	char *name = nsize > sizeof(small) ? malloc(nsize) : NULL;
 
+	if (!name) {
+		name = small;
+		nsize = sizeof(small);
+	}
 	if (prefix)
 		fprintf(fp, "%s%s", prefix, sep);
 	if (ag)
 		csv_unit(fp, sep, ag, u);
 	fmt_count_value(val, sizeof(val), ev, c, 0);
-	fmt_event_name(name, sizeof(name), ev, c);
+	fmt_event_name(name, nsize, ev, c);
 	fprintf(fp, "%s%s", val, sep);
 	csv_text(fp, sep, ev->unit ? ev->unit : "");
 	fputs(sep, fp);
@@ -88,6 +94,8 @@ static void csv_row(FILE *fp, const char *sep, const char *prefix, const struct 
 		fputs(sep, fp);
 	}
 	fputc('\n', fp);
+	if (name != small)
+		free(name);
 }
 
 /* Every unit's rows in perf's order (fmt_aggr_rows); ts: the interval's

@@ -68,44 +68,57 @@ __attribute__((format(printf, 4, 5))) static void summary_cat(char *line, size_t
 }
 
 /* One event's line: [prefix] value unit name [cgroup] [# metric] [( +- rel% )]
- * [(run%)]; cg: the cgroup column is there (any event has one), as perf's. */
+ * [(run%)]; cg: the cgroup column is there (any event has one), as perf's.
+ * The name is printed whole, however long (name= makes it anything). */
 static void summary_event_line(FILE *fp, const char *prefix, int unit_width, const struct event *ev,
 			       const struct count *c, const struct metric *m, double rel, bool cg)
 {
-	char line[2048], val[96], name[512], mval[64];
-	size_t pos = 0;
+	char head[1024], tail[1024], val[96], small[512], mval[64];
+	size_t hpos = 0, tpos = 0;
 	bool ok = c->state == COUNT_OK;
 	bool running = c->state != COUNT_NOT_SUPPORTED && c->enabled > 0 && c->running < c->enabled;
 	bool noise = ok && rel != 0;
+	size_t nsize = strlen(ev->name) + 3; /* and ":u" */
+	char *name = nsize > sizeof(small) ? malloc(nsize) : NULL;
 
+	if (!name) {
+		name = small;
+		nsize = sizeof(small);
+	}
+	head[0] = tail[0] = 0;
 	fmt_count_value(val, sizeof(val), ev, c, 1);
-	fmt_event_name(name, sizeof(name), ev, c);
+	fmt_event_name(name, nsize, ev, c);
 	if (prefix)
-		summary_cat(line, sizeof(line), &pos, "%s ", prefix);
-	summary_cat(line, sizeof(line), &pos, "%18s %-*s %-*s ", val, unit_width,
-		    ev->unit ? ev->unit : "", SUMMARY_NAME_WIDTH, name);
+		summary_cat(head, sizeof(head), &hpos, "%s ", prefix);
+	summary_cat(head, sizeof(head), &hpos, "%18s %-*s ", val, unit_width,
+		    ev->unit ? ev->unit : "");
 	if (cg)
-		summary_cat(line, sizeof(line), &pos, "%s ", ev->cgroup ? ev->cgroup : "");
+		summary_cat(tail, sizeof(tail), &tpos, "%s ", ev->cgroup ? ev->cgroup : "");
 	if (ok && m->valid) {
 		fmt_metric_value(mval, sizeof(mval), m, 1);
-		summary_cat(line, sizeof(line), &pos, "# %s %-*s", mval,
+		summary_cat(tail, sizeof(tail), &tpos, "# %s %-*s", mval,
 			    SUMMARY_METRIC_WIDTH - 3 - (int)strlen(mval), m->unit);
 	} else if (noise || running) {
-		summary_cat(line, sizeof(line), &pos, "%*s", SUMMARY_METRIC_WIDTH, "");
+		summary_cat(tail, sizeof(tail), &tpos, "%*s", SUMMARY_METRIC_WIDTH, "");
 	}
 	if (noise) {
 		char pct[32];
 		fmt_c(pct, sizeof(pct), "%6.2f", rel);
-		summary_cat(line, sizeof(line), &pos, "  ( +-%s%% )", pct);
+		summary_cat(tail, sizeof(tail), &tpos, "  ( +-%s%% )", pct);
 	}
 	if (running) {
 		char pct[32];
 		fmt_c(pct, sizeof(pct), "%.2f", fmt_running_pct(c));
-		summary_cat(line, sizeof(line), &pos, "  (%s%%)", pct);
+		summary_cat(tail, sizeof(tail), &tpos, "  (%s%%)", pct);
 	}
-	while (pos > 0 && line[pos - 1] == ' ')
-		line[--pos] = 0;
-	fprintf(fp, "%s\n", line);
+	while (tpos > 0 && tail[tpos - 1] == ' ')
+		tail[--tpos] = 0;
+	if (*tail)
+		fprintf(fp, "%s%-*s %s\n", head, SUMMARY_NAME_WIDTH, name, tail);
+	else
+		fprintf(fp, "%s%s\n", head, name);
+	if (name != small)
+		free(name);
 }
 
 static int summary_start(struct writer *w, const struct run_head *h)

@@ -112,6 +112,22 @@ EOF
 	assert_equal "$mine" "$output"
 }
 
+@test "a long name= is shown whole in the summary, -x, -I and JSON" {
+	local long
+	long=$(printf 'n%.0s' {1..1500})
+	run -0 "$SPANSTAT" -o s.txt -e "msr/tsc,name=$long/" -- true
+	run -0 grep -c -- " $long\$" s.txt
+	run -0 "$SPANSTAT" -x, -o s.csv -e "msr/tsc,name=$long/" -- true
+	run -0 csv_names s.csv
+	assert_output "$long"
+	run -0 "$SPANSTAT" -x, -I 100 -o i.csv -e "msr/tsc,name=$long/" -- "$SPIN" 150
+	run -0 awk -F, -v n="$long" '$4 == n { k++ } END { print (k > 0) }' i.csv
+	assert_output 1
+	run -0 "$SPANSTAT" --json=x.json -e "msr/tsc,name=$long/" -- true
+	run -0 jq -r '.events[0].name | length' x.json
+	assert_output 1500
+}
+
 @test "modifiers follow the closing slash; msr cannot filter levels, so <not supported> as in perf" {
 	require_cmd perf
 	for spec in msr/tsc/u msr/tsc/k; do
