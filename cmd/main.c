@@ -410,6 +410,13 @@ static void parse(struct cli *c, int argc, char **argv)
 					    "the whole run, not per span (spans carry their "
 					    "wall and CPU time)",
 					    optarg, c->span_evl.ev[i].name);
+				else if (event_is_sysfs_scaled(&c->span_evl.ev[i]))
+					die("invalid --span-events '%s': '%s' is shown scaled%s%s "
+					    "as sysfs says, which span values do not carry "
+					    "(count it with -e)",
+					    optarg, c->span_evl.ev[i].name,
+					    *c->span_evl.ev[i].unit ? ", in " : "",
+					    c->span_evl.ev[i].unit);
 			break;
 		case OPT_SPAN_ALLOCS:
 			c->span_allocs = true;

@@ -505,6 +505,7 @@ static int events_pmu(const char *term, struct event *ev, char **cause)
 	}
 	if (!err) {
 		events_unit(ev);
+		ev->sysfs_scaled = pe.scale != 1.0 || pe.unit;
 		if (pe.scale != 1.0)
 			ev->scale = pe.scale;
 		if (pe.unit) {

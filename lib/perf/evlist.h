@@ -21,11 +21,12 @@ struct event {
 	int group;		     /* events of one {...} share it; a bare name has its own */
 	bool leader;		     /* first event of its group */
 	const char *unit;	     /* "msec" for task-clock/cpu-clock, else "" */
-	char *unit_own;	  /* a PMU alias's unit from sysfs (unit points at it), or NULL */
-	double scale;	  /* value shown = count * scale (1e-6 for ns clocks) */
-	char *probe_path; /* a uprobe's object, which attr.config1 points at */
-	char *cgroup;	  /* counted only in this cgroup (cgroup.h), NULL: everywhere */
-	char *written;	  /* a PMU event that name= renamed: its term as written, else NULL */
+	char *unit_own;	   /* a PMU alias's unit from sysfs (unit points at it), or NULL */
+	double scale;	   /* value shown = count * scale (1e-6 for ns clocks) */
+	char *probe_path;  /* a uprobe's object, which attr.config1 points at */
+	char *cgroup;	   /* counted only in this cgroup (cgroup.h), NULL: everywhere */
+	char *written;	   /* a PMU event that name= renamed: its term as written, else NULL */
+	bool sysfs_scaled; /* a PMU alias's .scale or .unit is applied (unit, scale) */
 };
 
 /* perf's tool events (duration_time, user_time, system_time) are not opened:
@@ -42,6 +43,12 @@ enum event_tool {
 static inline bool event_is_tool(const struct event *ev)
 {
 	return ev->attr.type == EVENT_TYPE_TOOL;
+}
+
+/* Whether sysfs gave the event a scale or a unit (RAPL's Joules). */
+static inline bool event_is_sysfs_scaled(const struct event *ev)
+{
+	return ev->sysfs_scaled;
 }
 
 struct evlist {

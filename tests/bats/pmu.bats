@@ -128,6 +128,27 @@ EOF
 	assert_output 1500
 }
 
+@test "a sysfs scale and unit: scaled alike in the summary, -x, and JSON; --span-events refuses it" {
+	command -v unshare >/dev/null && [ "$(id -u)" = 0 ] ||
+		skip_or_fail "needs root and unshare to show msr a scaled alias"
+	mkdir ev
+	cp /sys/bus/event_source/devices/msr/events/tsc ev/tsc
+	echo 2 >ev/tsc.scale
+	echo widgets >ev/tsc.unit
+	local ns='mount --bind "$PWD/ev" /sys/bus/event_source/devices/msr/events && exec "$@"'
+	unshare -m sh -c "$ns" sh true || skip_or_fail "cannot bind-mount in a mount namespace"
+	run -0 unshare -m sh -c "$ns" sh "$SPANSTAT" --json=x.json -x, -o s.csv -e msr/tsc/ -- true
+	run -0 jq -r '.events[0] | [.unit, (.value == 2 * .raw)] | @tsv' x.json
+	assert_output $'widgets\ttrue'
+	run -0 awk -F, '$3 == "msr/tsc/" { print $2 }' s.csv
+	assert_output widgets
+	run -0 unshare -m sh -c "$ns" sh "$SPANSTAT" -o s.txt -e msr/tsc/ -- true
+	run -0 grep -cE '^ +[0-9,]+ widgets msr/tsc/$' s.txt
+	run -125 unshare -m sh -c "$ns" sh "$SPANSTAT" --spans --span-events=msr/tsc/ -- touch ran
+	assert_output "spanstat: invalid --span-events 'msr/tsc/': 'msr/tsc/' is shown scaled, in widgets as sysfs says, which span values do not carry (count it with -e)"
+	assert_file_not_exists ran
+}
+
 @test "modifiers follow the closing slash; msr cannot filter levels, so <not supported> as in perf" {
 	require_cmd perf
 	for spec in msr/tsc/u msr/tsc/k; do
