@@ -780,6 +780,9 @@ static int events_group_mods(struct evlist *evl, size_t first, const char *mods,
 		int err = events_apply_mods(&ev->attr, mods, true, subject, cause);
 		if (err)
 			return err;
+		if (i > first) /* D pins the group through its leader: the kernel
+				* refuses a pinned member, perf pins the leader only */
+			ev->attr.pinned = 0;
 		size_t n = strlen(ev->name);
 		char *name = realloc(ev->name, n + strlen(mods) + 2);
 		if (!name)

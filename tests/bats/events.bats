@@ -38,6 +38,19 @@ setup() {
 	assert_output --regexp '[0-9,]+ +context-switches'
 }
 
+@test "a pinned group (:D) pins its leader, and every member counts, as in perf" {
+	# the kernel refuses a pinned member: only the leader carries it
+	run -0 "$SPANSTAT" -x, -o s.csv -e '{cpu-clock,task-clock}:D' -- true
+	run -0 awk -F, '{ print $1 }' s.csv
+	refute_output --partial 'not supported'
+	assert_equal "${#lines[@]}" 2
+	if command -v perf >/dev/null; then
+		run -0 timeout 60 perf stat -x, -o p.csv -e '{cpu-clock,task-clock}:D' -- true
+		run grep -c 'not supported' p.csv
+		assert_output 0
+	fi
+}
+
 @test "modifiers, raw events, cache and alias names resolve" {
 	run "$SPANSTAT" -e task-clock:u,page-faults:k,cs,faults,r1a8,L1-dcache-load-misses,alignment-faults,emulation-faults -- true
 	assert_success
