@@ -79,13 +79,18 @@ static int uprobe_pmu(const char *term, uint32_t *type, unsigned *retbit, char *
 
 /* --- the object ----------------------------------------------------------- */
 
+/* Whether path is a regular file that begins as ELF: opened without
+ * blocking (a FIFO in $PATH must not wait for a writer) and checked before
+ * it is read. */
 static bool uprobe_is_elf(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return false;
+	struct stat st;
 	unsigned char m[4];
-	bool ok = read(fd, m, 4) == 4 && memcmp(m, ELFMAG, SELFMAG) == 0;
+	bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && read(fd, m, 4) == 4 &&
+		  memcmp(m, ELFMAG, SELFMAG) == 0;
 	close(fd);
 	return ok;
 }
@@ -436,7 +441,8 @@ static int uprobe_locate(const char *term, const char *path, const char *target,
 		return cause_set(cause, -EINVAL, "cannot probe '%s': libelf: %s", term,
 				 elf_errmsg(-1));
 	}
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* not blocking: the file stat found regular may be a FIFO by now */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		free(sym);
 		return cause_set(cause, -errno, "cannot probe '%s': '%s': %s", term, path,

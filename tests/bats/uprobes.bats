@@ -182,3 +182,13 @@ node() {
 	assert_output --regexp "^spanstat: cannot probe 'uprobe:$libc:memcpy': 'memcpy' is an indirect function \(IFUNC\)"
 	assert_not_exists ran
 }
+
+@test "a FIFO named like the program in \$PATH is passed over, not waited on" {
+	mkdir bin
+	mkfifo bin/uprobe_fifo_name
+	chmod +x bin/uprobe_fifo_name
+	run -125 env PATH="$PWD/bin:$PATH" timeout -s KILL 20 "$SPANSTAT" \
+		-e uprobe:uprobe_fifo_name:f -- touch ran
+	assert_output "spanstat: cannot probe 'uprobe:uprobe_fifo_name:f': no program 'uprobe_fifo_name' in \$PATH and no library 'uprobe_fifo_name' in the library directories"
+	assert_not_exists ran
+}
