@@ -33,6 +33,7 @@
 #include "cgroup.h"
 #include "counters.h"
 #include "perfev.h"
+#include "uprobe.h"
 
 #define COUNTERS_RF_BASE \
 	(PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID)
@@ -119,6 +120,14 @@ static int counters_open_one(struct counters *cs, size_t i, const struct counter
 
 	attr.size = sizeof(attr);
 	attr.inherit = cs->inherit;
+	if (cs->probe && cs->probe[i].err <= 0) {
+		/* an inherited uprobe PMU event would fail the target's forks */
+		if (cs->probe[i].err < 0)
+			return -EOPNOTSUPP;
+		attr.type = PERF_TYPE_TRACEPOINT;
+		attr.config = cs->probe[i].id;
+		attr.config1 = attr.config2 = 0;
+	}
 	attr.read_format = COUNTERS_RF_BASE | (counters_grouped(cs, i) ? PERF_FORMAT_GROUP : 0);
 	attr.disabled = lead < 0 && (cs->on_exec || cs->held);
 	attr.enable_on_exec = lead < 0 && cs->on_exec;
@@ -254,6 +263,31 @@ static int counters_open_sets(struct counters *cs, int paranoid, char **cause)
 	return err;
 }
 
+/* Makes the uprobes of the list in tracefs, for counting with inherit
+ * (uprobe_tracefs_add says why); one that cannot be made is not supported. */
+static int counters_probes(struct counters *cs)
+{
+	const struct evlist *evl = cs->evl;
+	bool any = false;
+	for (size_t i = 0; i < evl->n; i++)
+		any |= evl->ev[i].probe_path != NULL;
+	if (!any)
+		return 0;
+	cs->probe = calloc(evl->n, sizeof *cs->probe);
+	if (!cs->probe)
+		return -ENOMEM;
+	for (size_t i = 0; i < evl->n; i++) {
+		struct counters_probe *p = &cs->probe[i];
+		p->err = evl->ev[i].probe_path
+				 ? uprobe_tracefs_add(&evl->ev[i].attr, evl->ev[i].probe_path,
+						      p->name, sizeof p->name, &p->id)
+				 : 1;
+		if (p->err == 0 && !p->id)
+			p->err = -EINVAL;
+	}
+	return 0;
+}
+
 static int counters_open_common(struct counters *cs, const struct evlist *evl,
 				const struct counters_at *at, size_t n, bool inherit, bool on_exec,
 				char **cause)
@@ -306,6 +340,10 @@ static int counters_open_common(struct counters *cs, const struct evlist *evl,
 			}
 			cs->cgfd[i] = fd;
 		}
+	}
+	if (inherit && counters_probes(cs) < 0) {
+		counters_close(cs);
+		return -ENOMEM;
 	}
 	cs->group_read = true;
 	err = counters_open_sets(cs, paranoid, cause);
@@ -564,6 +602,11 @@ void counters_tools_units(const struct evlist *evl, const struct count *out, str
 void counters_close(struct counters *cs)
 {
 	counters_close_fds(cs);
+	for (size_t i = 0; cs->probe && i < cs->evl->n; i++)
+		if (cs->probe[i].err == 0)
+			uprobe_tracefs_del(cs->probe[i].name);
+	free(cs->probe);
+	cs->probe = NULL;
 	for (size_t i = 0; cs->cgfd && i < cs->evl->n; i++)
 		if (cs->cgfd[i] >= 0)
 			close(cs->cgfd[i]);

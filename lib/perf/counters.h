@@ -46,6 +46,14 @@ struct counters_at {
 	int cpu;   /* a CPU, or -1 (wherever pid runs) */
 };
 
+/* An event of the uprobe PMU counted with inherit: the same probe made in
+ * tracefs, counted as its tracepoint (err: why it could not be made). */
+struct counters_probe {
+	char name[64];
+	uint64_t id;
+	int err; /* 0: made; -errno: not; 1: not a uprobe */
+};
+
 struct counters {
 	const struct evlist *evl;
 	struct counter *c;   /* evl->n: the set being opened or read */
@@ -53,13 +61,15 @@ struct counters {
 	struct counters_at *at;
 	bool *gone; /* nat: the set's task ended before it could be counted */
 	size_t nat;
-	bool on_exec;	   /* a held child: enabled at its exec */
-	bool held;	   /* running tasks or CPUs: enabled by counters_enable */
-	bool inherit;	   /* children of the counted tasks count too */
-	struct count *tmp; /* one set's counts */
-	int *cgfd;	   /* evl->n: event i's cgroup directory (cgroup.h), -1: none;
-			    * NULL when no event has one */
-	bool group_read;   /* PERF_FORMAT_GROUP accepted with inherit */
+	bool on_exec;		      /* a held child: enabled at its exec */
+	bool held;		      /* running tasks or CPUs: enabled by counters_enable */
+	bool inherit;		      /* children of the counted tasks count too */
+	struct count *tmp;	      /* one set's counts */
+	int *cgfd;		      /* evl->n: event i's cgroup directory (cgroup.h), -1: none;
+				       * NULL when no event has one */
+	bool group_read;	      /* PERF_FORMAT_GROUP accepted with inherit */
+	struct counters_probe *probe; /* evl->n: inherited uprobes as tracefs made
+				       * them (uprobe.h); NULL when none */
 	/* private: one group read's buffer */
 	uint64_t *buf;
 	size_t nbuf;

@@ -11,6 +11,7 @@
 #include "uprobe.h"
 
 #include "cause.h"
+#include "tracefs.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -525,4 +526,72 @@ int uprobe_resolve(const char *term, struct perf_event_attr *attr, char **path, 
 	attr->config2 = off;			   /* probe_offset */
 	*path = real;
 	return 0;
+}
+
+/* --- inherited counting: a probe in tracefs ------------------------------- */
+
+/* tracefs's uprobe_events (beside its events directory), in buf. */
+static int uprobe_events_file(char *buf, size_t size)
+{
+	int err = tracefs_events_dir(buf, size);
+	if (err)
+		return err;
+	char *slash = strrchr(buf, '/');
+	if (!slash || (size_t)(slash - buf) + sizeof "/uprobe_events" > size)
+		return -ENAMETOOLONG;
+	strcpy(slash, "/uprobe_events");
+	return 0;
+}
+
+/* Writes one command line to uprobe_events: 0 or -errno. */
+static int uprobe_events_write(const char *line)
+{
+	char file[256];
+	int err = uprobe_events_file(file, sizeof file);
+	if (err)
+		return err;
+	int fd = open(file, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t len = strlen(line);
+	ssize_t n = write(fd, line, len);
+	err = n < 0 ? -errno : (size_t)n != len ? -EIO : 0;
+	close(fd);
+	return err;
+}
+
+int uprobe_tracefs_add(const struct perf_event_attr *attr, const char *path, char *name,
+		       size_t size, uint64_t *id)
+{
+	static unsigned seq;
+	/* uprobe_events splits its line at blanks: such a path cannot be said */
+	for (const char *c = path; *c; c++)
+		if (isspace((unsigned char)*c))
+			return -EINVAL;
+	char group[32], event[32];
+	snprintf(group, sizeof group, "spanstat_%ld", (long)getpid());
+	snprintf(event, sizeof event, "u%u", seq++);
+	if ((size_t)snprintf(name, size, "%s/%s", group, event) >= size)
+		return -ENAMETOOLONG;
+	size_t len = strlen(path) + 128;
+	char *line = malloc(len);
+	if (!line)
+		return -ENOMEM;
+	snprintf(line, len, "%c:%s %s:0x%llx\n", attr->config ? 'r' : 'p', name, path,
+		 (unsigned long long)attr->config2);
+	int err = uprobe_events_write(line);
+	free(line);
+	if (err)
+		return err;
+	err = tracefs_id(group, event, id);
+	if (err)
+		uprobe_tracefs_del(name);
+	return err;
+}
+
+void uprobe_tracefs_del(const char *name)
+{
+	char line[80];
+	if ((size_t)snprintf(line, sizeof line, "-:%s\n", name) < sizeof line)
+		(void)uprobe_events_write(line);
 }

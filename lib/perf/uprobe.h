@@ -9,6 +9,8 @@
 
 #include <linux/perf_event.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 /* Whether term is written as a uprobe (uprobe:... or uretprobe:...). */
 bool uprobe_is_spec(const char *term);
@@ -25,5 +27,17 @@ bool uprobe_is_spec(const char *term);
  * *path gets the malloc'd real path that attr->config1 points at: the
  * caller owns it and keeps it until the event is opened. */
 int uprobe_resolve(const char *term, struct perf_event_attr *attr, char **path, char **cause);
+
+/* The same probe (attr as uprobe_resolve made it, path its object) made in
+ * tracefs's uprobe_events, as perf probe makes one, for counting that
+ * follows the target's threads and children: the kernel reads the uprobe
+ * PMU's path pointer again in each fork of an inherited event, in the forking
+ * task, where it means nothing, and the fork fails (EFAULT).  A tracepoint
+ * reads nothing.  Writes the probe's name into name (for uprobe_tracefs_del)
+ * and its tracepoint id into *id: 0 or -errno. */
+int uprobe_tracefs_add(const struct perf_event_attr *attr, const char *path, char *name,
+		       size_t size, uint64_t *id);
+/* Removes a probe uprobe_tracefs_add made (its events closed first). */
+void uprobe_tracefs_del(const char *name);
 
 #endif

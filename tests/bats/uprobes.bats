@@ -40,6 +40,17 @@ node() {
 	jq "[.spans.merged.nodes[] | select(.name == \"$2\") | $3] | first" "$1"
 }
 
+@test "a target's threads and children are counted, and its fork and pthread_create work" {
+	FORK=$(build_workload uprobe_fork -pthread)
+	run -0 "$SPANSTAT" -x, -o s.csv \
+		-e "uprobe:$FORK:uprobe_target,uretprobe:$FORK:uprobe_target" -- "$FORK" 321
+	cat s.csv
+	assert_equal "$(csv_count s.csv "uprobe:$FORK:uprobe_target")" 963
+	assert_equal "$(csv_count s.csv "uretprobe:$FORK:uprobe_target")" 963
+	# the probes spanstat made in tracefs for it are gone
+	run ! grep -s "spanstat_" /sys/kernel/tracing/uprobe_events
+}
+
 @test "uprobe and uretprobe count a function's calls and returns exactly" {
 	for n in 0 1 4321; do
 		run -0 "$SPANSTAT" -x, -o s.csv \
