@@ -442,6 +442,17 @@ static void session_uncounted(struct session *s, const uint8_t *payload)
 			m->m[m->first_target + i].supported = false;
 }
 
+/* A process of the target began or ended a span without the values the
+ * session asked for (its environment lost or changed SPANSTAT_VALUES): the
+ * sums would hold its zeros as counts, so they are unknown. */
+static void session_unvalued(void *ctx, uint32_t pid)
+{
+	(void)pid;
+	struct spanmetrics *m = &((struct session *)ctx)->metrics;
+	for (unsigned i = m->first_target; i < m->n; i++)
+		m->m[i].supported = false;
+}
+
 /* Before the decoder takes a process's EXIT, or the HELLO of the image that
  * replaced it (where its spans still open end): every switch and exit the
  * kernel has reported so far, then everything that process left in its
@@ -648,8 +659,8 @@ static int session_spans_setup(struct session *s, char **cause)
 	if (r < 0)
 		return r;
 	struct decoder_values dv = {
-		s->metrics.n,  s->metrics.first_target, s->metrics.off_cpu, session_off_cpu_at, s,
-		session_end_at};
+		s->metrics.n,	s->metrics.first_target, s->metrics.off_cpu, session_off_cpu_at, s,
+		session_end_at, session_unvalued};
 	r = s->an->init(s->an->ctx, true, s->metrics.n);
 	s->have_an = true;
 	if (r == -ENOMEM)

@@ -243,6 +243,8 @@ static const uint64_t *decode_values(struct decoder *d, const struct dproc *p,
 	if (p->nvals == dv->n - dv->first_target)
 		for (uint32_t k = 0; k < p->nvals; k++)
 			v[dv->first_target + k] = decode_load64(w + 8 * k);
+	else if (dv->unvalued)
+		dv->unvalued(dv->ctx, p->pid);
 	return v;
 }
 

@@ -81,6 +81,10 @@ struct decoder_values {
 	uint64_t (*off_cpu_at)(void *ctx, uint32_t pid, uint32_t tid, uint64_t ns);
 	void *ctx;
 	uint64_t (*end_at)(void *ctx, uint32_t pid, uint32_t tid, uint64_t after);
+	/* a process's begin or end came without the target's values (its
+	 * SPANSTAT_VALUES gone or changed, as a program may do to the
+	 * environment of what it runs): their sums lack its part (or NULL) */
+	void (*unvalued)(void *ctx, uint32_t pid);
 };
 int decoder_set_values(struct decoder *d, const struct decoder_values *v);
 /* For other sources feeding the same spans (linesrc.c): the normaliser (its

@@ -203,3 +203,19 @@ node() {
 	assert_output "spanstat: cannot probe 'uprobe:uprobe_fifo_name:f': no program 'uprobe_fifo_name' in \$PATH and no library 'uprobe_fifo_name' in the library directories"
 	assert_not_exists ran
 }
+
+@test "a process whose environment lost SPANSTAT_VALUES leaves the span sums unknown, not partial" {
+	# the first run counts its 7 calls; the second, told no values, sends
+	# spans without them: their sum would read 7 for 12 calls
+	run -0 "$SPANSTAT" --spans --json=x.json -o sum.txt \
+		--span-events="uprobe:$SPANUP:uprobe_target" -- \
+		sh -c "'$SPANUP' 7 && SPANSTAT_VALUES= '$SPANUP' 5 && SPANSTAT_VALUES=junk '$SPANUP' 5"
+	cat sum.txt
+	assert_equal "$(node x.json calls .count)" 3
+	assert_equal "$(node x.json calls ".metrics[\"uprobe:$SPANUP:uprobe_target\"]")" null
+	assert_equal "$(jq -c '[.spans.metrics[] | .supported]' x.json)" '[true,false]'
+	# and alone, the same program's values are known
+	run -0 "$SPANSTAT" --spans --json=y.json -o sum.txt \
+		--span-events="uprobe:$SPANUP:uprobe_target" -- sh -c "'$SPANUP' 7"
+	assert_equal "$(node y.json calls ".metrics[\"uprobe:$SPANUP:uprobe_target\"]")" 7
+}

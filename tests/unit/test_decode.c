@@ -983,11 +983,22 @@ static uint64_t v_off(void *ctx, uint32_t pid, uint32_t tid, uint64_t ns)
 	return ns / 10; /* a tenth of every interval is off-CPU */
 }
 
+/* begins and ends the decoder said came without the target's values */
+static unsigned v_unvalued_n;
+
+static void v_unvalued(void *ctx, uint32_t pid)
+{
+	(void)ctx;
+	if (pid == 7)
+		v_unvalued_n++;
+}
+
 static void v_run(const struct stream *s, struct vrec *r, struct decode_stats *st)
 {
 	memset(r, 0, sizeof *r);
+	v_unvalued_n = 0;
 	struct decoder *d = decoder_new(NULL);
-	struct decoder_values dv = {3, 1, 0, v_off, NULL, NULL};
+	struct decoder_values dv = {3, 1, 0, v_off, NULL, NULL, v_unvalued};
 	ok(decoder_set_values(d, &dv) == 0, "the decoder takes a value layout");
 	decoder_add_sink(d, (struct span_sink){vrec_event, r});
 	decoder_feed(d, s->buf, s->len);
@@ -1012,6 +1023,7 @@ static void test_values(void)
 	is_int(r.v[1], 15, "the target's first value: 25 - 10");
 	is_int(r.v[2], 300, "its second: 800 - 500");
 	is_int(st.bad_records, 0, "nothing rejected");
+	is_int(v_unvalued_n, 0, "every value came: none unknown");
 	free(s.buf);
 
 	/* a process that sends another count: its words skipped, values 0 */
@@ -1025,6 +1037,17 @@ static void test_values(void)
 	is_int(r.ends, 1, "a process with another count still frames its events");
 	is_int(r.v[1], 0, "its values are unknown: 0");
 	is_int(r.v[0], 100, "the source's own still count");
+	is_int(v_unvalued_n, 2, "the begin and the end are said to lack them");
+	free(s.buf);
+
+	/* a process that sends no WIRE_VALUES (its SPANSTAT_VALUES gone) */
+	memset(&s, 0, sizeof s);
+	s_hello(&s, 7, 1, WIRE_CLOCK_MONOTONIC, 1000, 1000, "v");
+	s_name(&s, 7, 1, "a");
+	EVENTS(&s, 7, 8, 1000, B(1, 0), E(1, 1000));
+	v_run(&s, &r, &st);
+	is_int(r.ends, 1, "a process without values frames its events");
+	is_int(v_unvalued_n, 2, "its begin and end are said to lack them");
 	free(s.buf);
 
 	/* value words cut off by the record's end */
