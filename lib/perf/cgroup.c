@@ -131,14 +131,6 @@ int cgroup_check(const struct evlist *evl, char **cause)
 	return 0;
 }
 
-bool cgroup_any(const struct evlist *evl)
-{
-	for (size_t i = 0; i < evl->n; i++)
-		if (evl->ev[i].cgroup)
-			return true;
-	return false;
-}
-
 /* Where the hierarchy perf_event counts in is mounted, in buf: a cgroup
  * (v1) mount with the perf_event option, else the cgroup2 mount. */
 static int cgroup_root(char *buf, size_t size)

@@ -20,7 +20,13 @@ int cgroup_assign(struct evlist *evl, const char *names, unsigned *next, char **
  * -ENOMEM. */
 int cgroup_expand(struct evlist *evl, const char *names, char **cause);
 /* Whether any event of evl has a cgroup. */
-bool cgroup_any(const struct evlist *evl);
+static inline bool cgroup_any(const struct evlist *evl)
+{
+	for (size_t i = 0; i < evl->n; i++)
+		if (evl->ev[i].cgroup)
+			return true;
+	return false;
+}
 /* Opens the directory of cgroup name (relative to the root of the
  * hierarchy perf_event is bound to: a cgroup v1 mount with perf_event, else
  * the cgroup v2 mount) for PERF_FLAG_PID_CGROUP.  The fd, or -errno with

@@ -32,7 +32,8 @@ FUZZ_SRCS = $(srcdir)/tests/fuzz/fuzz_decode.c $(srcdir)/lib/spans/decoder.c $(s
 	$(srcdir)/lib/out/folded.c $(srcdir)/lib/out/json.c $(srcdir)/lib/out/perfetto.c $(srcdir)/lib/base/pbenc.c \
 	$(srcdir)/lib/perf/metrics.c $(srcdir)/lib/base/utf8esc.c $(srcdir)/lib/spans/srcloc.c $(srcdir)/lib/spans/demangle.c \
 	$(srcdir)/lib/spans/spannames.c $(srcdir)/lib/spans/spanweight.c $(srcdir)/lib/spans/spanmetric.c $(srcdir)/lib/spans/spanwalk.c $(srcdir)/lib/out/pprof.c \
-	$(srcdir)/lib/out/svg.c $(srcdir)/lib/out/svgkit.c $(srcdir)/lib/out/flamechart.c $(srcdir)/lib/out/rankstat.c
+	$(srcdir)/lib/out/svg.c $(srcdir)/lib/out/svgkit.c $(srcdir)/lib/out/flamechart.c $(srcdir)/lib/out/rankstat.c \
+	$(srcdir)/lib/perf/aggr.c $(srcdir)/lib/base/cause.c
 FUZZ_RING_SRCS = $(srcdir)/tests/fuzz/fuzz_rings.c $(srcdir)/lib/spans/ringsrc.c $(srcdir)/lib/spans/decoder.c $(srcdir)/lib/spans/wireframe.c $(srcdir)/lib/spans/norm.c \
 	$(srcdir)/lib/base/strtab.c $(srcdir)/lib/base/u64map.c $(srcdir)/lib/spans/symbols.c $(srcdir)/lib/spans/srcloc.c \
 	$(srcdir)/lib/spans/demangle.c $(srcdir)/lib/spans/spannames.c $(srcdir)/lib/base/utf8esc.c
@@ -56,7 +57,7 @@ FUZZ_RECORD_SRCS = $(srcdir)/tests/fuzz/fuzz_record.c $(srcdir)/lib/out/recfile.
 	$(srcdir)/lib/out/csv.c $(srcdir)/lib/out/fmt.c $(srcdir)/lib/perf/metrics.c $(srcdir)/lib/out/json.c \
 	$(srcdir)/lib/out/rankstat.c $(srcdir)/lib/base/utf8esc.c $(srcdir)/lib/out/folded.c $(srcdir)/lib/spans/spanwalk.c \
 	$(srcdir)/lib/spans/spanweight.c $(srcdir)/lib/spans/spanmetric.c $(srcdir)/lib/out/perfetto.c $(srcdir)/lib/base/pbenc.c $(srcdir)/lib/out/pprof.c \
-	$(srcdir)/lib/out/svg.c $(srcdir)/lib/out/svgkit.c $(srcdir)/lib/out/flamechart.c
+	$(srcdir)/lib/out/svg.c $(srcdir)/lib/out/svgkit.c $(srcdir)/lib/out/flamechart.c $(srcdir)/lib/perf/aggr.c
 FUZZ_RECORD_SECONDS ?= 20
 FUZZ_LIBS = -ldw -lelf -liberty $(shell pkg-config --libs libcjson) -lz -lm
 FUZZ_CFLAGS += -DHAVE_CONFIG_H -I$(builddir) $(shell pkg-config --cflags libcjson)
