@@ -251,6 +251,10 @@ long fmt_aggr_rows(const struct aggr *ag, const struct evlist *evl, const struct
 				continue;
 			(*rows)[n++] = (struct fmt_row){u, i};
 		}
+		/* an event no thread counted (<not supported>, or 0 everywhere)
+		 * still gets a row, the first thread's, so that it shows */
+		if (n == first && ag->n > 0)
+			(*rows)[n++] = (struct fmt_row){0, i};
 		/* threads by value, largest first; ties in their order (stable) */
 		for (size_t k = first + 1; ag->mode == AGGR_THREAD && k < n; k++) {
 			struct fmt_row r = (*rows)[k];

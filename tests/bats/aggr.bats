@@ -188,6 +188,16 @@ require_perf() {
 	[ "$(wc -l <s.csv)" -lt "$(find /proc/[0-9]*/task -maxdepth 1 -name '[0-9]*' 2>/dev/null | wc -l)" ]
 }
 
+@test "--per-thread -a: an event no thread counted still shows, <not supported> or 0" {
+	# perf leaves such an event out altogether: the user cannot tell it failed
+	run -0 "$SPANSTAT" --per-thread -a -x, -e cycles,major-faults,task-clock -o s.csv -- sleep 0.1
+	cat s.csv
+	[ "$(awk -F, '$4 == "cycles"' s.csv | wc -l)" -ge 1 ]
+	awk -F, '$4 == "cycles" && $2 != "<not supported>" && $2 !~ /^[0-9.]+$/ { exit 1 }' s.csv
+	[ "$(awk -F, '$4 == "major-faults"' s.csv | wc -l)" -ge 1 ]
+	[ "$(awk -F, '$4 == "task-clock"' s.csv | wc -l)" -ge 2 ]
+}
+
 @test "--json: the rows per unit, adding up to the totals" {
 	run -0 "$SPANSTAT" --per-core -a -I 100 -e task-clock,context-switches --json=j.json -x, -o s.csv -- sleep 0.25
 	assert_equal "$(jq -r '.aggregation.mode' j.json)" core
