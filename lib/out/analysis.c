@@ -111,7 +111,7 @@ static void analysis_mean(const struct evlist *evl, const struct run_end *e, boo
 	for (size_t i = 0; i < evl->n; i++) {
 		struct stats sv;
 		double raw = 0, ena = 0, run = 0;
-		unsigned ok = 0, counted = 0;
+		unsigned ok = 0, counted = 0, zero = 0;
 		stats_init(&sv);
 		if (!known) { /* a record whose results are all lost */
 			cnt[i] = (struct count){.state = COUNT_UNKNOWN};
@@ -126,6 +126,15 @@ static void analysis_mean(const struct evlist *evl, const struct run_end *e, boo
 			counted++;
 			ena += (double)c->enabled;
 			run += (double)c->running;
+			/* a count that never ran in this run (threads asleep
+			 * throughout: nothing enabled) counted 0 there, as
+			 * perf averages it, and as the run's total has a
+			 * unit's */
+			if (c->state == COUNT_NOT_COUNTED && c->enabled == 0) {
+				stats_add(&sv, 0);
+				zero++;
+				continue;
+			}
 			if (c->state != COUNT_OK)
 				continue;
 			ok++;
@@ -134,6 +143,7 @@ static void analysis_mean(const struct evlist *evl, const struct run_end *e, boo
 		}
 		st[i] = stats_summary(&sv);
 		if (ok) {
+			ok += zero;
 			cnt[i].state = COUNT_OK;
 			cnt[i].value = sv.mean;
 			cnt[i].raw = stats_sat_u64(raw / ok + 0.5);

@@ -198,6 +198,30 @@ require_perf() {
 	[ "$(awk -F, '$4 == "task-clock"' s.csv | wc -l)" -ge 2 ]
 }
 
+@test "--per-thread -r: a thread that slept through a run counted 0 there, in its mean" {
+	start_target
+	# run 1 makes the worker touch 4096 pages; in run 2 it never runs
+	cat >once.sh <<-EOF
+		if [ -e did ]; then sleep 0.1; exit 0; fi
+		: >did
+		kill -USR1 $TPID
+		for i in \$(seq 200); do grep -q '^done 1' target.out && exit 0; sleep 0.05; done
+		exit 1
+	EOF
+	run -0 "$SPANSTAT" -r 2 --per-thread -p "$TPID" -e page-faults --json=j.json -- sh once.sh
+	local w="(.aggregation.units | map(.tid) | index($TTID))"
+	assert_equal "$(jq -r ".runs[1].units[$w].events[0].state" j.json)" "not counted"
+	[ "$(jq ".runs[0].units[$w].events[0].raw" j.json)" -ge 4096 ]
+	# the mean over both runs, as perf takes it, not over the one it ran in
+	assert_equal "$(jq ".aggregation.units[$w].events[0].raw" j.json)" \
+		"$(jq "[.runs[].units[$w].events[0].raw] | add / 2 | . + 0.5 | floor" j.json)"
+	# so the units' means add up to the totals' mean
+	local sum total
+	sum=$(jq '[.aggregation.units[].events[0].raw] | add' j.json)
+	total=$(jq '.events[0].raw' j.json)
+	[ "$((sum - total))" -ge -1 ] && [ "$((sum - total))" -le 1 ]
+}
+
 @test "--json: the rows per unit, adding up to the totals" {
 	run -0 "$SPANSTAT" --per-core -a -I 100 -e task-clock,context-switches --json=j.json -x, -o s.csv -- sleep 0.25
 	assert_equal "$(jq -r '.aggregation.mode' j.json)" core
