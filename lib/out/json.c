@@ -780,6 +780,10 @@ static cJSON *json_intervals(const struct json *j, const struct run_head *h,
 				cJSON *e = cJSON_CreateObject();
 				cJSON_AddItemToArray(ue, e);
 				json_name(e, "name", evl->ev[i].name);
+				if (evl->ev[i].cgroup) /* --for-each-cgroup: told apart */
+					json_name(e, "cgroup", evl->ev[i].cgroup);
+				else
+					cJSON_AddNullToObject(e, "cgroup");
 				if (c->state == COUNT_OK)
 					json_num(e, "value", c->value);
 				else

@@ -353,6 +353,22 @@ cg_setup() {
 	assert_output "$(printf 'task-clock,%s\ntask-clock,/' "$CG_NAME")"
 }
 
+@test "--for-each-cgroup -A -I: each unit's interval rows name their cgroup and add up to its total" {
+	cg_setup
+	run -0 "$SPANSTAT" -a -A -I 100 -e task-clock --for-each-cgroup="$CG_NAME,/" --json=s.json -- sleep 0.35
+	run -0 jq -r '[.intervals[0].units[0].events[].cgroup] | join(" ")' s.json
+	assert_output "$CG_NAME /"
+	# per unit and cgroup, the intervals add up to the unit's total
+	run -0 jq -r '.aggregation.units[] as $u | $u.events[] as $e
+		| [$u.id, $e.cgroup, $e.raw,
+		   ([.intervals[].units[] | select(.id == $u.id) | .events[]
+		     | select(.name == $e.name and .cgroup == $e.cgroup) | .raw] | add)]
+		| @tsv' s.json
+	echo "$output"
+	[ "$(wc -l <<<"$output")" -eq $((2 * $(getconf _NPROCESSORS_ONLN))) ]
+	awk -F'\t' '$3 != $4 { exit 1 }' <<<"$output"
+}
+
 @test "-G and --for-each-cgroup: bad uses refused in one line, nothing run" {
 	bad_input -e task-clock -G foo
 	assert_output --partial "needs -a or -C"
