@@ -652,6 +652,10 @@ static void check(struct cli *c, int nargs)
 	if ((c->cgroup || c->for_each_cgroup) && (c->mode == MODE_RECORD || c->path[out_record]))
 		die("%s cannot be kept in a record file: its events would lose their cgroups",
 		    c->cgroup ? "--cgroup" : "--for-each-cgroup");
+	if (c->aggr != AGGR_GLOBAL && c->path[out_record])
+		die("%s cannot be kept in a record file: it keeps the totals only, so its "
+		    "report would lose the rows per unit",
+		    c->aggr_opt);
 	if (c->cgroup && c->for_each_cgroup)
 		die("--for-each-cgroup cannot be combined with --cgroup (-G)");
 	if (c->null_run && (c->cgroup || c->for_each_cgroup))

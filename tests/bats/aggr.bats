@@ -265,5 +265,11 @@ require_perf() {
 	assert_output "spanstat: invalid --per-cache 'x': expected a cache level such as L2, l3 or 3"
 	run -125 "$SPANSTAT" record --per-core -a -- touch ran
 	assert_output "spanstat: record: --per-core is not an option of 'spanstat record' (see 'spanstat record --help')"
+	# a report of --record's file would have the totals only, not the rows
+	run -125 "$SPANSTAT" -A -a --record=r.rec -- touch ran
+	assert_output "spanstat: -A cannot be kept in a record file: it keeps the totals only, so its report would lose the rows per unit"
+	run -125 "$SPANSTAT" --per-thread -a --record=r.rec -- touch ran
+	assert_output --partial "spanstat: --per-thread cannot be kept in a record file"
+	[ ! -e r.rec ]
 	[ ! -e ran ]
 }
