@@ -81,6 +81,18 @@ static int aggr_number(const char *buf, int *v)
 	return 0;
 }
 
+/* A thread's name as a row shows it: control bytes (a newline, a
+ * terminal's escape) as \xNN, so one thread stays one row and prints as
+ * itself. */
+static void aggr_printable(char *buf, size_t size, const char *s)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	for (const unsigned char *p = (const unsigned char *)s; p && *p && n + 5 < size; p++)
+		n += (size_t)snprintf(buf + n, size - n, *p < 0x20 || *p == 0x7f ? "\\x%02x" : "%c",
+				      *p);
+}
+
 /* Whether cpu is in a sysfs CPU list ("0-3,8"); *first: its first CPU. */
 static bool aggr_in_list(const char *list, int cpu, int *first)
 {
@@ -356,7 +368,7 @@ int aggr_build(struct aggr *ag, enum aggr_mode mode, int cache_level, const stru
 						.cache_level = -1,
 						.cache_id = -1,
 						.tid = at[k].pid};
-			snprintf(u->comm, sizeof u->comm, "%s", comm && comm[k] ? comm[k] : "");
+			aggr_printable(u->comm, sizeof u->comm, comm ? comm[k] : NULL);
 			aggr_label(mode, u);
 			ag->unit_of[k] = k;
 		}

@@ -26,12 +26,12 @@ enum aggr_mode {
 };
 
 struct aggr_unit {
-	char id[64];	/* as perf names it: "S0-D0-C0", "CPU1", "bash-1234" */
+	char id[80];	/* as perf names it: "S0-D0-C0", "CPU1", "bash-1234" */
 	unsigned ncpus; /* the CPUs it adds up (0: a thread) */
 	int cpu;	/* AGGR_NONE: the CPU; else -1 */
 	int socket, die, core, node, cache_level, cache_id; /* -1 where the mode has none */
 	int tid;					    /* AGGR_THREAD: the thread, else -1 */
-	char comm[32];					    /* AGGR_THREAD: its name when counted */
+	char comm[64]; /* AGGR_THREAD: its name when counted, control bytes as \xNN */
 };
 
 struct aggr {

@@ -25,11 +25,12 @@ static char *attach_comm(pid_t pid, pid_t tid)
 		snprintf(path, sizeof path, "/proc/%d/comm", (int)tid);
 	FILE *f = fopen(path, "re");
 	if (f) {
-		if (!fgets(buf, sizeof buf, f))
-			buf[0] = 0;
+		size_t n = fread(buf, 1, sizeof buf - 1, f);
+		buf[n] = 0;
 		fclose(f);
+		if (n && buf[n - 1] == '\n') /* the kernel's; a newline in the name stays */
+			buf[n - 1] = 0;
 	}
-	buf[strcspn(buf, "\n")] = 0;
 	return strdup(buf);
 }
 

@@ -222,6 +222,25 @@ require_perf() {
 	[ "$((sum - total))" -ge -1 ] && [ "$((sum - total))" -le 1 ]
 }
 
+@test "--per-thread: a thread named with a newline and a terminal escape is one row, its bytes as \\xNN" {
+	require_cmd python3
+	python3 -c 'import ctypes, time
+ctypes.CDLL(None).prctl(15, b"\x1b[2Jx\ny", 0, 0, 0)
+time.sleep(60)' &
+	TPID=$!
+	for _ in $(seq 50); do
+		grep -q 2J "/proc/$TPID/comm" 2>/dev/null && break
+		sleep 0.1
+	done
+	run -0 "$SPANSTAT" --per-thread -p "$TPID" -x, -e task-clock -o s.csv -- sleep 0.1
+	cat -A s.csv
+	[ "$(wc -l <s.csv)" -eq 1 ]
+	assert_equal "$(cut -d, -f1 s.csv)" "\\x1b[2Jx\\x0ay-$TPID"
+	run -0 "$SPANSTAT" --per-thread -p "$TPID" -e task-clock -- sleep 0.1
+	assert_output --partial " \\x1b[2Jx\\x0ay-$TPID "
+	refute_output --partial $'\e'
+}
+
 @test "--json: the rows per unit, adding up to the totals" {
 	run -0 "$SPANSTAT" --per-core -a -I 100 -e task-clock,context-switches --json=j.json -x, -o s.csv -- sleep 0.25
 	assert_equal "$(jq -r '.aggregation.mode' j.json)" core
