@@ -740,6 +740,25 @@ static cJSON *json_spans(const struct report *r, struct json_lists *lists)
 	return o;
 }
 
+/* One event's row of an interval (or of a unit's): its name, its cgroup
+ * (--for-each-cgroup repeats names: told apart), value, raw and state. */
+static void json_interval_event(cJSON *arr, const struct event *ev, const struct count *c)
+{
+	cJSON *e = cJSON_CreateObject();
+	cJSON_AddItemToArray(arr, e);
+	json_name(e, "name", ev->name);
+	if (ev->cgroup)
+		json_name(e, "cgroup", ev->cgroup);
+	else
+		cJSON_AddNullToObject(e, "cgroup");
+	if (c->state == COUNT_OK)
+		json_num(e, "value", c->value);
+	else
+		cJSON_AddNullToObject(e, "value");
+	json_u64(e, "raw", c->raw);
+	cJSON_AddStringToObject(e, "state", json_state(c->state));
+}
+
 static cJSON *json_intervals(const struct json *j, const struct run_head *h,
 			     const struct evlist *evl)
 {
@@ -753,20 +772,7 @@ static cJSON *json_intervals(const struct json *j, const struct run_head *h,
 		json_u64(o, "length_ns", iv->length_ns);
 		cJSON *evs = cJSON_AddArrayToObject(o, "events");
 		for (size_t i = 0; evs && i < j->nev && i < evl->n; i++) {
-			const struct count *c = &iv->counts[i];
-			cJSON *e = cJSON_CreateObject();
-			cJSON_AddItemToArray(evs, e);
-			json_name(e, "name", evl->ev[i].name);
-			if (evl->ev[i].cgroup)
-				json_name(e, "cgroup", evl->ev[i].cgroup);
-			else
-				cJSON_AddNullToObject(e, "cgroup");
-			if (c->state == COUNT_OK)
-				json_num(e, "value", c->value);
-			else
-				cJSON_AddNullToObject(e, "value");
-			json_u64(e, "raw", c->raw);
-			cJSON_AddStringToObject(e, "state", json_state(c->state));
+			json_interval_event(evs, &evl->ev[i], &iv->counts[i]);
 		}
 		cJSON *us = cJSON_AddArrayToObject(o, "units");
 		for (size_t u = 0; us && iv->units && run_head_aggregated(h) && u < h->aggr->n;
@@ -776,20 +782,7 @@ static cJSON *json_intervals(const struct json *j, const struct run_head *h,
 			json_name(x, "id", h->aggr->unit[u].id);
 			cJSON *ue = cJSON_AddArrayToObject(x, "events");
 			for (size_t i = 0; ue && i < j->nev && i < evl->n; i++) {
-				const struct count *c = &iv->units[u * evl->n + i];
-				cJSON *e = cJSON_CreateObject();
-				cJSON_AddItemToArray(ue, e);
-				json_name(e, "name", evl->ev[i].name);
-				if (evl->ev[i].cgroup) /* --for-each-cgroup: told apart */
-					json_name(e, "cgroup", evl->ev[i].cgroup);
-				else
-					cJSON_AddNullToObject(e, "cgroup");
-				if (c->state == COUNT_OK)
-					json_num(e, "value", c->value);
-				else
-					cJSON_AddNullToObject(e, "value");
-				json_u64(e, "raw", c->raw);
-				cJSON_AddStringToObject(e, "state", json_state(c->state));
+				json_interval_event(ue, &evl->ev[i], &iv->units[u * evl->n + i]);
 			}
 		}
 	}
