@@ -1010,7 +1010,8 @@ static int evlist_known_tps(struct evlist_lister *l)
 	int r = tracefs_each(NULL, NULL, evlist_known_tp, &t);
 	if (r != -ENOMEM) {
 		r = 0;
-		qsort(t.name, t.n, sizeof *t.name, evlist_strcmp);
+		if (t.n) /* qsort takes no NULL, even for none */
+			qsort(t.name, t.n, sizeof *t.name, evlist_strcmp);
 	}
 	for (size_t i = 0; i < t.n; i++) {
 		struct event_info info = {t.name[i], "[Tracepoint event]", "tracepoint", true};
