@@ -14,6 +14,8 @@
  * counted as drops. */
 #include "config.h"
 
+#include <signal.h>
+
 #include "rec.h"
 
 #define REC_Q_NONE UINT64_MAX /* a queued begin cancelled: its end found no room */
@@ -80,18 +82,29 @@ REC_NOI void rec_queue(struct rec_thread *t, uint64_t key, uint64_t op, int has_
 	}
 }
 
-/* Applies the queued events in order; the caller holds the guard, so more
- * may be queued meanwhile (by handlers interrupting this), and are applied
- * too before the queue is emptied. */
+/* Applies the queued events in order; the caller holds the guard.  Signals
+ * are blocked meanwhile (two system calls per drain, that is per handler
+ * that recorded something): a handler that interrupted the drain and left
+ * it by siglongjmp would abandon it half-way, and the next drain, starting
+ * again at the first entry, would apply the entries before it twice.  A
+ * signal that comes meanwhile is delivered when the drain ends; its
+ * handler's events are queued (the caller still holds the guard) and
+ * applied by the next call. */
 REC_NOI __attribute__((noinline)) void rec_drain(struct rec_thread *t, int on)
 {
+	sigset_t all, old;
+	sigfillset(&all);
+	int masked = pthread_sigmask(SIG_BLOCK, &all, &old) == 0;
 	unsigned i = 0;
 	for (;;) {
 		unsigned n = __atomic_load_n(&t->nq, __ATOMIC_ACQUIRE);
 		if (i >= n) {
 			if (__atomic_compare_exchange_n(&t->nq, &n, 0, 0, __ATOMIC_RELAXED,
-							__ATOMIC_RELAXED))
+							__ATOMIC_RELAXED)) {
+				if (masked)
+					pthread_sigmask(SIG_SETMASK, &old, NULL);
 				return;
+			}
 			continue;
 		}
 		const struct rec_qev *e = &t->q[i];
