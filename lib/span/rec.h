@@ -321,7 +321,7 @@ REC_NOI int rec_ring_attach(struct rec_thread *t, uint64_t now);
 REC_NOI int rec_ring_putn(struct rec_thread *t, uint64_t word, const uint64_t *pl, unsigned n);
 REC_NOI void rec_ring_detach(struct rec_thread *t, uint64_t ts);
 REC_NOI void *rec_map_rings(const char *path);
-REC_NOI void rec_emit_pop(struct rec_thread *t, uint64_t n, uint64_t now);
+REC_NOI void rec_emit_pop(struct rec_thread *t, uint64_t n, uint64_t now, int to);
 extern atomic_uint rec_ngone; /* objects dlclose unloaded (rec_dlclose.c) */
 REC_NOI int rec_text_gone(uint64_t key);
 REC_NOI void rec_emit(struct rec_thread *t, uint64_t key, uint64_t op, uint64_t now, int has_val,

@@ -80,7 +80,8 @@ static REC_NOI void rec_unwind(const void *env)
 	unsigned i;
 	for (i = 0; i < REC_JMPS && t->jmp[i].env != env; i++)
 		;
-	if (t->guard) {
+	int abandoned = t->guard != 0;
+	if (abandoned) {
 		if (i == REC_JMPS || t->guard >= t->jmp[i].sp)
 			return;
 		atomic_store(&t->busy, 0); /* the abandoned call's */
@@ -113,12 +114,20 @@ static REC_NOI void rec_unwind(const void *env)
 		t->agg->depth = t->adepth;
 		t->agg->last_ts = now;
 		t->depth = t->jmp[i].depth;
+	} else if (i < REC_JMPS && abandoned && on != REC_ON_FILTERED &&
+		   t->jmp[i].depth <= t->depth + 1u) {
+		/* the abandoned call may have sent its word and not followed
+		 * it on the shadow stack: the reader ends what it has open */
+		rec_emit_pop(t, t->jmp[i].depth, rec_now(), 1);
+		t->depth = t->jmp[i].depth;
+		if (t->gap && t->depth < t->low)
+			t->low = t->depth;
 	} else if (i < REC_JMPS && t->jmp[i].depth <= t->depth) {
 		uint64_t now = rec_now();
 		unsigned to = t->jmp[i].depth > REC_STACK ? t->jmp[i].depth : REC_STACK;
 		if (on != REC_ON_FILTERED && t->depth > to) {
 			/* the spans whose names it did not follow, in one word */
-			rec_emit_pop(t, t->depth - to, now);
+			rec_emit_pop(t, t->depth - to, now, 0);
 			t->depth = to;
 		}
 		while (t->depth > t->jmp[i].depth) {

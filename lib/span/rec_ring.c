@@ -442,8 +442,9 @@ static REC_NOI void rec_put_waited(struct rec_thread *t)
 }
 
 /* The thread ended its n innermost open spans at now without their names
- * (RING_CTL_POP); the caller holds t->busy. */
-REC_NOI void rec_emit_pop(struct rec_thread *t, uint64_t n, uint64_t now)
+ * (RING_CTL_POP), or with `to`, every span open above depth n
+ * (RING_CTL_POPTO); the caller holds t->busy. */
+REC_NOI void rec_emit_pop(struct rec_thread *t, uint64_t n, uint64_t now, int to)
 {
 	if (t->slot && unlikely(t->dropped != t->reported) && rec_ring_drops(t) != 0) {
 		rec_drop_gap(t, 2, REC_OP(WIRE_OP_END), now);
@@ -452,7 +453,10 @@ REC_NOI void rec_emit_pop(struct rec_thread *t, uint64_t n, uint64_t now)
 	uint64_t delta = (int64_t)(now - t->last) > 0 ? now - t->last : 0;
 	if (delta >> WIRE_DELTA_BITS)
 		delta = 0; /* too far: at the last event's time */
-	if (rec_put_ctl(t, RING_CTL(RING_CTL_POP | (n > UINT32_MAX ? UINT32_MAX : n) << 8), delta))
+	if (rec_put_ctl(t,
+			RING_CTL((to ? RING_CTL_POPTO : RING_CTL_POP) |
+				 (n > UINT32_MAX ? UINT32_MAX : n) << 8),
+			delta))
 		rec_drop_gap(t, 2, REC_OP(WIRE_OP_END), now);
 	else
 		t->last += delta;

@@ -280,6 +280,9 @@ static void decode_events(struct decoder *d, const struct dproc *p, struct norm_
 			} else if ((x & 0xff) == RING_CTL_POP && !(v >> WIRE_DELTA_BITS)) {
 				ts += v;
 				norm_pop(n, t, decode_ns(p, ts), (x & WIRE_DELTA_MASK) >> 8);
+			} else if ((x & 0xff) == RING_CTL_POPTO && !(v >> WIRE_DELTA_BITS)) {
+				ts += v;
+				norm_popto(n, t, decode_ns(p, ts), (x & WIRE_DELTA_MASK) >> 8);
 			} else {
 				d->stats.bad_ids++;
 			}

@@ -330,6 +330,18 @@ static inline void norm_pop(struct normaliser *n, struct norm_thread *t, uint64_
 	}
 }
 
+/* The thread ended every span open above depth `to` at ns (a longjmp):
+ * counted over what this thread has open, named, over the limit or
+ * unnamed. */
+static inline void norm_popto(struct normaliser *n, struct norm_thread *t, uint64_t ns, uint64_t to)
+{
+	uint64_t open = (uint64_t)t->depth + t->over;
+	for (uint32_t i = 0; i < t->nunnamed; i++)
+		open += t->unnamed[i].n;
+	if (open > to)
+		norm_pop(n, t, ns, open - to);
+}
+
 static inline void norm_instant(struct normaliser *n, struct norm_thread *t, uint64_t ns,
 				uint32_t name)
 {

@@ -320,8 +320,8 @@ static int rs_consume(struct ringsrc *r, unsigned i, uint64_t end, ringsrc_fn fn
 				k++;
 				continue;
 			}
-			if ((code & 0xff) == RING_CTL_WAITED ||
-			    (code & 0xff) == RING_CTL_POP) { /* the decoder's: passed on */
+			if ((code & 0xff) == RING_CTL_WAITED || (code & 0xff) == RING_CTL_POP ||
+			    (code & 0xff) == RING_CTL_POPTO) { /* the decoder's: passed on */
 				if (k + 2 > end || (k % RING_WORDS) + 2 > RING_WORDS)
 					break;
 				if (r->nwords + 2 > RS_MAX_WORDS &&

@@ -101,6 +101,12 @@ enum ring_ctl {
 				* time since its last event (a delta, which the
 				* next event's counts from); passed on in the
 				* events record */
+	RING_CTL_POPTO = 10,   /* a longjmp ended every span open above depth d
+				* (bits 8..39), counting the reader's open spans,
+				* named or not: what the reader has open is what
+				* was sent, even when the jump abandoned a call of
+				* the recorder between its word and its shadow
+				* stack; payload as RING_CTL_POP's */
 	RING_CTL_UNNAMED = 8,  /* ends a drop's tale: payload the spans begun among
 				* the dropped events, still open above those the
 				* tale opened again, whose names it could not tell

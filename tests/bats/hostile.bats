@@ -99,13 +99,18 @@ setup() {
 	api=$(build_workload span_sigjump $(span_link_flags))
 	funcs=$(build_workload span_sigjump -DFUNCS -finstrument-functions)
 	for prog in "$api" "$funcs"; do
-		# aggregating only: the tree's frames say what is open at the jump.
-		# Streaming still ends a span twice or never when the jump abandons a
-		# call between its ring word and its shadow stack (a known gap).
-		for mode in aggregate; do
+		# streaming: a jump that abandons a call between its word and its
+		# shadow stack is told as "end what is open above depth D", which
+		# the reader counts over what it has open
+		for mode in aggregate stream; do
 			mode_spans "$mode" j.json -- "$prog" 500
 			read -r r t l < <(sed -E 's/rounds=([0-9]+) ticks=([0-9]+) leaves=([0-9]+)/\1 \2 \3/' stdout)
 			assert_equal "$r" 500
+			# the leaves spin until a tick: a loaded machine's reader may
+			# fall behind and the target drop events, counted and said;
+			# the spans cut by such a gap are unfinished, and the counts
+			# below cannot hold
+			[ "$mode" = stream ] && [ "$(jq '.spans.decode.dropped' j.json)" != 0 ] && continue
 			assert_equal "$(span_sum tick j.json)" "$t"
 			assert_equal "$(( $(span_sum round j.json) + $(span_sum round_ j.json) ))" 500
 			local leaf

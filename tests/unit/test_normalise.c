@@ -367,6 +367,20 @@ int main(void)
 	norm_pop(n, t, 920, UINT64_MAX);
 	is_str(l.buf, "B1:0 E1:0 ", "counts of 2^32 are taken whole, never one by one");
 
+	/* a longjmp's "end what is open above depth d" (RING_CTL_POPTO) */
+	l.len = 0;
+	l.buf[0] = 0;
+	norm_begin(n, t, 930, 1, NULL);
+	norm_begin(n, t, 931, 2, NULL);
+	norm_resync(n, t, UINT32_MAX, 0, 2);
+	norm_begin(n, t, 932, 3, NULL);
+	norm_popto(n, t, 940, 1); /* 3, the 2 unnamed, 2: one left */
+	norm_popto(n, t, 950, 1); /* nothing above 1 */
+	norm_popto(n, t, 960, 5); /* deeper than what is open: nothing */
+	is_str(l.buf, "B1:0 B2:1 B3:2 E3:2 E2:1 ", "a pop to a depth counts unnamed spans");
+	norm_popto(n, t, 970, 0);
+	is_str(l.buf, "B1:0 B2:1 B3:2 E3:2 E2:1 E1:0 ", "and a pop to 0 ends them all");
+
 	l.len = 0;
 	l.buf[0] = 0;
 	norm_begin(n, t, 500, 6, NULL);
