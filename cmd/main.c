@@ -93,6 +93,7 @@ struct cli {
 	struct evlist evl;
 	struct evlist span_evl; /* --span-events */
 	bool span_allocs, no_off_cpu;
+	int python;			/* --python: 0 no, 1 Python functions, 2 and C functions */
 	bool no_spans;			/* --no-spans */
 	const char *pids, *tids, *cpus; /* -p, -t, -C */
 	bool all_cpus;			/* -a */
@@ -421,6 +422,12 @@ static void parse(struct cli *c, int argc, char **argv)
 		case OPT_SPAN_ALLOCS:
 			c->span_allocs = true;
 			break;
+		case OPT_PYTHON:
+			if (optarg && strcmp(optarg, "c") != 0)
+				die("invalid --python '%s': expected --python or --python=c",
+				    optarg);
+			c->python = optarg ? 2 : 1;
+			break;
 		case OPT_PID:
 			c->pids = optarg;
 			break;
@@ -598,6 +605,9 @@ static void check(struct cli *c, int nargs)
 		    out_list(OUTPUT_SPANS | OUTPUT_HOLDS, "--spans"));
 	if (c->span_allocs && !spans)
 		die("--span-allocs needs a span output: %s",
+		    out_list(OUTPUT_SPANS | OUTPUT_HOLDS, "--spans"));
+	if (c->python && (attach || c->no_spans || !spans))
+		die("--python needs a COMMAND and a span output: %s",
 		    out_list(OUTPUT_SPANS | OUTPUT_HOLDS, "--spans"));
 	for (int k = 0; k < OUT_MAX; k++) {
 		/* spanstat record's -o names the record file */
@@ -1001,6 +1011,12 @@ static int run_main(struct cli *c, int argc, char **argv)
 	/* the line protocol's helpers, where they are (else the target goes without) */
 	char *pydir = spans ? launch_python_dir() : NULL;
 	char *shell = spans ? launch_shell_helper() : NULL;
+	char *pyboot = NULL;
+	if (c->python && !(pyboot = launch_python_boot()))
+		die("--python: cannot find spanstat's sitecustomize.py (is spanstat installed?)");
+	if (c->python && !launch_python_ext(pydir))
+		die("--python: spanstat was built without the C part of its Python module "
+		    "(_spanstat.so; configure found no Python headers)");
 	if (c->span_allocs && !(alloc = launch_preload_path("libspanstat-alloc.so.0")))
 		die("cannot find the allocation counter libspanstat-alloc.so.0 (is spanstat "
 		    "installed?)");
@@ -1039,6 +1055,8 @@ static int run_main(struct cli *c, int argc, char **argv)
 		.alloc_preload = alloc,
 		.alloc_unknown = alloc_unknown,
 		.python_dir = pydir,
+		.python_boot = pyboot,
+		.python_c_calls = c->python == 2,
 		.shell_helper = shell,
 		.attach = at.n ? &at : NULL,
 		.aggr = ag.n ? &ag : NULL,
@@ -1052,6 +1070,7 @@ static int run_main(struct cli *c, int argc, char **argv)
 		free(preload);
 		free(alloc);
 		free(pydir);
+		free(pyboot);
 		free(shell);
 		attach_release(&at);
 		aggr_release(&ag);

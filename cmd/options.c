@@ -118,6 +118,10 @@ static const struct opt_def options_own[] = {
 	 "count each span's allocations and frees and their usable bytes, whichever allocator "
 	 "serves them",
 	 0, OPTM_MEASURE},
+	{OPT_PYTHON, 0, "python", "c",
+	 "with spans: every Python function call a span (module.qualname, file:line in JSON), "
+	 "through a C profile hook; =c: C functions called from Python too",
+	 1, OPTM_MEASURE},
 	{OPT_WEIGHT, 0, "weight", "METRIC",
 	 "what --folded and --flamegraph count (and --pprof's default sample, and JSON's "
 	 "self_weight): wall (self ns, the default), cpu, off-cpu, allocs, alloc-bytes or an "

@@ -367,6 +367,21 @@ char *launch_python_dir(void)
 	return p;
 }
 
+char *launch_python_boot(void)
+{
+	char *p = launch_find(PKGDATADIR "/python", "/../lib/python", "sitecustomize.py");
+	if (p)
+		*strrchr(p, '/') = '\0';
+	return p;
+}
+
+bool launch_python_ext(const char *pydir)
+{
+	char *p = pydir ? launch_try("%s/%s", pydir, "_spanstat.so") : NULL;
+	free(p);
+	return p != NULL;
+}
+
 char *launch_shell_helper(void)
 {
 	return launch_find(PKGDATADIR, "/../lib/shell", "spanstat.bash");

@@ -4,6 +4,7 @@
 #ifndef SPANSTAT_LAUNCH_H
 #define SPANSTAT_LAUNCH_H
 
+#include <stdbool.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -60,6 +61,10 @@ char *launch_find(const char *dir, const char *tree, const char *name);
 /* The directory of the Python module spanstat.py, and the bash helper
  * spanstat.bash (spanstat-lines(5)), found the same way; NULL: none. */
 char *launch_python_dir(void);
+/* --python: the directory of spanstat's sitecustomize.py (malloc'd), or NULL */
+char *launch_python_boot(void);
+/* Whether the C part of the Python module (_spanstat.so) is in pydir. */
+bool launch_python_ext(const char *pydir);
 char *launch_shell_helper(void);
 
 #endif

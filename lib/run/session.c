@@ -135,7 +135,7 @@ static int session_env(struct session *s, const struct spanclock *tsc)
 
 	while (environ[n])
 		n++;
-	s->envp = calloc(n + 14, sizeof *s->envp); /* ours: at most 12, and NULL */
+	s->envp = calloc(n + 15, sizeof *s->envp); /* ours: at most 13, and NULL */
 	if (!s->envp)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
@@ -171,10 +171,16 @@ static int session_env(struct session *s, const struct spanclock *tsc)
 			      (int)getpid(), s->lines_w) > 0;
 	if (ok && s->lines && s->o->shell_helper)
 		ok = asprintf(&own[s->nowned++], "%s=%s", SPANSTAT_ENV_SH, s->o->shell_helper) > 0;
-	/* import spanstat: after the user's own path, so theirs wins */
+	/* import spanstat: after the user's own path, so theirs wins; --python's
+	 * sitecustomize first, which chains to the user's */
+	const char *boot = s->o->python_boot;
+	if (ok && boot)
+		ok = asprintf(&own[s->nowned++], "%s=%s", SPANSTAT_ENV_PYTHON,
+			      s->o->python_c_calls ? "c" : "py") > 0;
 	if (ok && s->lines && s->o->python_dir)
-		ok = asprintf(&own[s->nowned++], "PYTHONPATH=%s%s%s", oldpy ? oldpy : "",
-			      oldpy && *oldpy ? ":" : "", s->o->python_dir) > 0;
+		ok = asprintf(&own[s->nowned++], "PYTHONPATH=%s%s%s%s%s", boot ? boot : "",
+			      boot ? ":" : "", oldpy ? oldpy : "", oldpy && *oldpy ? ":" : "",
+			      s->o->python_dir) > 0;
 	else if (ok && oldpy)
 		ok = asprintf(&own[s->nowned++], "PYTHONPATH=%s", oldpy) > 0;
 	if (ok && s->values_spec)

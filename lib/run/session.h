@@ -73,6 +73,9 @@ struct session_opts {
 	bool alloc_unknown;		 /* --span-allocs cannot count the command's allocator
 					  * (launch_alloc_check): the values are unknown */
 	const char *python_dir;		 /* where spanstat.py is (PYTHONPATH), or NULL */
+	const char *python_boot;	 /* --python: the sitecustomize.py's directory, put
+					  * first in PYTHONPATH; NULL: no --python */
+	bool python_c_calls;		 /* --python=c: C functions called from Python too */
 	const char *shell_helper;	 /* spanstat.bash (SPANSTAT_SH), or NULL */
 	/* attach (-p, -t, -a, -C): count these tasks or CPUs instead of a command
 	 * spanstat starts; argc may then be 0 */

@@ -161,6 +161,17 @@ RECF_NOI unsigned recf_classify_name(const struct recf_spec *s, const char *name
 	unsigned r = 0;
 	if (!name)
 		return 0;
+	/* a name with its location (NAME 0x1f FILE:LINE, spanstat(3)) matches
+	 * as NAME */
+	char cut[1024];
+	const char *sep = strchr(name, '\x1f');
+	if (sep) {
+		size_t n =
+			(size_t)(sep - name) < sizeof cut ? (size_t)(sep - name) : sizeof cut - 1;
+		memcpy(cut, name, n);
+		cut[n] = '\0';
+		name = cut;
+	}
 	for (unsigned i = 0; i < s->nfilter && !(r & RECF_FILTER); i++)
 		if (fnmatch(s->filter[i], name, 0) == 0)
 			r |= RECF_FILTER;

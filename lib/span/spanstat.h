@@ -22,6 +22,8 @@
  * SIZE_MAX for a NUL-terminated text): texts that differ only after a NUL
  * are the same name, and len 0 is the empty name.  A text and an address-named string with the same
  * text are the same name.  The buffer may change as soon as the call returns.
+ * A name (by text or address) "NAME\x1fFILE:LINE" shows as NAME, with
+ * FILE and LINE where outputs locate functions (JSON); filters match NAME.
  *
  * Nesting.  Spans nest per thread.  spanstat_end() closes the innermost open
  * span of the calling thread.  If its name differs from the innermost span's

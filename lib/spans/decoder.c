@@ -467,6 +467,36 @@ static uint32_t decode_shown_id(struct decoder *d, uint32_t gid)
 	return shown;
 }
 
+/* A name by text may carry where it is defined: NAME 0x1f FILE:LINE
+ * (spanstat(3), Names by text; --python's calls): it shows as NAME, and
+ * JSON gives FILE and LINE.  A text that does not end in :LINE after the
+ * separator shows as it is. */
+#define DECODE_WHERE_SEP '\x1f'
+static void decode_where(struct decoder *d, uint32_t gid, const char *bytes, size_t n)
+{
+	const char *sep = memchr(bytes, DECODE_WHERE_SEP, n);
+	const char *end = bytes + n, *colon = NULL;
+	for (const char *c = end; c > sep + 1; c--)
+		if (c[-1] == ':') {
+			colon = c - 1;
+			break;
+		}
+	if (!colon || colon == sep + 1 || colon + 1 == end || end - colon > 11)
+		return;
+	unsigned long line = 0;
+	for (const char *c = colon + 1; c < end; c++) {
+		if (*c < '0' || *c > '9')
+			return;
+		line = line * 10 + (unsigned long)(*c - '0');
+	}
+	if (line > UINT32_MAX)
+		return;
+	uint32_t text = decode_intern(d, bytes, (size_t)(sep - bytes), true);
+	uint32_t file = decode_intern(d, sep + 1, (size_t)(colon - sep - 1), false);
+	if (text && file && spannames_set(&d->names, gid, text, file, (uint32_t)line) < 0)
+		decode_refuse(d, true);
+}
+
 static bool decode_namedef(struct decoder *d, const struct wire_hdr *h, const uint8_t *pl,
 			   size_t paylen)
 {
@@ -499,6 +529,8 @@ static bool decode_namedef(struct decoder *d, const struct wire_hdr *h, const ui
 		gid = decode_shown_id(d, gid);
 	} else {
 		gid = decode_intern(d, bytes, n, true);
+		if (gid && !spannames_known(&d->names, gid) && memchr(bytes, DECODE_WHERE_SEP, n))
+			decode_where(d, gid, bytes, n);
 	}
 	if (gid)
 		decode_define(d, p, wn.id, gid);

@@ -27,5 +27,8 @@
 #define SPANSTAT_ENV_LINES "SPANSTAT_LINES"
 /* the bash helper of the line protocol, to source */
 #define SPANSTAT_ENV_SH "SPANSTAT_SH"
+/* --python: "py" or "c" (C functions too); read by the Python side
+ * (lib/python/sitecustomize.py), which spanstat puts first in PYTHONPATH */
+#define SPANSTAT_ENV_PYTHON "SPANSTAT_PYTHON"
 
 #endif
