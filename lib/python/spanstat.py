@@ -17,6 +17,13 @@ Run the program under spanstat (spanstat --spans -- python3 app.py): the
 spans show in every output with those of the C library.  Without spanstat
 around every call does nothing.  Pure standard library.
 
+With the module's C part (_spanstat, built when configure finds the Python
+headers) and spanstat's span library in the process, begin, end and span
+call the library directly (spanstat_begin_text, spanstat_end_text): no
+buffer, no line.  SPANSTAT_PY_PURE=1 in the environment, or no C part,
+keeps everything on the line protocol, as below.  instant, counter and
+thread_name always write lines.
+
 Each thread buffers its events and writes them as lines (spanstat-lines(5)),
 whole lines only and at most 4096 bytes at a time (so that writes from many
 threads and processes never tear), when the buffer fills, when the thread
@@ -62,7 +69,7 @@ def _open():
 
 def enabled():
     """Whether spans go anywhere (the program runs under spanstat)."""
-    return _fd is not None
+    return _fd is not None or _c is not None
 
 
 class _Buffer(list):
@@ -233,7 +240,7 @@ class span:
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            if _fd is None:
+            if _fd is None and _c is None:
                 return fn(*args, **kwargs)
             begin(name)
             try:
@@ -274,3 +281,29 @@ _open()
 atexit.register(_at_exit)
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork)
+
+
+# The C fast path: begin, end and span straight into the span library.
+_c = None
+if os.environ.get("SPANSTAT_PY_PURE", "") in ("", "0"):
+    try:
+        import _spanstat
+
+        if _spanstat.available():
+            _c = _spanstat
+    except ImportError:
+        pass
+if _c is not None:
+    begin = _c.begin
+    end = _c.end
+
+    def _c_enter(self, _begin=_c.begin):
+        _begin(self.name)
+        return self
+
+    def _c_exit(self, *exc, _end=_c.end):
+        _end(self.name)
+        return False
+
+    span.__enter__ = _c_enter
+    span.__exit__ = _c_exit

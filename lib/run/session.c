@@ -139,7 +139,9 @@ static int session_env(struct session *s, const struct spanclock *tsc)
 	if (!s->envp)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		if (strncmp(environ[i], "SPANSTAT_", 9) == 0)
+		/* ours, but for the user's choice of the Python module's path */
+		if (strncmp(environ[i], "SPANSTAT_", 9) == 0 &&
+		    strncmp(environ[i], SPANSTAT_ENV_PY_PURE "=", sizeof SPANSTAT_ENV_PY_PURE) != 0)
 			continue;
 		if (strncmp(environ[i], "LD_PRELOAD=", 11) == 0) {
 			oldpre = environ[i] + 11;

@@ -30,5 +30,8 @@
 /* --python: "py" or "c" (C functions too); read by the Python side
  * (lib/python/sitecustomize.py), which spanstat puts first in PYTHONPATH */
 #define SPANSTAT_ENV_PYTHON "SPANSTAT_PYTHON"
+/* "1": the Python module's begin and end take the line protocol, not the C
+ * part (lib/python/spanstat.py); the user's, passed through to the target */
+#define SPANSTAT_ENV_PY_PURE "SPANSTAT_PY_PURE"
 
 #endif

@@ -4,8 +4,10 @@ time.perf_counter_ns() calls and a list append.  Run under spanstat (driven by
 lines-bench); prints "base NS", "pair NS" (spanstat.begin + end), "with NS"
 (a with spanstat.span block), and the floors of any pure-Python pair: "floor NS"
 (two calls appending a clock reading each) and "floor_named NS" (the same
-with the name and a buffer per thread, the least a span needs), each the best
-of 5 rounds, per iteration."""
+with the name and a buffer per thread, the least a span needs), and "cpair
+NS" (the C part's begin + end, when it is built), each the best of 5 rounds,
+per iteration.  lines-bench runs it with SPANSTAT_PY_PURE=1, so that "pair"
+and "with" stay the pure-Python path's."""
 import sys
 import threading
 import time
@@ -101,6 +103,23 @@ def floor_named(n):
     return clock() - t
 
 
+# The C part's pair (what spanstat.begin and end are when it is there):
+# _spanstat.begin/end, straight into the span library.
+try:
+    import _spanstat
+except ImportError:
+    _spanstat = None
+
+
+def cpair(n):
+    clock, begin, end = time.perf_counter_ns, _spanstat.begin, _spanstat.end
+    t = clock()
+    for _ in range(n):
+        begin("work")
+        end("work")
+    return clock() - t
+
+
 def empty(n):
     clock = time.perf_counter_ns
     t = clock()
@@ -115,6 +134,8 @@ if not spanstat.enabled():
     sys.exit(2)
 loop = min(empty(n) for _ in range(5))
 for name, fn in (("base", base), ("pair", pair), ("with", with_), ("floor", floor),
-                 ("floor_named", floor_named)):
+                 ("floor_named", floor_named), ("cpair", cpair)):
+    if fn is cpair and (_spanstat is None or not _spanstat.available()):
+        continue
     best = min(fn(n) for _ in range(5))
     print("%s %.2f" % (name, (best - loop) / n))
