@@ -37,6 +37,14 @@
 #define SP_EXTRA_INDEX _PyEval_RequestCodeExtraIndex
 #endif
 
+#if PY_VERSION_HEX < 0x03090000
+static PyCodeObject *PyFrame_GetCode(PyFrameObject *frame)
+{
+	Py_INCREF(frame->f_code);
+	return frame->f_code;
+}
+#endif
+
 typedef void (*sp_text_fn)(const char *, size_t);
 typedef void (*sp_name_fn)(const char *);
 
@@ -111,7 +119,12 @@ static Py_ssize_t sp_code_index = -1;
 /* module.qualname 0x1f file:line of the code running in frame. */
 static const struct sp_name *sp_code_make(PyFrameObject *frame, PyCodeObject *co)
 {
+#if PY_VERSION_HEX >= 0x030B0000
 	PyObject *globals = PyFrame_GetGlobals(frame);
+#else
+	PyObject *globals = frame->f_globals;
+	Py_XINCREF(globals);
+#endif
 	PyObject *mod = globals ? PyDict_GetItemString(globals, "__name__") : NULL;
 	const char *m = mod && PyUnicode_Check(mod) ? PyUnicode_AsUTF8(mod) : NULL;
 #if PY_VERSION_HEX >= 0x030B0000

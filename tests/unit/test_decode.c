@@ -844,6 +844,48 @@ static void test_names_view(void)
 	}
 }
 
+/* Names that carry their place (NAME 0x1f FILE:LINE, spanstat(3)): shown as
+ * NAME with FILE and LINE; anything else after 0x1f leaves the name as it is. */
+static void test_names_where(void)
+{
+	static const struct {
+		const char *raw, *shown, *file;
+		uint32_t line;
+	} c[] = {
+		{"app.parse\037/src/app.py:42", "app.parse", "/src/app.py", 42},
+		{"m.f\037a:b.py:7", "m.f", "a:b.py", 7}, /* the last colon */
+		{"\037/x.py:1", "", "/x.py", 1},
+		{"m.g\037/x.py:", "m.g\037/x.py:", NULL, 0},	 /* no line */
+		{"m.g\037/x.py:4x", "m.g\037/x.py:4x", NULL, 0}, /* not a number */
+		{"m.g\037:4", "m.g\037:4", NULL, 0},		 /* no file */
+		{"m.g\037/x.py", "m.g\037/x.py", NULL, 0},	 /* no colon */
+		{"m.g\037/x.py:99999999999", "m.g\037/x.py:99999999999", NULL, 0}, /* too big */
+		{"plain", "plain", NULL, 0},
+	};
+	for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+		struct stream s = {0};
+		s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "t");
+		s_name(&s, 5, 1, c[i].raw);
+		struct decoder *d = decoder_new(NULL);
+		decoder_feed(d, s.buf, s.len);
+		const struct strtab *t = decoder_strings(d);
+		const struct spannames *v = decoder_names(d);
+		uint32_t id = strtab_lookup(t, c[i].raw, strlen(c[i].raw));
+		ok(id != 0, "where %zu: the raw name is the identity", i);
+		is_str(spannames_text(v, t, id), c[i].shown, "where %zu: shown", i);
+		uint32_t line = 0;
+		const char *file = spannames_where(v, id, &line);
+		if (c[i].file) {
+			is_str(file ? file : "(null)", c[i].file, "where %zu: file", i);
+			ok(line == c[i].line, "where %zu: line %u", i, line);
+		} else {
+			ok(!file && line == 0, "where %zu: no location", i);
+		}
+		decoder_free(d);
+		free(s.buf);
+	}
+}
+
 /* Lost records and drops: seq gaps, the dropped count, EXIT's total, a
  * process without EXIT, and the open stack closed when the stream lost. */
 static void test_lost(void)
@@ -1078,6 +1120,7 @@ int main(void)
 	test_random();
 	test_symbols();
 	test_names_view();
+	test_names_where();
 	test_lost();
 	test_empty_name();
 	return tap_done();
