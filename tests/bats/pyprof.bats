@@ -201,3 +201,58 @@ PY
 	run py_paths deb.json
 	assert_output "$EXPECTED"
 }
+
+@test "--python counts every function's calls as cProfile does, by file and line" {
+	cat >cp.py <<'PY'
+import json, sys
+
+def leaf(x):
+    return x * 2
+
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+def squares(n):
+    for i in range(n):
+        yield leaf(i)
+
+class Box:
+    def __init__(self, v):
+        self.v = v
+    def get(self):
+        return leaf(self.v)
+
+def fails(k):
+    if k % 3 == 0:
+        raise KeyError(k)
+    return k
+
+def main():
+    fib(12)
+    sum(squares(7))
+    [Box(i).get() for i in range(5)]
+    for k in range(10):
+        try:
+            fails(k)
+        except KeyError:
+            pass
+    json.dumps({"a": [1, 2]})
+
+main()
+PY
+	# cProfile's calls of each function of cp.py, as "file:line count"
+	python3 -m cProfile -o cp.prof "$PWD/cp.py"
+	python3 -c '
+import pstats, sys
+st = pstats.Stats("cp.prof").stats
+for (f, line, fn), (cc, nc, tt, ct, callers) in st.items():
+    if f.endswith("/cp.py") and fn != "<module>":
+        print("%s:%d %d" % (f, line, nc))' | sort >cprofile.txt
+	[ "$(wc -l <cprofile.txt)" -ge 9 ]
+	run "$SPANSTAT" --python --json=cp.json -- python3 "$PWD/cp.py"
+	assert_success
+	jq -r '[.spans.merged.nodes[] | select(.file != null and (.file | endswith("/cp.py")) and (.name | endswith(".<module>") | not))]
+		| group_by("\(.file):\(.line)") | .[] | "\(.[0].file):\(.[0].line) \(map(.count) | add)"' cp.json | sort >spanstat.txt
+	run diff cprofile.txt spanstat.txt
+	assert_success
+}
