@@ -119,8 +119,7 @@ static void test_classify_name(void)
 	/* a name with its place (NAME 0x1f FILE:LINE) matches as NAME */
 	is_int(recf_classify_name(&s, "main\037/src/app.py:3"), RECF_FILTER,
 	       "a located name matches by its name");
-	is_int(recf_classify_name(&s, "mainly\037/src/main:3"), 0,
-	       "and never by its place");
+	is_int(recf_classify_name(&s, "mainly\037/src/main:3"), 0, "and never by its place");
 	is_int(recf_classify_name(&s, "x1y"), RECF_EXCLUDE, "bracket and ?");
 	is_int(recf_classify_name(&s, "xay"), 0, "bracket mismatch");
 	is_int(recf_classify_name(&s, ""), 0, "empty name");
