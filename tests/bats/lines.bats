@@ -78,6 +78,16 @@ work;inner 3"
 	run /usr/bin/python3 "$SRCDIR/lib/python/sitedir.py" "$BATS_TEST_TMPDIR/nowhere"
 	assert_success
 	assert_output ''
+	# and this build's configure chose such a directory: the staged module's
+	# place, without the stage, is on Debian's python3's path (unless the
+	# build was configured with another Python or prefix on purpose)
+	local staged
+	staged=$(dirname "$(find "$STAGE" -name spanstat.py | head -1)")
+	staged=${staged#"$STAGE"}
+	if [[ $staged == /usr/local/* || $staged == /usr/lib/* ]]; then
+		run /usr/bin/python3 -c 'import sys; print(sys.argv[1] in sys.path)' "$staged"
+		assert_output True
+	fi
 	# the module works imported from such a directory, outside spanstat
 	mkdir -p site && cp "$(find "$STAGE" -name spanstat.py | head -1)" site/
 	run env -u SPANSTAT_LINES PYTHONPATH=site /usr/bin/python3 "$WORKLOADS/lines_py.py" noop
