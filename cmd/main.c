@@ -94,6 +94,8 @@ struct cli {
 	struct evlist span_evl; /* --span-events */
 	bool span_allocs, no_off_cpu;
 	int python;			/* --python: 0 no, 1 Python functions, 2 and C functions */
+	const char *lib_calls;		/* --lib-calls: its GLOB ("*" without one), or NULL */
+	bool lib_calls_all;		/* --lib-calls-all */
 	bool no_spans;			/* --no-spans */
 	const char *pids, *tids, *cpus; /* -p, -t, -C */
 	bool all_cpus;			/* -a */
@@ -428,6 +430,16 @@ static void parse(struct cli *c, int argc, char **argv)
 				    optarg);
 			c->python = optarg ? 2 : 1;
 			break;
+		case OPT_LIB_CALLS:
+			c->lib_calls = optarg ? optarg : "*";
+			if (!*c->lib_calls || strlen(c->lib_calls) > 255)
+				die("invalid --lib-calls '%s': expected a glob of function names "
+				    "(1 to 255 bytes)",
+				    optarg);
+			break;
+		case OPT_LIB_CALLS_ALL:
+			c->lib_calls_all = true;
+			break;
 		case OPT_PID:
 			c->pids = optarg;
 			break;
@@ -608,6 +620,14 @@ static void check(struct cli *c, int nargs)
 		    out_list(OUTPUT_SPANS | OUTPUT_HOLDS, "--spans"));
 	if (c->python && (attach || c->no_spans || !spans))
 		die("--python needs a COMMAND and a span output: %s",
+		    out_list(OUTPUT_SPANS | OUTPUT_HOLDS, "--spans"));
+	if (c->lib_calls_all && !c->lib_calls)
+		die("--lib-calls-all needs --lib-calls");
+	if (c->lib_calls && (attach || c->no_spans))
+		die("--lib-calls cannot be combined with %s",
+		    c->no_spans ? "--no-spans" : "-p, -t, -a or -C (it needs a COMMAND)");
+	if (c->lib_calls && !spans)
+		die("--lib-calls needs a span output: %s",
 		    out_list(OUTPUT_SPANS | OUTPUT_HOLDS, "--spans"));
 	for (int k = 0; k < OUT_MAX; k++) {
 		/* spanstat record's -o names the record file */
@@ -1051,6 +1071,8 @@ static int run_main(struct cli *c, int argc, char **argv)
 		.compensate = c->compensate,
 		.span_evl = c->span_evl.n ? &c->span_evl : NULL,
 		.span_allocs = c->span_allocs,
+		.lib_calls = c->lib_calls,
+		.lib_calls_all = c->lib_calls_all,
 		.no_off_cpu = c->no_off_cpu,
 		.alloc_preload = alloc,
 		.alloc_unknown = alloc_unknown,

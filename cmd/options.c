@@ -130,6 +130,14 @@ static const struct opt_def options_own[] = {
 	{OPT_NO_OFF_CPU, 0, "no-off-cpu", NULL,
 	 "do not split span times into on- and off-CPU time (no context-switch records)", 0,
 	 OPTM_MEASURE},
+	{OPT_LIB_CALLS, 0, "lib-calls", "GLOB",
+	 "make each call the program makes through its PLT to a shared library function "
+	 "(matching GLOB, default every one) a span named by the function",
+	 1, OPTM_MEASURE},
+	{OPT_LIB_CALLS_ALL, 0, "lib-calls-all", NULL,
+	 "with --lib-calls: the calls the program's libraries make too (those loaded at start "
+	 "and by dlopen)",
+	 0, OPTM_MEASURE},
 	{OPT_NO_SPANS, 0, "no-spans", NULL,
 	 "collect no spans: the target runs without the span library, --json and a record "
 	 "hold counts only",

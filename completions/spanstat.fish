@@ -121,6 +121,8 @@ complete -c spanstat -n __spanstat_no_command -l span-allocs -d 'Count each span
 complete -c spanstat -n __spanstat_no_command -l python -d 'Every Python function call a span (=c: C functions too)'
 complete -c spanstat -n __spanstat_outputs -l weight -x -a 'wall cpu off-cpu allocs alloc-bytes' -d 'What --folded, --pprof and --json count'
 complete -c spanstat -n __spanstat_no_command -l no-off-cpu -d 'Do not split span times into on- and off-CPU'
+complete -c spanstat -n __spanstat_no_command -l lib-calls -d 'Make library calls through the PLT spans (=GLOB)'
+complete -c spanstat -n __spanstat_no_command -l lib-calls-all -d 'With --lib-calls: the libraries\' calls too'
 complete -c spanstat -n __spanstat_no_command -l no-spans -d 'Collect no spans: --json and a record hold counts only'
 complete -c spanstat -n __spanstat_outputs -l folded -r -F -d 'Write spans as folded stacks to FILE'
 complete -c spanstat -n __spanstat_outputs -l folded-threads -d 'Root folded stacks in process and thread'

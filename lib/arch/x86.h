@@ -63,4 +63,95 @@ ARCH_INLINE uint64_t arch_rdpmc(uint32_t counter)
 		".size " #name ", .-" #name "\n")
 #endif
 
+#if defined(__x86_64__)
+/* Library calls through the PLT (span/rec_plt.c).  A patched GOT slot points
+ * at a stub of ARCH_PLT_STUB bytes that loads its slot's index into r11d
+ * (call-clobbered, never an argument) and jumps through the pointer at the
+ * start of its page of stubs to `entry`.  `entry` saves every argument
+ * register (rdi rsi rdx rcx r8 r9, rax for varargs, r10 the static chain,
+ * xmm0-7), calls enter(index, address of the return address), which returns
+ * the function to run (and may have replaced the return address with `ret`),
+ * restores them and jumps there: the callee finds the stack and registers
+ * its caller left.  `ret` is where such a call returns: it saves the return
+ * registers (rax rdx xmm0 xmm1), calls leave(stack pointer after the
+ * return), which returns the real return address, restores them and jumps
+ * there.  The x87 registers (long double results) are not touched by the C
+ * code in between, which is built without x87 arithmetic. */
+#define ARCH_HAVE_PLT_HOOK 1
+#define ARCH_PLT_STUB 16u
+#define ARCH_PLT_TRAMPOLINES(entry, ret, enter, leave)       \
+	__asm__(".text\n"                                    \
+		".type " #entry ", @function\n" #entry ":\n" \
+		"	sub $200, %rsp\n"                          \
+		"	mov %rdi, 0(%rsp)\n"                       \
+		"	mov %rsi, 8(%rsp)\n"                       \
+		"	mov %rdx, 16(%rsp)\n"                      \
+		"	mov %rcx, 24(%rsp)\n"                      \
+		"	mov %r8, 32(%rsp)\n"                       \
+		"	mov %r9, 40(%rsp)\n"                       \
+		"	mov %rax, 48(%rsp)\n"                      \
+		"	mov %r10, 56(%rsp)\n"                      \
+		"	movaps %xmm0, 64(%rsp)\n"                  \
+		"	movaps %xmm1, 80(%rsp)\n"                  \
+		"	movaps %xmm2, 96(%rsp)\n"                  \
+		"	movaps %xmm3, 112(%rsp)\n"                 \
+		"	movaps %xmm4, 128(%rsp)\n"                 \
+		"	movaps %xmm5, 144(%rsp)\n"                 \
+		"	movaps %xmm6, 160(%rsp)\n"                 \
+		"	movaps %xmm7, 176(%rsp)\n"                 \
+		"	mov %r11d, %edi\n"                         \
+		"	lea 200(%rsp), %rsi\n"                     \
+		"	call " #enter "\n"                   \
+		"	mov %rax, %r11\n"                          \
+		"	mov 0(%rsp), %rdi\n"                       \
+		"	mov 8(%rsp), %rsi\n"                       \
+		"	mov 16(%rsp), %rdx\n"                      \
+		"	mov 24(%rsp), %rcx\n"                      \
+		"	mov 32(%rsp), %r8\n"                       \
+		"	mov 40(%rsp), %r9\n"                       \
+		"	mov 48(%rsp), %rax\n"                      \
+		"	mov 56(%rsp), %r10\n"                      \
+		"	movaps 64(%rsp), %xmm0\n"                  \
+		"	movaps 80(%rsp), %xmm1\n"                  \
+		"	movaps 96(%rsp), %xmm2\n"                  \
+		"	movaps 112(%rsp), %xmm3\n"                 \
+		"	movaps 128(%rsp), %xmm4\n"                 \
+		"	movaps 144(%rsp), %xmm5\n"                 \
+		"	movaps 160(%rsp), %xmm6\n"                 \
+		"	movaps 176(%rsp), %xmm7\n"                 \
+		"	add $200, %rsp\n"                          \
+		"	jmp *%r11\n"                               \
+		".size " #entry ", .-" #entry "\n"           \
+		".type " #ret ", @function\n" #ret ":\n"     \
+		"	sub $48, %rsp\n"                           \
+		"	mov %rax, 0(%rsp)\n"                       \
+		"	mov %rdx, 8(%rsp)\n"                       \
+		"	movaps %xmm0, 16(%rsp)\n"                  \
+		"	movaps %xmm1, 32(%rsp)\n"                  \
+		"	lea 48(%rsp), %rdi\n"                      \
+		"	call " #leave "\n"                   \
+		"	mov %rax, %r11\n"                          \
+		"	mov 0(%rsp), %rax\n"                       \
+		"	mov 8(%rsp), %rdx\n"                       \
+		"	movaps 16(%rsp), %xmm0\n"                  \
+		"	movaps 32(%rsp), %xmm1\n"                  \
+		"	add $48, %rsp\n"                           \
+		"	jmp *%r11\n"                               \
+		".size " #ret ", .-" #ret "\n")
+
+/* Writes stub `index` at `at` (ARCH_PLT_STUB bytes), jumping through the
+ * pointer at `via`: mov $index, %r11d; jmp *via(%rip); int3 padding. */
+ARCH_INLINE void arch_plt_stub(unsigned char *at, uint32_t index, const void *via)
+{
+	int32_t disp = (int32_t)((const unsigned char *)via - (at + 12));
+	at[0] = 0x41;
+	at[1] = 0xbb;
+	__builtin_memcpy(at + 2, &index, 4);
+	at[6] = 0xff;
+	at[7] = 0x25;
+	__builtin_memcpy(at + 8, &disp, 4);
+	__builtin_memset(at + 12, 0xcc, 4);
+}
+#endif
+
 #endif

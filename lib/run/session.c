@@ -135,7 +135,7 @@ static int session_env(struct session *s, const struct spanclock *tsc)
 
 	while (environ[n])
 		n++;
-	s->envp = calloc(n + 15, sizeof *s->envp); /* ours: at most 13, and NULL */
+	s->envp = calloc(n + 16, sizeof *s->envp); /* ours: at most 15, and NULL */
 	if (!s->envp)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
@@ -187,6 +187,11 @@ static int session_env(struct session *s, const struct spanclock *tsc)
 		ok = asprintf(&own[s->nowned++], "PYTHONPATH=%s", oldpy) > 0;
 	if (ok && s->values_spec)
 		ok = asprintf(&own[s->nowned++], "%s=%s", SPANSTAT_ENV_VALUES, s->values_spec) > 0;
+	if (ok && s->o->lib_calls)
+		ok = asprintf(&own[s->nowned++], "%s=%s", SPANSTAT_ENV_LIBCALLS, s->o->lib_calls) >
+		     0;
+	if (ok && s->o->lib_calls && s->o->lib_calls_all)
+		ok = (own[s->nowned++] = strdup(SPANSTAT_ENV_LIBCALLS_FROM "=all")) != NULL;
 	if (ok && s->agg && s->metrics.off_cpu >= 0)
 		ok = (own[s->nowned++] = strdup(SPANSTAT_ENV_OFFCPU "=1")) != NULL;
 	/* not where it could not count: the program runs as it would alone */

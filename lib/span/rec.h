@@ -30,6 +30,8 @@
  *   rec_jmp.c      the setjmp and longjmp families, interposed
  *   rec_dlclose.c  dlclose, interposed
  *   rec_exit.c     _exit and _Exit, interposed
+ *   rec_plt.c      library calls through the PLT as spans, and the calls
+ *                  that leave their frames (throw, catch, pthread_exit)
  *
  * This header declares only what one file uses in another, all of it hidden
  * (the library exports its API and the functions it interposes, nothing
@@ -364,6 +366,13 @@ REC_NOI int rec_new_process(struct rec_thread *self);
 
 /* rec_exec.c */
 REC_NOI void rec_exec_lookup(void);
+
+/* rec_event.c: an event of a lib call (rec_plt.c), on the hot path */
+REC_NOI void rec_lib_event(uint64_t key, uint64_t op);
+
+/* rec_plt.c */
+REC_NOI void rec_plt_init(const char *glob, const char *from);
+REC_NOI void rec_plt_longjmp(uintptr_t sp);
 
 static inline REC_NOI uint64_t rec_mono(void)
 {

@@ -563,6 +563,12 @@ REC_API void __cyg_profile_func_exit(void *fn, void *call_site)
 	rec_event((uintptr_t)fn | REC_CODE_TAG, REC_OP(WIRE_OP_END));
 }
 
+/* A lib call's begin or end (rec_plt.c), through the same hot path. */
+REC_NOI void rec_lib_event(uint64_t key, uint64_t op)
+{
+	rec_event(key, op);
+}
+
 /* spanstat_begin and spanstat_end, on the calibration thread. */
 REC_NOI __attribute__((noinline)) void rec_calib_begin(const char *name)
 {

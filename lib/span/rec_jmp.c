@@ -148,9 +148,24 @@ static REC_NOI void rec_unwind(const void *env)
 	rec_guard_clear(t);
 }
 
+/* The lib calls (rec_plt.c) a longjmp to env leaves: those below the
+ * stack pointer its setjmp noted (unnoted: left to their next return). */
+static REC_NOI void rec_unwind_plt(const void *env)
+{
+	struct rec_thread *t = rec_self;
+	if (!t)
+		return;
+	for (unsigned i = 0; i < REC_JMPS; i++)
+		if (t->jmp[i].env == env) {
+			rec_plt_longjmp(t->jmp[i].sp);
+			return;
+		}
+}
+
 static REC_NOI __attribute__((noreturn)) void rec_longjmp(unsigned which, void *env, int val)
 {
 	rec_unwind(env);
+	rec_unwind_plt(env);
 	rec_longjmp_fn real = __atomic_load_n(&rec_real_longjmp[which], __ATOMIC_ACQUIRE);
 	if (!real) {
 		real = (rec_longjmp_fn)dlsym(RTLD_NEXT, rec_longjmp_names[which]);

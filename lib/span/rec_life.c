@@ -310,6 +310,7 @@ __attribute__((constructor)) static REC_NOI void rec_connect(void)
 	rec_starting = 1;
 	rec_thread_start();
 	rec_starting = 0;
+	rec_plt_init(rec_getenv(SPANSTAT_ENV_LIBCALLS), rec_getenv(SPANSTAT_ENV_LIBCALLS_FROM));
 }
 
 /* Process exit, or dlclose() of this library: after this, nothing of ours

@@ -33,5 +33,10 @@
 /* "1": the Python module's begin and end take the line protocol, not the C
  * part (lib/python/spanstat.py); the user's, passed through to the target */
 #define SPANSTAT_ENV_PY_PURE "SPANSTAT_PY_PURE"
+/* --lib-calls: the glob of the library functions whose calls through the
+ * PLT are spans (span/rec_plt.c); unset: none */
+#define SPANSTAT_ENV_LIBCALLS "SPANSTAT_LIBCALLS"
+/* "all": the calls every loaded object makes, else the main program's */
+#define SPANSTAT_ENV_LIBCALLS_FROM "SPANSTAT_LIBCALLS_FROM"
 
 #endif

@@ -1,0 +1,600 @@
+/* rec_plt.c: library calls through the PLT as spans (rec.h), for programs
+ * nobody rebuilt (SPANSTAT_LIBCALLS, --lib-calls).
+ *
+ * At connect, the GOT slots of the main program's PLT (R_X86_64_JUMP_SLOT;
+ * with SPANSTAT_LIBCALLS_FROM=all, those of every loaded object, and of
+ * the objects a patched dlopen call loaded, at its return) whose symbol matches the glob are
+ * pointed at a stub of their own (arch.h), made RELRO-writable for the store.  The stub enters
+ * rec_plt_enter with its slot's index: it begins the span named by the symbol (its key: the
+ * symbol's name in the object's .dynstr, one stable key per slot), pushes the real return address
+ * on the thread's shadow stack and replaces it with rec_plt_return, then runs the function the slot
+ * would have run (the GOT's value when bound, else the dynamic linker's answer for the symbol and
+ * its version).  rec_plt_return ends the span and returns where the call would have.
+ *
+ * The shadow stack is matched by the address of the return address (retp),
+ * never by count alone:
+ *   - a tail call through the PLT (jmp to a slot) finds rec_plt_return as
+ *     its return address: it is pushed like any call, with that address as
+ *     its "real" one, so that its return ends it and then its caller's
+ *     span (the tree: the caller, the tail-called function inside it);
+ *   - a return whose retp is below the top's ends the frames above it first
+ *     (abandoned: a longjmp the setjmp wrappers did not see);
+ *   - a longjmp (rec_jmp.c) drops the frames below the jump's stack pointer
+ *     (their spans are ended there, with the recorder's);
+ *   - a C++ throw (__cxa_throw, __cxa_rethrow) puts every real return
+ *     address back so that the unwinder finds the frames, and the catch
+ *     (__cxa_begin_catch) ends the spans of the frames it unwound and hooks
+ *     the rest again; pthread_exit ends the thread's lib-call spans and puts
+ *     the addresses back before its forced unwind;
+ *   - a signal handler's calls push above the call it interrupted and are
+ *     gone before that call returns; a push reserves its frame before it
+ *     writes it, a pop reads its frame before it releases it.
+ * A thread's shadow stack is mmap'd at its first call, kept on a list and
+ * reused after the thread ends.  exit() and the exec family never return:
+ * their open spans end as the process's do.
+ *
+ * Not patched: calls into this library (the functions it interposes), the
+ * functions that return twice or switch stacks (setjmp family, vfork,
+ * the ucontext family), and __tls_get_addr; -fno-plt calls (through
+ * GLOB_DAT slots, as function pointers are) are not followed. */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <fnmatch.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "rec.h"
+
+#if ARCH_HAVE_PLT_HOOK
+
+#define REC_PLT_SLOTS (1u << 16) /* patched slots, all objects together */
+#define REC_PLT_DEPTH 4096u	 /* lib calls open per thread, followed */
+#define REC_PLT_REGIONS 256u	 /* pages of stubs: one per patched object */
+
+/* What a patched slot stands for. */
+struct rec_plt_slot {
+	uint64_t key;	    /* the symbol's name */
+	const void *target; /* the function it runs */
+	int rescan;	    /* dlopen: objects may come, patched at its return */
+};
+
+/* One open lib call of a thread. */
+struct rec_plt_frame {
+	uintptr_t *retp; /* where its return address is */
+	uintptr_t ret;	 /* the return address it replaced */
+	uint64_t key;
+	unsigned char on;     /* its begin was recorded */
+	unsigned char rescan; /* its slot's */
+};
+
+/* A thread's shadow stack of lib calls. */
+struct rec_plt_stack {
+	atomic_int live; /* owned by a running thread */
+	struct rec_plt_stack *next;
+	unsigned depth;
+	int thrown; /* an exception is in flight: the real addresses are back */
+	struct rec_plt_frame f[REC_PLT_DEPTH];
+};
+
+static struct rec_plt_slot *rec_plt_slots;
+static atomic_uint rec_plt_nslots;
+static struct {
+	uintptr_t lo, hi;
+} rec_plt_regions[REC_PLT_REGIONS];
+static atomic_uint rec_plt_nregions;
+static char rec_plt_glob[256];
+static int rec_plt_all; /* SPANSTAT_LIBCALLS_FROM=all */
+int rec_plt_active;	/* some slot was patched (or may be, by dlopen) */
+static uintptr_t rec_plt_self_base;
+static _Atomic(struct rec_plt_stack *) rec_plt_stacks;
+static pthread_key_t rec_plt_key;
+static __thread struct rec_plt_stack *rec_plt_me __attribute__((tls_model("initial-exec")));
+static __thread int rec_plt_busy __attribute__((tls_model("initial-exec")));
+static pthread_mutex_t rec_plt_lock = PTHREAD_MUTEX_INITIALIZER; /* patching, not calls */
+
+void rec_plt_entry(void);
+void rec_plt_return(void);
+REC_NOI const void *rec_plt_enter(uint32_t idx, uintptr_t *retp);
+REC_NOI uintptr_t rec_plt_leave(uintptr_t sp);
+REC_NOI void rec_plt_scan(void);
+ARCH_PLT_TRAMPOLINES(rec_plt_entry, rec_plt_return, rec_plt_enter, rec_plt_leave);
+
+/* The symbols whose calls are never patched (see the top). */
+static const char *const rec_plt_never[] = {
+	"_setjmp",	     "setjmp",
+	"__sigsetjmp",	     "sigsetjmp",
+	"savectx",	     "vfork",
+	"getcontext",	     "setcontext",
+	"swapcontext",	     "__tls_get_addr",
+	"__libc_start_main", "__cxa_throw",
+	"__cxa_rethrow",     "__cxa_begin_catch",
+};
+
+static REC_NOI void rec_plt_release(void *arg)
+{
+	struct rec_plt_stack *s = arg;
+	if (s != rec_plt_me)
+		return;
+	rec_plt_me = NULL;
+	s->depth = 0;
+	s->thrown = 0;
+	atomic_store(&s->live, 0);
+}
+
+/* The thread's shadow stack, made on its first call; NULL: no memory. */
+static REC_NOI struct rec_plt_stack *rec_plt_stack_get(void)
+{
+	struct rec_plt_stack *s;
+	for (s = atomic_load(&rec_plt_stacks); s; s = s->next) {
+		int free_ = 0;
+		if (atomic_compare_exchange_strong(&s->live, &free_, 1))
+			break;
+	}
+	if (!s) {
+		void *m = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
+		if (m == MAP_FAILED)
+			return NULL;
+		s = m;
+		atomic_store(&s->live, 1);
+		struct rec_plt_stack *head = atomic_load(&rec_plt_stacks);
+		do
+			s->next = head;
+		while (!atomic_compare_exchange_weak(&rec_plt_stacks, &head, s));
+	}
+	s->depth = 0;
+	s->thrown = 0;
+	rec_plt_me = s;
+	pthread_setspecific(rec_plt_key, s);
+	return s;
+}
+
+/* The stub of a slot: begin, hook the return, run the function. */
+REC_NOI const void *rec_plt_enter(uint32_t idx, uintptr_t *retp)
+{
+	const struct rec_plt_slot *sl = &rec_plt_slots[idx];
+	if (rec_plt_busy) /* the recorder's own calls, with every object patched */
+		return sl->target;
+	rec_plt_busy = 1;
+	struct rec_plt_stack *s = rec_plt_me;
+	if (!s)
+		s = rec_plt_stack_get();
+	if (s && s->depth < REC_PLT_DEPTH && !s->thrown) {
+		unsigned d = s->depth;
+		s->depth = d + 1; /* reserved first: a handler pushes above it */
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		struct rec_plt_frame *f = &s->f[d];
+		f->retp = retp;
+		f->ret = *retp;
+		f->key = sl->key;
+		f->on = __atomic_load_n(&rec_on, __ATOMIC_RELAXED) != 0;
+		f->rescan = (unsigned char)sl->rescan;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		*retp = (uintptr_t)rec_plt_return;
+		if (f->on)
+			rec_lib_event(sl->key, REC_OP(WIRE_OP_BEGIN));
+	}
+	rec_plt_busy = 0;
+	return sl->target;
+}
+
+/* rec_plt_return: the frame whose return address was at sp - 8 ends (and
+ * any above it, abandoned); its real return address. */
+REC_NOI uintptr_t rec_plt_leave(uintptr_t sp)
+{
+	int busy = rec_plt_busy;
+	rec_plt_busy = 1;
+	struct rec_plt_stack *s = rec_plt_me;
+	uintptr_t *retp = (uintptr_t *)(sp - 8);
+	unsigned d = s ? s->depth : 0, k = d;
+	while (k > 0 && s->f[k - 1].retp != retp)
+		k--;
+	if (k == 0) /* no frame of ours returned here: nothing sane to do */
+		abort();
+	for (; d > k; d--) /* abandoned: their ends, innermost first */
+		if (s->f[d - 1].on)
+			rec_lib_event(s->f[d - 1].key, REC_OP(WIRE_OP_END));
+	struct rec_plt_frame *f = &s->f[k - 1];
+	uintptr_t ret = f->ret;
+	uint64_t key = f->key;
+	int on = f->on, rescan = f->rescan;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	s->depth = k - 1; /* released after it was read */
+	if (on)
+		rec_lib_event(key, REC_OP(WIRE_OP_END));
+	if (rescan && !busy)
+		rec_plt_scan();
+	rec_plt_busy = busy;
+	return ret;
+}
+
+/* A longjmp to a frame whose stack pointer is sp: the lib calls below it
+ * are gone (rec_unwind ended their spans). */
+REC_NOI void rec_plt_longjmp(uintptr_t sp)
+{
+	struct rec_plt_stack *s = rec_plt_me;
+	if (!s)
+		return;
+	while (s->depth > 0 && (uintptr_t)s->f[s->depth - 1].retp < sp)
+		s->depth--;
+}
+
+/* The real return addresses back in their frames, innermost first (a
+ * tail call's frame holds rec_plt_return, its caller's the real one). */
+static REC_NOI void rec_plt_unhook(struct rec_plt_stack *s)
+{
+	for (unsigned d = s->depth; d > 0; d--)
+		*s->f[d - 1].retp = s->f[d - 1].ret;
+}
+
+/* ---- calls that do not return through their frames ------------------------- */
+
+typedef void (*rec_throw_fn)(void *, void *, void (*)(void *));
+typedef void (*rec_void_fn)(void);
+typedef void *(*rec_catch_fn)(void *);
+typedef void (*rec_pexit_fn)(void *);
+static void *rec_plt_real(void **cache, const char *name)
+{
+	void *f = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+	if (!f) {
+		f = dlsym(RTLD_NEXT, name);
+		__atomic_store_n(cache, f, __ATOMIC_RELEASE);
+	}
+	return f;
+}
+
+static REC_NOI void rec_plt_throwing(void)
+{
+	struct rec_plt_stack *s = rec_plt_me;
+	if (s && s->depth && !s->thrown) {
+		rec_plt_unhook(s);
+		s->thrown = 1;
+	}
+}
+
+REC_API __attribute__((noreturn)) void __cxa_throw(void *exc, void *type, void (*dtor)(void *))
+{
+	static void *real;
+	rec_plt_throwing();
+	rec_throw_fn f = (rec_throw_fn)rec_plt_real(&real, "__cxa_throw");
+	if (f)
+		f(exc, type, dtor);
+	abort();
+}
+
+REC_API __attribute__((noreturn)) void __cxa_rethrow(void)
+{
+	static void *real;
+	rec_plt_throwing();
+	rec_void_fn f = (rec_void_fn)rec_plt_real(&real, "__cxa_rethrow");
+	if (f)
+		f();
+	abort();
+}
+
+/* The catch: frames below the catching function's are gone (their spans
+ * end here), the others are hooked again. */
+REC_API __attribute__((noinline)) void *__cxa_begin_catch(void *exc)
+{
+	static void *real;
+	uintptr_t cfa = (uintptr_t)__builtin_frame_address(0) + 16;
+	rec_catch_fn f = (rec_catch_fn)rec_plt_real(&real, "__cxa_begin_catch");
+	void *r = f ? f(exc) : NULL;
+	struct rec_plt_stack *s = rec_plt_me;
+	if (s && s->thrown) {
+		int busy = rec_plt_busy;
+		rec_plt_busy = 1;
+		while (s->depth > 0 && (uintptr_t)s->f[s->depth - 1].retp < cfa) {
+			struct rec_plt_frame *fr = &s->f[s->depth - 1];
+			if (fr->on)
+				rec_lib_event(fr->key, REC_OP(WIRE_OP_END));
+			s->depth--;
+		}
+		for (unsigned d = 0; d < s->depth; d++)
+			*s->f[d].retp = (uintptr_t)rec_plt_return;
+		s->thrown = 0;
+		rec_plt_busy = busy;
+	}
+	return r;
+}
+
+REC_API __attribute__((noreturn)) void pthread_exit(void *value)
+{
+	static void *real;
+	struct rec_plt_stack *s = rec_plt_me;
+	if (s && s->depth) {
+		rec_plt_busy = 1;
+		if (!s->thrown)
+			rec_plt_unhook(s);
+		while (s->depth > 0) {
+			struct rec_plt_frame *fr = &s->f[s->depth - 1];
+			if (fr->on)
+				rec_lib_event(fr->key, REC_OP(WIRE_OP_END));
+			s->depth--;
+		}
+		s->thrown = 0;
+		rec_plt_busy = 0;
+	}
+	rec_pexit_fn f = (rec_pexit_fn)rec_plt_real(&real, "pthread_exit");
+	if (f)
+		f(value);
+	abort();
+}
+
+/* ---- patching ------------------------------------------------------------ */
+
+static REC_NOI int rec_plt_ours(uintptr_t v)
+{
+	unsigned n = atomic_load(&rec_plt_nregions);
+	for (unsigned i = 0; i < n; i++)
+		if (v >= rec_plt_regions[i].lo && v < rec_plt_regions[i].hi)
+			return 1;
+	return 0;
+}
+
+static REC_NOI int rec_plt_wanted(const char *name)
+{
+	if (!*name)
+		return 0;
+	for (size_t i = 0; i < sizeof rec_plt_never / sizeof rec_plt_never[0]; i++)
+		if (strcmp(name, rec_plt_never[i]) == 0)
+			return 0;
+	return fnmatch(rec_plt_glob, name, 0) == 0;
+}
+
+/* The version the object asks of symbol i (DT_VERSYM, DT_VERNEED), or NULL. */
+static REC_NOI const char *rec_plt_version(const ElfW(Half) * versym, const ElfW(Verneed) * vn,
+					   const char *strtab, size_t i)
+{
+	if (!versym || !vn)
+		return NULL;
+	ElfW(Half) want = versym[i] & 0x7fff;
+	if (want <= 1)
+		return NULL;
+	for (;;) {
+		const ElfW(Vernaux) *a = (const void *)((const char *)vn + vn->vn_aux);
+		for (unsigned k = 0; k < vn->vn_cnt; k++) {
+			if (a->vna_other == want)
+				return strtab + a->vna_name;
+			a = (const void *)((const char *)a + a->vna_next);
+		}
+		if (!vn->vn_next)
+			return NULL;
+		vn = (const void *)((const char *)vn + vn->vn_next);
+	}
+}
+
+/* Whether addr is in one of the object's segments. */
+static REC_NOI int rec_plt_inside(const struct dl_phdr_info *info, uintptr_t addr)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + p->p_vaddr;
+		if (p->p_type == PT_LOAD && addr >= lo && addr < lo + p->p_memsz)
+			return 1;
+	}
+	return 0;
+}
+
+static inline uintptr_t rec_plt_abs(uintptr_t base, uintptr_t p)
+{
+	return p < base ? p + base : p; /* the dynamic linker relocated some, not all */
+}
+
+/* Patches the wanted slots of one object; 0, or -1 when it had none. */
+static REC_NOI int rec_plt_object(struct dl_phdr_info *info)
+{
+	uintptr_t base = info->dlpi_addr;
+	const ElfW(Dyn) *dyn = NULL;
+	uintptr_t relro = 0, relro_len = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+			dyn = (const void *)(base + info->dlpi_phdr[i].p_vaddr);
+		else if (info->dlpi_phdr[i].p_type == PT_GNU_RELRO) {
+			relro = base + info->dlpi_phdr[i].p_vaddr;
+			relro_len = info->dlpi_phdr[i].p_memsz;
+		}
+	}
+	if (!dyn)
+		return -1;
+	const ElfW(Rela) *jmprel = NULL;
+	size_t pltrelsz = 0;
+	const ElfW(Sym) *symtab = NULL;
+	const char *strtab = NULL;
+	const ElfW(Half) *versym = NULL;
+	const ElfW(Verneed) *verneed = NULL;
+	for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
+		uintptr_t p = rec_plt_abs(base, d->d_un.d_ptr);
+		switch (d->d_tag) {
+		case DT_JMPREL:
+			jmprel = (const void *)p;
+			break;
+		case DT_PLTRELSZ:
+			pltrelsz = d->d_un.d_val;
+			break;
+		case DT_SYMTAB:
+			symtab = (const void *)p;
+			break;
+		case DT_STRTAB:
+			strtab = (const void *)p;
+			break;
+		case DT_VERSYM:
+			versym = (const void *)p;
+			break;
+		case DT_VERNEED:
+			verneed = (const void *)p;
+			break;
+		}
+	}
+	size_t n = pltrelsz / sizeof *jmprel;
+	if (!jmprel || !symtab || !strtab || !n)
+		return -1;
+	unsigned char *code = NULL;
+	size_t len = 0, used = 0;
+	uint32_t first = 0;
+	void *handle = NULL;
+	Dl_info self;
+	for (size_t r = 0; r < n; r++) {
+		if (ELF64_R_TYPE(jmprel[r].r_info) != R_X86_64_JUMP_SLOT)
+			continue;
+		size_t si = ELF64_R_SYM(jmprel[r].r_info);
+		const char *name = strtab + symtab[si].st_name;
+		uintptr_t *got = (uintptr_t *)(base + jmprel[r].r_offset);
+		if (rec_plt_ours(*got) || !rec_plt_wanted(name))
+			continue;
+		const void *target = (const void *)*got;
+		/* still the PLT's own code (lazy binding): resolve it as the
+		 * dynamic linker would, with the version asked for */
+		if (rec_plt_inside(info, (uintptr_t)target)) {
+			const char *ver = rec_plt_version(versym, verneed, strtab, si);
+			target = dlsym(RTLD_DEFAULT, name);
+			/* this library (preloaded, unversioned) binds every version
+			 * of what it defines; otherwise the version asked for */
+			if (ver && !(target && dladdr(target, &self) &&
+				     (uintptr_t)self.dli_fbase == rec_plt_self_base)) {
+				const void *v = dlvsym(RTLD_DEFAULT, name, ver);
+				target = v ? v : target;
+			}
+			if (!target && info->dlpi_name && *info->dlpi_name) {
+				if (!handle)
+					handle = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+				if (handle)
+					target = dlsym(handle, name);
+			}
+			if (!target || (uintptr_t)target == *got)
+				continue;
+		}
+		if (!dladdr(target, &self) || (uintptr_t)self.dli_fbase == rec_plt_self_base)
+			continue; /* into this library, or nowhere known */
+		uint32_t idx = atomic_load(&rec_plt_nslots);
+		if (idx >= REC_PLT_SLOTS)
+			break;
+		if (!code) { /* room for every slot left in the object */
+			len = ((n - r) * ARCH_PLT_STUB + 16 + 4095) & ~(size_t)4095;
+			void *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (m == MAP_FAILED)
+				break;
+			code = m;
+			const void *entry = (const void *)rec_plt_entry;
+			memcpy(code, &entry, sizeof entry);
+			used = 16;
+			first = idx;
+		}
+		rec_plt_slots[idx].key = (uintptr_t)name;
+		rec_plt_slots[idx].target = target;
+		rec_plt_slots[idx].rescan = rec_plt_all && (strcmp(name, "dlopen") == 0 ||
+							    strcmp(name, "dlmopen") == 0);
+		arch_plt_stub(code + used, idx, code);
+		atomic_store(&rec_plt_nslots, idx + 1);
+		used += ARCH_PLT_STUB;
+	}
+	if (handle)
+		dlclose(handle);
+	if (!code)
+		return 0;
+	unsigned reg = atomic_load(&rec_plt_nregions);
+	if (reg >= REC_PLT_REGIONS || mprotect(code, len, PROT_READ | PROT_EXEC) != 0) {
+		munmap(code, len);
+		return -1;
+	}
+	rec_plt_regions[reg].lo = (uintptr_t)code;
+	rec_plt_regions[reg].hi = (uintptr_t)code + len;
+	atomic_store(&rec_plt_nregions, reg + 1);
+	rec_plt_active = 1;
+	/* the stores: the GOT is writable while lazy, read-only under RELRO */
+	uintptr_t pg = relro & ~(uintptr_t)4095;
+	size_t pglen = relro ? ((relro + relro_len + 4095) & ~(uintptr_t)4095) - pg : 0;
+	if (pglen)
+		mprotect((void *)pg, pglen, PROT_READ | PROT_WRITE);
+	uint32_t idx = first;
+	for (size_t r = 0; r < n && idx < atomic_load(&rec_plt_nslots); r++) {
+		if (ELF64_R_TYPE(jmprel[r].r_info) != R_X86_64_JUMP_SLOT)
+			continue;
+		const char *name = strtab + symtab[ELF64_R_SYM(jmprel[r].r_info)].st_name;
+		if ((uintptr_t)name != rec_plt_slots[idx].key)
+			continue;
+		uintptr_t *got = (uintptr_t *)(base + jmprel[r].r_offset);
+		__atomic_store_n(got, (uintptr_t)code + 16 + (idx - first) * ARCH_PLT_STUB,
+				 __ATOMIC_RELEASE);
+		idx++;
+	}
+	if (pglen)
+		mprotect((void *)pg, pglen, PROT_READ);
+	return 0;
+}
+
+static REC_NOI int rec_plt_each(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	unsigned *nth = arg;
+	const char *name = info->dlpi_name ? info->dlpi_name : "";
+	const char *slash = strrchr(name, '/');
+	const char *base = slash ? slash + 1 : name;
+	unsigned k = (*nth)++;
+	if (k > 0 && !rec_plt_all)
+		return 1; /* the main program is the first */
+	if (k > 0 &&
+	    (!*name || strncmp(base, "ld-linux", 8) == 0 || strncmp(base, "linux-vdso", 10) == 0 ||
+	     strncmp(base, "libspanstat", 11) == 0))
+		return 0;
+	if (info->dlpi_addr == rec_plt_self_base && k > 0)
+		return 0;
+	rec_plt_object(info);
+	return 0;
+}
+
+/* Patches what is loaded and not patched yet. */
+REC_NOI void rec_plt_scan(void)
+{
+	if (!rec_plt_slots)
+		return;
+	int busy = rec_plt_busy;
+	rec_plt_busy = 1;
+	pthread_mutex_lock(&rec_plt_lock);
+	unsigned nth = 0;
+	dl_iterate_phdr(rec_plt_each, &nth);
+	pthread_mutex_unlock(&rec_plt_lock);
+	rec_plt_busy = busy;
+}
+
+/* At connect: glob (NULL: off) and from ("all": every object). */
+REC_NOI void rec_plt_init(const char *glob, const char *from)
+{
+	if (!glob || strlen(glob) >= sizeof rec_plt_glob)
+		return;
+	strcpy(rec_plt_glob, *glob ? glob : "*");
+	rec_plt_all = from && strcmp(from, "all") == 0;
+	Dl_info di;
+	if (!dladdr((void *)rec_plt_init, &di))
+		return;
+	rec_plt_self_base = (uintptr_t)di.dli_fbase;
+	if (pthread_key_create(&rec_plt_key, rec_plt_release) != 0)
+		return;
+	void *m = mmap(NULL, REC_PLT_SLOTS * sizeof *rec_plt_slots, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED)
+		return;
+	rec_plt_slots = m;
+	rec_plt_scan();
+}
+
+#else
+
+int rec_plt_active;
+REC_NOI void rec_plt_init(const char *glob, const char *from)
+{
+	(void)glob;
+	(void)from;
+}
+REC_NOI void rec_plt_longjmp(uintptr_t sp)
+{
+	(void)sp;
+}
+
+#endif

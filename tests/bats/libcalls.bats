@@ -1,0 +1,257 @@
+#!/usr/bin/env bats
+# libcalls.bats: --lib-calls makes the library calls of a program built the
+# ordinary way (tests/workloads/libcalls.c, libcalls_cxx.cc: no API, no
+# -finstrument-functions) spans named by the function, with the call
+# counts the program itself prints, alike aggregated in the target (--json)
+# and streamed (record, then report --json): under lazy and eager binding
+# (-z now, full RELRO), in threads, a fork child and an exec'd image, with
+# calls that never return (exit), that a longjmp, pthread_exit or a C++
+# throw leaves, a signal handler's calls inside a call in flight, tail calls
+# through a PLT, and dlopen'ed objects (--lib-calls-all); every tree stays
+# balanced (nothing unfinished but what never returned).  GLOB picks the
+# functions, the filters apply, bad input is refused, and the counts agree
+# with uftrace's when it is installed.
+
+load helpers
+
+setup_file() {
+	local d="$BATS_FILE_TMPDIR/lc"
+	mkdir -p "$d"
+	cc -O2 -fPIC -shared "$WORKLOADS/libcalls_lib.c" -o "$d/liblibcalls_lib.so" || return 1
+	cc -O2 -fPIC -shared "$WORKLOADS/libcalls_plug.c" -o "$d/plug.so" || return 1
+	export LC LC_NOW LC_PLUG LC_CXX
+	LC_PLUG="$d/plug.so"
+	LC=$(build_workload libcalls -L"$d" -Wl,-rpath,"$d" -llibcalls_lib -ldl) || return 1
+	LC_NOW=$(build_workload libcalls -L"$d" -Wl,-rpath,"$d" -llibcalls_lib -ldl \
+		-Wl,-z,now -Wl,-z,relro) || return 1
+	if command -v "${CXX:-g++}" >/dev/null 2>&1; then
+		"${CXX:-g++}" -O1 -fPIC -shared "$WORKLOADS/libcalls_cxxlib.cc" \
+			-o "$d/liblibcalls_cxxlib.so" || return 1
+		LC_CXX="$d/libcalls_cxx"
+		"${CXX:-g++}" -O1 "$WORKLOADS/libcalls_cxx.cc" -o "$LC_CXX" -L"$d" -Wl,-rpath,"$d" \
+			-llibcalls_cxxlib || return 1
+	fi
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# lc_run MODE [OPTION...] -- CMD...: the run's JSON in out.json, with the
+# target aggregating (MODE aggregate) or streaming (stream: record, then
+# report --json); the command's output in stdout
+lc_run() {
+	local mode=$1
+	shift
+	local opts=()
+	while [ "$1" != -- ]; do
+		opts+=("$1")
+		shift
+	done
+	shift
+	if [ "$mode" = aggregate ]; then
+		timeout 60 "$SPANSTAT" "${opts[@]}" --json=out.json -- "$@" >stdout 2>stderr
+	else
+		timeout 60 "$SPANSTAT" record "${opts[@]}" -o run.rec -- "$@" >stdout 2>stderr &&
+			"$SPANSTAT" report --json=out.json run.rec >report.out 2>>stderr
+	fi
+}
+
+# paths: "count unfinished path" of every node of out.json's merged tree
+paths() {
+	jq -r '.spans.merged.nodes as $n
+		| def p($i): if $n[$i].parent == null then $n[$i].name
+		             else p($n[$i].parent) + ";" + $n[$i].name end;
+		$n | to_entries[] | select(.value.count > 0)
+		| "\(.value.count) \(.value.unfinished) \(p(.key))"' out.json | sort -k3
+}
+
+# count PATH: the merged count of the spans at PATH ("a;b"), 0 when none
+count() {
+	paths | awk -v p="$1" '$3 == p { n = $1 } END { print n + 0 }'
+}
+
+# said NAME: the count the program printed for NAME
+said() {
+	awk -v k="$1" '$1 == k { print $2 }' stdout
+}
+
+# unfinished: the paths with unfinished spans, "n path" each
+unfinished() {
+	paths | awk '$2 > 0 { print $2, $3 }'
+}
+
+@test "lazy and eager binding: each call a span, the program's own counts" {
+	for bin in "$LC" "$LC_NOW"; do
+		for mode in aggregate stream; do
+			lc_run "$mode" --lib-calls -- "$bin" plain 1000
+			[ "$(said getppid)" = 1000 ]
+			[ "$(count getppid)" = 1000 ]
+			[ "$(count strtol)" = 1 ]
+			[ "$(count printf)" = 1 ]
+			[ -z "$(unfinished)" ]
+		done
+	done
+	# the eager build really is bound at start, its GOT read-only
+	run readelf -d "$LC_NOW"
+	assert_output --regexp 'BIND_NOW|FLAGS.*NOW'
+}
+
+@test "threads: each thread's calls in its own tree" {
+	for mode in aggregate stream; do
+		lc_run "$mode" --lib-calls -- "$LC" threads 4 250
+		[ "$(count getppid)" = 1000 ]
+		[ "$(count pthread_create)" = "$(said pthread_create)" ]
+		[ "$(count pthread_join)" = 4 ]
+		# four worker threads with their calls, and main
+		[ "$(jq '[.spans.threads[] | select(any(.nodes[]; .name == "getppid"))] | length' out.json)" = 4 ]
+		[ -z "$(unfinished)" ]
+	done
+}
+
+@test "exit inside a call: the calls it never returns from end with the process" {
+	for mode in aggregate stream; do
+		lc_run "$mode" --lib-calls -- "$LC" exit 5
+		[ "$(count getppid)" = 5 ]
+		[ "$(count 'qsort;getppid')" = 1 ]
+		[ "$(count qsort)" = 1 ]
+		[ "$(count 'qsort;exit')" = 1 ]
+		[ "$(unfinished)" = "1 qsort
+1 qsort;exit" ]
+	done
+}
+
+@test "longjmp out of a library call (a qsort callback) ends it there" {
+	for mode in aggregate stream; do
+		lc_run "$mode" --lib-calls -- "$LC" longjmp 20
+		[ "$(said qsort)" = 20 ]
+		[ "$(count qsort)" = 20 ]
+		[ "$(count 'qsort;getppid')" = 20 ]
+		[ "$(count getppid)" = 20 ] # after the jumps: at the root again
+		[ -z "$(unfinished)" ]
+	done
+}
+
+@test "pthread_exit inside a library call ends the calls it leaves" {
+	for mode in aggregate stream; do
+		lc_run "$mode" --lib-calls -- "$LC" pexit 7
+		[ "$(count qsort)" = 1 ]
+		[ "$(count 'qsort;getppid')" = 1 ]
+		[ "$(count getppid)" = 7 ]
+		[ -z "$(unfinished)" ]
+	done
+}
+
+@test "fork and exec: the child and the new image are followed" {
+	for mode in aggregate stream; do
+		lc_run "$mode" --lib-calls -- "$LC" fork 300
+		[ "$(said getppid)" = 600 ]
+		[ "$(count getppid)" = 600 ]
+		# 300 in each of the two processes
+		[ "$(jq '[.spans.threads[] | [.nodes[] | select(.name == "getppid") | .count] | add // 0] | sort' -c out.json)" = '[300,300]' ]
+		[ -z "$(unfinished)" ]
+		lc_run "$mode" --lib-calls -- "$LC" exec 300
+		[ "$(said getppid)" = 300 ]
+		[ "$(count getppid)" = 300 ]
+		[ -z "$(unfinished)" ]
+	done
+}
+
+@test "a signal handler's calls inside a call in flight nest under it" {
+	for mode in aggregate stream; do
+		lc_run "$mode" --lib-calls -- "$LC" signal 20
+		[ "$(said write)" = 40 ]
+		[ "$(count 'sigsuspend;write')" = 20 ]
+		[ "$(count 'raise;write')" = 20 ]
+		[ "$(count raise)" = 20 ]
+		[ -z "$(unfinished)" ]
+	done
+}
+
+@test "tail calls through a PLT: the program's, and a library's with --lib-calls-all" {
+	# both really are jumps to a PLT slot
+	run objdump -d "$BATS_FILE_TMPDIR/lc/liblibcalls_lib.so"
+	assert_output --regexp 'jmp +[0-9a-f]+ <getppid@plt>'
+	for mode in aggregate stream; do
+		lc_run "$mode" --lib-calls -- "$LC" tail 50
+		[ "$(count lc_tail)" = 50 ]
+		[ "$(count getppid)" = 50 ] # own_tail's, at the root
+		[ -z "$(unfinished)" ]
+		lc_run "$mode" --lib-calls --lib-calls-all -- "$LC" tail 50
+		[ "$(count lc_tail)" = 50 ]
+		[ "$(count 'lc_tail;getppid')" = 50 ]
+		[ "$(count getppid)" = 50 ]
+		[ -z "$(unfinished)" ]
+	done
+}
+
+@test "dlopen: the loaded object's calls with --lib-calls-all, not without" {
+	for mode in aggregate stream; do
+		lc_run "$mode" --lib-calls --lib-calls-all -- "$LC" dlopen 40 "$LC_PLUG"
+		[ "$(said getppid)" = 40 ]
+		[ "$(count getppid)" = 40 ]
+		[ "$(count dlopen)" = 1 ]
+		[ -z "$(unfinished)" ]
+		lc_run "$mode" --lib-calls -- "$LC" dlopen 40 "$LC_PLUG"
+		[ "$(count getppid)" = 0 ]
+		[ "$(count dlopen)" = 1 ]
+	done
+}
+
+@test "a C++ exception thrown through library calls leaves the trees balanced" {
+	[ -n "$LC_CXX" ] || skip_or_fail "${CXX:-g++} not installed"
+	for mode in aggregate stream; do
+		lc_run "$mode" --lib-calls -- "$LC_CXX" 30
+		[ "$(said caught)" = 30 ]
+		[ "$(count lc_throw)" = 30 ]
+		[ "$(count lc_each)" = 1 ]
+		# caught in a callback of a library call in flight: that call goes on
+		[ "$(count 'lc_each;lc_throw')" = 30 ]
+		[ "$(count getppid)" = 30 ]
+		[ -z "$(unfinished)" ]
+		lc_run "$mode" --lib-calls --lib-calls-all -- "$LC_CXX" 30
+		[ "$(count 'lc_throw;getppid')" = 30 ]
+		[ "$(count 'lc_each;lc_throw;getppid')" = 30 ]
+		[ "$(count getppid)" = 30 ]
+		[ -z "$(unfinished)" ]
+	done
+}
+
+@test "GLOB picks the functions, and the span filters apply" {
+	lc_run aggregate --lib-calls='q*' -- "$LC" longjmp 10
+	[ "$(paths)" = "10 0 qsort" ]
+	lc_run aggregate --lib-calls='get*' -- "$LC" plain 10
+	[ "$(paths)" = "10 0 getppid" ]
+	lc_run aggregate --lib-calls --exclude=getppid -- "$LC" plain 10
+	[ "$(count getppid)" = 0 ]
+	[ "$(count strtol)" = 1 ]
+	lc_run aggregate --lib-calls --filter=qsort -- "$LC" longjmp 10
+	[ "$(paths)" = "10 0 qsort
+10 0 qsort;getppid" ]
+}
+
+@test "the counts agree with uftrace's" {
+	require_cmd uftrace
+	lc_run aggregate --lib-calls -- "$LC" plain 500
+	timeout 60 uftrace record --force -d ud "$LC" plain 500 >/dev/null
+	run timeout 60 uftrace report -d ud -f call
+	assert_success
+	local uf
+	for f in getppid strtol printf; do
+		uf=$(awk -v f="$f" '$2 == f { print $1 }' <<<"$output")
+		[ "$uf" = "$(count "$f")" ]
+	done
+}
+
+@test "bad --lib-calls input: one line, 125, nothing run" {
+	for args in "--lib-calls= --spans" "--lib-calls-all --spans" "--lib-calls" \
+		"--lib-calls --no-spans" "--lib-calls=$(printf 'x%.0s' {1..300}) --spans"; do
+		# shellcheck disable=SC2086
+		run -125 "$SPANSTAT" $args -- touch ran
+		[ "${#lines[@]}" = 1 ]
+		assert_output --regexp '^spanstat: .*lib-calls.*'
+		[ ! -e ran ]
+	done
+	run -125 "$SPANSTAT" --lib-calls --spans -p $$
+	[ "${#lines[@]}" = 1 ]
+}

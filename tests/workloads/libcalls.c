@@ -1,0 +1,199 @@
+/* libcalls.c: an ordinary program (no -finstrument-functions, no API) whose
+ * library calls through the PLT --lib-calls makes spans, for libcalls.bats.
+ * It prints how many calls of each kind it made ("NAME COUNT" lines), so
+ * that the tests compare the spans with its own counts.  The library calls
+ * it counts are getppid() (one cheap call the compiler cannot elide) and
+ * the calls each mode names.
+ * Build: cc -O2 libcalls.c -o libcalls -L. -llibcalls_lib -pthread -ldl
+ * (libcalls_lib.c: lc_tail; libcalls_plug.c: the dlopen mode's plugin)
+ *
+ *   libcalls plain N      N getppid
+ *   libcalls threads T N  T threads, each N getppid (pthread_create and
+ *                         pthread_join T each)
+ *   libcalls exit N       N getppid, then qsort whose comparison calls
+ *                         getppid then exit(0): qsort and exit never return
+ *   libcalls longjmp N    N rounds: setjmp, then qsort whose comparison
+ *                         calls getppid then longjmp()s out of qsort; then
+ *                         N getppid outside
+ *   libcalls pexit N      a thread calls qsort whose comparison calls
+ *                         getppid then pthread_exit; main then N getppid
+ *   libcalls fork N       fork; the child and the parent each N getppid
+ *                         (the child _exit()s, the parent waits)
+ *   libcalls exec N       execs itself as "plain N"
+ *   libcalls signal N     N rounds of sigsuspend() (SIGUSR1 blocked
+ *                         outside it) while a thread sends SIGUSR1: the
+ *                         handler calls write() inside the sigsuspend call;
+ *                         and N raise(SIGUSR1), the handler inside raise
+ *   libcalls tail N       N calls of lc_tail (libcalls_lib.c), which
+ *                         tail-calls getppid through its own PLT; and N of
+ *                         own_tail, this program's tail call to getppid
+ *   libcalls dlopen N PLUGIN  dlopen PLUGIN, dlsym plug_run, run it: N
+ *                         getppid made by the plugin */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int lc_tail(void); /* libcalls_lib.c */
+
+static jmp_buf env;
+static int nget;
+static int how; /* what the comparison does after its getppid: 0 exit, 1 longjmp, 2 pthread_exit */
+
+static int cmp(const void *a, const void *b)
+{
+	getppid();
+	nget++;
+	if (how == 0) {
+		printf("getppid %d\nqsort 1\nexit 1\n", nget);
+		fflush(stdout);
+		exit(0);
+	}
+	if (how == 1)
+		longjmp(env, 1);
+	pthread_exit(NULL);
+	return *(const int *)a - *(const int *)b;
+}
+
+static void sort_some(void)
+{
+	int v[4] = {4, 3, 2, 1};
+	qsort(v, 4, sizeof v[0], cmp);
+}
+
+static void gets_(int n)
+{
+	for (int i = 0; i < n; i++)
+		getppid();
+	nget += n;
+}
+
+static void *worker(void *arg)
+{
+	gets_(*(int *)arg);
+	return NULL;
+}
+
+static void *sorter(void *arg)
+{
+	(void)arg;
+	how = 2;
+	sort_some();
+	return NULL;
+}
+
+static volatile sig_atomic_t nsig;
+static int devnull;
+static void on_usr1(int sig)
+{
+	(void)sig;
+	if (write(devnull, "x", 1) == 1)
+		nsig++;
+}
+
+static pthread_t mainthread;
+static void *sender(void *arg)
+{
+	int n = *(int *)arg;
+	for (int i = 0; i < n; i++) {
+		int seen = nsig;
+		while (nsig == seen) {
+			pthread_kill(mainthread, SIGUSR1);
+			usleep(1000);
+		}
+	}
+	return NULL;
+}
+
+__attribute__((noinline)) int own_tail(void)
+{
+	return getppid();
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "plain";
+	int n = argc > 2 ? atoi(argv[2]) : 10;
+	if (!strcmp(mode, "plain")) {
+		gets_(n);
+	} else if (!strcmp(mode, "threads")) {
+		int t = n, each = argc > 3 ? atoi(argv[3]) : 10;
+		pthread_t th[64];
+		for (int i = 0; i < t && i < 64; i++)
+			pthread_create(&th[i], NULL, worker, &each);
+		for (int i = 0; i < t && i < 64; i++)
+			pthread_join(th[i], NULL);
+		nget = t * each;
+		printf("pthread_create %d\npthread_join %d\n", t, t);
+	} else if (!strcmp(mode, "exit")) {
+		gets_(n);
+		how = 0;
+		sort_some();
+	} else if (!strcmp(mode, "longjmp")) {
+		how = 1;
+		for (int i = 0; i < n; i++)
+			if (!setjmp(env))
+				sort_some();
+		gets_(n);
+		printf("qsort %d\n", n);
+	} else if (!strcmp(mode, "pexit")) {
+		pthread_t th;
+		pthread_create(&th, NULL, sorter, NULL);
+		pthread_join(th, NULL);
+		gets_(n);
+		printf("qsort 1\n");
+	} else if (!strcmp(mode, "fork")) {
+		fflush(stdout);
+		pid_t pid = fork();
+		gets_(n);
+		if (pid == 0)
+			_exit(0);
+		waitpid(pid, NULL, 0);
+		nget = 2 * n;
+	} else if (!strcmp(mode, "exec")) {
+		fflush(stdout);
+		execl("/proc/self/exe", argv[0], "plain", argv[2], (char *)NULL);
+		return 127;
+	} else if (!strcmp(mode, "signal")) {
+		devnull = open("/dev/null", O_WRONLY);
+		signal(SIGUSR1, on_usr1);
+		sigset_t block, old;
+		sigemptyset(&block);
+		sigaddset(&block, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &block, &old);
+		mainthread = pthread_self();
+		pthread_t th;
+		pthread_create(&th, NULL, sender, &n);
+		for (int i = 0; i < n; i++) {
+			int seen = nsig;
+			while (nsig == seen)
+				sigsuspend(&old);
+		}
+		pthread_join(th, NULL);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		for (int i = 0; i < n; i++)
+			raise(SIGUSR1);
+		printf("sigsuspend-writes %d\nraise %d\nwrite %d\n", n, n, (int)nsig);
+	} else if (!strcmp(mode, "tail")) {
+		for (int i = 0; i < n; i++)
+			lc_tail();
+		for (int i = 0; i < n; i++)
+			own_tail();
+		nget = 2 * n;
+		printf("lc_tail %d\n", n);
+	} else if (!strcmp(mode, "dlopen")) {
+		void *h = dlopen(argv[3], RTLD_NOW | RTLD_LOCAL);
+		int (*run)(int) = h ? (int (*)(int))dlsym(h, "plug_run") : NULL;
+		if (!run)
+			return 2;
+		nget = run(n);
+	}
+	printf("getppid %d\n", nget);
+	return 0;
+}
