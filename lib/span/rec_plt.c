@@ -68,6 +68,7 @@ struct rec_plt_frame {
 	uintptr_t *retp; /* where its return address is */
 	uintptr_t ret;	 /* the return address it replaced */
 	uint64_t key;
+	uint32_t pid;	      /* rec_pid at its begin: a fork child returns from it too */
 	unsigned char on;     /* its begin was recorded */
 	unsigned char rescan; /* its slot's */
 };
@@ -173,6 +174,7 @@ REC_NOI const void *rec_plt_enter(uint32_t idx, uintptr_t *retp)
 		f->ret = *retp;
 		f->key = sl->key;
 		f->on = __atomic_load_n(&rec_on, __ATOMIC_RELAXED) != 0;
+		f->pid = rec_pid;
 		f->rescan = (unsigned char)sl->rescan;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		*retp = (uintptr_t)rec_plt_return;
@@ -181,6 +183,14 @@ REC_NOI const void *rec_plt_enter(uint32_t idx, uintptr_t *retp)
 	}
 	rec_plt_busy = 0;
 	return sl->target;
+}
+
+/* Whether the end of frame f is this process's to record: its begin was
+ * recorded here, not before a fork (the child returns from the parent's
+ * calls, fork's own included, with none of their begins). */
+static inline REC_NOI int rec_plt_ends(const struct rec_plt_frame *f)
+{
+	return f->on && f->pid == rec_pid && !rec_unannounced();
 }
 
 /* rec_plt_return: the frame whose return address was at sp - 8 ends (and
@@ -197,12 +207,12 @@ REC_NOI uintptr_t rec_plt_leave(uintptr_t sp)
 	if (k == 0) /* no frame of ours returned here: nothing sane to do */
 		abort();
 	for (; d > k; d--) /* abandoned: their ends, innermost first */
-		if (s->f[d - 1].on)
+		if (rec_plt_ends(&s->f[d - 1]))
 			rec_lib_event(s->f[d - 1].key, REC_OP(WIRE_OP_END));
 	struct rec_plt_frame *f = &s->f[k - 1];
 	uintptr_t ret = f->ret;
 	uint64_t key = f->key;
-	int on = f->on, rescan = f->rescan;
+	int on = rec_plt_ends(f), rescan = f->rescan;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	s->depth = k - 1; /* released after it was read */
 	if (on)
@@ -291,7 +301,7 @@ REC_API __attribute__((noinline)) void *__cxa_begin_catch(void *exc)
 		rec_plt_busy = 1;
 		while (s->depth > 0 && (uintptr_t)s->f[s->depth - 1].retp < cfa) {
 			struct rec_plt_frame *fr = &s->f[s->depth - 1];
-			if (fr->on)
+			if (rec_plt_ends(fr))
 				rec_lib_event(fr->key, REC_OP(WIRE_OP_END));
 			s->depth--;
 		}
@@ -313,7 +323,7 @@ REC_API __attribute__((noreturn)) void pthread_exit(void *value)
 			rec_plt_unhook(s);
 		while (s->depth > 0) {
 			struct rec_plt_frame *fr = &s->f[s->depth - 1];
-			if (fr->on)
+			if (rec_plt_ends(fr))
 				rec_lib_event(fr->key, REC_OP(WIRE_OP_END));
 			s->depth--;
 		}

@@ -81,6 +81,12 @@ unfinished() {
 	paths | awk '$2 > 0 { print $2, $3 }'
 }
 
+# balanced: no span left open, no end without its begin
+balanced() {
+	[ -z "$(unfinished)" ] || fail "unfinished: $(unfinished)"
+	[ "$(jq .spans.decode.unmatched out.json)" = 0 ] || fail "unmatched ends"
+}
+
 @test "lazy and eager binding: each call a span, the program's own counts" {
 	for bin in "$LC" "$LC_NOW"; do
 		for mode in aggregate stream; do
@@ -89,7 +95,7 @@ unfinished() {
 			[ "$(count getppid)" = 1000 ]
 			[ "$(count strtol)" = 1 ]
 			[ "$(count printf)" = 1 ]
-			[ -z "$(unfinished)" ]
+			balanced
 		done
 	done
 	# the eager build really is bound at start, its GOT read-only
@@ -105,7 +111,7 @@ unfinished() {
 		[ "$(count pthread_join)" = 4 ]
 		# four worker threads with their calls, and main
 		[ "$(jq '[.spans.threads[] | select(any(.nodes[]; .name == "getppid"))] | length' out.json)" = 4 ]
-		[ -z "$(unfinished)" ]
+		balanced
 	done
 }
 
@@ -118,6 +124,7 @@ unfinished() {
 		[ "$(count 'qsort;exit')" = 1 ]
 		[ "$(unfinished)" = "1 qsort
 1 qsort;exit" ]
+		[ "$(jq .spans.decode.unmatched out.json)" = 0 ]
 	done
 }
 
@@ -128,7 +135,7 @@ unfinished() {
 		[ "$(count qsort)" = 20 ]
 		[ "$(count 'qsort;getppid')" = 20 ]
 		[ "$(count getppid)" = 20 ] # after the jumps: at the root again
-		[ -z "$(unfinished)" ]
+		balanced
 	done
 }
 
@@ -138,7 +145,7 @@ unfinished() {
 		[ "$(count qsort)" = 1 ]
 		[ "$(count 'qsort;getppid')" = 1 ]
 		[ "$(count getppid)" = 7 ]
-		[ -z "$(unfinished)" ]
+		balanced
 	done
 }
 
@@ -149,11 +156,11 @@ unfinished() {
 		[ "$(count getppid)" = 600 ]
 		# 300 in each of the two processes
 		[ "$(jq '[.spans.threads[] | [.nodes[] | select(.name == "getppid") | .count] | add // 0] | sort' -c out.json)" = '[300,300]' ]
-		[ -z "$(unfinished)" ]
+		balanced
 		lc_run "$mode" --lib-calls -- "$LC" exec 300
 		[ "$(said getppid)" = 300 ]
 		[ "$(count getppid)" = 300 ]
-		[ -z "$(unfinished)" ]
+		balanced
 	done
 }
 
@@ -164,7 +171,7 @@ unfinished() {
 		[ "$(count 'sigsuspend;write')" = 20 ]
 		[ "$(count 'raise;write')" = 20 ]
 		[ "$(count raise)" = 20 ]
-		[ -z "$(unfinished)" ]
+		balanced
 	done
 }
 
@@ -176,12 +183,12 @@ unfinished() {
 		lc_run "$mode" --lib-calls -- "$LC" tail 50
 		[ "$(count lc_tail)" = 50 ]
 		[ "$(count getppid)" = 50 ] # own_tail's, at the root
-		[ -z "$(unfinished)" ]
+		balanced
 		lc_run "$mode" --lib-calls --lib-calls-all -- "$LC" tail 50
 		[ "$(count lc_tail)" = 50 ]
 		[ "$(count 'lc_tail;getppid')" = 50 ]
 		[ "$(count getppid)" = 50 ]
-		[ -z "$(unfinished)" ]
+		balanced
 	done
 }
 
@@ -191,7 +198,7 @@ unfinished() {
 		[ "$(said getppid)" = 40 ]
 		[ "$(count getppid)" = 40 ]
 		[ "$(count dlopen)" = 1 ]
-		[ -z "$(unfinished)" ]
+		balanced
 		lc_run "$mode" --lib-calls -- "$LC" dlopen 40 "$LC_PLUG"
 		[ "$(count getppid)" = 0 ]
 		[ "$(count dlopen)" = 1 ]
@@ -208,12 +215,12 @@ unfinished() {
 		# caught in a callback of a library call in flight: that call goes on
 		[ "$(count 'lc_each;lc_throw')" = 30 ]
 		[ "$(count getppid)" = 30 ]
-		[ -z "$(unfinished)" ]
+		balanced
 		lc_run "$mode" --lib-calls --lib-calls-all -- "$LC_CXX" 30
 		[ "$(count 'lc_throw;getppid')" = 30 ]
 		[ "$(count 'lc_each;lc_throw;getppid')" = 30 ]
 		[ "$(count getppid)" = 30 ]
-		[ -z "$(unfinished)" ]
+		balanced
 	done
 }
 
