@@ -61,6 +61,119 @@ ARCH_INLINE uint64_t arch_rdpmc(uint32_t counter)
 		"1:	xor %eax, %eax\n"                      \
 		"	ret\n"                                   \
 		".size " #name ", .-" #name "\n")
+
+/* The entry points of -pg and -pg -mfentry builds, and the return trampoline
+ * (lib/span/rec_mcount.c).  mcount and _mcount are called after the
+ * function's prologue, which -pg makes keep a frame pointer: the function's
+ * return address is at 8(%rbp); __fentry__ is called before it: at 8(%rsp)
+ * on entry.  Each saves the argument registers (and rax: the vector count
+ * of a variadic call, r10: a nested function's static chain) and calls
+ * enter(address in the function, the slot of its return address), the
+ * stack aligned for it (mcount is called as any function is; __fentry__
+ * before the function's frame: with the stack 8 bytes lower), while
+ * `on` is non-zero; otherwise it tail-jumps to *real (the C library's, for
+ * gprof) or returns.  The return trampoline is where a hijacked function
+ * returns to: it keeps the return registers (rax, rdx, xmm0, xmm1; st0 and
+ * st1 are untouched, the library's C code having no x87 instruction) across
+ * exit(the slot the return address was in), and jumps where exit says. */
+#define ARCH_HAVE_MCOUNT 1
+#define ARCH_MCOUNT_SAVE(frame)          \
+	"	sub $" #frame ", %rsp\n" \
+	"	mov %rdi, 0(%rsp)\n"           \
+	"	mov %rsi, 8(%rsp)\n"           \
+	"	mov %rdx, 16(%rsp)\n"          \
+	"	mov %rcx, 24(%rsp)\n"          \
+	"	mov %r8, 32(%rsp)\n"           \
+	"	mov %r9, 40(%rsp)\n"           \
+	"	mov %rax, 48(%rsp)\n"          \
+	"	mov %r10, 56(%rsp)\n"          \
+	"	movups %xmm0, 64(%rsp)\n"      \
+	"	movups %xmm1, 80(%rsp)\n"      \
+	"	movups %xmm2, 96(%rsp)\n"      \
+	"	movups %xmm3, 112(%rsp)\n"     \
+	"	movups %xmm4, 128(%rsp)\n"     \
+	"	movups %xmm5, 144(%rsp)\n"     \
+	"	movups %xmm6, 160(%rsp)\n"     \
+	"	movups %xmm7, 176(%rsp)\n"     \
+	"	mov " #frame "(%rsp), %rdi\n"
+#define ARCH_MCOUNT_RESTORE(frame)   \
+	"	mov 0(%rsp), %rdi\n"       \
+	"	mov 8(%rsp), %rsi\n"       \
+	"	mov 16(%rsp), %rdx\n"      \
+	"	mov 24(%rsp), %rcx\n"      \
+	"	mov 32(%rsp), %r8\n"       \
+	"	mov 40(%rsp), %r9\n"       \
+	"	mov 48(%rsp), %rax\n"      \
+	"	mov 56(%rsp), %r10\n"      \
+	"	movups 64(%rsp), %xmm0\n"  \
+	"	movups 80(%rsp), %xmm1\n"  \
+	"	movups 96(%rsp), %xmm2\n"  \
+	"	movups 112(%rsp), %xmm3\n" \
+	"	movups 128(%rsp), %xmm4\n" \
+	"	movups 144(%rsp), %xmm5\n" \
+	"	movups 160(%rsp), %xmm6\n" \
+	"	movups 176(%rsp), %xmm7\n" \
+	"	add $" #frame ", %rsp\n"
+#define ARCH_MCOUNT_TRAMPOLINES(on, enter, exit, ret, real_mcount, real_fentry)                 \
+	__asm__(".text\n"                                                                       \
+		".globl mcount\n"                                                               \
+		".type mcount, @function\n"                                                     \
+		".globl _mcount\n"                                                              \
+		".type _mcount, @function\n"                                                    \
+		"mcount:\n"                                                                     \
+		"_mcount:\n"                                                                    \
+		"	endbr64\n"                                                                    \
+		"	cmpl $0, " #on "(%rip)\n"                                               \
+		"	je 1f\n" ARCH_MCOUNT_SAVE(                                              \
+			200) "	lea 8(%rbp), %rsi\n"                                             \
+			     "	call " #enter "\n" ARCH_MCOUNT_RESTORE(                         \
+				     200) "	ret\n"                                              \
+					  "1:	mov " #real_mcount "(%rip), %r11\n"             \
+					  "	test %r11, %r11\n"                                  \
+					  "	jz 2f\n"                                            \
+					  "	jmp *%r11\n"                                        \
+					  "2:	ret\n"                                            \
+					  ".size mcount, .-mcount\n"                            \
+					  ".size _mcount, .-_mcount\n"                          \
+					  ".globl __fentry__\n"                                 \
+					  ".type __fentry__, @function\n"                       \
+					  "__fentry__:\n"                                       \
+					  "	endbr64\n"                                          \
+					  "	cmpl $0, " #on "(%rip)\n"                       \
+					  "	je 1f\n" ARCH_MCOUNT_SAVE(                      \
+						  208) "	lea 216(%rsp), %rsi\n"                 \
+						       "	call " #enter                   \
+						       "\n" ARCH_MCOUNT_RESTORE(                \
+							       208) "	ret\n"                    \
+								    "1:	mov " #real_fentry      \
+								    "(%rip), %r11\n"            \
+								    "	test %r11, %r11\n"        \
+								    "	jz 2f\n"                  \
+								    "	jmp *%r11\n"              \
+								    "2:	ret\n"                  \
+								    ".size __fentry__, "        \
+								    ".-__fentry__\n"            \
+								    ".globl " #ret "\n"         \
+								    ".hidden " #ret "\n"        \
+								    ".type " #ret               \
+								    ", @function\n" #ret ":\n"  \
+								    "	endbr64\n"                \
+								    "	sub $48, %rsp\n"          \
+								    "	mov %rax, 0(%rsp)\n"      \
+								    "	mov %rdx, 8(%rsp)\n"      \
+								    "	movups %xmm0, 16(%rsp)\n" \
+								    "	movups %xmm1, 32(%rsp)\n" \
+								    "	lea 40(%rsp), %rdi\n"     \
+								    "	call " #exit "\n"       \
+								    "	mov %rax, %r11\n"         \
+								    "	mov 0(%rsp), %rax\n"      \
+								    "	mov 8(%rsp), %rdx\n"      \
+								    "	movups 16(%rsp), %xmm0\n" \
+								    "	movups 32(%rsp), %xmm1\n" \
+								    "	add $48, %rsp\n"          \
+								    "	jmp *%r11\n"              \
+								    ".size " #ret ", .-" #ret   \
+								    "\n")
 #endif
 
 #if defined(__x86_64__)

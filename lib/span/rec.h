@@ -32,6 +32,8 @@
  *   rec_exit.c     _exit and _Exit, interposed
  *   rec_plt.c      library calls through the PLT as spans, and the calls
  *                  that leave their frames (throw, catch, pthread_exit)
+ *   rec_mcount.c   -pg and -mfentry builds: mcount, __fentry__, their
+ *                  return trampoline, and what unwinds past it
  *
  * This header declares only what one file uses in another, all of it hidden
  * (the library exports its API and the functions it interposes, nothing
@@ -95,6 +97,7 @@
 #define REC_ON_FILTERED 2	    /* rec_on: recording through the filters */
 #define REC_ON_AGG 3		    /* rec_on: aggregating in the thread's tree (ring.h) */
 #define REC_ON_VALUES 4		    /* rec_on: begins and ends carry values (values.h) */
+#define REC_MSTACK 512u		    /* hijacked returns followed per thread (-pg) */
 #define REC_AGG_NONE RING_AGG_NODES /* a frame of a span the tree had no room for */
 
 /* One direct-mapped cache entry: key (name pointer, or code address with
@@ -111,6 +114,24 @@ struct rec_jmp {
 	uintptr_t sp;
 	unsigned depth;
 	uint32_t adepth, aover; /* aggregating: the tree's open spans then */
+};
+
+/* A function of a -pg or -mfentry build whose return was hijacked: the
+ * slot of its return address (now the return trampoline's), what was
+ * there, and its span's key (rec_mcount.c). */
+struct rec_mframe {
+	uintptr_t *slot;
+	uintptr_t ret;
+	uint64_t key;
+};
+
+/* A thread's hijacked returns, innermost last.  Thread-local rather than
+ * in struct rec_thread: a return must find its address whatever became of
+ * the thread's recording state, and a fork child inherits it. */
+struct rec_mstack {
+	unsigned depth;
+	unsigned restored; /* an exception is unwinding: the slots hold their own addresses */
+	struct rec_mframe f[REC_MSTACK];
 };
 
 /* What the filters say of a name (filter.h's RECF_*). */
@@ -373,6 +394,15 @@ REC_NOI void rec_lib_event(uint64_t key, uint64_t op);
 /* rec_plt.c */
 REC_NOI void rec_plt_init(const char *glob, const char *from);
 REC_NOI void rec_plt_longjmp(uintptr_t sp);
+/* rec_mcount.c, rec_event.c: -pg and -mfentry builds */
+extern __thread struct rec_mstack rec_mstk __attribute__((tls_model("initial-exec")));
+void rec_mcount_return(void); /* the return trampoline (arch.h) */
+REC_NOI void rec_mcount_enter(uintptr_t site, uintptr_t *slot);
+REC_NOI uintptr_t rec_mcount_exit(uintptr_t *slot);
+REC_NOI void rec_mcount_end(uint64_t key);
+REC_NOI void rec_mcount_jump(uintptr_t sp);
+REC_NOI void rec_mcount_catch(uintptr_t sp);
+REC_NOI void rec_mcount_thread_exit(void);
 
 static inline REC_NOI uint64_t rec_mono(void)
 {

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <sched.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <string.h>
 
@@ -567,6 +568,72 @@ REC_API void __cyg_profile_func_exit(void *fn, void *call_site)
 REC_NOI void rec_lib_event(uint64_t key, uint64_t op)
 {
 	rec_event(key, op);
+}
+
+/* ---- -pg and -mfentry builds (rec_mcount.c) ------------------------------ */
+
+/* A function of a -pg build was entered: site is an address in it (after
+ * its call of mcount or __fentry__), slot holds its return address.  Its
+ * span begins and its return is hijacked, its own address kept on the
+ * thread's stack; past REC_MSTACK open functions, neither (counted as
+ * dropped: the begin and the end).  A function tail-called by a hijacked
+ * one finds the trampoline in the slot: kept as its return address, so
+ * that its end and then its caller's come through the trampoline in turn.
+ * The entry is claimed before it is filled and the slot written last, so
+ * that a signal handler's functions meanwhile take the entries above. */
+__attribute__((used)) REC_NOI void rec_mcount_enter(uintptr_t site, uintptr_t *slot)
+{
+	struct rec_mstack *m = &rec_mstk;
+	unsigned d = m->depth;
+	if (unlikely(d >= REC_MSTACK)) {
+		atomic_fetch_add_explicit(&rec_dropped, 2, memory_order_relaxed);
+		return;
+	}
+	/* site - 1: in the call instruction, so in the function even when the
+	 * call ends it; a stable key per function, which the reader names by
+	 * the function that holds it, as it names -finstrument-functions' */
+	uint64_t key = (uint64_t)(site - 1) | REC_CODE_TAG;
+	rec_event(key, REC_OP(WIRE_OP_BEGIN));
+	m->depth = d + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	m->f[d].slot = slot;
+	m->f[d].ret = *slot;
+	m->f[d].key = key;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	*slot = (uintptr_t)rec_mcount_return;
+}
+
+/* An end of a -pg function's span, for rec_mcount.c. */
+REC_NOI void rec_mcount_end(uint64_t key)
+{
+	rec_event(key, REC_OP(WIRE_OP_END));
+}
+
+/* The return trampoline's: the function whose return address was in slot
+ * returned.  Its span ends and its own return address comes back.  Entries
+ * above its own are of functions that left without returning (a jump the
+ * setjmp wrappers did not see, a throw caught outside the ones
+ * __cxa_begin_catch sees): their spans end first, innermost first.  A slot
+ * on no entry cannot happen while this library is the only one hijacking
+ * returns; there is no address to go on to then. */
+__attribute__((used)) REC_NOI uintptr_t rec_mcount_exit(uintptr_t *slot)
+{
+	struct rec_mstack *m = &rec_mstk;
+	unsigned d = m->depth, k = d;
+	while (k > 0 && m->f[k - 1].slot != slot)
+		k--;
+	if (unlikely(k == 0))
+		abort();
+	while (unlikely(d > k)) {
+		d--;
+		rec_event(m->f[d].key, REC_OP(WIRE_OP_END));
+		m->depth = d;
+	}
+	uintptr_t ret = m->f[k - 1].ret;
+	rec_event(m->f[k - 1].key, REC_OP(WIRE_OP_END));
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	m->depth = k - 1;
+	return ret;
 }
 
 /* spanstat_begin and spanstat_end, on the calibration thread. */

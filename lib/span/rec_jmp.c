@@ -80,6 +80,8 @@ static REC_NOI void rec_unwind(const void *env)
 	unsigned i;
 	for (i = 0; i < REC_JMPS && t->jmp[i].env != env; i++)
 		;
+	if (i < REC_JMPS) /* -pg builds: the returns of the frames it skips */
+		rec_mcount_jump(t->jmp[i].sp);
 	int abandoned = t->guard != 0;
 	if (abandoned) {
 		if (i == REC_JMPS || t->guard >= t->jmp[i].sp)

@@ -293,6 +293,7 @@ REC_API __attribute__((noinline)) void *__cxa_begin_catch(void *exc)
 {
 	static void *real;
 	uintptr_t cfa = (uintptr_t)__builtin_frame_address(0) + 16;
+	rec_mcount_catch(cfa); /* -pg builds' frames, the innermost hijacks */
 	rec_catch_fn f = (rec_catch_fn)rec_plt_real(&real, "__cxa_begin_catch");
 	void *r = f ? f(exc) : NULL;
 	struct rec_plt_stack *s = rec_plt_me;
@@ -316,6 +317,7 @@ REC_API __attribute__((noinline)) void *__cxa_begin_catch(void *exc)
 REC_API __attribute__((noreturn)) void pthread_exit(void *value)
 {
 	static void *real;
+	rec_mcount_thread_exit(); /* -pg builds' frames first */
 	struct rec_plt_stack *s = rec_plt_me;
 	if (s && s->depth) {
 		rec_plt_busy = 1;

@@ -1,0 +1,217 @@
+#!/usr/bin/env bats
+# mcount.bats: programs built with -pg and -pg -mfentry (gcc and clang) get
+# their functions as spans with no -finstrument-functions, through the span
+# library's mcount, __fentry__ and return trampoline (lib/span/rec_mcount.c):
+# one workload (tests/workloads/span_mcount.c: recursion, a longjmp, a tail
+# call, values returned in every return register, two threads, a fork whose
+# child returns through inherited frames, an exit() inside a span) gives the
+# same tree, counts and unfinished spans as its -finstrument-functions build,
+# aggregated in the target and streamed, in JSON and folded, with filters
+# and a depth limit; C++ exceptions thrown through -pg frames
+# (span_mcount_cxx.cc) unwind and leave the same tree; a recursion deeper
+# than the library follows is counted dropped, not hidden; a SIGALRM handler
+# that runs -pg code at any point keeps the tree balanced; and no gmon.out
+# is written under spanstat, while gprof still works without it.  x86-64
+# only (the library defines mcount nowhere else).
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+# build VAR COMPILER SRC FLAGS...: SRC (under tests/workloads) built by
+# COMPILER -O2 -g with FLAGS into $BATS_FILE_TMPDIR, its path exported in VAR
+build() {
+	local var=$1 cc=$2 src=$3
+	shift 3
+	local out="$BATS_FILE_TMPDIR/$var"
+	env -u CFLAGS -u CXXFLAGS -u LDFLAGS "$cc" -O2 -g "$WORKLOADS/$src" -o "$out" "$@" >&2 || return 1
+	printf -v "$var" '%s' "$out"
+	export "${var?}"
+}
+
+setup_file() {
+	export BUILT=
+	[ "$(uname -m)" = x86_64 ] || return 0
+	command -v clang >/dev/null 2>&1 && command -v clang++ >/dev/null 2>&1 || return 0
+	command -v g++ >/dev/null 2>&1 || return 0
+	build FI gcc span_mcount.c -pthread -finstrument-functions || return 1
+	build GPG gcc span_mcount.c -pthread -pg || return 1
+	build GFE gcc span_mcount.c -pthread -pg -mfentry || return 1
+	build CPG clang span_mcount.c -pthread -pg || return 1
+	build CFE clang span_mcount.c -pthread -pg -mfentry || return 1
+	build XFI g++ span_mcount_cxx.cc -finstrument-functions || return 1
+	build XGPG g++ span_mcount_cxx.cc -pg || return 1
+	build XGFE g++ span_mcount_cxx.cc -pg -mfentry || return 1
+	build XCPG clang++ span_mcount_cxx.cc -pg || return 1
+	build XCFE clang++ span_mcount_cxx.cc -pg -mfentry || return 1
+	BUILT=1
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	[ "$(uname -m)" = x86_64 ] || skip "-pg builds are traced on x86-64 only"
+	[ -n "$BUILT" ] || skip_or_fail "the workloads were not built (gcc, g++, clang and clang++ are needed)"
+}
+
+# paths MODE OUT.paths [OPTIONS...] -- CMD...: the run's merged tree as
+# "count unfinished path" lines (span_paths) and its decode counters but
+# the record count, aggregated in the target or streamed (record, report)
+paths() {
+	local mode=$1 out=$2
+	shift 2
+	local opts=()
+	while [ "$1" != -- ]; do
+		opts+=("$1")
+		shift
+	done
+	shift
+	if [ "$mode" = aggregate ]; then
+		"$SPANSTAT" --spans "${opts[@]}" --json=run.json -- "$@" >stdout 2>stderr || return 1
+	else
+		"$SPANSTAT" record "${opts[@]}" -o run.rec -- "$@" >stdout 2>stderr &&
+			"$SPANSTAT" report --json=run.json run.rec >report.out 2>>stderr || return 1
+	fi
+	{
+		span_paths run.json unfinished
+		jq -c '.spans.decode | del(.records)' run.json
+	} >"$out"
+}
+
+# The -finstrument-functions build's tree, as the workload's comment says.
+EXPECTED='1 0 child_work
+1 0 child_work;leaf
+1 1 finish
+1 1 main
+1 1 main;finish
+1 0 main;forker
+1 0 main;jumper
+1 0 main;jumper;jump_a
+1 0 main;jumper;jump_a;jump_b
+1 0 main;recurse
+1 0 main;recurse;recurse
+1 0 main;recurse;recurse;recurse
+1 0 main;recurse;recurse;recurse;recurse
+1 0 main;recurse;recurse;recurse;recurse;recurse
+1 0 main;recurse;recurse;recurse;recurse;recurse;recurse
+1 0 main;tail_a
+1 0 main;tail_a;tail_b
+1 0 main;threads
+1 0 main;values
+1 0 main;values;dpair
+1 0 main;values;ipair
+1 0 main;values;ldouble
+1 0 main;values;sumv
+2 0 worker
+6 0 worker;leaf'
+
+@test "-pg and -pg -mfentry builds, gcc and clang: the -finstrument-functions build's tree, aggregated and streamed" {
+	local mode v
+	for mode in aggregate stream; do
+		paths "$mode" ref.paths -- "$FI"
+		assert_equal "$(head -n -1 ref.paths)" "$EXPECTED"
+		for v in "$GPG" "$GFE" "$CPG" "$CFE"; do
+			paths "$mode" pg.paths -- "$v" || fail "$mode $v: $(cat stderr)"
+			run diff ref.paths pg.paths
+			assert_success
+			# the values returned through the trampoline were right
+			refute_output --partial 'span_mcount:'
+			run ! grep -q 'span_mcount:' stderr
+		done
+	done
+}
+
+@test "-pg builds: folded stacks as the -finstrument-functions build's, aggregated and recorded" {
+	local v
+	"$SPANSTAT" --spans --folded=ref.folded -- "$FI" >/dev/null 2>&1
+	"$SPANSTAT" record -o ref.rec -- "$FI" >/dev/null 2>&1
+	"$SPANSTAT" report --folded=refr.folded ref.rec >/dev/null 2>&1
+	sed 's/ [0-9]*$//' ref.folded | sort >ref.stacks
+	sed 's/ [0-9]*$//' refr.folded | sort >refr.stacks
+	assert_equal "$(grep -c "" ref.stacks)" 25
+	for v in "$GPG" "$GFE" "$CPG" "$CFE"; do
+		"$SPANSTAT" --spans --folded=pg.folded -- "$v" >/dev/null 2>&1
+		"$SPANSTAT" record -o pg.rec -- "$v" >/dev/null 2>&1
+		"$SPANSTAT" report --folded=pgr.folded pg.rec >/dev/null 2>&1
+		run diff ref.stacks <(sed 's/ [0-9]*$//' pg.folded | sort)
+		assert_success
+		run diff refr.stacks <(sed 's/ [0-9]*$//' pgr.folded | sort)
+		assert_success
+	done
+}
+
+@test "-pg builds: --exclude, --filter and --max-depth keep what they keep of the -finstrument-functions build" {
+	local opt mode v
+	for opt in --exclude=jump_a --filter=values --max-depth=2; do
+		for mode in aggregate stream; do
+			paths "$mode" ref.paths "$opt" -- "$FI"
+			for v in "$GPG" "$GFE" "$CPG" "$CFE"; do
+				paths "$mode" pg.paths "$opt" -- "$v"
+				run diff ref.paths pg.paths
+				assert_success
+			done
+		done
+	done
+	# the filters took effect (not a tree both builds show whole)
+	paths aggregate f.paths --filter=values -- "$GPG"
+	run grep -c ';' f.paths
+	assert_output 4
+	paths aggregate e.paths --exclude=jump_a -- "$CFE"
+	run grep -c jump_ e.paths
+	assert_output 0
+	paths aggregate d.paths --max-depth=2 -- "$GFE"
+	run grep -c 'recurse;recurse' d.paths
+	assert_output 0
+}
+
+@test "-pg C++: exceptions thrown through -pg frames unwind, and leave the -finstrument-functions build's tree" {
+	local mode v
+	for mode in aggregate stream; do
+		paths "$mode" ref.paths -- "$XFI"
+		run grep -c 'main;catcher;deep;deep;deep;deep;deep$' ref.paths
+		assert_output 1
+		grep -q '^3 0 main;catcher;after$' ref.paths
+		grep -q '^3 0 main;after$' ref.paths
+		for v in "$XGPG" "$XGFE" "$XCPG" "$XCFE"; do
+			paths "$mode" pg.paths -- "$v" || fail "$mode $v: $(cat stderr)"
+			run diff ref.paths pg.paths
+			assert_success
+		done
+	done
+}
+
+@test "-pg builds: a recursion deeper than the library follows is counted as dropped, the rest balanced" {
+	paths aggregate deep.paths -- "$GPG" deep 600
+	# recurse 601 deep: 511 levels under main, 90 not followed (a begin and
+	# an end each); main and finish stay open at exit()
+	assert_equal "$(tail -1 deep.paths | jq -c '[.dropped, .unmatched, .unfinished]')" "[180,0,2]"
+	assert_equal "$(grep -c 'recurse' deep.paths)" 511
+	grep -q 'events dropped by the target' stderr
+}
+
+@test "-pg builds: a SIGALRM handler running -pg functions at any point keeps the tree balanced" {
+	local v
+	for v in "$GPG" "$GFE" "$CPG" "$CFE"; do
+		paths aggregate sig.paths -- "$v" sig 20000 || fail "$v: $(cat stderr)"
+		run grep -v on_prof sig.paths
+		assert_line '20000 0 main;ticks;tick'
+		assert_line '20000 0 main;ticks;tick;leaf'
+		assert_line '1 1 main;finish'
+		# the handler ran, and each of its spans ended
+		run grep -E '^[0-9]+ 0 .*on_prof;leaf$' sig.paths
+		assert_success
+		run jq -c '[.dropped, .unmatched, .unfinished]' <(tail -1 sig.paths)
+		assert_output '[0,0,2]'
+	done
+}
+
+@test "-pg builds: no gmon.out under spanstat; gprof's still written without it, the library preloaded" {
+	command -v gprof >/dev/null 2>&1 || skip_or_fail "gprof not installed (binutils)"
+	"$SPANSTAT" --spans --json=x.json -- "$GPG" >/dev/null 2>&1
+	assert_file_not_exist gmon.out
+	# the library loaded but not recording: the C library's mcount counts
+	LD_PRELOAD="$SPANSTAT_LIBDIR/libspanstat.so" "$GPG" >/dev/null
+	assert_file_exist gmon.out
+	run gprof -b -q "$GPG" gmon.out
+	assert_success
+	assert_output --partial 'recurse'
+	assert_output --partial 'tail_b'
+}
