@@ -75,7 +75,8 @@ ARCH_INLINE uint64_t arch_rdpmc(uint32_t counter)
  * gprof) or returns.  The return trampoline is where a hijacked function
  * returns to: it keeps the return registers (rax, rdx, xmm0, xmm1; st0 and
  * st1 are untouched, the library's C code having no x87 instruction) across
- * exit(the slot the return address was in), and jumps where exit says. */
+ * exit(the slot the return address was in), and jumps where exit says.
+ * `self` is mcount under a name of the library's own (hidden). */
 #define ARCH_HAVE_MCOUNT 1
 #define ARCH_MCOUNT_SAVE(frame)          \
 	"	sub $" #frame ", %rsp\n" \
@@ -114,14 +115,16 @@ ARCH_INLINE uint64_t arch_rdpmc(uint32_t counter)
 	"	movups 160(%rsp), %xmm6\n" \
 	"	movups 176(%rsp), %xmm7\n" \
 	"	add $" #frame ", %rsp\n"
-#define ARCH_MCOUNT_TRAMPOLINES(on, enter, exit, ret, real_mcount, real_fentry)                 \
+#define ARCH_MCOUNT_TRAMPOLINES(on, enter, exit, ret, real_mcount, real_fentry, self)           \
 	__asm__(".text\n"                                                                       \
 		".globl mcount\n"                                                               \
 		".type mcount, @function\n"                                                     \
 		".globl _mcount\n"                                                              \
 		".type _mcount, @function\n"                                                    \
+		".globl " #self "\n"                                                            \
+		".hidden " #self "\n"                                                           \
 		"mcount:\n"                                                                     \
-		"_mcount:\n"                                                                    \
+		"_mcount:\n" #self ":\n"                                                        \
 		"	endbr64\n"                                                                    \
 		"	cmpl $0, " #on "(%rip)\n"                                               \
 		"	je 1f\n" ARCH_MCOUNT_SAVE(                                              \
@@ -174,6 +177,23 @@ ARCH_INLINE uint64_t arch_rdpmc(uint32_t counter)
 								    "	jmp *%r11\n"              \
 								    ".size " #ret ", .-" #ret   \
 								    "\n")
+
+/* A function as -pg builds it, for the calibration: fn calls `self` (the
+ * library's mcount) after its prologue; `site` is where that call returns. */
+#define ARCH_MCOUNT_CALIB_FN(fn, site, self)           \
+	__asm__(".text\n"                              \
+		".globl " #fn "\n"                     \
+		".hidden " #fn "\n"                    \
+		".globl " #site "\n"                   \
+		".hidden " #site "\n"                  \
+		".type " #fn ", @function\n" #fn ":\n" \
+		"	endbr64\n"                           \
+		"	push %rbp\n"                         \
+		"	mov %rsp, %rbp\n"                    \
+		"	call " #self "\n" #site ":\n"  \
+		"	pop %rbp\n"                          \
+		"	ret\n"                               \
+		".size " #fn ", .-" #fn "\n")
 #endif
 
 #if defined(__x86_64__)

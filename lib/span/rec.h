@@ -299,6 +299,7 @@ extern __thread int rec_self_done __attribute__((tls_model("initial-exec")));
 
 /* rec_calib.c */
 extern uint64_t rec_calib;	       /* milli-ticks per event: at connect, then the run's */
+extern uint64_t rec_calib_pg_extra;    /* milli-ticks a -pg function's event costs more */
 extern struct rec_thread *rec_calib_t; /* kept for in-run samples, or NULL */
 extern atomic_int rec_calib_busy;      /* a thread samples on rec_calib_t */
 extern _Atomic uint64_t rec_recal_with, rec_recal_without, rec_recal_pairs;
@@ -403,6 +404,11 @@ REC_NOI void rec_mcount_end(uint64_t key);
 REC_NOI void rec_mcount_jump(uintptr_t sp);
 REC_NOI void rec_mcount_catch(uintptr_t sp);
 REC_NOI void rec_mcount_thread_exit(void);
+extern int rec_mcount_used; /* a -pg function began a span in this process */
+#if ARCH_HAVE_MCOUNT
+void rec_mcount_calib_fn(void);		   /* a -pg function of the library's (arch.h) */
+extern const char rec_mcount_calib_site[]; /* where its mcount call returns */
+#endif
 
 static inline REC_NOI uint64_t rec_mono(void)
 {

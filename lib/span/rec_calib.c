@@ -12,8 +12,9 @@
 #define REC_CALIB_LOOPS 32u  /* the fastest loop counts */
 #define REC_RECAL_PAIRS 128u /* in-run: pairs per sample, after REC_RECAL_WARM */
 #define REC_RECAL_WARM 8u
-#define REC_RECAL_MIN 8u /* samples below which the connect's measure stands */
-uint64_t rec_calib;	 /* milli-ticks per event: at connect, then the run's */
+#define REC_RECAL_MIN 8u     /* samples below which the connect's measure stands */
+uint64_t rec_calib;	     /* milli-ticks per event: at connect, then the run's */
+uint64_t rec_calib_pg_extra; /* milli-ticks a -pg function's event costs more */
 static volatile uint64_t rec_calib_sink;
 static const char rec_calib_name[] = "spanstat-calibration";
 struct rec_thread *rec_calib_t;	 /* kept for in-run samples, or NULL */
@@ -76,6 +77,15 @@ static REC_NOI struct rec_thread *rec_calib_new(void)
 	struct rec_centry *c = &t->cache[rec_hash((uintptr_t)rec_calib_name)];
 	c->key = (uintptr_t)rec_calib_name;
 	c->word = (uint64_t)1 << WIRE_ID_SHIFT; /* never sent: any id */
+#if ARCH_HAVE_MCOUNT
+	/* the -pg function's key too, unless it shares the entry */
+	uint64_t pg = ((uintptr_t)rec_mcount_calib_site - 1) | REC_CODE_TAG;
+	if (rec_hash(pg) != rec_hash((uintptr_t)rec_calib_name)) {
+		c = &t->cache[rec_hash(pg)];
+		c->key = pg;
+		c->word = (uint64_t)1 << WIRE_ID_SHIFT;
+	}
+#endif
 	if (agg) {
 		t->agg = agg;
 		t->anode = ring_agg_nodes(t->agg);
@@ -112,6 +122,20 @@ static REC_HOT uint64_t rec_calib_pairs(void (*volatile a)(const char *),
 	}
 	return x;
 }
+
+#if ARCH_HAVE_MCOUNT
+/* n calls of a -pg function (its begin and end through mcount and the
+ * return trampoline), each followed by the work of a pair. */
+static REC_NOI uint64_t rec_calib_pg_pairs(void (*volatile f)(void), unsigned n, uint64_t x)
+{
+	for (unsigned i = 0; i < n; i++) {
+		f();
+		x = rec_calib_work(x);
+		x = rec_calib_work(x);
+	}
+	return x;
+}
+#endif
 
 /* n begin/end pairs with work between them on the calibration thread c
  * (rec_calib_self), then the same work and n pairs of calls that do nothing:
@@ -160,6 +184,23 @@ REC_NOI uint64_t rec_calibrate(void)
 		with = w < with ? w : with;
 		without = wo < without ? wo : without;
 	}
+#if ARCH_HAVE_MCOUNT
+	/* a -pg function's begin and end: what they cost more than the others' */
+	uint64_t pg = UINT64_MAX;
+	struct rec_centry *pc =
+		&t->cache[rec_hash(((uintptr_t)rec_mcount_calib_site - 1) | REC_CODE_TAG)];
+	for (unsigned l = 0; pc->key != (uint64_t)-1 && l < REC_CALIB_LOOPS; l++) {
+		uint64_t w, wo;
+		rec_calib_loop(t, 0, &w, &wo); /* its state reset */
+		uint64_t t0 = rec_now();
+		rec_calib_sink =
+			rec_calib_pg_pairs(rec_mcount_calib_fn, REC_CALIB_PAIRS, rec_calib_sink);
+		w = rec_now() - t0;
+		pg = w < pg ? w : pg;
+	}
+	rec_calib_pg_extra =
+		pg != UINT64_MAX && pg > with ? (pg - with) * 1000 / (2 * REC_CALIB_PAIRS) : 0;
+#endif
 	rec_calib_self = NULL;
 	uint64_t calib = with > without ? (with - without) * 1000 / (2 * REC_CALIB_PAIRS) : 0;
 	if (calib && __atomic_load_n(&rec_on, __ATOMIC_RELAXED) == REC_ON_AGG) {

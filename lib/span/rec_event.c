@@ -593,7 +593,14 @@ __attribute__((used)) REC_NOI void rec_mcount_enter(uintptr_t site, uintptr_t *s
 	 * call ends it; a stable key per function, which the reader names by
 	 * the function that holds it, as it names -finstrument-functions' */
 	uint64_t key = (uint64_t)(site - 1) | REC_CODE_TAG;
-	rec_event(key, REC_OP(WIRE_OP_BEGIN));
+	struct rec_thread *c = rec_calib_self;
+	if (unlikely(c != NULL)) { /* the calibration's (rec_calib.c) */
+		rec_event_in(c, key, REC_OP(WIRE_OP_BEGIN));
+	} else {
+		if (unlikely(!rec_mcount_used))
+			rec_mcount_used = 1;
+		rec_event(key, REC_OP(WIRE_OP_BEGIN));
+	}
 	m->depth = d + 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	m->f[d].slot = slot;
@@ -630,7 +637,8 @@ __attribute__((used)) REC_NOI uintptr_t rec_mcount_exit(uintptr_t *slot)
 		m->depth = d;
 	}
 	uintptr_t ret = m->f[k - 1].ret;
-	rec_event(m->f[k - 1].key, REC_OP(WIRE_OP_END));
+	struct rec_thread *c = rec_calib_self;
+	rec_event_in(unlikely(c != NULL) ? c : rec_self, m->f[k - 1].key, REC_OP(WIRE_OP_END));
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	m->depth = k - 1;
 	return ret;

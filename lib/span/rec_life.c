@@ -116,12 +116,16 @@ REC_NOI void rec_finish(int sig)
 	}
 	char buf[64];
 	rec_send_waited();
-	if (rec_calib_t) { /* the run's measure, where it has one */
-		uint64_t connect = rec_calib;
+	uint64_t connect = rec_calib;
+	if (rec_calib_t) /* the run's measure, where it has one */
 		rec_recal_final();
-		if (rec_calib != connect)
-			rec_send_calib();
+	/* a process that ran -pg functions: every event at their cost */
+	if (rec_mcount_used && rec_calib && rec_calib_pg_extra) {
+		rec_calib += rec_calib_pg_extra;
+		rec_mcount_used = 0; /* once */
 	}
+	if (rec_calib != connect)
+		rec_send_calib();
 	struct wire_exit e = {ts, (uint32_t)sig, rec_sat32(atomic_load(&rec_dropped))};
 	size_t len =
 		enc_simple(buf, sizeof buf, WIRE_EXIT, rec_pid, self ? self->tid : 0, &e, sizeof e);
