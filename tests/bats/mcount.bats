@@ -8,7 +8,8 @@
 # same tree, counts and unfinished spans as its -finstrument-functions build,
 # aggregated in the target and streamed, in JSON and folded, with filters
 # and a depth limit; C++ exceptions thrown through -pg frames
-# (span_mcount_cxx.cc) unwind and leave the same tree; a recursion deeper
+# (span_mcount_cxx.cc) unwind and leave the same tree; pthread_exit ends
+# the spans as there, and runs the destructors above -pg frames; a recursion deeper
 # than the library follows is counted dropped, not hidden; a SIGALRM handler
 # that runs -pg code at any point keeps the tree balanced; and no gmon.out
 # is written under spanstat, while gprof still works without it.  x86-64
@@ -38,11 +39,11 @@ setup_file() {
 	build GFE gcc span_mcount.c -pthread -pg -mfentry || return 1
 	build CPG clang span_mcount.c -pthread -pg || return 1
 	build CFE clang span_mcount.c -pthread -pg -mfentry || return 1
-	build XFI g++ span_mcount_cxx.cc -finstrument-functions || return 1
-	build XGPG g++ span_mcount_cxx.cc -pg || return 1
-	build XGFE g++ span_mcount_cxx.cc -pg -mfentry || return 1
-	build XCPG clang++ span_mcount_cxx.cc -pg || return 1
-	build XCFE clang++ span_mcount_cxx.cc -pg -mfentry || return 1
+	build XFI g++ span_mcount_cxx.cc -finstrument-functions -pthread || return 1
+	build XGPG g++ span_mcount_cxx.cc -pg -pthread || return 1
+	build XGFE g++ span_mcount_cxx.cc -pg -mfentry -pthread || return 1
+	build XCPG clang++ span_mcount_cxx.cc -pg -pthread || return 1
+	build XCFE clang++ span_mcount_cxx.cc -pg -mfentry -pthread || return 1
 	BUILT=1
 }
 
@@ -173,6 +174,34 @@ EXPECTED='1 0 child_work
 		for v in "$XGPG" "$XGFE" "$XCPG" "$XCFE"; do
 			paths "$mode" pg.paths -- "$v" || fail "$mode $v: $(cat stderr)"
 			run diff ref.paths pg.paths
+			assert_success
+		done
+	done
+}
+
+@test "-pg builds: pthread_exit from -pg functions ends the thread's spans as with -finstrument-functions" {
+	local mode v
+	for mode in aggregate stream; do
+		paths "$mode" ref.paths -- "$FI" pexit
+		run grep -E '^1 1 exiter;exit_inner$' ref.paths
+		assert_success
+		grep -q '^1 0 main;leaf$' ref.paths
+		for v in "$GPG" "$GFE" "$CPG" "$CFE"; do
+			paths "$mode" pg.paths -- "$v" pexit || fail "$mode $v: $(cat stderr)"
+			run diff ref.paths pg.paths
+			assert_success
+		done
+	done
+}
+
+@test "-pg C++: pthread_exit unwinds through -pg frames, running the destructors above them" {
+	local mode v
+	for mode in aggregate stream; do
+		for v in "$XGPG" "$XGFE" "$XCPG" "$XCFE"; do
+			# exit status 1: exiter's destructor did not run
+			paths "$mode" pg.paths -- "$v" pexit || fail "$mode $v: $(cat stderr)"
+			# the functions that never returned end with the thread
+			run grep -E '^1 1 exiter;exit_inner$' pg.paths
 			assert_success
 		done
 	done

@@ -15,6 +15,8 @@
  *             the frames it inherited (forker, main), the parent waits
  *   finish    calls exit() from inside its span (main and finish stay open)
  * span_mcount deep N: recurse N deep instead, then finish.
+ * span_mcount pexit: a thread runs exiter, which calls exit_inner, which
+ * calls pthread_exit() (both stay open), and leaf after it is joined.
  * span_mcount sig N: calls tick N times while a 50 us real-time timer's
  * SIGALRM handler calls leaf (each tick spins; how often the handler ran,
  * and where, varies), then finish.
@@ -208,12 +210,31 @@ FN static void finish(void)
 	exit(bad);
 }
 
+FN static void exit_inner(void)
+{
+	sink++;
+	pthread_exit(NULL);
+}
+
+FN static void *exiter(void *arg)
+{
+	exit_inner();
+	return arg;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "deep") == 0) {
 		int n = atoi(argv[2]);
 		if (recurse(n) != n)
 			bad = 1;
+		finish();
+	}
+	if (argc == 2 && strcmp(argv[1], "pexit") == 0) {
+		pthread_t t;
+		if (pthread_create(&t, NULL, exiter, NULL) != 0 || pthread_join(t, NULL) != 0)
+			exit(2);
+		leaf(0);
 		finish();
 	}
 	if (argc == 3 && strcmp(argv[1], "sig") == 0) {

@@ -10,7 +10,13 @@
 //   rethrower catches what deep(2) throws and rethrows it (throw;); main
 //             catches it, then calls after()
 // Exit status 0 when every exception arrived with its value, else 1.
+// span_mcount_cxx pexit: a thread runs exiter, whose local object's
+// destructor must run when exit_inner, called by it, calls pthread_exit()
+// (the unwinder must read exiter's frame through exit_inner's hijacked
+// return); exit status 1 when it did not.
 #include <cstdio>
+#include <cstring>
+#include <pthread.h>
 
 #define FN __attribute__((noinline))
 
@@ -52,8 +58,40 @@ FN static void rethrower()
 	}
 }
 
-int main()
+static volatile int destroyed;
+
+struct Guard {
+	~Guard()
+	{
+		destroyed = 1;
+	}
+};
+
+FN static void exit_inner()
 {
+	sink++;
+	pthread_exit(nullptr);
+}
+
+FN static void *exiter(void *)
+{
+	Guard g;
+	exit_inner();
+	return nullptr;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && std::strcmp(argv[1], "pexit") == 0) {
+		pthread_t t;
+		if (pthread_create(&t, nullptr, exiter, nullptr) != 0 ||
+		    pthread_join(t, nullptr) != 0)
+			return 2;
+		if (!destroyed)
+			std::fprintf(stderr,
+				     "span_mcount_cxx: no destructor ran at pthread_exit\n");
+		return destroyed ? 0 : 1;
+	}
 	deep_p = deep;
 	int bad = 0;
 	for (int i = 0; i < 3; i++) {
