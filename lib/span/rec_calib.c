@@ -186,10 +186,9 @@ REC_NOI uint64_t rec_calibrate(void)
 	}
 #if ARCH_HAVE_MCOUNT
 	/* a -pg function's begin and end: what they cost more than the others' */
-	uint64_t pg = UINT64_MAX;
-	struct rec_centry *pc =
-		&t->cache[rec_hash(((uintptr_t)rec_mcount_calib_site - 1) | REC_CODE_TAG)];
-	for (unsigned l = 0; pc->key != (uint64_t)-1 && l < REC_CALIB_LOOPS; l++) {
+	uint64_t pg = UINT64_MAX, pgkey = ((uintptr_t)rec_mcount_calib_site - 1) | REC_CODE_TAG;
+	/* only with its name cached: nothing may be sent */
+	for (unsigned l = 0; t->cache[rec_hash(pgkey)].key == pgkey && l < REC_CALIB_LOOPS; l++) {
 		uint64_t w, wo;
 		rec_calib_loop(t, 0, &w, &wo); /* its state reset */
 		uint64_t t0 = rec_now();
