@@ -35,7 +35,10 @@
  *
  * Not patched: calls into this library (the functions it interposes), the
  * functions that return twice or switch stacks (setjmp family, vfork,
- * the ucontext family), and __tls_get_addr; -fno-plt calls (through
+ * the ucontext family), __tls_get_addr, and the unwinder's _Unwind_*
+ * (_Unwind_Resume, called by a cleanup's landing pad, unwinds on from its
+ * caller's frame, whose return address must be the real one); -fno-plt
+ * calls (through
  * GLOB_DAT slots, as function pointers are) are not followed. */
 #include "config.h"
 
@@ -351,7 +354,7 @@ static REC_NOI int rec_plt_ours(uintptr_t v)
 
 static REC_NOI int rec_plt_wanted(const char *name)
 {
-	if (!*name)
+	if (!*name || strncmp(name, "_Unwind_", 8) == 0)
 		return 0;
 	for (size_t i = 0; i < sizeof rec_plt_never / sizeof rec_plt_never[0]; i++)
 		if (strcmp(name, rec_plt_never[i]) == 0)

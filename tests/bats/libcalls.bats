@@ -71,6 +71,11 @@ count() {
 	paths | awk -v p="$1" '$3 == p { n = $1 } END { print n + 0 }'
 }
 
+# named NAME: the merged count of the spans named NAME, on every path
+named() {
+	jq '[.spans.merged.nodes[] | select(.name == $n) | .count] | add // 0' --arg n "$1" out.json
+}
+
 # said NAME: the count the program printed for NAME
 said() {
 	awk -v k="$1" '$1 == k { print $2 }' stdout
@@ -221,6 +226,24 @@ balanced() {
 		[ "$(count 'lc_each;lc_throw;getppid')" = 30 ]
 		[ "$(count getppid)" = 30 ]
 		balanced
+	done
+}
+
+@test "C++ cleanups during a throw (_Unwind_Resume through the PLT) and -pg frames: the program runs as without spanstat" {
+	[ -n "$LC_CXX" ] || skip_or_fail "${CXX:-g++} not installed"
+	local bin
+	# destructors on the unwound frames: their landing pads call
+	# _Unwind_Resume through the PLT, which unwinds from its caller's frame
+	"${CXX:-g++}" -O1 -pthread "$WORKLOADS/span_mcount_cxx.cc" -o plain
+	"${CXX:-g++}" -O1 -pg -pthread "$WORKLOADS/span_mcount_cxx.cc" -o pg
+	for bin in ./plain ./pg; do
+		for mode in aggregate stream; do
+			lc_run "$mode" --lib-calls -- "$bin" || fail "$bin $mode failed: $(cat stderr)"
+			balanced
+			[ "$(named _Unwind_Resume)" = 0 ]
+			[ "$(named __cxa_allocate_exception)" = 6 ]
+			lc_run "$mode" --lib-calls -- "$bin" pexit || fail "$bin pexit $mode failed"
+		done
 	done
 }
 
