@@ -165,7 +165,8 @@ work 4'
 	assert_output --regexp "Performance counter stats for 'true'"
 	assert_output --partial 'seconds time elapsed'
 	# and why: the library ran in it, but nothing began a span
-	assert_line --partial ' no spans collected: the command ran with the span library but began no span; spans come from its API (spanstat(3)), a build with -finstrument-functions'
+	assert_line --partial ' no spans collected: the command ran with the span library but began no span; spans come from its API (spanstat(3)), a build with -finstrument-functions or -pg'
+	assert_line --partial 'without a rebuild, --lib-calls makes its library calls spans, and --python a Python program'
 	refute_output --partial 'Spans by'
 	run "$SPANSTAT" --spans -- sh -c 'exit 7'
 	assert_failure 7
