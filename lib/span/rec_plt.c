@@ -290,8 +290,22 @@ REC_API __attribute__((noreturn)) void __cxa_rethrow(void)
 	abort();
 }
 
+/* The exceptions thrown and not caught yet (the C++ ABI's
+ * __cxa_get_globals), 0 when unknown. */
+static REC_NOI unsigned rec_plt_uncaught(void)
+{
+	static void *get;
+	struct {
+		void *caught;
+		unsigned uncaught;
+	} * (*f)(void) = rec_plt_real(&get, "__cxa_get_globals");
+	return f ? f()->uncaught : 0;
+}
+
 /* The catch: frames below the catching function's are gone (their spans
- * end here), the others are hooked again. */
+ * end here), the others are hooked again, unless another exception is
+ * still in flight (a catch inside a destructor run by its unwinding): its
+ * unwinder still has the frames above to walk. */
 REC_API __attribute__((noinline)) void *__cxa_begin_catch(void *exc)
 {
 	static void *real;
@@ -309,9 +323,11 @@ REC_API __attribute__((noinline)) void *__cxa_begin_catch(void *exc)
 				rec_lib_event(fr->key, REC_OP(WIRE_OP_END));
 			s->depth--;
 		}
-		for (unsigned d = 0; d < s->depth; d++)
-			*s->f[d].retp = (uintptr_t)rec_plt_return;
-		s->thrown = 0;
+		if (rec_plt_uncaught() == 0) {
+			for (unsigned d = 0; d < s->depth; d++)
+				*s->f[d].retp = (uintptr_t)rec_plt_return;
+			s->thrown = 0;
+		}
 		rec_plt_busy = busy;
 	}
 	return r;

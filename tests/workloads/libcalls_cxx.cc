@@ -8,8 +8,12 @@
 //                    callback calls lc_throw(k) and catches what it throws
 //                    (the catch inside a library call in flight); then N
 //                    getppid.  It prints its counts as "NAME COUNT" lines.
+//   libcalls_cxx N nested   N calls of lc_each(1, cb) whose callback throws,
+//                    caught here, while a destructor on its way out throws
+//                    and catches an exception of its own; then N getppid
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <unistd.h>
 
 extern "C" int lc_throw(int i);
@@ -27,9 +31,42 @@ static int cb(int k)
 	}
 }
 
+struct Inner {
+	~Inner()
+	{
+		try {
+			throw 1;
+		} catch (int) {
+		}
+	}
+};
+
+static int throw_nested(int)
+{
+	Inner in;
+	throw 2;
+}
+
+static int out_of_each(int n, int (*fn)(int))
+{
+	for (int i = 0; i < n; i++) {
+		try {
+			lc_each(1, fn);
+		} catch (int) {
+			caught++;
+		}
+	}
+	for (int i = 0; i < n; i++)
+		getppid();
+	std::printf("lc_each %d\ngetppid %d\ncaught %d\n", n, n, caught);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 10;
+	if (argc > 2 && strcmp(argv[2], "nested") == 0)
+		return out_of_each(n, throw_nested);
 	for (int i = 0; i < n; i++) {
 		try {
 			lc_throw(i);
