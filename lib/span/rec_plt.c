@@ -21,8 +21,9 @@
  *     (abandoned: a longjmp the setjmp wrappers did not see);
  *   - a longjmp (rec_jmp.c) drops the frames below the jump's stack pointer
  *     (their spans are ended there, with the recorder's);
- *   - a C++ throw (__cxa_throw, __cxa_rethrow) puts every real return
- *     address back so that the unwinder finds the frames, and the catch
+ *   - a C++ throw (__cxa_throw, __cxa_rethrow, std::rethrow_exception)
+ *     puts every real return address back so that the unwinder finds the
+ *     frames, and the catch
  *     (__cxa_begin_catch) ends the spans of the frames it unwound and hooks
  *     the rest again; pthread_exit ends the thread's lib-call spans and puts
  *     the addresses back before its forced unwind;
@@ -287,6 +288,22 @@ REC_API __attribute__((noreturn)) void __cxa_rethrow(void)
 	rec_void_fn f = (rec_void_fn)rec_plt_real(&real, "__cxa_rethrow");
 	if (f)
 		f();
+	abort();
+}
+
+/* std::rethrow_exception(std::exception_ptr): it raises the exception with
+ * the unwinder itself, not through __cxa_rethrow (the exception_ptr, not
+ * trivially copyable, is passed by its address). */
+REC_API __attribute__((noreturn)) void rec_plt_rethrow_exception(void *ptr) __asm__(
+	"_ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE");
+REC_API __attribute__((noreturn)) void rec_plt_rethrow_exception(void *ptr)
+{
+	static void *real;
+	rec_plt_throwing();
+	void (*f)(void *) = (void (*)(void *))rec_plt_real(
+		&real, "_ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE");
+	if (f)
+		f(ptr);
 	abort();
 }
 

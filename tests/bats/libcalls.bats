@@ -258,6 +258,17 @@ balanced() {
 	done
 }
 
+@test "std::rethrow_exception through a library call" {
+	[ -n "$LC_CXX" ] || skip_or_fail "${CXX:-g++} not installed"
+	for mode in aggregate stream; do
+		lc_run "$mode" --lib-calls -- "$LC_CXX" 20 rethrow
+		[ "$(said caught)" = 20 ]
+		[ "$(count lc_each)" = 20 ]
+		[ "$(count getppid)" = 20 ]
+		balanced
+	done
+}
+
 @test "GLOB picks the functions, and the span filters apply" {
 	lc_run aggregate --lib-calls='q*' -- "$LC" longjmp 10
 	[ "$(paths)" = "10 0 qsort" ]

@@ -11,9 +11,12 @@
 //   libcalls_cxx N nested   N calls of lc_each(1, cb) whose callback throws,
 //                    caught here, while a destructor on its way out throws
 //                    and catches an exception of its own; then N getppid
+//   libcalls_cxx N rethrow  the same, the callback rethrowing a caught
+//                    exception with std::rethrow_exception
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <unistd.h>
 
 extern "C" int lc_throw(int i);
@@ -41,10 +44,17 @@ struct Inner {
 	}
 };
 
+static std::exception_ptr saved;
+
 static int throw_nested(int)
 {
 	Inner in;
 	throw 2;
+}
+
+static int throw_again(int)
+{
+	std::rethrow_exception(saved);
 }
 
 static int out_of_each(int n, int (*fn)(int))
@@ -67,6 +77,14 @@ int main(int argc, char **argv)
 	int n = argc > 1 ? atoi(argv[1]) : 10;
 	if (argc > 2 && strcmp(argv[2], "nested") == 0)
 		return out_of_each(n, throw_nested);
+	if (argc > 2 && strcmp(argv[2], "rethrow") == 0) {
+		try {
+			throw 3;
+		} catch (int) {
+			saved = std::current_exception();
+		}
+		return out_of_each(n, throw_again);
+	}
 	for (int i = 0; i < n; i++) {
 		try {
 			lc_throw(i);
