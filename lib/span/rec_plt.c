@@ -5,11 +5,12 @@
  * with SPANSTAT_LIBCALLS_FROM=all, those of every loaded object, and of
  * the objects a patched dlopen call loaded, at its return) whose symbol matches the glob are
  * pointed at a stub of their own (arch.h), made RELRO-writable for the store.  The stub enters
- * rec_plt_enter with its slot's index: it begins the span named by the symbol (its key: the
- * symbol's name in the object's .dynstr, one stable key per slot), pushes the real return address
- * on the thread's shadow stack and replaces it with rec_plt_return, then runs the function the slot
- * would have run (the GOT's value when bound, else the dynamic linker's answer for the symbol and
- * its version).  rec_plt_return ends the span and returns where the call would have.
+ * rec_plt_enter with its slot's index: it begins the span named by the symbol (its key: a
+ * copy of the symbol's name that outlives the object, one stable key per slot), pushes the real
+ * return address on the thread's shadow stack and replaces it with rec_plt_return, then runs the
+ * function the slot would have run (the GOT's value when bound, else the dynamic linker's answer
+ * for the symbol and its version).  rec_plt_return ends the span and returns where the call would
+ * have.
  *
  * The shadow stack is matched by the address of the return address (retp),
  * never by count alone:
@@ -62,7 +63,8 @@
 
 /* What a patched slot stands for. */
 struct rec_plt_slot {
-	uint64_t key;	    /* the symbol's name */
+	uint64_t key;	    /* the symbol's name: a copy of it (rec_plt_name) */
+	const char *sym;    /* its name in the object's .dynstr */
 	const void *target; /* the function it runs */
 	int rescan;	    /* dlopen: objects may come, patched at its return */
 };
@@ -417,6 +419,29 @@ static REC_NOI const char *rec_plt_version(const ElfW(Half) * versym, const ElfW
 	}
 }
 
+/* A copy of name that outlives its object (a dlclose'd object's .dynstr
+ * is unmapped, and another object loaded there has other names at the
+ * same addresses), or NULL; under rec_plt_lock. */
+static REC_NOI const char *rec_plt_name(const char *name)
+{
+	static char *at, *end;
+	size_t n = strlen(name) + 1;
+	if (n > 4096)
+		return NULL;
+	if ((size_t)(end - at) < n) {
+		void *m = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			       0);
+		if (m == MAP_FAILED)
+			return NULL;
+		at = m;
+		end = at + 65536;
+	}
+	char *copy = at;
+	memcpy(copy, name, n);
+	at += n;
+	return copy;
+}
+
 /* Whether addr is in one of the object's segments. */
 static REC_NOI int rec_plt_inside(const struct dl_phdr_info *info, uintptr_t addr)
 {
@@ -522,6 +547,9 @@ static REC_NOI int rec_plt_object(struct dl_phdr_info *info)
 		uint32_t idx = atomic_load(&rec_plt_nslots);
 		if (idx >= REC_PLT_SLOTS)
 			break;
+		const char *copy = rec_plt_name(name);
+		if (!copy)
+			break;
 		if (!code) { /* room for every slot left in the object */
 			len = ((n - r) * ARCH_PLT_STUB + 16 + 4095) & ~(size_t)4095;
 			void *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
@@ -534,7 +562,8 @@ static REC_NOI int rec_plt_object(struct dl_phdr_info *info)
 			used = 16;
 			first = idx;
 		}
-		rec_plt_slots[idx].key = (uintptr_t)name;
+		rec_plt_slots[idx].key = (uintptr_t)copy;
+		rec_plt_slots[idx].sym = name;
 		rec_plt_slots[idx].target = target;
 		rec_plt_slots[idx].rescan = rec_plt_all && (strcmp(name, "dlopen") == 0 ||
 							    strcmp(name, "dlmopen") == 0);
@@ -565,7 +594,7 @@ static REC_NOI int rec_plt_object(struct dl_phdr_info *info)
 		if (ELF64_R_TYPE(jmprel[r].r_info) != R_X86_64_JUMP_SLOT)
 			continue;
 		const char *name = strtab + symtab[ELF64_R_SYM(jmprel[r].r_info)].st_name;
-		if ((uintptr_t)name != rec_plt_slots[idx].key)
+		if (name != rec_plt_slots[idx].sym)
 			continue;
 		uintptr_t *got = (uintptr_t *)(base + jmprel[r].r_offset);
 		__atomic_store_n(got, (uintptr_t)code + 16 + (idx - first) * ARCH_PLT_STUB,

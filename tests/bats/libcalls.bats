@@ -19,8 +19,11 @@ setup_file() {
 	mkdir -p "$d"
 	cc -O2 -fPIC -shared "$WORKLOADS/libcalls_lib.c" -o "$d/liblibcalls_lib.so" || return 1
 	cc -O2 -fPIC -shared "$WORKLOADS/libcalls_plug.c" -o "$d/plug.so" || return 1
-	export LC LC_NOW LC_PLUG LC_CXX
+	cc -O2 -fPIC -shared -DPLUG_CALL=getpid "$WORKLOADS/libcalls_plug.c" -o "$d/plug2.so" ||
+		return 1
+	export LC LC_NOW LC_PLUG LC_PLUG2 LC_CXX
 	LC_PLUG="$d/plug.so"
+	LC_PLUG2="$d/plug2.so"
 	LC=$(build_workload libcalls -L"$d" -Wl,-rpath,"$d" -llibcalls_lib -ldl) || return 1
 	LC_NOW=$(build_workload libcalls -L"$d" -Wl,-rpath,"$d" -llibcalls_lib -ldl \
 		-Wl,-z,now -Wl,-z,relro) || return 1
@@ -207,6 +210,17 @@ balanced() {
 		lc_run "$mode" --lib-calls -- "$LC" dlopen 40 "$LC_PLUG"
 		[ "$(count getppid)" = 0 ]
 		[ "$(count dlopen)" = 1 ]
+	done
+}
+
+@test "dlclose, then another object where it was: its calls under their own names" {
+	for mode in aggregate stream; do
+		lc_run "$mode" --lib-calls --lib-calls-all -- "$LC" cycle 20 "$LC_PLUG" "$LC_PLUG2"
+		[ "$(said getppid)" = 10 ]
+		[ "$(said getpid)" = 10 ]
+		[ "$(count getppid)" = 10 ]
+		[ "$(count getpid)" = 10 ]
+		balanced
 	done
 }
 

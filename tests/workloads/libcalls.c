@@ -28,7 +28,10 @@
  *                         tail-calls getppid through its own PLT; and N of
  *                         own_tail, this program's tail call to getppid
  *   libcalls dlopen N PLUGIN  dlopen PLUGIN, dlsym plug_run, run it: N
- *                         getppid made by the plugin */
+ *                         getppid made by the plugin
+ *   libcalls cycle N PLUGIN PLUGIN2  N times: dlopen PLUGIN (odd times:
+ *                         PLUGIN2, built to call getpid), plug_run(1),
+ *                         dlclose; it prints "getpid COUNT" too */
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -193,6 +196,17 @@ int main(int argc, char **argv)
 		if (!run)
 			return 2;
 		nget = run(n);
+	} else if (!strcmp(mode, "cycle")) {
+		for (int i = 0; i < n; i++) {
+			void *h = dlopen(argv[3 + (i & 1)], RTLD_NOW | RTLD_LOCAL);
+			int (*run)(int) = h ? (int (*)(int))dlsym(h, "plug_run") : NULL;
+			if (!run)
+				return 2;
+			run(1);
+			dlclose(h);
+		}
+		nget = (n + 1) / 2;
+		printf("getpid %d\n", n / 2);
 	}
 	printf("getppid %d\n", nget);
 	return 0;

@@ -1,10 +1,15 @@
 /* libcalls_plug.c: the plugin libcalls.c's dlopen mode loads: plug_run(n)
- * calls getppid n times through this object's PLT. */
+ * calls getppid n times through this object's PLT (built with
+ * -DPLUG_CALL=getpid: getpid, the cycle mode's second plugin). */
 #include <unistd.h>
+
+#ifndef PLUG_CALL
+#define PLUG_CALL getppid
+#endif
 
 int plug_run(int n)
 {
 	for (int i = 0; i < n; i++)
-		getppid();
+		PLUG_CALL();
 	return n;
 }
