@@ -402,7 +402,8 @@ REC_NOI void rec_mcount_enter(uintptr_t site, uintptr_t *slot);
 REC_NOI uintptr_t rec_mcount_exit(uintptr_t *slot);
 REC_NOI void rec_mcount_end(uint64_t key);
 REC_NOI void rec_mcount_jump(uintptr_t sp);
-REC_NOI void rec_mcount_catch(uintptr_t sp);
+REC_NOI void rec_mcount_catch(uintptr_t sp, int rehook);
+REC_NOI unsigned rec_mcount_unwound(struct rec_mstack *m, uintptr_t slot);
 REC_NOI void rec_mcount_thread_exit(void);
 extern int rec_mcount_used; /* a -pg function began a span in this process */
 #if ARCH_HAVE_MCOUNT

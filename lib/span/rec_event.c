@@ -585,6 +585,8 @@ __attribute__((used)) REC_NOI void rec_mcount_enter(uintptr_t site, uintptr_t *s
 {
 	struct rec_mstack *m = &rec_mstk;
 	unsigned d = m->depth;
+	if (unlikely(m->restored)) /* an exception in flight: its frames below */
+		d = rec_mcount_unwound(m, (uintptr_t)slot);
 	if (unlikely(d >= REC_MSTACK)) {
 		atomic_fetch_add_explicit(&rec_dropped, 2, memory_order_relaxed);
 		return;

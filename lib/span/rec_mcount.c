@@ -84,7 +84,7 @@ static void *rec_real_raise, *rec_real_rethrow;
 static REC_NOI int rec_mcount_throw(void **cache, const char *name, void *exc)
 {
 	struct rec_mstack *m = &rec_mstk;
-	if (m->depth && !m->restored) {
+	if (m->depth) { /* again in a nested throw: its frames were hijacked since */
 		rec_mcount_restore(m);
 		m->restored = 1;
 	}
@@ -102,11 +102,27 @@ REC_API int _Unwind_Resume_or_Rethrow(void *exc)
 	return rec_mcount_throw(&rec_real_rethrow, "_Unwind_Resume_or_Rethrow", exc);
 }
 
-/* A catch (rec_plt.c's __cxa_begin_catch, before the real one), sp the
+/* A function entered while an exception unwinds (a destructor its cleanup
+ * runs), its return address at slot: the entries at or below slot are of
+ * frames the unwinding left (their spans end now, innermost first; a dead
+ * entry's slot may lie in the new frames).  Returns the depth left. */
+REC_NOI unsigned rec_mcount_unwound(struct rec_mstack *m, uintptr_t slot)
+{
+	unsigned d = m->depth;
+	while (d > 0 && (uintptr_t)m->f[d - 1].slot <= slot) {
+		d--;
+		rec_mcount_end(m->f[d].key);
+		m->depth = d;
+	}
+	return d;
+}
+
+/* A catch (rec_plt.c's __cxa_begin_catch, after the real one), sp the
  * stack pointer of the frame that catches: the frames below it were unwound
  * (their spans end now, innermost first); the others get the trampoline
- * back. */
-REC_NOI void rec_mcount_catch(uintptr_t sp)
+ * back, unless another exception is still in flight (rehook 0: a catch
+ * inside a destructor its unwinding runs), whose unwinder has them to walk. */
+REC_NOI void rec_mcount_catch(uintptr_t sp, int rehook)
 {
 	struct rec_mstack *m = &rec_mstk;
 	if (m->restored) {
@@ -116,6 +132,8 @@ REC_NOI void rec_mcount_catch(uintptr_t sp)
 			rec_mcount_end(m->f[d].key);
 			m->depth = d;
 		}
+		if (!rehook)
+			return;
 		for (unsigned i = 0; i < d; i++)
 			*m->f[i].slot = (uintptr_t)rec_mcount_return;
 		m->restored = 0;

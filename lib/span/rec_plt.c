@@ -329,9 +329,10 @@ REC_API __attribute__((noinline)) void *__cxa_begin_catch(void *exc)
 {
 	static void *real;
 	uintptr_t cfa = (uintptr_t)__builtin_frame_address(0) + 16;
-	rec_mcount_catch(cfa); /* -pg builds' frames, the innermost hijacks */
 	rec_catch_fn f = (rec_catch_fn)rec_plt_real(&real, "__cxa_begin_catch");
 	void *r = f ? f(exc) : NULL;
+	unsigned uncaught = rec_plt_uncaught();
+	rec_mcount_catch(cfa, uncaught == 0); /* -pg builds' frames, the innermost hijacks */
 	struct rec_plt_stack *s = rec_plt_me;
 	if (s && s->thrown) {
 		int busy = rec_plt_busy;
@@ -342,7 +343,7 @@ REC_API __attribute__((noinline)) void *__cxa_begin_catch(void *exc)
 				rec_lib_event(fr->key, REC_OP(WIRE_OP_END));
 			s->depth--;
 		}
-		if (rec_plt_uncaught() == 0) {
+		if (uncaught == 0) {
 			for (unsigned d = 0; d < s->depth; d++)
 				*s->f[d].retp = (uintptr_t)rec_plt_return;
 			s->thrown = 0;

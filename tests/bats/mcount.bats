@@ -44,6 +44,9 @@ setup_file() {
 	build XGFE g++ span_mcount_cxx.cc -pg -mfentry -pthread || return 1
 	build XCPG clang++ span_mcount_cxx.cc -pg -pthread || return 1
 	build XCFE clang++ span_mcount_cxx.cc -pg -mfentry -pthread || return 1
+	build NFI g++ span_pgnest.cc -finstrument-functions || return 1
+	build NGPG g++ span_pgnest.cc -pg || return 1
+	build NCFE clang++ span_pgnest.cc -pg -mfentry || return 1
 	BUILT=1
 }
 
@@ -173,6 +176,23 @@ EXPECTED='1 0 child_work
 		grep -q '^3 0 main;after$' ref.paths
 		for v in "$XGPG" "$XGFE" "$XCPG" "$XCFE"; do
 			paths "$mode" pg.paths -- "$v" || fail "$mode $v: $(cat stderr)"
+			run diff ref.paths pg.paths
+			assert_success
+		done
+	done
+}
+
+@test "-pg C++: destructors that throw and catch while an exception unwinds -pg frames: the -finstrument-functions build's tree" {
+	local mode v
+	for mode in aggregate stream; do
+		paths "$mode" ref.paths -- "$NFI" 10
+		grep -q '^10 0 main;level1;level2;Guard::~Guard;inner_throw$' ref.paths
+		grep -q '^10 0 main;level1;Guard::~Guard;inner_throw$' ref.paths
+		for v in "$NGPG" "$NCFE"; do
+			# before: the nested catch hijacked the frames the first
+			# exception still had to unwind, and the program aborted
+			paths "$mode" pg.paths -- "$v" 10 || fail "$mode $v: $(cat stderr)"
+			assert_equal "$(cat stdout)" "caught 10"
 			run diff ref.paths pg.paths
 			assert_success
 		done
