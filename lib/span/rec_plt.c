@@ -392,6 +392,13 @@ static REC_NOI int rec_plt_wanted(const char *name)
 {
 	if (!*name || strncmp(name, "_Unwind_", 8) == 0)
 		return 0;
+	/* the dynamic linker answers these by their caller's object (its
+	 * RUNPATH, $ORIGIN, RTLD_NEXT): through a stub, the caller would be
+	 * this library; dlopen is patched only where --lib-calls-all must
+	 * see what it loads */
+	if (strcmp(name, "dlsym") == 0 || strcmp(name, "dlvsym") == 0 ||
+	    (!rec_plt_all && (strcmp(name, "dlopen") == 0 || strcmp(name, "dlmopen") == 0)))
+		return 0;
 	for (size_t i = 0; i < sizeof rec_plt_never / sizeof rec_plt_never[0]; i++)
 		if (strcmp(name, rec_plt_never[i]) == 0)
 			return 0;
