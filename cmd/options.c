@@ -103,11 +103,12 @@ static const struct opt_def options_own[] = {
 	 "send no span deeper than N in its thread (the outermost is depth 1)", 0, OPTM_MEASURE},
 	{OPT_FILTER, 0, "filter", "GLOB",
 	 "send only spans inside a span whose name matches GLOB, that span included; "
-	 "repeatable",
+	 "cat:GLOB matches its category; repeatable",
 	 0, OPTM_MEASURE},
 	{OPT_EXCLUDE, 0, "exclude", "GLOB",
-	 "send no span whose name matches GLOB, nor any span under it; repeatable", 0,
-	 OPTM_MEASURE},
+	 "send no span whose name matches GLOB (cat:GLOB: its category), nor any span under "
+	 "it; repeatable",
+	 0, OPTM_MEASURE},
 	{OPT_COMPENSATE, 0, "compensate", NULL,
 	 "take the instrumentation's own measured cost out of every span's time", 0, OPTM_OUTPUT},
 	{OPT_SPAN_EVENTS, 0, "span-events", "LIST",

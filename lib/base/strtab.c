@@ -44,6 +44,8 @@ void strtab_release(struct strtab *t)
 	free(t->str);
 	free(t->len);
 	free(t->slot);
+	free(t->cat);
+	free(t->catlog);
 	memset(t, 0, sizeof *t);
 }
 
@@ -117,4 +119,34 @@ uint32_t strtab_intern(struct strtab *t, const char *s, size_t len)
 		return 0;
 	}
 	return id;
+}
+
+int strtab_set_cat(struct strtab *t, uint32_t id, uint32_t cat)
+{
+	if (!id || id >= t->n || !cat || cat >= t->n)
+		return 0;
+	if (id >= t->ncat) {
+		uint32_t n = t->ncat ? t->ncat : 64;
+		while (n <= id)
+			n *= 2;
+		uint32_t *c = realloc(t->cat, n * sizeof *c);
+		if (!c)
+			return -ENOMEM;
+		memset(c + t->ncat, 0, (n - t->ncat) * sizeof *c);
+		t->cat = c;
+		t->ncat = n;
+	}
+	if (t->cat[id])
+		return 0;
+	if (t->ncatlog == t->capcatlog) {
+		uint32_t n = t->capcatlog ? t->capcatlog * 2 : 16;
+		uint32_t *l = realloc(t->catlog, n * sizeof *l);
+		if (!l)
+			return -ENOMEM;
+		t->catlog = l;
+		t->capcatlog = n;
+	}
+	t->catlog[t->ncatlog++] = id;
+	t->cat[id] = cat;
+	return 1;
 }

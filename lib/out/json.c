@@ -504,6 +504,11 @@ static cJSON *json_node(const struct span_tree *t, uint32_t i, uint32_t id, int6
 		json_u64(o, "parent", (uint64_t)parent);
 	json_u64(o, "depth", depth);
 	json_text(o, "name", h ? spannames_text(h->names, h->strings, sn->name) : "");
+	const char *cat = h ? spannames_cat(h->names, h->strings, sn->name) : NULL;
+	if (cat)
+		json_text(o, "category", cat);
+	else
+		cJSON_AddNullToObject(o, "category");
 	cJSON_AddItemToObject(o, "path", path);
 	/* where the function is defined, from its debug information */
 	uint32_t line = 0;

@@ -30,6 +30,10 @@
  * spanstat file loses none, as each sequence's clearing packet comes first
  * in the file; the other packets of a thread sequence carry it.
  *
+ * A name's category (spanstat_category) is the categories field of its
+ * begins and instants, which then take the slow path: names without one
+ * keep the fast path and their bytes.
+ *
  * A span's values are debug annotations of its end.  The on/off-CPU split
  * (cpu_ns, off_cpu_ns) is written only for a span that was switched out; a
  * span that ran throughout carries none and keeps the fast path, so the
@@ -100,6 +104,7 @@ enum {
 	TE_TYPE = 9,
 	TE_NAME_IID = 10,
 	TE_TRACK_UUID = 11,
+	TE_CATEGORIES = 22,
 	TE_NAME = 23,
 	TE_COUNTER_VALUE = 30,
 	TE_DOUBLE_COUNTER_VALUE = 44,
@@ -596,8 +601,9 @@ static void pf_slice(struct writer *w, struct perfetto *p, const struct span_eve
 	uint32_t name = spannames_shown(p->names, ev->name);
 	int use_iid = named && name && p->strings;
 	int define = use_iid && pf_intern(w, t, name);
+	const char *cat = named ? spannames_cat(NULL, p->strings, ev->name) : NULL;
 
-	if (!define && !(ev->flags & SPAN_F_UNFINISHED) && (use_iid || !named) &&
+	if (!define && !cat && !(ev->flags & SPAN_F_UNFINISHED) && (use_iid || !named) &&
 	    ev->ts >= t->last_ts && !(ev->vals && p->metrics && pf_has_values(p, ev))) {
 		if (!pbenc_reserve(e, PF_FAST_MAX)) {
 			pf_fail(w, e->err);
@@ -629,6 +635,8 @@ static void pf_slice(struct writer *w, struct perfetto *p, const struct span_eve
 		snprintf(buf, sizeof buf, "span %" PRIu32, ev->name);
 		pbenc_string(e, TE_NAME, buf);
 	}
+	if (cat) /* spanstat_category(): the UI filters slices by it */
+		pbenc_string(e, TE_CATEGORIES, cat);
 	if (type == TYPE_SLICE_END && ev->vals && p->metrics && pf_has_values(p, ev))
 		pf_values(p, ev);
 	if (type == TYPE_SLICE_END && (ev->flags & SPAN_F_UNFINISHED)) {
@@ -748,7 +756,8 @@ static void perfetto_span(void *arg, const struct span_event *ev)
 			type = TYPE_SLICE_END;
 		} else if (ev->kind == SPAN_BEGIN || ev->kind == SPAN_INSTANT) {
 			name = spannames_shown(p->names, ev->name);
-			if (name && p->strings && pf_interned(t, name))
+			if (name && p->strings && pf_interned(t, name) &&
+			    !strtab_cat(p->strings, ev->name))
 				type = ev->kind == SPAN_BEGIN ? TYPE_SLICE_BEGIN : TYPE_INSTANT;
 		}
 		if (type) {

@@ -145,8 +145,8 @@ static bool rf_frames(const struct recfile *rf, size_t off)
 		return false;
 	memcpy(h, rf->map + off, sizeof h);
 	uint32_t type = le32toh(h[0]), len = le32toh(h[1]);
-	if (type < RECORD_HEAD || type > RECORD_END || len == 0 || len > RECORD_MAX_PAYLOAD ||
-	    len > rf->size - off - RECORD_HDR)
+	if (type < RECORD_HEAD || type > RECORD_CATEGORIES || len == 0 ||
+	    len > RECORD_MAX_PAYLOAD || len > rf->size - off - RECORD_HDR)
 		return false;
 	return (uint32_t)crc32(0, rf->map + off + RECORD_HDR, len) == le32toh(h[2]);
 }
@@ -440,6 +440,24 @@ static int rf_strings(struct recfile *rf, struct record_in *in)
 	return 0;
 }
 
+/* A CATEGORIES record: pairs of string ids, set in the shared strings (the
+ * first category a name gets holds). */
+static int rf_cats(struct recfile *rf, struct record_in *in)
+{
+	uint64_t n = record_get_u64(in);
+	for (uint64_t i = 0; i < n && in->ok; i++) {
+		uint64_t name = record_get_u64(in), cat = record_get_u64(in);
+		if (!in->ok || name >= rf->nid || !rf->id[name] || !cat || cat >= rf->nid ||
+		    !rf->id[cat])
+			break;
+		if (strtab_set_cat(rf->strings, rf->id[name], rf->id[cat]) < 0)
+			return -ENOMEM;
+	}
+	if (!in->ok || in->p != in->end)
+		rf->dmg.bad_records++;
+	return 0;
+}
+
 static void rf_run(struct recfile *rf, struct record_in *in)
 {
 	uint64_t k = record_get_u64(in);
@@ -531,6 +549,8 @@ static int rf_pass1(struct recfile *rf, uint32_t type, struct record_in *in, voi
 		break;
 	case RECORD_STRINGS:
 		return rf_strings(rf, in);
+	case RECORD_CATEGORIES:
+		return rf_cats(rf, in);
 	case RECORD_NAMES:
 		rf->names_rec = in->p;
 		rf->names_len = (size_t)(in->end - in->p);

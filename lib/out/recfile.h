@@ -40,6 +40,9 @@ enum record_type {
 	RECORD_RUN = 6,	     /* a run's counts, rusage and status */
 	RECORD_RUNSTART = 7, /* run k starts (threads from now on are its) */
 	RECORD_END = 8,	     /* the stream's counts and what spans carried */
+
+	/* names' categories: (name id, category id)... */
+	RECORD_CATEGORIES = 9,
 };
 
 /* Where and when a recorded session ran (the head's second half). */

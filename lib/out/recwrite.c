@@ -36,6 +36,7 @@ struct recw {
 	uint64_t cum[SPANMETRIC_MAX]; /* the last cumulative values written for
 				       * this thread in this block (0 after a switch) */
 	uint32_t nstr;		      /* strings written: ids below */
+	uint32_t ncat;		      /* categories written: catlog entries below */
 	unsigned nval;
 	int err;
 };
@@ -113,6 +114,24 @@ static int recw_strings(struct writer *w)
 	return recw_put_buf(w, RECORD_STRINGS, &b);
 }
 
+/* The categories names got since the last call (spanstat_category), after
+ * the strings they name. */
+static int recw_cats(struct writer *w)
+{
+	struct recw *rw = w->priv;
+	const struct strtab *t = w->head->strings;
+	if (!t || t->ncatlog <= rw->ncat)
+		return 0;
+	struct recbuf b = {0};
+	rb_u64(&b, t->ncatlog - rw->ncat);
+	for (uint32_t i = rw->ncat; i < t->ncatlog; i++) {
+		rb_u64(&b, t->catlog[i]);
+		rb_u64(&b, strtab_cat(t, t->catlog[i]));
+	}
+	rw->ncat = t->ncatlog;
+	return recw_put_buf(w, RECORD_CATEGORIES, &b);
+}
+
 /* How every name known so far shows (the reader keeps the last). */
 static int recw_names(struct writer *w)
 {
@@ -142,6 +161,8 @@ static int recw_flush(struct writer *w)
 	if (!rw->len)
 		return 0;
 	int r = recw_strings(w);
+	if (r == 0)
+		r = recw_cats(w);
 	if (r == 0)
 		r = recw_put(w, RECORD_EVENTS, rw->block, rw->len);
 	rw->len = 0;
@@ -352,6 +373,8 @@ static int recw_finish(struct writer *w, const struct report *r)
 	int e = recw_flush(w);
 	if (e == 0)
 		e = recw_strings(w);
+	if (e == 0)
+		e = recw_cats(w);
 	if (e == 0)
 		e = recw_names(w);
 	size_t n = r->head->evl->n;

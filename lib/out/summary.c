@@ -531,6 +531,38 @@ static void summary_where(FILE *fp, const struct run_head *h, uint32_t id)
 	fprintf(fp, "%-*s  ", SUMMARY_WHERE_WIDTH, buf);
 }
 
+/* The category column's width: 0 (no column) when no name has a category
+ * (spanstat_category), else the widest category shown, at least the head's
+ * and at most SUMMARY_CAT_WIDTH (longer ones overflow it). */
+#define SUMMARY_CAT_WIDTH 24
+static int summary_cat_width(const struct strtab *names)
+{
+	int w = 0;
+	for (uint32_t i = 0; names && i < names->ncatlog; i++) {
+		size_t n = 0;
+		for (const unsigned char *c = (const unsigned char *)strtab_get(
+			     names, strtab_cat(names, names->catlog[i]));
+		     *c; c++)
+			n += *c < 0x20 || *c == 0x7f ? 4 : 1;
+		if (n > (size_t)w)
+			w = n > SUMMARY_CAT_WIDTH ? SUMMARY_CAT_WIDTH : (int)n;
+	}
+	return w ? (w < 8 ? 8 : w) : 0;
+}
+
+/* The category column: name id's category, control characters as \xNN,
+ * "-" for none. */
+static void summary_category(FILE *fp, const struct run_head *h, uint32_t id, int width)
+{
+	const unsigned char *c = (const unsigned char *)spannames_cat(h->names, h->strings, id);
+	int n = 0;
+	if (!c)
+		n = fprintf(fp, "-");
+	for (; c && *c; c++)
+		n += *c < 0x20 || *c == 0x7f ? fprintf(fp, "\\x%02x", *c) : (fputc(*c, fp), 1);
+	fprintf(fp, "%*s  ", n < width ? width - n : 0, "");
+}
+
 static void summary_row_cells(FILE *fp, const struct summary_row *row, uint64_t wall_ns)
 {
 	char count[48], total[32], self[32], mean[32], pct[32];
@@ -674,6 +706,7 @@ static int summary_span_tables(FILE *fp, const struct report *r, const struct sp
 	struct summary_row *byname = calloc(nnames + 1, sizeof(*byname));
 	uint64_t *byv = nv ? calloc((size_t)(nnames + 1) * nv, sizeof(*byv)) : NULL;
 	size_t nrows = 0, nby = 0;
+	int catw = summary_cat_width(names);
 
 	if (!rows || !byname || (nv && !byv)) {
 		free(rows);
@@ -716,12 +749,16 @@ static int summary_span_tables(FILE *fp, const struct report *r, const struct sp
 	summary_val_headers(fp, ms);
 	if (where)
 		fprintf(fp, "%-*s  ", SUMMARY_WHERE_WIDTH, "location");
+	if (catw)
+		fprintf(fp, "%-*s  ", catw, "category");
 	fputs("path\n", fp);
 	for (size_t i = 0; i < nrows && i < SUMMARY_SPAN_ROWS; i++) {
 		summary_row_cells(fp, &rows[i], r->span_wall_ns);
 		summary_val_cells(fp, ms, &rows[i]);
 		if (where)
 			summary_where(fp, r->head, t->node[rows[i].key].name);
+		if (catw)
+			summary_category(fp, r->head, t->node[rows[i].key].name, catw);
 		summary_path(fp, t, r->head, rows[i].key);
 		summary_unfinished(fp, &rows[i]);
 		fputc('\n', fp);
@@ -732,12 +769,16 @@ static int summary_span_tables(FILE *fp, const struct report *r, const struct sp
 	summary_val_headers(fp, ms);
 	if (where)
 		fprintf(fp, "%-*s  ", SUMMARY_WHERE_WIDTH, "location");
+	if (catw)
+		fprintf(fp, "%-*s  ", catw, "category");
 	fputs("name\n", fp);
 	for (size_t i = 0; i < nby && i < SUMMARY_SPAN_ROWS; i++) {
 		summary_row_cells(fp, &byname[i], r->span_wall_ns);
 		summary_val_cells(fp, ms, &byname[i]);
 		if (where)
 			summary_where(fp, r->head, byname[i].key);
+		if (catw)
+			summary_category(fp, r->head, byname[i].key, catw);
 		summary_name(fp, r->head, byname[i].key);
 		summary_unfinished(fp, &byname[i]);
 		fputc('\n', fp);

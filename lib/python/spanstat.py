@@ -12,6 +12,7 @@
     spanstat.instant("checkpoint")
     spanstat.counter("queue", len(q))
     spanstat.thread_name("worker")
+    spanstat.category("read", "io")      # spans named "read" have category io
 
 Run the program under spanstat (spanstat --spans -- python3 app.py): the
 spans show in every output with those of the C library.  Without spanstat
@@ -42,6 +43,7 @@ import threading
 import time
 
 __all__ = ["span", "begin", "end", "instant", "counter", "thread_name", "flush", "enabled"]
+__all__ += ["category"]
 
 _MAX_WRITE = 4096
 _FLUSH_COUNT = 64  # events buffered before a write
@@ -195,6 +197,17 @@ def counter(name, value):
 def thread_name(name):
     """Names this thread in every output."""
     _put("N", name)
+
+
+def category(name, cat):
+    """Spans, instants and counters named name have category cat (one word
+    of at most 255 bytes, no spaces), in every output; the first category a
+    name gets holds.  Written at once: call it before the name's first span."""
+    cat = str(cat)
+    if not cat or len(cat.encode("utf-8", "surrogateescape")) > 255 or any(c.isspace() for c in cat):
+        raise ValueError("a category is one word of 1 to 255 bytes: %r" % cat)
+    _put("K", name, cat + " ")
+    flush()
 
 
 def flush():

@@ -99,7 +99,9 @@ static RECF_NOI int recf_scan(const char *env, struct recf_spec *s, size_t *byte
 		} else if ((klen == 6 && memcmp(p, "filter", 6) == 0) ||
 			   (klen == 7 && memcmp(p, "exclude", 7) == 0)) {
 			bool inc = klen == 6;
-			if (vlen == 0 || memchr(v, 0, vlen))
+			if (vlen == 0 || memchr(v, 0, vlen) ||
+			    (vlen == sizeof RECF_CAT_PREFIX - 1 &&
+			     memcmp(v, RECF_CAT_PREFIX, vlen) == 0))
 				return -1;
 			if (store) {
 				char **slot =
@@ -156,29 +158,52 @@ RECF_NOI int recf_active(const struct recf_spec *s)
 	return s->min_dur || s->max_depth || s->nfilter || s->nexclude;
 }
 
-RECF_NOI unsigned recf_classify_name(const struct recf_spec *s, const char *name)
+/* Whether glob g is a category's (RECF_CAT_PREFIX), and then the glob. */
+static RECF_NOI const char *recf_cat_glob(const char *g)
+{
+	return strncmp(g, RECF_CAT_PREFIX, sizeof RECF_CAT_PREFIX - 1) == 0
+		       ? g + sizeof RECF_CAT_PREFIX - 1
+		       : NULL;
+}
+
+/* The globs of one kind (categories' or names') that match text. */
+static RECF_NOI unsigned recf_match(const struct recf_spec *s, const char *text, bool cat)
 {
 	unsigned r = 0;
-	if (!name)
+	if (!text)
 		return 0;
 	/* a name with its location (NAME 0x1f FILE:LINE, spanstat(3)) matches
 	 * as NAME */
 	char cut[1024];
-	const char *sep = strchr(name, '\x1f');
+	const char *sep = cat ? NULL : strchr(text, '\x1f');
 	if (sep) {
 		size_t n =
-			(size_t)(sep - name) < sizeof cut ? (size_t)(sep - name) : sizeof cut - 1;
-		memcpy(cut, name, n);
+			(size_t)(sep - text) < sizeof cut ? (size_t)(sep - text) : sizeof cut - 1;
+		memcpy(cut, text, n);
 		cut[n] = '\0';
-		name = cut;
+		text = cut;
 	}
-	for (unsigned i = 0; i < s->nfilter && !(r & RECF_FILTER); i++)
-		if (fnmatch(s->filter[i], name, 0) == 0)
-			r |= RECF_FILTER;
-	for (unsigned i = 0; i < s->nexclude && !(r & RECF_EXCLUDE); i++)
-		if (fnmatch(s->exclude[i], name, 0) == 0)
-			r |= RECF_EXCLUDE;
+	for (unsigned i = 0; i < s->nfilter + s->nexclude; i++) {
+		bool inc = i < s->nfilter;
+		unsigned bit = inc ? RECF_FILTER : RECF_EXCLUDE;
+		const char *g = inc ? s->filter[i] : s->exclude[i - s->nfilter];
+		const char *cg = recf_cat_glob(g);
+		if ((r & bit) || cat != (cg != NULL))
+			continue;
+		if (fnmatch(cat ? cg : g, text, 0) == 0)
+			r |= bit;
+	}
 	return r;
+}
+
+RECF_NOI unsigned recf_classify_name(const struct recf_spec *s, const char *name)
+{
+	return recf_match(s, name, false);
+}
+
+RECF_NOI unsigned recf_classify_cat(const struct recf_spec *s, const char *cat)
+{
+	return recf_match(s, cat, true);
 }
 
 /* ---- function symbols of an object file --------------------------------- */

@@ -10,6 +10,10 @@
  *   exclude=<glob> a matching span and everything under it are not sent
  *                  (repeatable)
  *
+ * A glob that starts with "cat:" matches the span's category (the rest of it,
+ * not empty, against what spanstat_category() declared for the name), any
+ * other glob its name; a span without a category matches no category glob.
+ *
  * each line ended by '\n' (optional after the last).  Numbers are decimal
  * digits, min and depth at least 1 and given at most once; a glob is an
  * fnmatch(3) pattern (no flags), not empty.  Anything else is malformed.
@@ -44,8 +48,13 @@ RECF_HIDDEN int recf_parse(const char *env, struct recf_spec *s);
 RECF_HIDDEN void recf_release(struct recf_spec *s);
 /* Whether any item is set. */
 RECF_HIDDEN int recf_active(const struct recf_spec *s);
-/* RECF_FILTER and/or RECF_EXCLUDE, for a span's name. */
+#define RECF_CAT_PREFIX "cat:" /* a glob of categories, not of names */
+
+/* RECF_FILTER and/or RECF_EXCLUDE, for a span's name (by the globs of
+ * names). */
 RECF_HIDDEN unsigned recf_classify_name(const struct recf_spec *s, const char *name);
+/* The same for a span's category (by the "cat:" globs); NULL: none. */
+RECF_HIDDEN unsigned recf_classify_cat(const struct recf_spec *s, const char *cat);
 /* RECF_FILTER and/or RECF_EXCLUDE, for the function at addr (an
  * -finstrument-functions function): its symbol from the ELF symbol table of
  * its object on disk (.symtab, else .dynsym), and for a C++ symbol the

@@ -365,6 +365,11 @@ REC_NOI int rec_write(const void *buf, size_t len);
 REC_NOI uint32_t rec_intern(struct rec_thread *t, uint64_t key);
 REC_NOI __attribute__((noinline)) const struct rec_text *rec_text_find(const char *text,
 								       size_t len);
+/* spanstat_category(): keeps name's category for the filters (the first
+ * one declared for a text holds) and sends it (WIRE_CATEGORY). */
+REC_NOI void rec_cat_declare(struct rec_thread *t, const char *name, const char *cat);
+/* The category declared for the span name text name, NULL if none. */
+REC_NOI const char *rec_cat_of(const char *name);
 
 /* rec_thread.c */
 REC_NOI uint32_t rec_gettid(void);

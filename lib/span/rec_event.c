@@ -552,6 +552,22 @@ REC_API void spanstat_thread_name(const char *name)
 	atomic_store(&t->busy, 0);
 }
 
+REC_API void spanstat_category(const char *name, const char *category)
+{
+	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED) || !name || !category || !category[0])
+		return;
+	struct rec_thread *t = rec_self;
+	if (!t && (rec_starting || !(t = rec_thread_start())))
+		return;
+	if (t->guard || !t->pid || atomic_exchange(&t->busy, 1))
+		return; /* from a signal handler, or a fork child's first word */
+	char mark;
+	rec_guard_set(t, &mark);
+	rec_cat_declare(t, name, category);
+	rec_guard_clear(t);
+	atomic_store(&t->busy, 0);
+}
+
 REC_API void __cyg_profile_func_enter(void *fn, void *call_site)
 {
 	(void)call_site;

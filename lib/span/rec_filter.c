@@ -6,7 +6,9 @@
 
 #include "rec.h"
 
-/* What --filter and --exclude say of key, cached per thread. */
+/* What --filter and --exclude say of key (by its name or its category),
+ * cached per thread: a category declared after a thread met the name does
+ * not change what the thread decided. */
 static REC_NOI unsigned rec_classify(struct rec_thread *t, uint64_t key)
 {
 	if (!rec_filter.nfilter && !rec_filter.nexclude)
@@ -14,9 +16,11 @@ static REC_NOI unsigned rec_classify(struct rec_thread *t, uint64_t key)
 	struct rec_fcentry *c = &t->fcache[rec_hash(key)];
 	if (c->key == key)
 		return c->cls;
+	const char *name = (const char *)(uintptr_t)key;
 	unsigned cls = key & REC_CODE_TAG
 			       ? recf_classify_code(&rec_filter, (uintptr_t)(key & ~REC_CODE_TAG))
-			       : recf_classify_name(&rec_filter, (const char *)(uintptr_t)key);
+			       : recf_classify_name(&rec_filter, name) |
+					 recf_classify_cat(&rec_filter, rec_cat_of(name));
 	c->key = key;
 	c->cls = cls;
 	return cls;

@@ -1,8 +1,10 @@
 /* rec_names.c: the recorder's names (rec.h): the process's intern table of
  * span names and code addresses, each given an id on first use and defined
- * on the wire (WIRE_NAME) before any event uses it; and the table of names
+ * on the wire (WIRE_NAME) before any event uses it; the table of names
  * given by text, each copied once into memory the library owns, whose
- * address is then the name as if the program had passed it. */
+ * address is then the name as if the program had passed it; and the
+ * categories spanstat_category() declared (REC_CATS of them kept for the
+ * filters, every one sent). */
 #include "config.h"
 
 #include <dlfcn.h>
@@ -216,4 +218,61 @@ REC_NOI __attribute__((noinline)) const struct rec_text *rec_text_find(const cha
 			return e;
 	}
 	return NULL; /* table full along this chain */
+}
+
+/* ---- categories (spanstat_category) ------------------------------------- */
+
+#define REC_CATS 1024u /* declarations the filters know; later ones are only sent */
+
+struct rec_cat {
+	_Atomic(const char *) name; /* published last: cat is set when it is */
+	const char *cat;
+};
+
+static struct rec_cat rec_cats[REC_CATS];
+static atomic_uint rec_ncats;
+
+/* A copy of the first n bytes of s (NUL added) in memory that stays ours. */
+static REC_NOI char *rec_text_copy(const char *s, size_t n)
+{
+	char *c = rec_text_alloc(n + 1);
+	if (c) {
+		memcpy(c, s, n);
+		c[n] = 0;
+	}
+	return c;
+}
+
+REC_NOI const char *rec_cat_of(const char *name)
+{
+	unsigned n = atomic_load_explicit(&rec_ncats, memory_order_acquire);
+	if (!name)
+		return NULL;
+	if (n > REC_CATS)
+		n = REC_CATS;
+	for (unsigned i = 0; i < n; i++) {
+		const char *nm = atomic_load_explicit(&rec_cats[i].name, memory_order_acquire);
+		if (nm && strcmp(nm, name) == 0)
+			return rec_cats[i].cat;
+	}
+	return NULL;
+}
+
+REC_NOI void rec_cat_declare(struct rec_thread *t, const char *name, const char *cat)
+{
+	size_t nlen = strnlen(name, WIRE_MAX_RECORD), clen = strnlen(cat, WIRE_CATEGORY_MAX);
+	size_t len =
+		enc_category(t->scratch, sizeof t->scratch, t->pid, t->tid, name, nlen, cat, clen);
+	if (len)
+		rec_write(t->scratch, len);
+	if (rec_cat_of(name))
+		return; /* the first category declared holds */
+	unsigned i = atomic_fetch_add(&rec_ncats, 1);
+	if (i >= REC_CATS) {
+		atomic_store(&rec_ncats, REC_CATS);
+		return;
+	}
+	rec_cats[i].cat = rec_text_copy(cat, clen);
+	const char *n = rec_cats[i].cat ? rec_text_copy(name, nlen) : NULL;
+	atomic_store_explicit(&rec_cats[i].name, n, memory_order_release);
 }

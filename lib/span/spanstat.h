@@ -81,6 +81,16 @@ void spanstat_counter(const char *name, int64_t value);
 /* Names the calling thread in spanstat's output; the text is copied (at most
  * 255 bytes).  Without it a thread is named by its comm (pthread_setname_np). */
 void spanstat_thread_name(const char *name);
+/* Declares the category of every span, instant and counter whose name has
+ * the text of `name` (by text, whether given by address or by text; in every
+ * process of the run): Perfetto's slice categories, "category" in the JSON,
+ * a column of the span table, and --filter=cat:GLOB.  Both texts are copied
+ * (the category cut at 255 bytes); an empty or NULL category is ignored.  The
+ * first category declared for a name holds.  Declare it before the name's
+ * first event: events already recorded keep no category, and a thread that
+ * met the name before has already decided what the filters say of it.  Not
+ * a hot-path call: it writes a record to spanstat at once. */
+void spanstat_category(const char *name, const char *category);
 
 /* Called by code compiled with -finstrument-functions: a span per call, named
  * by the function's symbol (resolved by spanstat, static functions included). */

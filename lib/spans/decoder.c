@@ -552,6 +552,32 @@ static bool decode_thread_name(struct decoder *d, const struct wire_hdr *h, cons
 	return true;
 }
 
+/* WIRE_CATEGORY: a name's category, by their texts. */
+static bool decode_category(struct decoder *d, const uint8_t *pl, size_t paylen)
+{
+	struct wire_category wc;
+	if (paylen < sizeof wc)
+		return false;
+	memcpy(&wc, pl, sizeof wc);
+	if (wc.cat_len == 0 || wc.cat_len > WIRE_CATEGORY_MAX ||
+	    !decode_len_ok(paylen, sizeof wc, (size_t)wc.name_len + wc.cat_len))
+		return false;
+	const char *name = (const char *)pl + sizeof wc, *cat = name + wc.name_len;
+	if (memchr(cat, '\0', wc.cat_len))
+		return false;
+	uint32_t cid = decode_intern(d, cat, wc.cat_len, false);
+	uint32_t nid = cid ? decode_intern(d, name, wc.name_len, true) : 0;
+	if (nid)
+		decoder_category(d, nid, cid);
+	return true;
+}
+
+void decoder_category(struct decoder *d, uint32_t name, uint32_t cat)
+{
+	if (strtab_set_cat(&d->strings, name, cat) < 0)
+		decode_refuse(d, true);
+}
+
 static void decode_record(struct decoder *d, const struct wire_hdr *h, const uint8_t *pl)
 {
 	size_t paylen = h->len - WIRE_HDR_SIZE;
@@ -680,6 +706,9 @@ static void decode_record(struct decoder *d, const struct wire_hdr *h, const uin
 		break;
 	case WIRE_UNCOUNTED: /* for the session, which marks those values unknown */
 		ok = paylen == sizeof(struct wire_uncounted) && h->tid != 0;
+		break;
+	case WIRE_CATEGORY:
+		ok = decode_category(d, pl, paylen);
 		break;
 	case WIRE_KICK: /* a wake-up for the ring reader, nothing to decode */
 		ok = paylen == 0;

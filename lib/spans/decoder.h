@@ -93,6 +93,8 @@ int decoder_set_values(struct decoder *d, const struct decoder_values *v);
 struct normaliser;
 struct normaliser *decoder_norm(struct decoder *d);
 uint32_t decoder_intern(struct decoder *d, const char *s, size_t len);
+/* Name id's category is string id cat (the first one given holds). */
+void decoder_category(struct decoder *d, uint32_t name, uint32_t cat);
 const struct decoder_values *decoder_values_of(const struct decoder *d);
 void decoder_count_lines(struct decoder *d, uint64_t events, uint64_t bad);
 /* End of stream: partial record counted as bad, open spans closed. */

@@ -21,6 +21,7 @@
 
 #include "linesrc.h"
 #include "grow.h"
+#include "wire.h"
 #include "norm.h"
 #include "spanmetric.h"
 
@@ -283,7 +284,7 @@ static bool lines_take(struct linesrc *ls, const char *s, size_t n, uint64_t now
 	if (n < 2 || p[1] != ' ')
 		return false;
 	char op = p[0];
-	if (!strchr("BEICNX", op))
+	if (!strchr("BEICNXK", op))
 		return false;
 	p += 2;
 	uint64_t pid, tid, ts;
@@ -309,6 +310,16 @@ static bool lines_take(struct linesrc *ls, const char *s, size_t n, uint64_t now
 	}
 	if (op != 'X' && memchr(p, '\0', (size_t)(end - p)))
 		return false; /* a NUL in the name: not the name it was meant to be */
+	if (op == 'K') {      /* a category, one word, then the name it is of */
+		const char *sp = memchr(p, ' ', (size_t)(end - p));
+		if (!sp || sp == p || sp - p > WIRE_CATEGORY_MAX)
+			return false;
+		uint32_t cat = decoder_intern(ls->dec, p, (size_t)(sp - p));
+		uint32_t name = cat ? decoder_intern(ls->dec, sp + 1, (size_t)(end - sp - 1)) : 0;
+		if (name)
+			decoder_category(ls->dec, name, cat);
+		return true;
+	}
 	bool early;
 	struct norm_proc *np = lines_proc(ls, (uint32_t)pid, ts, &early);
 	if (!np)

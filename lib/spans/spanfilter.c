@@ -59,6 +59,10 @@ int spanfilter_add(struct spanfilter *f, bool exclude, const char *glob, const c
 		*why = "expected a pattern";
 		return -EINVAL;
 	}
+	if (strcmp(glob, "cat:") == 0) {
+		*why = "expected a category pattern after cat:";
+		return -EINVAL;
+	}
 	if (strchr(glob, '\n')) {
 		*why = "a pattern cannot contain a newline";
 		return -EINVAL;

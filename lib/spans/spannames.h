@@ -47,6 +47,15 @@ static inline const char *spannames_text(const struct spannames *v, const struct
 	const struct strtab *t = v ? v->strings : strings;
 	return t ? strtab_get(t, spannames_shown(v, id)) : "";
 }
+/* The category of name id (spanstat_category), NULL for none; with v NULL,
+ * as strings has it. */
+static inline const char *spannames_cat(const struct spannames *v, const struct strtab *strings,
+					uint32_t id)
+{
+	const struct strtab *t = v ? v->strings : strings;
+	uint32_t c = t ? strtab_cat(t, id) : 0;
+	return c ? strtab_get(t, c) : NULL;
+}
 /* The source file (NULL when unknown) and line (0) of name id. */
 static inline const char *spannames_where(const struct spannames *v, uint32_t id, uint32_t *line)
 {

@@ -79,6 +79,23 @@ static inline size_t enc_thread_name(void *p, size_t cap, uint32_t pid, uint32_t
 	return enc_with_bytes(p, cap, WIRE_THREAD_NAME, pid, tid, fixed, sizeof fixed, name, n);
 }
 
+/* A category declaration (WIRE_CATEGORY); the category is cut to
+ * WIRE_CATEGORY_MAX bytes and the name to what room is left. */
+static inline size_t enc_category(void *p, size_t cap, uint32_t pid, uint32_t tid, const char *name,
+				  size_t nlen, const char *cat, size_t clen)
+{
+	char buf[WIRE_MAX_RECORD];
+	size_t room = WIRE_MAX_RECORD - WIRE_HDR_SIZE - sizeof(struct wire_category);
+	if (clen > WIRE_CATEGORY_MAX)
+		clen = WIRE_CATEGORY_MAX;
+	if (nlen > room - clen)
+		nlen = room - clen;
+	struct wire_category w = {(uint16_t)nlen, (uint16_t)clen, 0};
+	memcpy(buf, name, nlen);
+	memcpy(buf + nlen, cat, clen);
+	return enc_with_bytes(p, cap, WIRE_CATEGORY, pid, tid, &w, sizeof w, buf, nlen + clen);
+}
+
 /* An events record is: header, u64 base, u32 seq, u32 dropped, then words.
  * The recorder fills the words in place and calls enc_events_close() with
  * their count, the record's sequence number and the thread's cumulative

@@ -84,6 +84,7 @@ enum wire_type {
 			       * all, for room in a full pipe or ring (sent before
 			       * WIRE_EXIT) */
 	WIRE_UNCOUNTED = 13,  /* struct wire_uncounted: events the thread cannot count */
+	WIRE_CATEGORY = 14,   /* struct wire_category + name bytes + category bytes */
 };
 
 enum wire_op {
@@ -182,6 +183,20 @@ struct wire_resync {
 	uint32_t low;
 	uint32_t n;
 	uint32_t unnamed; /* 0 in files written before it was told */
+};
+
+/* WIRE_CATEGORY: spanstat_category(): spans, instants and counters whose
+ * name is the `name_len` bytes that follow have the category of the
+ * `cat_len` bytes after them (1 to WIRE_CATEGORY_MAX; the name may be
+ * empty).  A name is keyed by its text, not by an id, so the record needs no
+ * WIRE_NAME and holds for every process of the session: the first category
+ * a name gets is its category (a reader ignores later ones).  The record is
+ * written before any event the declaration is meant to cover. */
+#define WIRE_CATEGORY_MAX 255u
+struct wire_category {
+	uint16_t name_len;
+	uint16_t cat_len;
+	uint32_t reserved;
 };
 
 /* WIRE_EXIT: the process is ending; open spans are closed at `ts`.  A

@@ -186,5 +186,14 @@ int main(int argc, char **argv)
 	PUT(enc_simple(AT, ROOM, WIRE_UNCOUNTED, 10, 11, &un, sizeof un));
 	EVENTS(10, 11, 2100, B(1, 0), E(1, 1));
 	emit(0, 0, 0);
+
+	hello(10, 1, WIRE_CLOCK_MONOTONIC, "app"); /* categories (spanstat_category) */
+	PUT(enc_category(AT, ROOM, 10, 10, "main", 4, "io", 2));
+	PUT(enc_category(AT, ROOM, 10, 10, "main", 4, "cpu", 3));
+	PUT(enc_category(AT, ROOM, 10, 10, "", 0, "empty", 5));
+	name(10, 1, "main");
+	name(10, 2, "work");
+	EVENTS(10, 10, 2000, B(1, 0), B(2, 10), I(1, 3), E(2, 20), E(1, 5));
+	emit(0, 0, 0);
 	return 0;
 }

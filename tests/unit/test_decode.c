@@ -997,6 +997,42 @@ static void test_empty_name(void)
 	free(s.buf);
 }
 
+/* WIRE_CATEGORY: a name's category by their texts, the first one holding;
+ * malformed ones are bad records and set nothing. */
+static void test_category(void)
+{
+	struct stream s = {0};
+	char rec[WIRE_MAX_RECORD];
+	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "p");
+	s_raw(&s, rec, enc_category(rec, sizeof rec, 5, 5, "read", 4, "io", 2));
+	s_raw(&s, rec, enc_category(rec, sizeof rec, 5, 5, "read", 4, "cpu", 3));
+	s_raw(&s, rec, enc_category(rec, sizeof rec, 5, 5, "", 0, "empty", 5));
+	/* bad: no category, a NUL in it, lengths past the payload */
+	s_raw(&s, rec, enc_category(rec, sizeof rec, 5, 5, "none", 4, "", 0));
+	s_raw(&s, rec, enc_category(rec, sizeof rec, 5, 5, "nul", 3, "a\0b", 3));
+	size_t n = enc_category(rec, sizeof rec, 5, 5, "long", 4, "cat", 3);
+	struct wire_category wc = {200, 3, 0};
+	memcpy(rec + WIRE_HDR_SIZE, &wc, sizeof wc);
+	s_raw(&s, rec, n);
+	s_exit(&s, 5, 700, 0);
+	struct decoder *d = decoder_new(NULL);
+	decoder_feed(d, s.buf, s.len);
+	decoder_finish(d);
+	const struct strtab *t = decoder_strings(d);
+	uint32_t read = strtab_lookup(t, "read", 4), empty = strtab_lookup(t, "", 0);
+	ok(read && strcmp(strtab_get(t, strtab_cat(t, read)), "io") == 0,
+	   "category: the first one declared holds");
+	ok(strcmp(strtab_get(t, strtab_cat(t, empty)), "empty") == 0,
+	   "category: the empty name may have one");
+	is_int(strtab_lookup(t, "none", 4) != 0, 0, "category: none, nothing interned");
+	is_int(strtab_lookup(t, "long", 4) != 0, 0, "category: bad lengths, nothing interned");
+	is_int(strtab_lookup(t, "nul", 3) != 0, 0, "category: a NUL in it, nothing interned");
+	is_int(t->ncatlog, 2, "category: two names have one");
+	is_int(decoder_stats(d)->bad_records, 3, "category: three bad records");
+	decoder_free(d);
+	free(s.buf);
+}
+
 /* Values: WIRE_VALUES says how many words follow each begin and end; the
  * decoder puts them after the source's own (off-CPU, here a callback) and
  * hands the normaliser cumulative values, the sinks END differences. */
@@ -1123,5 +1159,6 @@ int main(void)
 	test_names_where();
 	test_lost();
 	test_empty_name();
+	test_category();
 	return tap_done();
 }

@@ -90,6 +90,8 @@ static void test_parse_bad(void)
 		"depth=1\ndepth=1",
 		"filter=",
 		"exclude=",
+		"filter=cat:",
+		"exclude=cat:",
 		"bogus=1",
 		"filter",
 		"\n",
@@ -138,6 +140,26 @@ static void test_classify_name(void)
 	recf_release(&s);
 	recf_parse("min=5\n", &s);
 	is_int(recf_classify_name(&s, "anything"), 0, "no globs: nothing matches");
+	recf_release(&s);
+}
+
+/* "cat:" globs match categories only, the others names only. */
+static void test_classify_cat(void)
+{
+	struct recf_spec s;
+	ok(recf_parse("filter=cat:io\nexclude=cat:d*\nfilter=cat*\n", &s) == 0, "cat: globs parse");
+	is_int(recf_classify_cat(&s, "io"), RECF_FILTER, "a category glob matches a category");
+	is_int(recf_classify_cat(&s, "debug"), RECF_EXCLUDE, "a category glob with *");
+	is_int(recf_classify_cat(&s, "iox"), 0, "a category glob matches whole categories");
+	is_int(recf_classify_cat(&s, "cat:io"), 0, "a name glob never matches a category");
+	is_int(recf_classify_cat(&s, NULL), 0, "no category matches nothing");
+	is_int(recf_classify_name(&s, "io"), 0, "a category glob never matches a name");
+	is_int(recf_classify_name(&s, "cat:io"), RECF_FILTER, "a name glob still matches");
+	is_int(recf_classify_name(&s, "dbg"), 0, "an exclude category glob never matches a name");
+	recf_release(&s);
+	recf_parse("filter=[c]at:x\n", &s);
+	is_int(recf_classify_name(&s, "cat:x"), RECF_FILTER, "[c]at: matches a name starting cat:");
+	is_int(recf_classify_cat(&s, "x"), 0, "[c]at: is no category glob");
 	recf_release(&s);
 }
 
@@ -321,6 +343,7 @@ static void test_spanstat_side(void)
 
 int main(void)
 {
+	test_classify_cat();
 	test_parse_good();
 	test_parse_bad();
 	test_classify_name();
