@@ -618,6 +618,18 @@ static cJSON *json_tree(const struct span_tree *t, const struct run_head *h, boo
 				  names && t->process_name ? strtab_get(names, t->process_name)
 							   : NULL);
 		cJSON_AddNumberToObject(o, "run", t->run);
+		/* spanstat_message: the first SPANTREE_MESSAGES, and how many in all */
+		json_u64(o, "message_count", t->messages);
+		cJSON *ma = cJSON_AddArrayToObject(o, "messages");
+		for (uint32_t i = 0; ma && i < t->nmsg; i++) {
+			cJSON *m = cJSON_CreateObject();
+			if (!m || !cJSON_AddItemToArray(ma, m)) {
+				cJSON_Delete(m);
+				break;
+			}
+			json_u64(m, "monotonic_ns", t->msg[i].ts);
+			json_text(m, "text", t->msg[i].text);
+		}
 	}
 	uint64_t total = 0, count = 0;
 	for (uint32_t c = t->n ? t->node[0].first_child : 0; c && c < t->n;
@@ -654,6 +666,7 @@ static cJSON *json_spans(const struct report *r, struct json_lists *lists)
 	json_u64(o, "wall_ns", r->span_wall_ns);
 	json_u64(o, "instants", st ? st->instants : 0);
 	json_u64(o, "counters", st ? st->counters : 0);
+	json_u64(o, "messages", st ? st->messages : 0);
 	/* what every node carries besides its times */
 	cJSON *mlist = cJSON_AddArrayToObject(o, "metrics");
 	const struct spanmetrics *ms = r->head ? r->head->metrics : NULL;

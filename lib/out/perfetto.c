@@ -649,6 +649,31 @@ static void pf_slice(struct writer *w, struct perfetto *p, const struct span_eve
 	pf_packet_done(w, p, m);
 }
 
+/* A message (spanstat_message): an instant on the thread's track named by
+ * its text, which the UI shows on the timeline and in the slice's details;
+ * the "message" argument tells it from a span library instant. */
+static void pf_message(struct writer *w, struct perfetto *p, const struct span_event *ev)
+{
+	struct pbenc *e = &p->enc;
+	struct pf_thread *t = pf_thread_of(w, p, ev);
+	if (!t)
+		return;
+	char text[SPAN_MESSAGE_MAX + 1];
+	size_t n = ev->len < SPAN_MESSAGE_MAX ? ev->len : SPAN_MESSAGE_MAX;
+	memcpy(text, ev->text, n);
+	text[n] = 0;
+	size_t m = pf_thread_packet(p, t, ev->ts);
+	size_t te = pbenc_open(e, PKT_TRACK_EVENT);
+	pbenc_varint(e, TE_TYPE, TYPE_INSTANT);
+	pbenc_string(e, TE_NAME, text);
+	size_t da = pbenc_open(e, TE_DEBUG_ANNOTATION);
+	pbenc_string(e, DA_NAME, "message");
+	pbenc_bool(e, DA_BOOL, 1);
+	pbenc_close_min(e, da);
+	pbenc_close_min(e, te);
+	pf_packet_done(w, p, m);
+}
+
 /* A thread seen first, or renamed: describes its track (again). */
 static void pf_thread_event(struct writer *w, struct perfetto *p, const struct span_event *ev)
 {
@@ -733,6 +758,9 @@ __attribute__((noinline)) static void pf_event(struct writer *w, const struct sp
 		break;
 	case SPAN_THREAD:
 		pf_thread_event(w, p, ev);
+		break;
+	case SPAN_MESSAGE:
+		pf_message(w, p, ev);
 		break;
 	case SPAN_PROCESS_END:
 	case SPAN_DAMAGE: /* said in the summary and the JSON */

@@ -145,8 +145,8 @@ static bool rf_frames(const struct recfile *rf, size_t off)
 		return false;
 	memcpy(h, rf->map + off, sizeof h);
 	uint32_t type = le32toh(h[0]), len = le32toh(h[1]);
-	if (type < RECORD_HEAD || type > RECORD_CATEGORIES || len == 0 ||
-	    len > RECORD_MAX_PAYLOAD || len > rf->size - off - RECORD_HDR)
+	if (type < RECORD_HEAD || type > RECORD_MESSAGE || len == 0 || len > RECORD_MAX_PAYLOAD ||
+	    len > rf->size - off - RECORD_HDR)
 		return false;
 	return (uint32_t)crc32(0, rf->map + off + RECORD_HDR, len) == le32toh(h[2]);
 }
@@ -542,6 +542,7 @@ static int rf_pass1(struct recfile *rf, uint32_t type, struct record_in *in, voi
 	case RECORD_EVENTS:
 	case RECORD_INTERVAL:
 	case RECORD_RUNSTART:
+	case RECORD_MESSAGE:
 		if (GROW(rf->todo, rf->ntodo + 1, rf->captodo, 256) < 0)
 			return -ENOMEM;
 		rf->todo[rf->ntodo++] = (struct rf_rec){(size_t)(in->p - rf->map), type,
@@ -969,6 +970,29 @@ static void rf_events(struct recfile *rf, struct rf_replay *rp, struct record_in
 	}
 }
 
+/* A MESSAGE record, to the sinks; a damaged one is a bad record. */
+static void rf_message(struct recfile *rf, struct rf_replay *rp, struct record_in *in)
+{
+	const struct record_replay *how = rp->how;
+	uint64_t pid = record_get_u64(in), tid = record_get_u64(in), ts = record_get_u64(in),
+		 depth = record_get_u64(in), len = record_get_u64(in);
+	if (!in->ok || pid > UINT32_MAX || tid > UINT32_MAX || depth > NORM_MAX_DEPTH ||
+	    len > SPAN_MESSAGE_MAX || len != (uint64_t)(in->end - in->p) ||
+	    memchr(in->p, '\0', (size_t)len)) {
+		rf->dmg.bad_records++;
+		return;
+	}
+	struct span_event ev = {.kind = SPAN_MESSAGE,
+				.pid = (uint32_t)pid + how->pid_base,
+				.tid = (uint32_t)tid + how->pid_base,
+				.ts = ts + (uint64_t)how->ts_shift,
+				.depth = (uint32_t)depth,
+				.text = (const char *)in->p,
+				.len = (uint32_t)len};
+	for (size_t i = 0; i < rf->nsink; i++)
+		rf->sink[i].event(rf->sink[i].arg, &ev);
+}
+
 static int rf_pass2(struct recfile *rf, uint32_t type, struct record_in *in, void *ctx)
 {
 	struct rf_replay *rp = ctx;
@@ -976,6 +1000,10 @@ static int rf_pass2(struct recfile *rf, uint32_t type, struct record_in *in, voi
 	case RECORD_EVENTS:
 		if (rf->head.spans)
 			rf_events(rf, rp, in);
+		break;
+	case RECORD_MESSAGE:
+		if (rf->head.spans)
+			rf_message(rf, rp, in);
 		break;
 	case RECORD_RUNSTART: {
 		uint64_t k = record_get_u64(in);

@@ -43,6 +43,8 @@ enum record_type {
 
 	/* names' categories: (name id, category id)... */
 	RECORD_CATEGORIES = 9,
+	/* a message (spanstat_message): pid, tid, ts, depth, text */
+	RECORD_MESSAGE = 10,
 };
 
 /* Where and when a recorded session ran (the head's second half). */

@@ -315,6 +315,30 @@ static void recw_run(struct writer *w, unsigned run)
 		w->err = r;
 }
 
+/* A message: a record of its own after the block before it, so that a
+ * replay gives it to the outputs where it came. */
+static void recw_message(struct writer *w, const struct span_event *ev)
+{
+	struct recbuf b = {0};
+	int r = recw_flush(w);
+	rb_u64(&b, ev->pid);
+	rb_u64(&b, ev->tid);
+	rb_u64(&b, ev->ts);
+	rb_u64(&b, ev->depth);
+	rb_u64(&b, ev->len);
+	rb_reserve(&b, ev->len);
+	if (!b.oom && ev->len) {
+		memcpy(b.p + b.len, ev->text, ev->len);
+		b.len += ev->len;
+	}
+	if (r == 0)
+		r = recw_put_buf(w, RECORD_MESSAGE, &b);
+	else
+		free(b.p);
+	if (r < 0)
+		w->err = r;
+}
+
 /* The hot path: one event into the block. */
 static void recw_span(void *arg, const struct span_event *ev)
 {
@@ -322,6 +346,10 @@ static void recw_span(void *arg, const struct span_event *ev)
 	struct recw *rw = w->priv;
 	if (!rw || w->err)
 		return;
+	if (__builtin_expect(ev->kind == SPAN_MESSAGE, 0)) {
+		recw_message(w, ev);
+		return;
+	}
 	if (rw->len > RECORD_BLOCK - RECW_EVENT_MAX) {
 		int r = recw_flush(w);
 		if (r < 0) {

@@ -927,6 +927,23 @@ static void summary_why_none(FILE *fp, const struct report *r)
 		fputs(" no spans collected\n\n", fp);
 }
 
+/* The span table's footer for spanstat_message: how many, from how many
+ * threads; nothing when there were none. */
+static void summary_messages(FILE *fp, const struct span_trees *st)
+{
+	char n[48], k[48];
+	size_t threads = 0;
+	if (!st || !st->messages)
+		return;
+	for (size_t i = 0; i < st->nthread; i++)
+		threads += st->thread[i]->messages != 0;
+	fmt_grouped_u64(n, sizeof n, st->messages);
+	fmt_grouped_u64(k, sizeof k, threads);
+	fprintf(fp, " %s %s from %s %s (--json lists each thread's first %u, --perfetto all)\n\n",
+		n, st->messages == 1 ? "message" : "messages", k,
+		threads == 1 ? "thread" : "threads", SPANTREE_MESSAGES);
+}
+
 static int summary_spans(FILE *fp, const struct report *r, bool where)
 {
 	struct span_tree scratch;
@@ -946,6 +963,7 @@ static int summary_spans(FILE *fp, const struct report *r, bool where)
 	} else {
 		summary_why_none(fp, r);
 	}
+	summary_messages(fp, r->spans);
 	span_tree_release(&scratch);
 	if (r->dstats && r->dstats_lost)
 		fputs(" span data: what the target dropped or sent damaged is not known (the "

@@ -13,6 +13,7 @@
     spanstat.counter("queue", len(q))
     spanstat.thread_name("worker")
     spanstat.category("read", "io")      # spans named "read" have category io
+    spanstat.message("loaded 12 files")  # a line on this thread's timeline
 
 Run the program under spanstat (spanstat --spans -- python3 app.py): the
 spans show in every output with those of the C library.  Without spanstat
@@ -44,6 +45,7 @@ import time
 
 __all__ = ["span", "begin", "end", "instant", "counter", "thread_name", "flush", "enabled"]
 __all__ += ["category"]
+__all__ += ["message"]
 
 _MAX_WRITE = 4096
 _FLUSH_COUNT = 64  # events buffered before a write
@@ -208,6 +210,17 @@ def category(name, cat):
         raise ValueError("a category is one word of 1 to 255 bytes: %r" % cat)
     _put("K", name, cat + " ")
     flush()
+
+
+def message(text):
+    """Puts text (newlines become spaces, cut at 1024 bytes) on this
+    thread's timeline now."""
+    if _fd is None:
+        return
+    t = str(text).replace("\n", " ")
+    if len(t.encode("utf-8", "surrogateescape")) > 1024:
+        t = t.encode("utf-8", "surrogateescape")[:1024].decode("utf-8", "ignore")
+    _put("M", t)
 
 
 def flush():

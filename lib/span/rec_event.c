@@ -568,6 +568,30 @@ REC_API void spanstat_category(const char *name, const char *category)
 	atomic_store(&t->busy, 0);
 }
 
+REC_API void spanstat_message_text(const char *text, size_t len)
+{
+	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED) || !text)
+		return;
+	struct rec_thread *t = rec_self;
+	if (!t && (rec_starting || !(t = rec_thread_start())))
+		return;
+	if (t->guard || !t->pid || atomic_exchange(&t->busy, 1))
+		return; /* from a signal handler, or a fork child's first word */
+	char mark;
+	rec_guard_set(t, &mark);
+	size_t n = strnlen(text, len < WIRE_MESSAGE_MAX ? len : WIRE_MESSAGE_MAX);
+	size_t w = enc_message(t->scratch, sizeof t->scratch, t->pid, t->tid, rec_now(), text, n);
+	if (w)
+		rec_write(t->scratch, w);
+	rec_guard_clear(t);
+	atomic_store(&t->busy, 0);
+}
+
+REC_API void spanstat_message(const char *text)
+{
+	spanstat_message_text(text, SIZE_MAX);
+}
+
 REC_API void __cyg_profile_func_enter(void *fn, void *call_site)
 {
 	(void)call_site;

@@ -91,6 +91,15 @@ void spanstat_thread_name(const char *name);
  * met the name before has already decided what the filters say of it.  Not
  * a hot-path call: it writes a record to spanstat at once. */
 void spanstat_category(const char *name, const char *category);
+/* Puts a text line on the calling thread's timeline now (a log line):
+ * Perfetto shows it as an instant on the thread's track, the JSON lists each
+ * thread's first 64 (and counts them all), the span table's footer counts
+ * them.  The text is copied (cut at 1024 bytes, and at a NUL among the first
+ * len bytes for spanstat_message_text, which takes SIZE_MAX for a
+ * NUL-terminated text).  Not a hot-path call: each one is a write() to
+ * spanstat.  Filters do not apply to messages. */
+void spanstat_message(const char *text);
+void spanstat_message_text(const char *text, size_t len);
 
 /* Called by code compiled with -finstrument-functions: a span per call, named
  * by the function's symbol (resolved by spanstat, static functions included). */

@@ -572,6 +572,24 @@ static bool decode_category(struct decoder *d, const uint8_t *pl, size_t paylen)
 	return true;
 }
 
+/* WIRE_MESSAGE: a text line on a thread's timeline. */
+static bool decode_message(struct decoder *d, const struct wire_hdr *h, const uint8_t *pl,
+			   size_t paylen)
+{
+	struct wire_message wm;
+	struct dproc *p;
+	if (paylen < sizeof wm || h->tid == 0)
+		return false;
+	memcpy(&wm, pl, sizeof wm);
+	if (wm.len > WIRE_MESSAGE_MAX || !decode_len_ok(paylen, sizeof wm, wm.len) ||
+	    memchr(pl + sizeof wm, '\0', wm.len) || !(p = decode_proc(d, h->pid)))
+		return false;
+	struct norm_thread *t = norm_thread(d->norm, p->np, h->tid, decode_ns(p, wm.ts));
+	if (t) /* else refused by a limit, counted */
+		norm_message(d->norm, t, decode_ns(p, wm.ts), (const char *)pl + sizeof wm, wm.len);
+	return true;
+}
+
 void decoder_category(struct decoder *d, uint32_t name, uint32_t cat)
 {
 	if (strtab_set_cat(&d->strings, name, cat) < 0)
@@ -709,6 +727,9 @@ static void decode_record(struct decoder *d, const struct wire_hdr *h, const uin
 		break;
 	case WIRE_CATEGORY:
 		ok = decode_category(d, pl, paylen);
+		break;
+	case WIRE_MESSAGE:
+		ok = decode_message(d, h, pl, paylen);
 		break;
 	case WIRE_KICK: /* a wake-up for the ring reader, nothing to decode */
 		ok = paylen == 0;

@@ -284,7 +284,7 @@ static bool lines_take(struct linesrc *ls, const char *s, size_t n, uint64_t now
 	if (n < 2 || p[1] != ' ')
 		return false;
 	char op = p[0];
-	if (!strchr("BEICNXK", op))
+	if (!strchr("BEICNXKM", op))
 		return false;
 	p += 2;
 	uint64_t pid, tid, ts;
@@ -333,6 +333,16 @@ static bool lines_take(struct linesrc *ls, const char *s, size_t n, uint64_t now
 			norm_process_end(ls->norm, np, ts, 0);
 		else
 			norm_process_close(ls->norm, np, ts);
+		return true;
+	}
+	if (op == 'M') { /* a message: the rest of the line, not interned */
+		struct norm_thread *t = norm_thread(ls->norm, np, (uint32_t)tid, ts);
+		if ((size_t)(end - p) > SPAN_MESSAGE_MAX)
+			return false;
+		if (t) {
+			ls->st.events++;
+			norm_message(ls->norm, t, ts, p, (uint32_t)(end - p));
+		}
 		return true;
 	}
 	uint32_t name = decoder_intern(ls->dec, p, (size_t)(end - p));

@@ -355,6 +355,20 @@ static inline void norm_instant(struct normaliser *n, struct norm_thread *t, uin
 	norm_emit(n, &ev);
 }
 
+static inline void norm_message(struct normaliser *n, struct norm_thread *t, uint64_t ns,
+				const char *text, uint32_t len)
+{
+	norm_seen(t, ns);
+	struct span_event ev = {.kind = SPAN_MESSAGE,
+				.pid = t->pid,
+				.tid = t->tid,
+				.ts = ns,
+				.depth = t->depth,
+				.text = text,
+				.len = len};
+	norm_emit(n, &ev);
+}
+
 static inline void norm_counter(struct normaliser *n, struct norm_thread *t, uint64_t ns,
 				uint32_t name, int64_t value)
 {

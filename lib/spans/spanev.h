@@ -18,6 +18,7 @@ enum span_kind {
 	SPAN_PROCESS_END, /* the process ended (or the stream did) */
 	SPAN_DAMAGE,	  /* what the thread's data lost: depth says what
 			   * (enum span_damage), value how much */
+	SPAN_MESSAGE,	  /* a text line on the thread's timeline: text, len */
 };
 
 /* What a SPAN_DAMAGE event says of its thread: what its data lost, or a
@@ -32,6 +33,8 @@ enum span_damage {
 	SPAN_NOTE_WAITED_OFF, /* value: of that wait, the ns off the CPU */
 	SPAN_DAMAGE_KINDS     /* how many, 0 included */
 };
+
+#define SPAN_MESSAGE_MAX 1024u /* bytes of a message at most (wire.h's) */
 
 #define SPAN_F_UNFINISHED 1u /* closed by spanstat, not by the target */
 
@@ -58,6 +61,9 @@ struct span_event {
 	const uint64_t *vals; /* END: the span's values (spanmetric.h), one per metric
 			       * of the run; NULL when the run has none */
 	const uint64_t *cum;  /* BEGIN/END: the thread's cumulative values then */
+	const char *text;     /* MESSAGE: its bytes (no NUL among them, not
+			       * NUL-terminated), valid during the call */
+	uint32_t len;	      /* MESSAGE: how many */
 };
 
 struct span_sink {

@@ -60,6 +60,9 @@ void span_tree_release(struct span_tree *t)
 	free(t->hash);
 	free(t->stack);
 	free(t->wait);
+	for (uint32_t i = 0; i < t->nmsg; i++)
+		free(t->msg[i].text);
+	free(t->msg);
 	memset(t, 0, sizeof *t);
 }
 
@@ -305,6 +308,25 @@ static void span_trees_waited(struct span_tree *t, bool off, uint64_t ns)
 	}
 }
 
+/* A message of thread t: counted, and kept while t has fewer than
+ * SPANTREE_MESSAGES (without memory: only counted). */
+static void span_trees_message(struct span_trees *st, struct span_tree *t,
+			       const struct span_event *ev)
+{
+	t->messages++;
+	st->messages++;
+	if (t->nmsg >= SPANTREE_MESSAGES)
+		return;
+	if (!t->msg && !(t->msg = calloc(SPANTREE_MESSAGES, sizeof *t->msg)))
+		return;
+	char *c = malloc((size_t)ev->len + 1);
+	if (!c)
+		return;
+	memcpy(c, ev->text, ev->len);
+	c[ev->len] = 0;
+	t->msg[t->nmsg++] = (struct span_message){ev->ts, c};
+}
+
 void span_trees_event(void *arg, const struct span_event *ev)
 {
 	struct span_trees *st = arg;
@@ -361,6 +383,9 @@ void span_trees_event(void *arg, const struct span_event *ev)
 	case SPAN_COUNTER:
 		t->counters++;
 		st->counters++;
+		break;
+	case SPAN_MESSAGE:
+		span_trees_message(st, t, ev);
 		break;
 	default:
 		break;
@@ -524,6 +549,7 @@ int span_trees_merge(const struct span_trees *st, struct span_tree *out)
 		if (t->last_ts > out->last_ts)
 			out->last_ts = t->last_ts;
 		out->instants += t->instants;
+		out->messages += t->messages;
 		out->counters += t->counters;
 		for (size_t k = 0; k < sizeof out->dmg / sizeof out->dmg[0]; k++)
 			out->dmg[k] = out->dmg[k] + t->dmg[k] < out->dmg[k]

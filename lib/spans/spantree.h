@@ -9,6 +9,15 @@
 
 #include "spanev.h"
 
+/* A message a thread put on its timeline (spanstat_message). */
+struct span_message {
+	uint64_t ts;
+	char *text; /* NUL-terminated copy (the text has no NUL) */
+};
+
+/* Messages kept per thread, in the order they came; the rest are counted. */
+#define SPANTREE_MESSAGES 64u
+
 struct span_node {
 	uint32_t name;			    /* strtab id; the root has 0 */
 	uint32_t parent;		    /* index in the tree's nodes; root: itself (0) */
@@ -38,6 +47,10 @@ struct span_tree {
 	uint64_t *wait;			 /* per node: ns waited for room inside its spans (all, off
 					  * the CPU): SPAN_NOTE_WAITED; NULL when none */
 	uint32_t nwait;			 /* nodes `wait` has room for */
+	/* its messages, kept or not, and the first SPANTREE_MESSAGES of them */
+	uint64_t messages;
+	struct span_message *msg;
+	uint32_t nmsg;
 	/* private: child lookup and the open stack */
 	uint32_t *hash;
 	uint32_t nhash;
@@ -50,6 +63,7 @@ struct span_trees {
 	size_t nthread, cap;
 	uint64_t first_ts, last_ts; /* extent of all events */
 	uint64_t instants, counters;
+	uint64_t messages;  /* all threads', kept or not */
 	uint64_t untracked; /* spans not aggregated: SPANTREE_MAX_NODES reached
 			     * (or out of memory); their time stays in the
 			     * parent's self time */

@@ -96,6 +96,16 @@ static inline size_t enc_category(void *p, size_t cap, uint32_t pid, uint32_t ti
 	return enc_with_bytes(p, cap, WIRE_CATEGORY, pid, tid, &w, sizeof w, buf, nlen + clen);
 }
 
+/* A message (WIRE_MESSAGE), cut to WIRE_MESSAGE_MAX bytes. */
+static inline size_t enc_message(void *p, size_t cap, uint32_t pid, uint32_t tid, uint64_t ts,
+				 const char *text, size_t n)
+{
+	if (n > WIRE_MESSAGE_MAX)
+		n = WIRE_MESSAGE_MAX;
+	struct wire_message w = {ts, (uint32_t)n, 0};
+	return enc_with_bytes(p, cap, WIRE_MESSAGE, pid, tid, &w, sizeof w, text, n);
+}
+
 /* An events record is: header, u64 base, u32 seq, u32 dropped, then words.
  * The recorder fills the words in place and calls enc_events_close() with
  * their count, the record's sequence number and the thread's cumulative

@@ -85,6 +85,7 @@ enum wire_type {
 			       * WIRE_EXIT) */
 	WIRE_UNCOUNTED = 13,  /* struct wire_uncounted: events the thread cannot count */
 	WIRE_CATEGORY = 14,   /* struct wire_category + name bytes + category bytes */
+	WIRE_MESSAGE = 15,    /* struct wire_message + text bytes */
 };
 
 enum wire_op {
@@ -196,6 +197,17 @@ struct wire_resync {
 struct wire_category {
 	uint16_t name_len;
 	uint16_t cat_len;
+	uint32_t reserved;
+};
+
+/* WIRE_MESSAGE: spanstat_message(): thread tid puts the `len` bytes that
+ * follow (at most WIRE_MESSAGE_MAX, no NUL among them) on its timeline at
+ * `ts` (the process's clock).  Sent on the pipe with its own write(), also
+ * by a thread whose events go through a ring: its time places it. */
+#define WIRE_MESSAGE_MAX 1024u
+struct wire_message {
+	uint64_t ts;
+	uint32_t len;
 	uint32_t reserved;
 };
 

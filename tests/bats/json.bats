@@ -115,11 +115,13 @@ summary_value() {
 		OMPI_COMM_WORLD_RANK=$r run -0 "$SPANSTAT" record -o "job.$r.rec" -e task-clock,cycles -- "$THREADS"
 	done
 	run -0 "$SPANSTAT" report --json=job.json job.0.rec job.1.rec
+	# messages (spanstat_message) on the threads' timelines
+	run -0 "$SPANSTAT" --json=msg.json -- "$(build_workload span_msg $(span_link_flags))"
 	fields=$(schema_fields)
 	nfields=$(wc -l <<<"$fields")
 	echo "$nfields documented fields in $(schema_page)"
 	[ "$nfields" -ge 100 ]
-	run schema_check full.json died.json plain.json job.json units.json
+	run schema_check full.json died.json plain.json job.json units.json msg.json
 	assert_success
 	# every field present in every document, with only documented types
 	run awk -F'\t' '

@@ -195,5 +195,11 @@ int main(int argc, char **argv)
 	name(10, 2, "work");
 	EVENTS(10, 10, 2000, B(1, 0), B(2, 10), I(1, 3), E(2, 20), E(1, 5));
 	emit(0, 0, 0);
+
+	basic(10, WIRE_CLOCK_MONOTONIC); /* messages (spanstat_message) */
+	PUT(enc_message(AT, ROOM, 10, 10, 2010, "hello", 5));
+	PUT(enc_message(AT, ROOM, 10, 11, 2020, "", 0));
+	EVENTS(10, 11, 2030, B(2, 0), E(2, 1));
+	emit(0, 0, 0);
 	return 0;
 }

@@ -231,6 +231,10 @@ static void rec_event(void *arg, const struct span_event *ev)
 		rec_printf(r, "D %u/%u what=%u %lld\n", ev->pid, ev->tid, ev->depth,
 			   (long long)ev->value);
 		break;
+	case SPAN_MESSAGE:
+		rec_printf(r, "M %u/%u d%u %.*s @%llu\n", ev->pid, ev->tid, ev->depth, (int)ev->len,
+			   ev->text, (unsigned long long)ev->ts);
+		break;
 	}
 }
 
@@ -1033,6 +1037,37 @@ static void test_category(void)
 	free(s.buf);
 }
 
+/* WIRE_MESSAGE: a thread's text line at its time and depth; malformed ones
+ * are bad records and reach no sink. */
+static void test_message(void)
+{
+	struct decode_stats st;
+	struct stream s = {0};
+	char rec[WIRE_MAX_RECORD];
+	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "p");
+	s_name(&s, 5, 1, "w");
+	EVENTS(&s, 5, 5, 100, B(1, 0));
+	s_raw(&s, rec, enc_message(rec, sizeof rec, 5, 5, 150, "hello there", 11));
+	s_raw(&s, rec, enc_message(rec, sizeof rec, 5, 6, 160, "", 0));
+	s_raw(&s, rec, enc_message(rec, sizeof rec, 5, 0, 170, "no thread", 9)); /* bad */
+	s_raw(&s, rec, enc_message(rec, sizeof rec, 5, 5, 180, "a\0b", 3));	 /* bad */
+	size_t n = enc_message(rec, sizeof rec, 5, 5, 190, "long", 4);
+	struct wire_message wm = {190, 40, 0}; /* a length past the payload: bad */
+	memcpy(rec + WIRE_HDR_SIZE, &wm, sizeof wm);
+	s_raw(&s, rec, n);
+	EVENTS(&s, 5, 5, 200, E(1, 0));
+	s_exit(&s, 5, 700, 0);
+	struct rec *r = run(&s, NULL, NULL, 0, &st);
+	ok(strstr(r->text, "B 5/5 d0 w @100\nM 5/5 d1 hello there @150\n") != NULL,
+	   "message: its text, time and depth");
+	ok(strstr(r->text, "M 5/6 d0  @160\n") != NULL, "message: an empty one, another thread");
+	ok(strstr(r->text, "no thread") == NULL && strstr(r->text, "long") == NULL,
+	   "message: bad ones reach no sink");
+	is_int(st.bad_records, 3, "message: three bad records");
+	rec_free(r);
+	free(s.buf);
+}
+
 /* Values: WIRE_VALUES says how many words follow each begin and end; the
  * decoder puts them after the source's own (off-CPU, here a callback) and
  * hands the normaliser cumulative values, the sinks END differences. */
@@ -1160,5 +1195,6 @@ int main(void)
 	test_lost();
 	test_empty_name();
 	test_category();
+	test_message();
 	return tap_done();
 }

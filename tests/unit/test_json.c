@@ -281,6 +281,10 @@ static void fixture_init(struct fixture *f, bool spans)
 		span(f, SPAN_END, 100, t0 + 900, "load", 0);
 	}
 	span(f, SPAN_INSTANT, 100, 5000, "mark", 0);
+	struct span_event me = {.kind = SPAN_MESSAGE, .pid = 100, .tid = 100, .ts = 5100};
+	me.text = "ready\x01";
+	me.len = 6;
+	span_trees_event(&f->tree, &me);
 	span(f, SPAN_THREAD, 101, 5000, "worker", 0);
 	span(f, SPAN_BEGIN, 101, 6000, "parse", 0);
 	span(f, SPAN_END, 101, 7000, "parse", SPAN_F_UNFINISHED);

@@ -81,8 +81,9 @@ static void add(struct strtab *st, enum span_kind k, uint32_t pid, uint32_t tid,
 {
 	struct span_event *e = &orig[norig];
 	*e = (struct span_event){
-		k,	  pid,	 tid,  ts,  strtab_intern(st, name, strlen(name)), flags, depth,
-		ts - dur, value, NULL, NULL};
+		k,     pid,   tid,	ts,    strtab_intern(st, name, strlen(name)),
+		flags, depth, ts - dur, value, NULL,
+		NULL,  NULL,  0};
 	snprintf(orig_name[norig], sizeof orig_name[norig], "%s", name);
 	if (vals) {
 		memcpy(orig_vals[norig], vals, sizeof orig_vals[norig]);
