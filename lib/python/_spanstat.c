@@ -372,9 +372,22 @@ static inline const char *sp_text(PyObject *name, Py_ssize_t *n, PyObject **tmp)
 			return NULL;
 	}
 	const char *t = PyUnicode_AsUTF8AndSize(name, n);
-	if (!t)
-		Py_CLEAR(*tmp);
-	return t;
+	if (t)
+		return t;
+	/* lone surrogates (os.fsdecode of bytes that are not UTF-8): their
+	 * bytes back, as the line protocol writes them (surrogateescape), and
+	 * the others replaced: a name never raises */
+	PyErr_Clear();
+	PyObject *b = PyUnicode_AsEncodedString(name, "utf-8", "surrogateescape");
+	if (!b) {
+		PyErr_Clear();
+		b = PyUnicode_AsEncodedString(name, "utf-8", "replace");
+	}
+	Py_XDECREF(*tmp);
+	if (!(*tmp = b))
+		return NULL;
+	*n = PyBytes_GET_SIZE(b);
+	return PyBytes_AS_STRING(b);
 }
 
 PyDoc_STRVAR(sp_begin_doc, "begin(name): a span named name begins in this thread");

@@ -256,3 +256,25 @@ for (f, line, fn), (cc, nc, tt, ct, callers) in st.items():
 	run diff cprofile.txt spanstat.txt
 	assert_success
 }
+
+@test "explicit module: a name from os.fsdecode (not UTF-8) is a span in both paths, not an exception" {
+	cat >fs.py <<'PY'
+import os
+import spanstat
+name = os.fsdecode(b"file\xff.txt")
+with spanstat.span(name):
+    spanstat.begin(name)
+    spanstat.end(name)
+print("done")
+PY
+	run "$SPANSTAT" --json=c.json -o /dev/null -- python3 fs.py
+	assert_success
+	assert_output "done"
+	run env SPANSTAT_PY_PURE=1 "$SPANSTAT" --json=pure.json -o /dev/null -- python3 fs.py
+	assert_success
+	assert_output "done"
+	run span_paths c.json
+	assert_output "1 file%FF.txt
+1 file%FF.txt;file%FF.txt"
+	assert_equal "$(span_paths pure.json)" "$output"
+}
