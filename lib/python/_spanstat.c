@@ -364,7 +364,7 @@ static PyObject *sp_available(PyObject *m, PyObject *unused)
 	return PyBool_FromLong(sp_lookup() && *sp_on);
 }
 
-static inline const char *sp_text(PyObject *name, Py_ssize_t *n, PyObject **tmp)
+static inline const char *sp_text_utf8(PyObject *name, Py_ssize_t *n, PyObject **tmp)
 {
 	*tmp = NULL;
 	if (!PyUnicode_Check(name)) {
@@ -388,6 +388,28 @@ static inline const char *sp_text(PyObject *name, Py_ssize_t *n, PyObject **tmp)
 		return NULL;
 	*n = PyBytes_GET_SIZE(b);
 	return PyBytes_AS_STRING(b);
+}
+
+/* t's n bytes with each newline a space, as the line protocol writes them
+ * (its lines end at a newline), in a new bytes object that replaces *tmp. */
+static const char *sp_no_newline(const char *t, Py_ssize_t n, PyObject **tmp)
+{
+	PyObject *b = PyBytes_FromStringAndSize(t, n);
+	Py_XDECREF(*tmp);
+	if (!(*tmp = b))
+		return NULL;
+	char *c = PyBytes_AS_STRING(b);
+	for (char *nl = memchr(c, '\n', (size_t)n); nl; nl = memchr(nl, '\n', (size_t)(c + n - nl)))
+		*nl = ' ';
+	return c;
+}
+
+static inline const char *sp_text(PyObject *name, Py_ssize_t *n, PyObject **tmp)
+{
+	const char *t = sp_text_utf8(name, n, tmp);
+	if (t && memchr(t, '\n', (size_t)*n))
+		t = sp_no_newline(t, *n, tmp);
+	return t;
 }
 
 PyDoc_STRVAR(sp_begin_doc, "begin(name): a span named name begins in this thread");

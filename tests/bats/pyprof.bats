@@ -278,3 +278,20 @@ PY
 1 file%FF.txt;file%FF.txt"
 	assert_equal "$(span_paths pure.json)" "$output"
 }
+
+@test "explicit module: a name with a newline is the same span in both paths" {
+	cat >nl.py <<'PY'
+import spanstat
+with spanstat.span("two\nlines"):
+    spanstat.begin("a\nb\n")
+    spanstat.end("a\nb\n")
+PY
+	run "$SPANSTAT" --json=c.json -o /dev/null -- python3 nl.py
+	assert_success
+	run env SPANSTAT_PY_PURE=1 "$SPANSTAT" --json=pure.json -o /dev/null -- python3 nl.py
+	assert_success
+	run span_paths pure.json
+	assert_output "1 two lines
+1 two lines;a b "
+	assert_equal "$(span_paths c.json)" "$output"
+}
