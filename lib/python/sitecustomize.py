@@ -23,9 +23,22 @@ def _spanstat_start():
 
     spec = importlib.machinery.PathFinder.find_spec("sitecustomize", others)
     if spec is not None and spec.loader is not None:
+        ours = sys.modules.get("sitecustomize")
         mod = importlib.util.module_from_spec(spec)
         sys.modules["sitecustomize"] = mod
-        spec.loader.exec_module(mod)
+        try:
+            spec.loader.exec_module(mod)
+        except Exception as err:
+            # what site.py does with it (execsitecustomize), and the
+            # profiler starts all the same
+            sys.modules["sitecustomize"] = ours
+            if isinstance(err, ImportError) and err.name == "sitecustomize":
+                pass
+            elif sys.flags.verbose:
+                sys.excepthook(*sys.exc_info())
+            else:
+                sys.stderr.write("Error in sitecustomize; set PYTHONVERBOSE for traceback:\n"
+                                 "%s: %s\n" % (err.__class__.__name__, err))
     # out of sys.path again (unless it is also spanstat.py's: the build tree)
     if not os.path.exists(os.path.join(here, "spanstat.py")):
         sys.path[:] = others

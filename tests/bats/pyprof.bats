@@ -295,3 +295,19 @@ PY
 1 two lines;a b "
 	assert_equal "$(span_paths c.json)" "$output"
 }
+
+@test "--python: the program's own sitecustomize raising stops neither the program nor the spans" {
+	mkdir own
+	printf 'raise RuntimeError("own site broke")\n' >own/sitecustomize.py
+	printf 'def f():\n    pass\n\nf()\nprint("ran")\n' >b.py
+	run --separate-stderr env PYTHONPATH="$PWD/own" python3 b.py
+	assert_success
+	local out=$output err=$stderr
+	assert_equal "$err" "Error in sitecustomize; set PYTHONVERBOSE for traceback:
+RuntimeError: own site broke"
+	run --separate-stderr env PYTHONPATH="$PWD/own" "$SPANSTAT" --python --json=b.json -o /dev/null -- python3 b.py
+	assert_success
+	assert_output "$out"
+	assert_equal "$stderr" "$err"
+	assert_equal "$(jq '[.spans.merged.nodes[] | select(.name == "__main__.f") | .count] | add' b.json)" 1
+}
