@@ -179,18 +179,51 @@ struct sp_cfunc {
 static struct sp_cfunc *sp_cfuncs;
 static size_t sp_ncf, sp_cfcap;
 
+/* The type in t's MRO whose methods hold def, NULL if none does. */
+static PyTypeObject *sp_cfunc_owner(PyTypeObject *t, const PyMethodDef *def)
+{
+	PyObject *mro = t->tp_mro;
+	if (!mro || !PyTuple_Check(mro))
+		return NULL;
+	for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); i++) {
+		PyTypeObject *o = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
+		for (const PyMethodDef *m = o->tp_methods; m && m->ml_name; m++)
+			if (m == def)
+				return o;
+	}
+	return NULL;
+}
+
+/* A method is named by the type that defines it (builtins.dict.get, on a
+ * dict subclass too), as cProfile does: the name stays true for every
+ * caller of def, which is what the table below is keyed by. */
 static const struct sp_name *sp_cfunc_make(PyObject *fn)
 {
 	PyCFunctionObject *cf = (PyCFunctionObject *)fn;
 	PyObject *self = cf->m_self;
-	PyObject *mod = NULL, *qual = PyObject_GetAttrString(fn, "__qualname__");
-	if (cf->m_module && PyUnicode_Check(cf->m_module)) {
-		mod = cf->m_module;
-		Py_INCREF(mod);
-	} else if (self && !PyModule_Check(self)) {
-		mod = PyObject_GetAttrString((PyObject *)Py_TYPE(self), "__module__");
-	} else if (self) {
-		mod = PyModule_GetNameObject(self);
+	PyTypeObject *owner = NULL;
+	if (self && !PyModule_Check(self)) {
+		owner = sp_cfunc_owner(Py_TYPE(self), cf->m_ml);
+		if (!owner && PyType_Check(self)) /* a class method */
+			owner = sp_cfunc_owner((PyTypeObject *)self, cf->m_ml);
+	}
+	PyObject *mod = NULL, *qual = NULL;
+	if (owner) {
+		mod = PyObject_GetAttrString((PyObject *)owner, "__module__");
+		PyObject *oq = PyObject_GetAttrString((PyObject *)owner, "__qualname__");
+		if (oq && PyUnicode_Check(oq))
+			qual = PyUnicode_FromFormat("%U.%s", oq, cf->m_ml->ml_name);
+		Py_XDECREF(oq);
+	} else {
+		qual = PyObject_GetAttrString(fn, "__qualname__");
+		if (cf->m_module && PyUnicode_Check(cf->m_module)) {
+			mod = cf->m_module;
+			Py_INCREF(mod);
+		} else if (self && !PyModule_Check(self)) {
+			mod = PyObject_GetAttrString((PyObject *)Py_TYPE(self), "__module__");
+		} else if (self) {
+			mod = PyModule_GetNameObject(self);
+		}
 	}
 	PyErr_Clear();
 	const char *m = mod && PyUnicode_Check(mod) ? PyUnicode_AsUTF8(mod) : NULL;
@@ -210,7 +243,7 @@ static const struct sp_name *sp_cfunc_name(PyObject *fn)
 	if (!PyCFunction_Check(fn))
 		return NULL;
 	PyCFunctionObject *cf = (PyCFunctionObject *)fn;
-	const void *st = cf->m_self && !PyModule_Check(cf->m_self) ? Py_TYPE(cf->m_self) : NULL;
+	const void *st = NULL; /* by def alone: a type's address may be reused */
 	size_t mask = sp_cfcap - 1;
 	if (sp_cfcap) {
 		size_t j = (((uintptr_t)cf->m_ml >> 4) ^ (uintptr_t)st) & mask;

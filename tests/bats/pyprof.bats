@@ -311,3 +311,22 @@ RuntimeError: own site broke"
 	assert_equal "$stderr" "$err"
 	assert_equal "$(jq '[.spans.merged.nodes[] | select(.name == "__main__.f") | .count] | add' b.json)" 1
 }
+
+@test "--python=c: a C method is named by the type that defines it, whatever types come and go" {
+	cat >cf.py <<'PY'
+import gc
+
+def use(i):
+    t = type("T%d" % i, (dict,), {"__module__": "mod%d" % i})()
+    t.get(1)
+
+for i in range(50):
+    use(i)
+    gc.collect()
+PY
+	run "$SPANSTAT" --python=c --json=cf.json -o /dev/null -- python3 cf.py
+	assert_success
+	# 50 classes made and freed, their addresses reused: each call is dict.get
+	assert_equal "$(jq -r '.spans.merged.nodes as $n | [$n[] | select(.parent != null and $n[.parent].name == "__main__.use" and (.name | endswith(".get"))) | "\(.name) \(.count)"] | join(",")' cf.json)" \
+		"builtins.dict.get 50"
+}
