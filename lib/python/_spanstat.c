@@ -305,13 +305,17 @@ static PyTypeObject sp_stack_type = {
 
 static inline void sp_push(sp_stack *s, const struct sp_name *name)
 {
-	if (s->depth == s->cap) {
+	if (s->depth >= s->cap) { /* past it too: a push that found no room */
 		unsigned cap = s->cap ? 2 * s->cap : 64;
+		while (cap <= s->depth)
+			cap *= 2;
 		const struct sp_name **t = PyMem_RawRealloc(s->stk, cap * sizeof *t);
 		if (!t) { /* no room: the call is not a span, and its return pops nothing */
 			s->depth++;
 			return;
 		}
+		for (unsigned i = s->cap; i < s->depth; i++)
+			t[i] = NULL; /* the pushes that found no room: not spans */
 		s->stk = t;
 		s->cap = cap;
 	}
