@@ -449,36 +449,33 @@ static inline const char *sp_text(PyObject *name, Py_ssize_t *n, PyObject **tmp)
 	return t;
 }
 
-PyDoc_STRVAR(sp_begin_doc, "begin(name): a span named name begins in this thread");
-static PyObject *sp_begin_py(PyObject *m, PyObject *name)
+/* begin or end (event): name's text to the library, in this thread */
+static PyObject *sp_event_py(PyObject *name, void (*event)(const char *, size_t))
 {
-	(void)m;
 	if (*sp_on) {
 		Py_ssize_t n;
 		PyObject *tmp;
 		const char *t = sp_text(name, &n, &tmp);
 		if (!t)
 			return NULL;
-		sp_begin_text(t, (size_t)n);
+		event(t, (size_t)n);
 		Py_XDECREF(tmp);
 	}
 	Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(sp_begin_doc, "begin(name): a span named name begins in this thread");
+static PyObject *sp_begin_py(PyObject *m, PyObject *name)
+{
+	(void)m;
+	return sp_event_py(name, sp_begin_text);
 }
 
 PyDoc_STRVAR(sp_end_doc, "end(name): the span named name ends in this thread");
 static PyObject *sp_end_py(PyObject *m, PyObject *name)
 {
 	(void)m;
-	if (*sp_on) {
-		Py_ssize_t n;
-		PyObject *tmp;
-		const char *t = sp_text(name, &n, &tmp);
-		if (!t)
-			return NULL;
-		sp_end_text(t, (size_t)n);
-		Py_XDECREF(tmp);
-	}
-	Py_RETURN_NONE;
+	return sp_event_py(name, sp_end_text);
 }
 
 PyDoc_STRVAR(sp_profile_doc,

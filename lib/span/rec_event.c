@@ -536,55 +536,64 @@ REC_API void spanstat_counter(const char *name, int64_t value)
 	rec_event_cold((uintptr_t)name, REC_OP(WIRE_OP_COUNTER), 1, value);
 }
 
+/* A call beside the spans (a thread's name, a category, a message): the
+ * thread, guarded (mark: a stack address of the caller's) and busy, or NULL
+ * when it cannot record now: no thread state, or a signal handler that
+ * interrupted the recorder, or a fork child's first word. */
+static REC_NOI struct rec_thread *rec_side_enter(const void *mark)
+{
+	struct rec_thread *t = rec_self;
+	if (!t && (rec_starting || !(t = rec_thread_start())))
+		return NULL;
+	if (t->guard || !t->pid || atomic_exchange(&t->busy, 1))
+		return NULL;
+	rec_guard_set(t, mark);
+	return t;
+}
+
+static REC_NOI void rec_side_leave(struct rec_thread *t)
+{
+	rec_guard_clear(t);
+	atomic_store(&t->busy, 0);
+}
+
 REC_API void spanstat_thread_name(const char *name)
 {
 	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED) || !name)
 		return;
-	struct rec_thread *t = rec_self;
-	if (!t && (rec_starting || !(t = rec_thread_start())))
+	char mark = 0; /* its address only */
+	struct rec_thread *t = rec_side_enter(&mark);
+	if (!t)
 		return;
-	if (t->guard || !t->pid || atomic_exchange(&t->busy, 1))
-		return; /* a name from a signal handler, or a fork child's first word */
-	char mark;
-	rec_guard_set(t, &mark);
 	rec_send_thread_name(t, name);
-	rec_guard_clear(t);
-	atomic_store(&t->busy, 0);
+	rec_side_leave(t);
 }
 
 REC_API void spanstat_category(const char *name, const char *category)
 {
 	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED) || !name || !category || !category[0])
 		return;
-	struct rec_thread *t = rec_self;
-	if (!t && (rec_starting || !(t = rec_thread_start())))
+	char mark = 0; /* its address only */
+	struct rec_thread *t = rec_side_enter(&mark);
+	if (!t)
 		return;
-	if (t->guard || !t->pid || atomic_exchange(&t->busy, 1))
-		return; /* from a signal handler, or a fork child's first word */
-	char mark;
-	rec_guard_set(t, &mark);
 	rec_cat_declare(t, name, category);
-	rec_guard_clear(t);
-	atomic_store(&t->busy, 0);
+	rec_side_leave(t);
 }
 
 REC_API void spanstat_message_text(const char *text, size_t len)
 {
 	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED) || !text)
 		return;
-	struct rec_thread *t = rec_self;
-	if (!t && (rec_starting || !(t = rec_thread_start())))
+	char mark = 0; /* its address only */
+	struct rec_thread *t = rec_side_enter(&mark);
+	if (!t)
 		return;
-	if (t->guard || !t->pid || atomic_exchange(&t->busy, 1))
-		return; /* from a signal handler, or a fork child's first word */
-	char mark;
-	rec_guard_set(t, &mark);
 	size_t n = strnlen(text, len < WIRE_MESSAGE_MAX ? len : WIRE_MESSAGE_MAX);
 	size_t w = enc_message(t->scratch, sizeof t->scratch, t->pid, t->tid, rec_now(), text, n);
 	if (w)
 		rec_write(t->scratch, w);
-	rec_guard_clear(t);
-	atomic_store(&t->busy, 0);
+	rec_side_leave(t);
 }
 
 REC_API void spanstat_message(const char *text)
