@@ -310,6 +310,8 @@ static bool lines_take(struct linesrc *ls, const char *s, size_t n, uint64_t now
 	}
 	if (op != 'X' && memchr(p, '\0', (size_t)(end - p)))
 		return false; /* a NUL in the name: not the name it was meant to be */
+	if (op == 'M' && (size_t)(end - p) > SPAN_MESSAGE_MAX)
+		return false; /* before its process and thread are made */
 	if (op == 'K') {      /* a category, one word, then the name it is of */
 		const char *sp = memchr(p, ' ', (size_t)(end - p));
 		if (!sp || sp == p || sp - p > WIRE_CATEGORY_MAX)
@@ -337,8 +339,6 @@ static bool lines_take(struct linesrc *ls, const char *s, size_t n, uint64_t now
 	}
 	if (op == 'M') { /* a message: the rest of the line, not interned */
 		struct norm_thread *t = norm_thread(ls->norm, np, (uint32_t)tid, ts);
-		if ((size_t)(end - p) > SPAN_MESSAGE_MAX)
-			return false;
 		if (t) {
 			ls->st.events++;
 			norm_message(ls->norm, t, ts, p, (uint32_t)(end - p));

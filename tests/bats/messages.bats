@@ -132,6 +132,19 @@ SH
 	assert_equal "$(jq .spans.decode.bad_lines m.json)" 1
 }
 
+@test "messages: an over-long M line makes no thread or process of its own" {
+	cat >m.sh <<'SH'
+exec {fd}>>"$SPANSTAT_LINES"
+printf 'B %d - - step\nE %d - - step\n' $$ $$ >&$fd
+printf 'M %d 777777 - %01025d\n' $$ 0 >&$fd
+printf 'M 888888 - - %01025d\n' 0 >&$fd
+SH
+	run -0 timeout -k 5 120 "$SPANSTAT" --json=m.json -- bash m.sh
+	assert_equal "$(jq .spans.decode.bad_lines m.json)" 2
+	run jq -c '[.spans.threads[] | select(.tid == 777777 or .pid == 888888)] | length' m.json
+	assert_output 0
+}
+
 @test "messages: Python's spanstat.message()" {
 	require_cmd python3
 	cat >m.py <<'PY'
