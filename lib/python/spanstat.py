@@ -120,11 +120,24 @@ class _Buffer(list):
             pass
 
 
+def _encode(text):
+    """text's bytes: surrogateescape's escapes (os.fsdecode's) are the bytes
+    they stand for; any other lone surrogate, which UTF-8 cannot hold, is
+    U+FFFD instead of an exception that loses the line and its buffer."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return "".join(
+            "\ufffd" if "\ud800" <= c <= "\udfff" and not "\udc80" <= c <= "\udcff" else c
+            for c in text
+        ).encode("utf-8", "surrogateescape")
+
+
 def _write(text):
     fd = _fd
     if fd is None:
         return
-    data = text.encode("utf-8", "surrogateescape")
+    data = _encode(text)
     try:
         os.write(fd, data[:_MAX_WRITE] if len(data) > _MAX_WRITE else data)
     except OSError:
@@ -213,13 +226,13 @@ def category(name, cat):
 
 
 def message(text):
-    """Puts text (newlines become spaces, cut at 1024 bytes) on this
-    thread's timeline now."""
+    """Puts text (newlines become spaces, cut at a NUL and at 1024 bytes)
+    on this thread's timeline now."""
     if _fd is None:
         return
-    t = str(text).replace("\n", " ")
-    if len(t.encode("utf-8", "surrogateescape")) > 1024:
-        t = t.encode("utf-8", "surrogateescape")[:1024].decode("utf-8", "ignore")
+    t = str(text).split("\0", 1)[0].replace("\n", " ")  # cut at a NUL, as in C
+    if len(_encode(t)) > 1024:
+        t = _encode(t)[:1024].decode("utf-8", "ignore")
     _put("M", t)
 
 

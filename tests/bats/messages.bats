@@ -164,3 +164,20 @@ PY
 	assert_output "python3: 11 512 hello world
 w: 2 42"
 }
+
+@test "messages: Python's spanstat.message() of a lone surrogate or a NUL neither raises nor is lost" {
+	require_cmd python3
+	cat >m.py <<'PY'
+import spanstat
+spanstat.message("lone \ud800 surrogate")
+spanstat.message("before\0after")
+spanstat.message("last")
+PY
+	run -0 timeout -k 5 120 "$SPANSTAT" -o sum.txt --json=p.json -- python3 m.py
+	refute_output --partial Traceback
+	run jq -r '.spans.threads[].messages[].text' p.json
+	assert_output "lone � surrogate
+before
+last"
+	assert_equal "$(jq .spans.decode.bad_lines p.json)" 0
+}
