@@ -575,8 +575,10 @@ REC_API void spanstat_category(const char *name, const char *category)
 		return;
 	char mark = 0; /* its address only */
 	struct rec_thread *t = rec_side_enter(&mark);
-	if (!t)
+	if (!t) { /* not now (a handler inside the recorder): counted */
+		atomic_fetch_add_explicit(&rec_dropped, 1, memory_order_relaxed);
 		return;
+	}
 	rec_cat_declare(t, name, category);
 	rec_side_leave(t);
 }
@@ -587,12 +589,14 @@ REC_API void spanstat_message_text(const char *text, size_t len)
 		return;
 	char mark = 0; /* its address only */
 	struct rec_thread *t = rec_side_enter(&mark);
-	if (!t)
+	if (!t) { /* not now (a handler inside the recorder): counted */
+		atomic_fetch_add_explicit(&rec_dropped, 1, memory_order_relaxed);
 		return;
+	}
 	size_t n = strnlen(text, len < WIRE_MESSAGE_MAX ? len : WIRE_MESSAGE_MAX);
 	size_t w = enc_message(t->scratch, sizeof t->scratch, t->pid, t->tid, rec_now(), text, n);
-	if (w)
-		rec_write(t->scratch, w);
+	if (!w || rec_write(t->scratch, w) != 0) /* lost: counted, said at exit */
+		atomic_fetch_add_explicit(&rec_dropped, 1, memory_order_relaxed);
 	rec_side_leave(t);
 }
 

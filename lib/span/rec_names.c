@@ -263,8 +263,8 @@ REC_NOI void rec_cat_declare(struct rec_thread *t, const char *name, const char 
 	size_t nlen = strnlen(name, WIRE_MAX_RECORD), clen = strnlen(cat, WIRE_CATEGORY_MAX);
 	size_t len =
 		enc_category(t->scratch, sizeof t->scratch, t->pid, t->tid, name, nlen, cat, clen);
-	if (len)
-		rec_write(t->scratch, len);
+	if (!len || rec_write(t->scratch, len) != 0) /* lost: counted, said at exit */
+		atomic_fetch_add_explicit(&rec_dropped, 1, memory_order_relaxed);
 	if (rec_cat_of(name))
 		return; /* the first category declared holds */
 	unsigned i = atomic_fetch_add(&rec_ncats, 1);

@@ -181,3 +181,30 @@ before
 last"
 	assert_equal "$(jq .spans.decode.bad_lines p.json)" 0
 }
+
+@test "messages: those the full pipe could not take are counted as dropped, never lost silently" {
+	# the program stops spanstat, says 100000 messages into a pipe that holds
+	# a few thousand, then lets it go on
+	cat >flood.c <<'C'
+#include <signal.h>
+#include <spanstat.h>
+#include <stdio.h>
+#include <unistd.h>
+int main(void)
+{
+	kill(getppid(), SIGSTOP);
+	for (int i = 0; i < 100000; i++)
+		spanstat_message("flood");
+	kill(getppid(), SIGCONT);
+	return 0;
+}
+C
+	cc flood.c -o flood -I"$SPANSTAT_INCLUDEDIR" $(span_link_flags)
+	run timeout 120 "$SPANSTAT" --json=f.json -- ./flood
+	assert_success
+	local said dropped
+	said=$(jq .spans.messages f.json)
+	dropped=$(jq .spans.decode.dropped f.json)
+	[ "$said" -lt 100000 ] || skip "the pipe took every message here"
+	assert_equal $((said + dropped)) 100000
+}
