@@ -919,7 +919,8 @@ static void summary_why_none(FILE *fp, const struct report *r)
 	else if (r->dstats && !r->dstats_lost)
 		fputs(" no spans collected: the command ran with the span library but began no "
 		      "span; spans come from its API (spanstat(3)), a build with "
-		      "-finstrument-functions or -pg, the line protocol (spanstat-lines(5)), and the "
+		      "-finstrument-functions or -pg, the line protocol (spanstat-lines(5)), and "
+		      "the "
 		      "Python module and bash helper; without a rebuild, --lib-calls makes its "
 		      "library calls spans, and --python a Python program's function calls\n\n",
 		      fp);
