@@ -1120,6 +1120,7 @@ static int run_main(struct cli *c, int argc, char **argv)
 	free(preload);
 	free(alloc);
 	free(pydir);
+	free(pyboot);
 	free(shell);
 	attach_release(&at);
 	aggr_release(&ag);
