@@ -210,21 +210,3 @@ refused"
 	assert_output "0 load io 2
 1 crunch null 1"
 }
-
-@test "categories: --filter=cat: and --exclude=cat: select -finstrument-functions functions" {
-	local fn
-	fn=$(build_workload span_cat_fn -O1 -finstrument-functions $(span_link_flags))
-	# the outputs show the categories of the functions' names ...
-	run -0 timeout -k 5 120 "$SPANSTAT" --json=a.json -- "$fn"
-	run cats a.json
-	assert_output "0 main null 1
-1 crunch cpu 3
-2 load io 3"
-	# ... and the filters select by them, as they do for names given by text
-	run -0 timeout -k 5 120 "$SPANSTAT" --json=f.json --filter=cat:io -- "$fn"
-	run cats f.json
-	assert_output "0 load io 3"
-	run -0 timeout -k 5 120 "$SPANSTAT" --json=e.json --exclude=cat:cpu -- "$fn"
-	run cats e.json
-	assert_output "0 main null 1"
-}
