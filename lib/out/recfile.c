@@ -145,7 +145,7 @@ static bool rf_frames(const struct recfile *rf, size_t off)
 		return false;
 	memcpy(h, rf->map + off, sizeof h);
 	uint32_t type = le32toh(h[0]), len = le32toh(h[1]);
-	if (type < RECORD_HEAD || type > RECORD_MESSAGE || len == 0 || len > RECORD_MAX_PAYLOAD ||
+	if (type < RECORD_HEAD || type > RECORD_TYPE_LAST || len == 0 || len > RECORD_MAX_PAYLOAD ||
 	    len > rf->size - off - RECORD_HDR)
 		return false;
 	return (uint32_t)crc32(0, rf->map + off + RECORD_HDR, len) == le32toh(h[2]);

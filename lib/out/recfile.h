@@ -45,6 +45,8 @@ enum record_type {
 	RECORD_CATEGORIES = 9,
 	/* a message (spanstat_message): pid, tid, ts, depth, text */
 	RECORD_MESSAGE = 10,
+
+	RECORD_TYPE_LAST = RECORD_MESSAGE /* a reader resynchronises on 1..this */
 };
 
 /* Where and when a recorded session ran (the head's second half). */

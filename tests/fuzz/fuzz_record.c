@@ -81,8 +81,8 @@ static int fuzz_intact_at(const uint8_t *d, size_t size, size_t off)
 		return 0;
 	memcpy(h, d + off, sizeof h);
 	uint32_t type = le32toh(h[0]), len = le32toh(h[1]);
-	return type >= 1 && type <= 8 && len > 0 && len <= RECORD_MAX_PAYLOAD &&
-	       len <= size - off - RECORD_HDR &&
+	return type >= RECORD_HEAD && type <= RECORD_TYPE_LAST && len > 0 &&
+	       len <= RECORD_MAX_PAYLOAD && len <= size - off - RECORD_HDR &&
 	       (uint32_t)crc32(0, d + off + RECORD_HDR, len) == le32toh(h[2]);
 }
 
