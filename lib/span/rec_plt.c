@@ -32,8 +32,10 @@
  *     gone before that call returns; a push reserves its frame before it
  *     writes it, a pop reads its frame before it releases it.
  * A thread's shadow stack is mmap'd at its first call, kept on a list and
- * reused after the thread ends.  exit() and the exec family never return:
- * their open spans end as the process's do.
+ * reused after the thread ends.  The stubs of an object are given back when a
+ * scan finds it unloaded (struct rec_plt_region), so that a library
+ * dlopen'ed and dlclose'd again and again is patched at each load.  exit() and the exec family
+ * never return: their open spans end as the process's do.
  *
  * Not patched: calls into this library (the functions it interposes), the
  * functions that return twice or switch stacks (setjmp family, vfork,
@@ -57,16 +59,29 @@
 
 #if ARCH_HAVE_PLT_HOOK
 
-#define REC_PLT_SLOTS (1u << 16) /* patched slots, all objects together */
-#define REC_PLT_DEPTH 4096u	 /* lib calls open per thread, followed */
-#define REC_PLT_REGIONS 256u	 /* pages of stubs: one per patched object */
+#define REC_PLT_SLOTS (1u << 18)   /* patched slots, of the objects loaded at once */
+#define REC_PLT_DEPTH 4096u	   /* lib calls open per thread, followed */
+#define REC_PLT_REGIONS (1u << 14) /* pages of stubs: one per object loaded at once */
+#define REC_PLT_NAMES (1u << 16)   /* distinct symbol names whose copy is shared */
 
 /* What a patched slot stands for. */
 struct rec_plt_slot {
 	uint64_t key;	    /* the symbol's name: a copy of it (rec_plt_name) */
-	const char *sym;    /* its name in the object's .dynstr */
 	const void *target; /* the function it runs */
+	uintptr_t *got;	    /* the GOT entry that points at its stub */
 	int rescan;	    /* dlopen: objects may come, patched at its return */
+};
+
+/* The stubs of one patched object, and the slots they own: slots
+ * [first, first + cap), of which the first n are used.  When the object is
+ * unloaded (found at the next scan), its stubs are unmapped and the slots
+ * are free for the next object of cap or fewer relocations: a library that
+ * is dlopen'ed and dlclose'd again and again takes the same ones each time. */
+struct rec_plt_region {
+	uintptr_t lo, hi; /* its page(s) of stubs; lo 0: free */
+	uintptr_t base;	  /* its object's load address */
+	uint32_t first, cap, n;
+	int seen; /* scan: its object is still loaded */
 };
 
 /* One open lib call of a thread. */
@@ -89,11 +104,10 @@ struct rec_plt_stack {
 };
 
 static struct rec_plt_slot *rec_plt_slots;
-static atomic_uint rec_plt_nslots;
-static struct {
-	uintptr_t lo, hi;
-} rec_plt_regions[REC_PLT_REGIONS];
-static atomic_uint rec_plt_nregions;
+static uint32_t rec_plt_nslots;		       /* slots ever given to a region */
+static struct rec_plt_region *rec_plt_regions; /* all under rec_plt_lock */
+static unsigned rec_plt_nregions;	       /* entries used, free ones among them */
+static const char **rec_plt_names;	       /* the copies of names, by hash */
 static char rec_plt_glob[256];
 static int rec_plt_all; /* SPANSTAT_LIBCALLS_FROM=all */
 int rec_plt_active;	/* some slot was patched (or may be, by dlopen) */
@@ -379,13 +393,57 @@ REC_API __attribute__((noreturn)) void pthread_exit(void *value)
 
 /* ---- patching ------------------------------------------------------------ */
 
+/* Whether v is in one of our stubs; under rec_plt_lock, as every use of
+ * the regions. */
 static REC_NOI int rec_plt_ours(uintptr_t v)
 {
-	unsigned n = atomic_load(&rec_plt_nregions);
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < rec_plt_nregions; i++)
 		if (v >= rec_plt_regions[i].lo && v < rec_plt_regions[i].hi)
 			return 1;
 	return 0;
+}
+
+/* A region for an object of want relocations, its stubs' page(s) mapped
+ * writable with the entry's address first: the free one of the fewest
+ * slots that has enough, else new slots; NULL when none is left. */
+static REC_NOI struct rec_plt_region *rec_plt_region_new(uint32_t want)
+{
+	struct rec_plt_region *rg = NULL, fresh = {0};
+	for (unsigned i = 0; i < rec_plt_nregions; i++) {
+		struct rec_plt_region *c = &rec_plt_regions[i];
+		if (!c->lo && c->cap >= want && (!rg || c->cap < rg->cap))
+			rg = c;
+	}
+	if (!rg) {
+		if (rec_plt_nregions >= REC_PLT_REGIONS || REC_PLT_SLOTS - rec_plt_nslots < want)
+			return NULL;
+		fresh.first = rec_plt_nslots;
+		fresh.cap = want;
+	}
+	uint32_t cap = rg ? rg->cap : fresh.cap;
+	size_t len = ((size_t)cap * ARCH_PLT_STUB + 16 + 4095) & ~(size_t)4095;
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	if (!rg) {
+		rg = &rec_plt_regions[rec_plt_nregions++];
+		*rg = fresh;
+		rec_plt_nslots += cap;
+	}
+	const void *entry = (const void *)rec_plt_entry;
+	memcpy(m, &entry, sizeof entry);
+	rg->lo = (uintptr_t)m;
+	rg->hi = (uintptr_t)m + len;
+	rg->n = 0;
+	return rg;
+}
+
+/* Its stubs unmapped, its slots free for another object. */
+static REC_NOI void rec_plt_region_free(struct rec_plt_region *rg)
+{
+	munmap((void *)rg->lo, rg->hi - rg->lo);
+	rg->lo = rg->hi = 0;
+	rg->n = 0;
 }
 
 static REC_NOI int rec_plt_wanted(const char *name)
@@ -429,13 +487,28 @@ static REC_NOI const char *rec_plt_version(const ElfW(Half) * versym, const ElfW
 
 /* A copy of name that outlives its object (a dlclose'd object's .dynstr
  * is unmapped, and another object loaded there has other names at the
- * same addresses), or NULL; under rec_plt_lock. */
+ * same addresses), or NULL; under rec_plt_lock.  One copy per name, as far
+ * as the table of them holds: the key of a function stays the same across
+ * the loads of its object, so that each load costs no name of its own. */
 static REC_NOI const char *rec_plt_name(const char *name)
 {
 	static char *at, *end;
 	size_t n = strlen(name) + 1;
 	if (n > 4096)
 		return NULL;
+	uint64_t h = UINT64_C(14695981039346656037);
+	for (size_t i = 0; i + 1 < n; i++)
+		h = (h ^ (unsigned char)name[i]) * UINT64_C(1099511628211);
+	unsigned at_ = (unsigned)(h >> 40) & (REC_PLT_NAMES - 1), room = REC_PLT_NAMES;
+	for (unsigned p = 0; rec_plt_names && p < 64; p++) {
+		const char *c = rec_plt_names[(at_ + p) & (REC_PLT_NAMES - 1)];
+		if (!c) {
+			room = (at_ + p) & (REC_PLT_NAMES - 1);
+			break;
+		}
+		if (strcmp(c, name) == 0)
+			return c;
+	}
 	if ((size_t)(end - at) < n) {
 		void *m = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
 			       0);
@@ -447,6 +520,8 @@ static REC_NOI const char *rec_plt_name(const char *name)
 	char *copy = at;
 	memcpy(copy, name, n);
 	at += n;
+	if (room < REC_PLT_NAMES)
+		rec_plt_names[room] = copy;
 	return copy;
 }
 
@@ -515,9 +590,8 @@ static REC_NOI int rec_plt_object(struct dl_phdr_info *info)
 	size_t n = pltrelsz / sizeof *jmprel;
 	if (!jmprel || !symtab || !strtab || !n)
 		return -1;
-	unsigned char *code = NULL;
-	size_t len = 0, used = 0;
-	uint32_t first = 0;
+	struct rec_plt_region *rg = NULL;
+	uint32_t k = 0;
 	void *handle = NULL;
 	Dl_info self;
 	for (size_t r = 0; r < n; r++) {
@@ -552,66 +626,80 @@ static REC_NOI int rec_plt_object(struct dl_phdr_info *info)
 		}
 		if (!dladdr(target, &self) || (uintptr_t)self.dli_fbase == rec_plt_self_base)
 			continue; /* into this library, or nowhere known */
-		uint32_t idx = atomic_load(&rec_plt_nslots);
-		if (idx >= REC_PLT_SLOTS)
-			break;
+		if (!rg && !(rg = rec_plt_region_new((uint32_t)n)))
+			break; /* a slot per relocation: k stays below rg->cap */
 		const char *copy = rec_plt_name(name);
 		if (!copy)
 			break;
-		if (!code) { /* room for every slot left in the object */
-			len = ((n - r) * ARCH_PLT_STUB + 16 + 4095) & ~(size_t)4095;
-			void *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
-				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-			if (m == MAP_FAILED)
-				break;
-			code = m;
-			const void *entry = (const void *)rec_plt_entry;
-			memcpy(code, &entry, sizeof entry);
-			used = 16;
-			first = idx;
-		}
+		uint32_t idx = rg->first + k;
 		rec_plt_slots[idx].key = (uintptr_t)copy;
-		rec_plt_slots[idx].sym = name;
 		rec_plt_slots[idx].target = target;
+		rec_plt_slots[idx].got = got;
 		rec_plt_slots[idx].rescan = rec_plt_all && (strcmp(name, "dlopen") == 0 ||
 							    strcmp(name, "dlmopen") == 0);
-		arch_plt_stub(code + used, idx, code);
-		atomic_store(&rec_plt_nslots, idx + 1);
-		used += ARCH_PLT_STUB;
+		arch_plt_stub((unsigned char *)rg->lo + 16 + (size_t)k * ARCH_PLT_STUB, idx,
+			      (const void *)rg->lo);
+		k++;
 	}
 	if (handle)
 		dlclose(handle);
-	if (!code)
+	if (!rg)
 		return 0;
-	unsigned reg = atomic_load(&rec_plt_nregions);
-	if (reg >= REC_PLT_REGIONS || mprotect(code, len, PROT_READ | PROT_EXEC) != 0) {
-		munmap(code, len);
-		return -1;
+	if (!k || mprotect((void *)rg->lo, rg->hi - rg->lo, PROT_READ | PROT_EXEC) != 0) {
+		rec_plt_region_free(rg);
+		return k ? -1 : 0;
 	}
-	rec_plt_regions[reg].lo = (uintptr_t)code;
-	rec_plt_regions[reg].hi = (uintptr_t)code + len;
-	atomic_store(&rec_plt_nregions, reg + 1);
+	rg->base = base;
+	rg->n = k;
 	rec_plt_active = 1;
 	/* the stores: the GOT is writable while lazy, read-only under RELRO */
 	uintptr_t pg = relro & ~(uintptr_t)4095;
 	size_t pglen = relro ? ((relro + relro_len + 4095) & ~(uintptr_t)4095) - pg : 0;
 	if (pglen)
 		mprotect((void *)pg, pglen, PROT_READ | PROT_WRITE);
-	uint32_t idx = first;
-	for (size_t r = 0; r < n && idx < atomic_load(&rec_plt_nslots); r++) {
-		if (ELF64_R_TYPE(jmprel[r].r_info) != R_X86_64_JUMP_SLOT)
-			continue;
-		const char *name = strtab + symtab[ELF64_R_SYM(jmprel[r].r_info)].st_name;
-		if (name != rec_plt_slots[idx].sym)
-			continue;
-		uintptr_t *got = (uintptr_t *)(base + jmprel[r].r_offset);
-		__atomic_store_n(got, (uintptr_t)code + 16 + (idx - first) * ARCH_PLT_STUB,
-				 __ATOMIC_RELEASE);
-		idx++;
-	}
+	for (uint32_t i = 0; i < k; i++)
+		__atomic_store_n(rec_plt_slots[rg->first + i].got,
+				 rg->lo + 16 + (uintptr_t)i * ARCH_PLT_STUB, __ATOMIC_RELEASE);
 	if (pglen)
 		mprotect((void *)pg, pglen, PROT_READ);
 	return 0;
+}
+
+/* dl_iterate_phdr callback: marks the regions whose object is this one,
+ * still loaded: an object at their address whose GOT still points at
+ * their stubs (another object loaded where an unloaded one was has its
+ * own GOT, which points at none). */
+static REC_NOI int rec_plt_seen(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	(void)arg;
+	for (unsigned i = 0; i < rec_plt_nregions; i++) {
+		struct rec_plt_region *rg = &rec_plt_regions[i];
+		if (!rg->lo || rg->seen || rg->base != info->dlpi_addr)
+			continue;
+		for (uint32_t j = 0; j < rg->n; j++) {
+			uintptr_t *got = rec_plt_slots[rg->first + j].got;
+			if (rec_plt_inside(info, (uintptr_t)got) && *got >= rg->lo &&
+			    *got < rg->hi) {
+				rg->seen = 1;
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Frees the regions of the objects unloaded since the last scan (calling
+ * into an unloaded object is the program's error: nothing runs their stubs
+ * any more); under rec_plt_lock. */
+static REC_NOI void rec_plt_sweep(void)
+{
+	for (unsigned i = 0; i < rec_plt_nregions; i++)
+		rec_plt_regions[i].seen = 0;
+	dl_iterate_phdr(rec_plt_seen, NULL);
+	for (unsigned i = 0; i < rec_plt_nregions; i++)
+		if (rec_plt_regions[i].lo && !rec_plt_regions[i].seen)
+			rec_plt_region_free(&rec_plt_regions[i]);
 }
 
 static REC_NOI int rec_plt_each(struct dl_phdr_info *info, size_t size, void *arg)
@@ -642,6 +730,7 @@ REC_NOI void rec_plt_scan(void)
 	int busy = rec_plt_busy;
 	rec_plt_busy = 1;
 	pthread_mutex_lock(&rec_plt_lock);
+	rec_plt_sweep();
 	unsigned nth = 0;
 	dl_iterate_phdr(rec_plt_each, &nth);
 	pthread_mutex_unlock(&rec_plt_lock);
@@ -665,6 +754,16 @@ REC_NOI void rec_plt_init(const char *glob, const char *from)
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m == MAP_FAILED)
 		return;
+	void *r = mmap(NULL, REC_PLT_REGIONS * sizeof *rec_plt_regions, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (r == MAP_FAILED) {
+		munmap(m, REC_PLT_SLOTS * sizeof *rec_plt_slots);
+		return;
+	}
+	void *nm = mmap(NULL, REC_PLT_NAMES * sizeof *rec_plt_names, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	rec_plt_names = nm == MAP_FAILED ? NULL : nm; /* without it: a copy per slot */
+	rec_plt_regions = r;
 	rec_plt_slots = m;
 	rec_plt_scan();
 }

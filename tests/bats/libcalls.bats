@@ -251,6 +251,19 @@ C
 	done
 }
 
+@test "a library dlopen'ed and dlclose'd 2,000 times: every load's calls, exactly" {
+	# each load is patched; the stubs of an unloaded one are given back
+	# (there were once 256 of them in all: the 254th load on went unseen)
+	for mode in aggregate stream; do
+		lc_run "$mode" --lib-calls --lib-calls-all -- "$LC" reload 2000 "$LC_PLUG"
+		[ "$(said getppid)" = 2000 ]
+		[ "$(count getppid)" = 2000 ]
+		[ "$(count dlopen)" = 2000 ]
+		[ "$(count dlclose)" = 0 ] # interposed: never a span
+		balanced
+	done
+}
+
 @test "a C++ exception thrown through library calls leaves the trees balanced" {
 	[ -n "$LC_CXX" ] || skip_or_fail "${CXX:-g++} not installed"
 	for mode in aggregate stream; do

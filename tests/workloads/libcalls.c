@@ -31,7 +31,9 @@
  *                         getppid made by the plugin
  *   libcalls cycle N PLUGIN PLUGIN2  N times: dlopen PLUGIN (odd times:
  *                         PLUGIN2, built to call getpid), plug_run(1),
- *                         dlclose; it prints "getpid COUNT" too */
+ *                         dlclose; it prints "getpid COUNT" too
+ *   libcalls reload N PLUGIN  N times: dlopen PLUGIN, plug_run(1),
+ *                         dlclose: N getppid, each load's own */
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -207,6 +209,16 @@ int main(int argc, char **argv)
 		}
 		nget = (n + 1) / 2;
 		printf("getpid %d\n", n / 2);
+	} else if (!strcmp(mode, "reload")) {
+		for (int i = 0; i < n; i++) {
+			void *h = dlopen(argv[3], RTLD_NOW | RTLD_LOCAL);
+			int (*run)(int) = h ? (int (*)(int))dlsym(h, "plug_run") : NULL;
+			if (!run)
+				return 2;
+			nget += run(1);
+			if (dlclose(h) != 0)
+				return 2;
+		}
 	}
 	printf("getppid %d\n", nget);
 	return 0;
