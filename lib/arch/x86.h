@@ -62,6 +62,28 @@ ARCH_INLINE uint64_t arch_rdpmc(uint32_t counter)
 		"	ret\n"                                   \
 		".size " #name ", .-" #name "\n")
 
+/* vfork, as the C library's: the caller's return address is kept in a
+ * register across the system call (the child runs on the parent's stack
+ * and may overwrite the slot), then put back, and the call goes on to
+ * `after`(result, level) as a tail call: it returns to the vfork's caller,
+ * in the child and then in the parent.  level is the thread-local int
+ * `level` before the call (read in the parent: the child may change it). */
+#define ARCH_HAVE_VFORK 1
+#define ARCH_VFORK(name, after, level)                         \
+	__asm__(".text\n"                                      \
+		".globl " #name "\n"                           \
+		".type " #name ", @function\n" #name ":\n"     \
+		"	endbr64\n"                                   \
+		"	mov " #level "@gottpoff(%rip), %rax\n" \
+		"	mov %fs:(%rax), %esi\n"                      \
+		"	pop %rdi\n"                                  \
+		"	mov $58, %eax\n" /* SYS_vfork */       \
+		"	syscall\n"                                   \
+		"	push %rdi\n"                                 \
+		"	mov %rax, %rdi\n"                            \
+		"	jmp " #after "\n"                      \
+		".size " #name ", .-" #name "\n")
+
 /* The entry points of -pg and -pg -mfentry builds, and the return trampoline
  * (lib/span/rec_mcount.c).  mcount and _mcount are called after the
  * function's prologue, which -pg makes keep a frame pointer: the function's

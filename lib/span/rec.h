@@ -30,6 +30,7 @@
  *   rec_jmp.c      the setjmp and longjmp families, interposed
  *   rec_dlclose.c  dlclose, interposed
  *   rec_exit.c     _exit and _Exit, interposed
+ *   rec_vfork.c    vfork, interposed: its child records nothing of its own
  *   rec_plt.c      library calls through the PLT as spans, and the calls
  *                  that leave their frames (throw, catch, pthread_exit)
  *   rec_mcount.c   -pg and -mfentry builds: mcount, __fentry__, their
@@ -397,9 +398,15 @@ REC_NOI void rec_exec_lookup(void);
 /* rec_event.c: an event of a lib call (rec_plt.c), on the hot path */
 REC_NOI void rec_lib_event(uint64_t key, uint64_t op);
 
+/* rec_vfork.c: vfork children nested in this thread's memory (0: none);
+ * while it is not 0 the thread's state is hidden and its events dropped */
+extern __thread int rec_vforked __attribute__((tls_model("initial-exec")));
+
 /* rec_plt.c */
 REC_NOI void rec_plt_init(const char *glob, const char *from);
 REC_NOI void rec_plt_longjmp(uintptr_t sp);
+/* A vfork child (1) hides the thread's lib-call stack; its parent (0) gets it back. */
+REC_NOI void rec_plt_vfork(int child);
 /* rec_mcount.c, rec_event.c: -pg and -mfentry builds */
 extern __thread struct rec_mstack rec_mstk __attribute__((tls_model("initial-exec")));
 void rec_mcount_return(void); /* the return trampoline (arch.h) */

@@ -414,7 +414,12 @@ static REC_NOI __attribute__((noinline)) void rec_event_cold(uint64_t key, uint6
 {
 	int on = __atomic_load_n(&rec_on, __ATOMIC_RELAXED);
 	if (!on || !key || key == REC_CODE_TAG)
-		return; /* NULL name */
+		return;		     /* NULL name */
+	if (unlikely(rec_vforked)) { /* a vfork child's (rec_vfork.c): counted */
+		atomic_fetch_add_explicit(&rec_dropped, 1u + (unsigned)has_val,
+					  memory_order_relaxed);
+		return;
+	}
 	struct rec_thread *t = rec_self;
 	if (!t) {
 		if (rec_starting) { /* a handler interrupted the thread's start */
@@ -543,8 +548,8 @@ REC_API void spanstat_counter(const char *name, int64_t value)
 static REC_NOI struct rec_thread *rec_side_enter(const void *mark)
 {
 	struct rec_thread *t = rec_self;
-	if (!t && (rec_starting || !(t = rec_thread_start())))
-		return NULL;
+	if (rec_vforked || (!t && (rec_starting || !(t = rec_thread_start()))))
+		return NULL; /* a vfork child's call: its parent's state */
 	if (t->guard || !t->pid || atomic_exchange(&t->busy, 1))
 		return NULL;
 	rec_guard_set(t, mark);
@@ -638,6 +643,10 @@ __attribute__((used)) REC_NOI void rec_mcount_enter(uintptr_t site, uintptr_t *s
 {
 	struct rec_mstack *m = &rec_mstk;
 	unsigned d = m->depth;
+	if (unlikely(rec_vforked)) { /* a vfork child's: not hijacked (rec_vfork.c) */
+		atomic_fetch_add_explicit(&rec_dropped, 2, memory_order_relaxed);
+		return;
+	}
 	if (unlikely(m->restored)) /* an exception in flight: its frames below */
 		d = rec_mcount_unwound(m, (uintptr_t)slot);
 	if (unlikely(d >= REC_MSTACK)) {

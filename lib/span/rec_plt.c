@@ -116,6 +116,7 @@ static _Atomic(struct rec_plt_stack *) rec_plt_stacks;
 static pthread_key_t rec_plt_key;
 static __thread struct rec_plt_stack *rec_plt_me __attribute__((tls_model("initial-exec")));
 static __thread int rec_plt_busy __attribute__((tls_model("initial-exec")));
+static __thread struct rec_plt_stack *rec_plt_hidden __attribute__((tls_model("initial-exec")));
 static pthread_mutex_t rec_plt_lock = PTHREAD_MUTEX_INITIALIZER; /* patching, not calls */
 
 void rec_plt_entry(void);
@@ -147,10 +148,13 @@ static REC_NOI void rec_plt_release(void *arg)
 	atomic_store(&s->live, 0);
 }
 
-/* The thread's shadow stack, made on its first call; NULL: no memory. */
+/* The thread's shadow stack, made on its first call; NULL: no memory, or
+ * a vfork child's call (the stack is its parent's: rec_vfork.c). */
 static REC_NOI struct rec_plt_stack *rec_plt_stack_get(void)
 {
 	struct rec_plt_stack *s;
+	if (rec_vforked)
+		return NULL;
 	for (s = atomic_load(&rec_plt_stacks); s; s = s->next) {
 		int free_ = 0;
 		if (atomic_compare_exchange_strong(&s->live, &free_, 1))
@@ -200,6 +204,9 @@ REC_NOI const void *rec_plt_enter(uint32_t idx, uintptr_t *retp)
 		*retp = (uintptr_t)rec_plt_return;
 		if (f->on)
 			rec_lib_event(sl->key, REC_OP(WIRE_OP_BEGIN));
+	} else if ((!s || s->depth >= REC_PLT_DEPTH) &&
+		   __atomic_load_n(&rec_on, __ATOMIC_RELAXED)) { /* not followed: counted */
+		atomic_fetch_add_explicit(&rec_dropped, 2, memory_order_relaxed);
 	}
 	rec_plt_busy = 0;
 	return sl->target;
@@ -241,6 +248,16 @@ REC_NOI uintptr_t rec_plt_leave(uintptr_t sp)
 		rec_plt_scan();
 	rec_plt_busy = busy;
 	return ret;
+}
+
+REC_NOI void rec_plt_vfork(int child)
+{
+	if (child) {
+		rec_plt_hidden = rec_plt_me;
+		rec_plt_me = NULL;
+	} else {
+		rec_plt_me = rec_plt_hidden;
+	}
 }
 
 /* A longjmp to a frame whose stack pointer is sp: the lib calls below it
@@ -779,6 +796,10 @@ REC_NOI void rec_plt_init(const char *glob, const char *from)
 REC_NOI void rec_plt_longjmp(uintptr_t sp)
 {
 	(void)sp;
+}
+REC_NOI void rec_plt_vfork(int child)
+{
+	(void)child;
 }
 
 #endif

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # truespans.bats: spans stay true in programs that are merely unusual:
 # signal handlers that record spans while the recorder is busy, processes
-# made without fork(), code unloaded and loaded again at the same address.
+# made without fork(), code unloaded and loaded again at the same address,
+# a vfork()ed child's spans of every kind (made on its parent's memory).
 # Every case runs in both modes (aggregating in the target, and streaming
 # through the record file) and must give the same tree and exact counts.
 
@@ -22,6 +23,11 @@ setup_file() {
 	export LOOP CALFORK
 	LOOP=$(build_workload span_loop -finstrument-functions $(span_link_flags))
 	CALFORK=$(build_workload span_calfork $(span_link_flags))
+	export VF_FI VF_PG
+	VF_FI=$(build_workload span_vfork -finstrument-functions $(span_link_flags))
+	if [ "$(uname -m)" = x86_64 ]; then # -pg builds are traced there only
+		VF_PG=$(build_workload span_vfork -pg $(span_link_flags))
+	fi
 }
 
 setup() {
@@ -515,4 +521,34 @@ three_modes() {
 	assert_equal "$(jq '[.spans.merged.nodes[] | select(.name == "child") | .count] | add' f.json)" 42000000
 	assert_equal "$(jq '[.spans.merged.nodes[] | select(.name == "forker") | .count] | add' f.json)" 300
 	assert_equal "$(jq -c '.spans.decode | [.unmatched, .unfinished, .dropped]' f.json)" "[0,0,0]"
+}
+
+@test "a vfork()ed child's spans (API, -finstrument-functions, -pg, lib calls): none in its parent's tree, each counted dropped" {
+	# The child runs on its parent's memory until it exits or execs: its 5
+	# "child" spans, 5 vf_child functions and 5 getpid calls (30 events)
+	# are dropped and counted; the parent's tree is exactly its own.
+	local bin how mode
+	local want='1 0 main
+1 0 main;outer
+6 0 main;vf_parent
+6 0 main;vf_parent;parent
+6 0 main;vf_parent;parent;getppid'
+	for bin in "$VF_FI" ${VF_PG:+"$VF_PG"}; do
+		for how in _exit exec; do
+			for mode in aggregate stream; do
+				if [ "$mode" = aggregate ]; then
+					timeout 60 "$SPANSTAT" --spans --lib-calls='getp*' --json=v.json \
+						-- "$bin" "$how" >stdout 2>stderr
+				else
+					timeout 60 "$SPANSTAT" record --lib-calls='getp*' -o v.rec \
+						-- "$bin" "$how" >stdout 2>stderr
+					"$SPANSTAT" report --json=v.json v.rec >report.out 2>>stderr
+				fi
+				assert_equal "$(cat stdout)" "child 0"
+				assert_equal "$(span_paths v.json unfinished)" "$want"
+				assert_equal "$(jq -c '.spans.decode | [.unmatched, .unfinished, .dropped]' v.json)" "[0,0,30]"
+			done
+		done
+	done
+	[ -n "$VF_PG" ] || [ "$(uname -m)" != x86_64 ]
 }
