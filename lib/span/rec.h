@@ -126,12 +126,16 @@ struct rec_mframe {
 	uint64_t key;
 };
 
-/* A thread's hijacked returns, innermost last.  Thread-local rather than
- * in struct rec_thread: a return must find its address whatever became of
- * the thread's recording state, and a fork child inherits it. */
+/* A thread's hijacked returns, innermost last.  Its own rather than in
+ * struct rec_thread: a return must find its address whatever became of
+ * the thread's recording state, and a fork child inherits it.  Mapped at
+ * the thread's first -pg function, kept on a list and taken again by a
+ * later thread once its own ended (rec_mcount.c). */
 struct rec_mstack {
 	unsigned depth;
 	unsigned restored; /* an exception is unwinding: the slots hold their own addresses */
+	atomic_int live;   /* owned by a running thread */
+	struct rec_mstack *next;
 	struct rec_mframe f[REC_MSTACK];
 };
 
@@ -408,7 +412,14 @@ REC_NOI void rec_plt_longjmp(uintptr_t sp);
 /* A vfork child (1) hides the thread's lib-call stack; its parent (0) gets it back. */
 REC_NOI void rec_plt_vfork(int child);
 /* rec_mcount.c, rec_event.c: -pg and -mfentry builds */
-extern __thread struct rec_mstack rec_mstk __attribute__((tls_model("initial-exec")));
+/* The thread's hijacked returns, NULL until its first -pg function. */
+extern __thread struct rec_mstack *rec_mstkp __attribute__((tls_model("initial-exec")));
+/* rec_mstkp made; NULL: no memory, a vfork child's, or inside the making. */
+REC_NOI __attribute__((noinline)) struct rec_mstack *rec_mstack_get(void);
+/* A vfork child (1) hides the thread's -pg stack; its parent (0) gets it back. */
+REC_NOI void rec_mcount_vfork(int child);
+/* The calibration's -pg calls (1) on a stack of their own, not the thread's (0: back). */
+REC_NOI void rec_mcount_calib_stack(int on);
 void rec_mcount_return(void); /* the return trampoline (arch.h) */
 REC_NOI void rec_mcount_enter(uintptr_t site, uintptr_t *slot);
 REC_NOI uintptr_t rec_mcount_exit(uintptr_t *slot);

@@ -188,6 +188,7 @@ REC_NOI uint64_t rec_calibrate(void)
 	/* a -pg function's begin and end: what they cost more than the others' */
 	uint64_t pg = UINT64_MAX, pgkey = ((uintptr_t)rec_mcount_calib_site - 1) | REC_CODE_TAG;
 	/* only with its name cached: nothing may be sent */
+	rec_mcount_calib_stack(1);
 	for (unsigned l = 0; t->cache[rec_hash(pgkey)].key == pgkey && l < REC_CALIB_LOOPS; l++) {
 		uint64_t w, wo;
 		rec_calib_loop(t, 0, &w, &wo); /* its state reset */
@@ -197,6 +198,7 @@ REC_NOI uint64_t rec_calibrate(void)
 		w = rec_now() - t0;
 		pg = w < pg ? w : pg;
 	}
+	rec_mcount_calib_stack(0);
 	rec_calib_pg_extra =
 		pg != UINT64_MAX && pg > with ? (pg - with) * 1000 / (2 * REC_CALIB_PAIRS) : 0;
 #endif

@@ -633,7 +633,8 @@ REC_NOI void rec_lib_event(uint64_t key, uint64_t op)
 /* A function of a -pg build was entered: site is an address in it (after
  * its call of mcount or __fentry__), slot holds its return address.  Its
  * span begins and its return is hijacked, its own address kept on the
- * thread's stack; past REC_MSTACK open functions, neither (counted as
+ * thread's stack (made at its first); past REC_MSTACK open functions, or
+ * with no stack (a vfork child's, or no memory), neither (counted as
  * dropped: the begin and the end).  A function tail-called by a hijacked
  * one finds the trampoline in the slot: kept as its return address, so
  * that its end and then its caller's come through the trampoline in turn.
@@ -641,12 +642,12 @@ REC_NOI void rec_lib_event(uint64_t key, uint64_t op)
  * that a signal handler's functions meanwhile take the entries above. */
 __attribute__((used)) REC_NOI void rec_mcount_enter(uintptr_t site, uintptr_t *slot)
 {
-	struct rec_mstack *m = &rec_mstk;
-	unsigned d = m->depth;
-	if (unlikely(rec_vforked)) { /* a vfork child's: not hijacked (rec_vfork.c) */
+	struct rec_mstack *m = rec_mstkp;
+	if (unlikely(!m) && !(m = rec_mstack_get())) { /* a vfork child's, or no memory */
 		atomic_fetch_add_explicit(&rec_dropped, 2, memory_order_relaxed);
 		return;
 	}
+	unsigned d = m->depth;
 	if (unlikely(m->restored)) /* an exception in flight: its frames below */
 		d = rec_mcount_unwound(m, (uintptr_t)slot);
 	if (unlikely(d >= REC_MSTACK)) {
@@ -689,8 +690,8 @@ REC_NOI void rec_mcount_end(uint64_t key)
  * returns; there is no address to go on to then. */
 __attribute__((used)) REC_NOI uintptr_t rec_mcount_exit(uintptr_t *slot)
 {
-	struct rec_mstack *m = &rec_mstk;
-	unsigned d = m->depth, k = d;
+	struct rec_mstack *m = rec_mstkp;
+	unsigned d = m ? m->depth : 0, k = d;
 	while (k > 0 && m->f[k - 1].slot != slot)
 		k--;
 	if (unlikely(k == 0))

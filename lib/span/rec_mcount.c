@@ -5,8 +5,9 @@
  * that preloaded it replaces the C library's gprof counter: each entry
  * begins the function's span, and the function's return address is
  * replaced by a return trampoline that ends it, the real address kept on a
- * thread-local stack (rec_mstk; rec_mcount_enter and rec_mcount_exit, the
- * hot path, are in rec_event.c).  What leaves a function without returning
+ * stack of the thread's (rec_mstkp: mapped at its first -pg function, so
+ * that threads that run none pay nothing; rec_mcount_enter and
+ * rec_mcount_exit, the hot path, are in rec_event.c).  What leaves a function without returning
  * has to take its entries off that stack too: a longjmp (rec_jmp.c calls
  * rec_mcount_jump), pthread_exit, and a C++ exception, whose unwinder
  * cannot read a frame through the trampoline's address: the real return
@@ -23,11 +24,105 @@
 
 #include <dlfcn.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "rec.h"
 
-__thread struct rec_mstack rec_mstk __attribute__((tls_model("initial-exec")));
+__thread struct rec_mstack *rec_mstkp __attribute__((tls_model("initial-exec")));
 int rec_mcount_used; /* a function of a -pg build began a span in this process */
+
+/* ---- the threads' stacks ------------------------------------------------- */
+
+static _Atomic(struct rec_mstack *) rec_mstacks; /* every stack made, never unmapped */
+static pthread_key_t rec_mstack_key;		 /* its destructor gives the stack back */
+static int rec_mstack_keyed;			 /* the key was made */
+static __thread int rec_mstack_making __attribute__((tls_model("initial-exec")));
+static __thread struct rec_mstack *rec_mstack_hidden __attribute__((tls_model("initial-exec")));
+static struct rec_mstack rec_mstack_calib; /* the calibration's (rec_calib.c) */
+
+/* The thread ended (its key's destructor): its stack is free for another
+ * thread to take. */
+static REC_NOI void rec_mstack_release(void *arg)
+{
+	struct rec_mstack *m = arg;
+	if (m != rec_mstkp)
+		return;
+	rec_mstkp = NULL;
+	m->depth = 0;
+	m->restored = 0;
+	/* the pages past the first (a deep recursion's) go back to the system */
+	size_t len = (sizeof *m + 4095) & ~(size_t)4095;
+	if (len > 4096)
+		madvise((char *)m + 4096, len - 4096, MADV_DONTNEED);
+	atomic_store(&m->live, 0);
+}
+
+/* A free stack of the list, else a new one: mmap, no malloc, so that a
+ * -pg malloc of the program's can run while it is made (it is refused
+ * then: rec_mstack_making).  Only with the key that gives it back. */
+REC_NOI __attribute__((noinline)) struct rec_mstack *rec_mstack_get(void)
+{
+	if (rec_vforked || rec_mstack_making || !rec_mstack_keyed)
+		return NULL;
+	rec_mstack_making = 1;
+	struct rec_mstack *m;
+	for (m = atomic_load(&rec_mstacks); m; m = m->next) {
+		int free_ = 0;
+		if (atomic_compare_exchange_strong(&m->live, &free_, 1))
+			break;
+	}
+	if (!m) {
+		void *p = mmap(NULL, sizeof *m, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
+		if (p == MAP_FAILED) {
+			rec_mstack_making = 0;
+			return NULL;
+		}
+		m = p;
+		atomic_store(&m->live, 1);
+		struct rec_mstack *head = atomic_load(&rec_mstacks);
+		do
+			m->next = head;
+		while (!atomic_compare_exchange_weak(&rec_mstacks, &head, m));
+	}
+	m->depth = 0;
+	m->restored = 0;
+	rec_mstkp = m;
+	pthread_setspecific(rec_mstack_key, m);
+	rec_mstack_making = 0;
+	return m;
+}
+
+REC_NOI void rec_mcount_vfork(int child)
+{
+	if (child) {
+		rec_mstack_hidden = rec_mstkp;
+		rec_mstkp = NULL;
+	} else {
+		rec_mstkp = rec_mstack_hidden;
+	}
+}
+
+/* At connect, on the connecting thread only: the calibration's -pg calls
+ * (balanced) on a stack of their own, so that a program that runs no -pg
+ * function maps none. */
+REC_NOI void rec_mcount_calib_stack(int on)
+{
+	static struct rec_mstack *saved;
+	if (on) {
+		saved = rec_mstkp;
+		rec_mstack_calib.depth = 0;
+		rec_mstack_calib.restored = 0;
+		rec_mstkp = &rec_mstack_calib;
+	} else {
+		rec_mstkp = saved;
+	}
+}
+
+__attribute__((constructor)) static REC_NOI void rec_mstack_init(void)
+{
+	rec_mstack_keyed = pthread_key_create(&rec_mstack_key, rec_mstack_release) == 0;
+}
 
 #if ARCH_HAVE_MCOUNT
 /* The C library's mcount and __fentry__, for when nothing is recorded. */
@@ -49,7 +144,9 @@ __attribute__((constructor)) static REC_NOI void rec_mcount_lookup(void)
  * they are; their spans were ended by rec_unwind. */
 REC_NOI void rec_mcount_jump(uintptr_t sp)
 {
-	struct rec_mstack *m = &rec_mstk;
+	struct rec_mstack *m = rec_mstkp;
+	if (!m)
+		return;
 	unsigned d = m->depth;
 	while (d > 0 && (uintptr_t)m->f[d - 1].slot < sp)
 		d--;
@@ -83,8 +180,8 @@ static void *rec_real_raise, *rec_real_rethrow;
 /* A throw (or rethrow): the unwinder is about to walk the stack. */
 static REC_NOI int rec_mcount_throw(void **cache, const char *name, void *exc)
 {
-	struct rec_mstack *m = &rec_mstk;
-	if (m->depth) { /* again in a nested throw: its frames were hijacked since */
+	struct rec_mstack *m = rec_mstkp;
+	if (m && m->depth) { /* again in a nested throw: its frames were hijacked since */
 		rec_mcount_restore(m);
 		m->restored = 1;
 	}
@@ -124,8 +221,8 @@ REC_NOI unsigned rec_mcount_unwound(struct rec_mstack *m, uintptr_t slot)
  * inside a destructor its unwinding runs), whose unwinder has them to walk. */
 REC_NOI void rec_mcount_catch(uintptr_t sp, int rehook)
 {
-	struct rec_mstack *m = &rec_mstk;
-	if (m->restored) {
+	struct rec_mstack *m = rec_mstkp;
+	if (m && m->restored) {
 		unsigned d = m->depth;
 		while (d > 0 && (uintptr_t)m->f[d - 1].slot < sp) {
 			d--;
@@ -146,7 +243,9 @@ REC_NOI void rec_mcount_catch(uintptr_t sp, int rehook)
  * open at a thread's end. */
 REC_NOI void rec_mcount_thread_exit(void)
 {
-	struct rec_mstack *m = &rec_mstk;
+	struct rec_mstack *m = rec_mstkp;
+	if (!m)
+		return;
 	rec_mcount_restore(m);
 	m->depth = 0;
 	m->restored = 0;

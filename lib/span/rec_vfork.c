@@ -4,9 +4,9 @@
  * state included, until it execs or exits.  What it records must not go
  * into the parent's buffers, nor its -pg functions and lib calls onto the
  * parent's shadow stacks: from its vfork's return on, the thread's state
- * is hidden from it (rec_self, the lib calls' stack: NULL),
+ * is hidden from it (rec_self, the lib calls' stack, the -pg stack: NULL),
  * so that each of its events is dropped and counted (rec_event_cold), its
- * functions' returns are not hijacked (rec_mcount_enter: rec_vforked), and the parent, resumed,
+ * functions' returns are not hijacked, and the parent, resumed,
  * finds its state as it left it.  The drops are counted in the process's total, as the child's
  * memory is the parent's: the parent's counts say the spans it lost, its tree holds none of them.
  * A child of such a child keeps the state hidden; the parent that vforked first shows it again. */
@@ -34,6 +34,7 @@ REC_NOI pid_t rec_vfork_after(long r, int level)
 			rec_vfork_self = rec_self;
 			rec_self = NULL;
 			rec_plt_vfork(1);
+			rec_mcount_vfork(1);
 		}
 		return 0;
 	}
@@ -42,6 +43,7 @@ REC_NOI pid_t rec_vfork_after(long r, int level)
 		if (level == 0) {
 			rec_self = rec_vfork_self;
 			rec_plt_vfork(0);
+			rec_mcount_vfork(0);
 		}
 	}
 	if (r < 0 && r >= -4095) {

@@ -236,6 +236,58 @@ EXPECTED='1 0 child_work
 	grep -q 'events dropped by the target' stderr
 }
 
+@test "-pg builds: a thread's -pg stack is made at its first -pg function and given back at its end" {
+	# every thread of every target once carried the stack in its static
+	# TLS (12 KB), -pg or not: the library's TLS is small now
+	run timeout 10 readelf -lW "$SPANSTAT_LIBDIR/libspanstat.so.0"
+	assert_success
+	local tls
+	tls=$(awk '$1 == "TLS" { print $6 }' <<<"$output")
+	[ -n "$tls" ] && [ "$((tls))" -lt 1024 ] || fail "static TLS of $((tls)) bytes"
+	# 400 threads, 4 at a time, each 12 -pg functions deep: each takes a
+	# stack, a later one takes it again; then main 301 deep (past the first
+	# page of its stack); the tree is exact
+	cat >thr.c <<'C'
+#include <pthread.h>
+#include <stdio.h>
+__attribute__((noinline)) int down(int n)
+{
+	if (!n)
+		return 0;
+	int r = down(n - 1);
+	__asm__ volatile("" : "+r"(r)); /* a real recursion, not a loop */
+	return r + 1;
+}
+__attribute__((noinline)) void *worker(void *arg) { (void)arg; return (void *)(long)down(11); }
+int main(void)
+{
+	long sum = 0;
+	for (int i = 0; i < 100; i++) {
+		pthread_t t[4];
+		void *r;
+		for (int k = 0; k < 4; k++)
+			pthread_create(&t[k], NULL, worker, NULL);
+		for (int k = 0; k < 4; k++) {
+			pthread_join(t[k], &r);
+			sum += (long)r;
+		}
+	}
+	sum += down(300);
+	printf("%ld\n", sum);
+	return 0;
+}
+C
+	gcc -O2 -pg -pthread thr.c -o thr
+	local mode
+	for mode in aggregate stream; do
+		paths "$mode" thr.paths -- ./thr
+		assert_equal "$(cat stdout)" 4700
+		assert_equal "$(grep -c '^400 0 worker' thr.paths)" 13
+		assert_equal "$(grep -c '^1 0 main;down' thr.paths)" 301
+		assert_equal "$(tail -1 thr.paths | jq -c '[.dropped, .unmatched, .unfinished]')" "[0,0,0]"
+	done
+}
+
 @test "-pg builds: a SIGALRM handler running -pg functions at any point keeps the tree balanced" {
 	local v
 	for v in "$GPG" "$GFE" "$CPG" "$CFE"; do
