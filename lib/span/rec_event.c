@@ -556,6 +556,16 @@ static REC_NOI struct rec_thread *rec_side_enter(const void *mark)
 	return t;
 }
 
+/* rec_side_enter for a call that is an event of its own (a category, a
+ * message): when it cannot record now, one event is counted dropped. */
+static REC_NOI struct rec_thread *rec_side_enter_counted(const void *mark)
+{
+	struct rec_thread *t = rec_side_enter(mark);
+	if (!t)
+		atomic_fetch_add_explicit(&rec_dropped, 1, memory_order_relaxed);
+	return t;
+}
+
 static REC_NOI void rec_side_leave(struct rec_thread *t)
 {
 	rec_guard_clear(t);
@@ -579,11 +589,9 @@ REC_API void spanstat_category(const char *name, const char *category)
 	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED) || !name || !category || !category[0])
 		return;
 	char mark = 0; /* its address only */
-	struct rec_thread *t = rec_side_enter(&mark);
-	if (!t) { /* not now (a handler inside the recorder): counted */
-		atomic_fetch_add_explicit(&rec_dropped, 1, memory_order_relaxed);
+	struct rec_thread *t = rec_side_enter_counted(&mark);
+	if (!t)
 		return;
-	}
 	rec_cat_declare(t, name, category);
 	rec_side_leave(t);
 }
@@ -593,11 +601,9 @@ REC_API void spanstat_message_text(const char *text, size_t len)
 	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED) || !text)
 		return;
 	char mark = 0; /* its address only */
-	struct rec_thread *t = rec_side_enter(&mark);
-	if (!t) { /* not now (a handler inside the recorder): counted */
-		atomic_fetch_add_explicit(&rec_dropped, 1, memory_order_relaxed);
+	struct rec_thread *t = rec_side_enter_counted(&mark);
+	if (!t)
 		return;
-	}
 	size_t n = strnlen(text, len < WIRE_MESSAGE_MAX ? len : WIRE_MESSAGE_MAX);
 	size_t w = enc_message(t->scratch, sizeof t->scratch, t->pid, t->tid, rec_now(), text, n);
 	if (!w || rec_write(t->scratch, w) != 0) /* lost: counted, said at exit */

@@ -4,7 +4,8 @@
 # node in the JSON, as Perfetto's slice categories and as a column of the
 # span table (only when a name has one), the same aggregated in the target
 # and streamed, in the report of a record, and filtered by --filter=cat:GLOB
-# and --exclude=cat:GLOB inside the target, both modes agreeing.
+# and --exclude=cat:GLOB inside the target, both modes agreeing; one a
+# vfork()ed child declares is counted dropped (as its message is).
 
 load helpers
 bats_require_minimum_version 1.5.0
@@ -209,4 +210,21 @@ refused"
 	run cats p.json
 	assert_output "0 load io 2
 1 crunch null 1"
+}
+
+@test "categories and messages a vfork()ed child makes before it exits are counted dropped, never its parent's" {
+	local bin mode
+	bin=$(build_workload span_vfork $(span_link_flags))
+	for mode in aggregate stream; do
+		if [ "$mode" = aggregate ]; then
+			timeout 60 "$SPANSTAT" --spans --json=v.json -- "$bin" _exit side >stdout 2>stderr
+		else
+			timeout 60 "$SPANSTAT" record -o v.rec -- "$bin" _exit side >stdout 2>stderr
+			"$SPANSTAT" report --json=v.json v.rec >report.out 2>>stderr
+		fi
+		assert_equal "$(cat stdout)" "child 0"
+		# 5 "child" spans (10 events), the category and the message
+		assert_equal "$(jq -c '[.spans.decode.dropped, .spans.messages]' v.json)" "[12,0]"
+		assert_equal "$(jq -c '[.spans.merged.nodes[] | .category] | unique' v.json)" "[null]"
+	done
 }

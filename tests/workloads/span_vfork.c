@@ -1,14 +1,16 @@
 /* span_vfork.c: a vfork()ed child that makes spans of every kind before
  * it exits or execs, for truespans.bats:
- *   span_vfork _exit|exec
+ *   span_vfork _exit|exec [side]
  * main calls vf_parent() 3 times, opens "outer", vforks; the child calls
  * vf_child() 5 times, then _exit(0) or execl("/bin/true"); the parent,
  * resumed, ends "outer" and calls vf_parent() 3 times more.  vf_parent
  * makes a "parent" span and calls getppid(), vf_child a "child" span and
  * calls getpid(): with -finstrument-functions or -pg, and --lib-calls, the
  * child makes spans of each kind (the API's, its functions', its library
- * calls), none of which belongs in the parent's tree.  Built with the span
- * library (-lspanstat). */
+ * calls), none of which belongs in the parent's tree.  With `side`, the
+ * child also declares the category "vf" for "parent" and sends the message
+ * "from the child": neither is the parent's.  Built with the span library
+ * (-lspanstat). */
 #include <spanstat.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,6 +34,7 @@ __attribute__((noinline)) static void vf_child(void)
 int main(int argc, char **argv)
 {
 	int ex = argc > 1 && strcmp(argv[1], "exec") == 0;
+	int side = argc > 2 && strcmp(argv[2], "side") == 0;
 	for (int i = 0; i < 3; i++)
 		vf_parent();
 	spanstat_begin("outer");
@@ -39,6 +42,10 @@ int main(int argc, char **argv)
 	if (pid == 0) {
 		for (int i = 0; i < 5; i++)
 			vf_child();
+		if (side) {
+			spanstat_category("parent", "vf");
+			spanstat_message("from the child");
+		}
 		if (ex)
 			execl("/bin/true", "true", (char *)NULL);
 		_exit(0);
