@@ -15,7 +15,12 @@
  * run as soon as it ends, and a pending run too short to draw is dropped
  * when it closes, so memory stays with what can be seen even for runs of
  * many millions of spans.  Each frame's <title> holds the name, the
- * duration, when it began and whether spanstat closed it. */
+ * duration, when it began and whether spanstat closed it.
+ *
+ * A process's async spans (spanstat_async_begin) have a lane of their own
+ * above its threads' ("async spans"), each span from its begin to its end
+ * on the first row free then, its title saying its busy and idle times;
+ * their enters are not drawn on the threads' lanes. */
 #include "config.h"
 
 #include <errno.h>
@@ -54,6 +59,7 @@ struct fc_lane {
 	uint32_t maxdepth;
 	struct fc_span *run; /* the pending run at each depth (count 0: none) */
 	uint32_t nrun;	     /* depths with room in run */
+	bool async;	     /* the process's async spans (tid 0): rows, not depths */
 };
 
 struct flamechart {
@@ -199,6 +205,53 @@ static void fc_end(struct writer *w, struct flamechart *c, const struct span_eve
 		w->err = -ENOMEM;
 }
 
+/* An async span, ended: kept whole for its process's async lane. */
+static void fc_async(struct writer *w, struct flamechart *c, const struct span_event *ev)
+{
+	c->spans++;
+	uint64_t b = ev->begin_ts < ev->ts ? ev->begin_ts : ev->ts;
+	if (!c->t0) {
+		uint64_t t0 = w->head ? w->head->start_mono : 0;
+		c->t0 = t0 && t0 <= b ? t0 : b;
+	}
+	if (b < c->t0)
+		c->t0 = b;
+	if (ev->ts > c->t1)
+		c->t1 = ev->ts;
+	struct fc_lane *l = fc_lane(c, ev->pid, 0);
+	uint64_t busy = ev->value > 0 ? (uint64_t)ev->value : 0;
+	struct fc_span sp = {b, ev->ts, ev->name, 0, ev->flags, 1, busy};
+	if (!l || fc_store(l, &sp) != 0)
+		w->err = -ENOMEM;
+	else
+		l->async = true;
+}
+
+/* Puts the async lane's spans (in time order) on rows: each on the first
+ * whose last span ended by its begin. */
+static int fc_async_rows(struct fc_lane *l)
+{
+	uint64_t *end = NULL;
+	size_t nrow = 0, cap = 0;
+	for (size_t k = 0; k < l->n; k++) {
+		size_t r = 0;
+		while (r < nrow && end[r] > l->s[k].b)
+			r++;
+		if (r == nrow && GROW(end, nrow + 1, cap, 8) < 0) {
+			free(end);
+			return -ENOMEM;
+		}
+		if (r == nrow)
+			nrow++;
+		end[r] = l->s[k].e;
+		l->s[k].depth = (uint32_t)r;
+		if (r > l->maxdepth)
+			l->maxdepth = (uint32_t)r;
+	}
+	free(end);
+	return 0;
+}
+
 static void fc_span(void *arg, const struct span_event *ev)
 {
 	struct writer *w = arg;
@@ -210,6 +263,9 @@ static void fc_span(void *arg, const struct span_event *ev)
 	case SPAN_END:
 		if (ev->ts >= ev->begin_ts)
 			fc_end(w, c, ev);
+		break;
+	case SPAN_ASYNC_END:
+		fc_async(w, c, ev);
 		break;
 	case SPAN_THREAD:
 		if ((l = fc_lane(c, ev->pid, ev->tid)) == NULL)
@@ -289,13 +345,15 @@ static int fc_finish(struct writer *w, const struct report *r)
 			}
 			if (s->depth > l->maxdepth)
 				l->maxdepth = s->depth;
-			if (s->depth == 0)
+			if (s->depth == 0 && !l->async)
 				total += s->e - s->b;
 			l->s[keep++] = *s;
 		}
 		l->n = keep;
 		if (l->n)
 			qsort(l->s, l->n, sizeof *l->s, fc_by_time);
+		if (l->async && fc_async_rows(l) != 0)
+			return -ENOMEM;
 	}
 	if (c->nlane)
 		qsort(c->lane, c->nlane, sizeof *c->lane, fc_by_task);
@@ -338,7 +396,10 @@ static int fc_finish(struct writer *w, const struct report *r)
 				   fc_text(h, (uint32_t)u64map_get(&c->procname, l->pid)), l->pid);
 			y += FC_LABEL;
 		}
-		fc_heading(fp, y, "  thread", fc_text(h, l->name), l->tid);
+		if (l->async)
+			fc_heading(fp, y, "  async", "spans", l->pid);
+		else
+			fc_heading(fp, y, "  thread", fc_text(h, l->name), l->tid);
 		y += FC_LABEL;
 		for (size_t k = 0; k < l->n; k++) {
 			const struct fc_span *s = &l->s[k];
@@ -359,6 +420,14 @@ static int fc_finish(struct writer *w, const struct report *r)
 					 "(%" PRIu32 " spans, busy %s of %s, at %s%s)", s->count,
 					 busy, dur, at,
 					 s->flags & SPAN_F_UNFINISHED ? ", some unfinished" : "");
+			} else if (l->async) { /* busy: entered on some thread */
+				char idle[32];
+				uint64_t bz = s->busy < s->e - s->b ? s->busy : s->e - s->b;
+				svgkit_time(busy, sizeof busy, (double)bz);
+				svgkit_time(idle, sizeof idle, (double)(s->e - s->b - bz));
+				snprintf(about, sizeof about,
+					 "(async %s, at %s, busy %s, idle %s%s)", dur, at, busy,
+					 idle, s->flags & SPAN_F_UNFINISHED ? ", unfinished" : "");
 			} else {
 				snprintf(about, sizeof about, "(%s, at %s%s)", dur, at,
 					 s->flags & SPAN_F_UNFINISHED ? ", unfinished" : "");

@@ -655,6 +655,63 @@ static cJSON *json_tree(const struct span_tree *t, const struct run_head *h, boo
 }
 
 /* The span section; the same shape, empty, when spans were not collected. */
+/* An async row's numbers, and its name or its path (names from the
+ * outermost). */
+static cJSON *json_async_row(const struct span_trees *st, const struct span_async_path *a,
+			     bool path, const struct run_head *h)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return NULL;
+	json_text(o, "name", h ? spannames_text(h->names, h->strings, a->name) : "");
+	if (path) {
+		uint32_t chain[64], depth = 0;
+		for (uint32_t k = (uint32_t)(a - st->apath); k && depth < 64;
+		     k = st->apath[k].parent)
+			chain[depth++] = k;
+		cJSON *p = cJSON_AddArrayToObject(o, "path");
+		while (p && depth-- > 0)
+			cJSON_AddItemToArray(
+				p, json_text_item(h ? spannames_text(h->names, h->strings,
+								     st->apath[chain[depth]].name)
+						    : ""));
+	}
+	uint64_t busy = a->busy_ns < a->total_ns ? a->busy_ns : a->total_ns;
+	json_u64(o, "count", a->count);
+	json_u64(o, "unfinished", a->unfinished);
+	json_u64(o, "total_ns", a->total_ns);
+	json_u64(o, "busy_ns", busy);
+	json_u64(o, "idle_ns", a->total_ns - busy);
+	json_u64(o, "enters", a->enters);
+	json_u64(o, "moved", a->moved);
+	return o;
+}
+
+/* .spans.async: the async spans by path and by name. */
+static cJSON *json_async(const struct span_trees *st, const struct run_head *h)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON *paths = cJSON_AddArrayToObject(o, "paths");
+	cJSON *byname = cJSON_AddArrayToObject(o, "names");
+	if (!paths || !byname) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	struct span_async_path *names = NULL;
+	size_t n = 0;
+	if (st && span_trees_async_names(st, &names, &n) < 0) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	for (size_t i = 1; st && i < st->napath; i++)
+		if (st->apath[i].count)
+			cJSON_AddItemToArray(paths, json_async_row(st, &st->apath[i], true, h));
+	for (size_t i = 1; i < n; i++)
+		cJSON_AddItemToArray(byname, json_async_row(st, &names[i], false, h));
+	free(names);
+	return o;
+}
+
 static cJSON *json_spans(const struct report *r, struct json_lists *lists)
 {
 	const struct run_head *names = r->head;
@@ -667,6 +724,12 @@ static cJSON *json_spans(const struct report *r, struct json_lists *lists)
 	json_u64(o, "instants", st ? st->instants : 0);
 	json_u64(o, "counters", st ? st->counters : 0);
 	json_u64(o, "messages", st ? st->messages : 0);
+	cJSON *as = json_async(st, names);
+	if (!as || !cJSON_AddItemToObject(o, "async", as)) {
+		cJSON_Delete(as);
+		cJSON_Delete(o);
+		return NULL;
+	}
 	/* what every node carries besides its times */
 	cJSON *mlist = cJSON_AddArrayToObject(o, "metrics");
 	const struct spanmetrics *ms = r->head ? r->head->metrics : NULL;

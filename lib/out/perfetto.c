@@ -108,6 +108,7 @@ enum {
 	TE_NAME = 23,
 	TE_COUNTER_VALUE = 30,
 	TE_DOUBLE_COUNTER_VALUE = 44,
+	TE_FLOW_IDS = 47,
 
 	DA_BOOL = 2,
 	DA_UINT = 3,
@@ -150,6 +151,7 @@ struct perfetto {
 	uint64_t next_uuid;
 	uint32_t next_seq;
 	struct u64map procs, counters;
+	struct u64map asyncs;	    /* (pid, async id) key -> the open async span's track */
 	struct u64map thread_index; /* key -> index + 1 in th */
 	struct pf_thread **th;
 	size_t nth, cap_th;
@@ -674,6 +676,105 @@ static void pf_message(struct writer *w, struct perfetto *p, const struct span_e
 	pf_packet_done(w, p, m);
 }
 
+/* An async span's key in p->asyncs: ids of two processes could meet on one
+ * key only if id * K + pid agree, which the mix makes vanishingly rare. */
+static uint64_t pf_async_key(const struct span_event *ev)
+{
+	return ev->aid * UINT64_C(0x9e3779b97f4a7c15) + ev->pid;
+}
+
+static void pf_async_name(struct pbenc *e, const struct perfetto *p, const struct span_event *ev)
+{
+	uint32_t name = spannames_shown(p->names, ev->name);
+	pbenc_string(e, TE_NAME, name && p->strings ? pf_str(p, name) : "async");
+}
+
+/* An async span (spanstat_async_begin): a track of its own under its
+ * process, named by it, holding one slice from begin to end whose end says
+ * its busy and idle ns; each enter is a slice of the same name on the
+ * entering thread's track until its exit, with the async_id argument.  The
+ * track's uuid is the flow id linking the async slice to the enter slices
+ * in turn. */
+static void pf_async(struct writer *w, struct perfetto *p, const struct span_event *ev)
+{
+	struct pbenc *e = &p->enc;
+	uint64_t key = pf_async_key(ev);
+	uint64_t uuid = u64map_get(&p->asyncs, key);
+	if (ev->kind == SPAN_ASYNC_BEGIN) {
+		uint64_t parent = pf_process_track(w, p, ev->ts, ev->pid);
+		uuid = ++p->next_uuid;
+		if (u64map_put(&p->asyncs, key, uuid) < 0) {
+			pf_fail(w, -ENOMEM);
+			return;
+		}
+		size_t m = pf_packet(p, ev->ts);
+		size_t td = pbenc_open(e, PKT_TRACK_DESCRIPTOR);
+		pbenc_varint(e, TD_UUID, uuid);
+		pbenc_varint(e, TD_PARENT, parent);
+		uint32_t name = spannames_shown(p->names, ev->name);
+		pbenc_string(e, TD_NAME, name && p->strings ? pf_str(p, name) : "async");
+		pbenc_close(e, td);
+		pf_packet_done(w, p, m);
+		m = pf_packet(p, ev->ts);
+		size_t te = pbenc_open(e, PKT_TRACK_EVENT);
+		pbenc_varint(e, TE_TYPE, TYPE_SLICE_BEGIN);
+		pbenc_varint(e, TE_TRACK_UUID, uuid);
+		pf_async_name(e, p, ev);
+		pbenc_fixed64(e, TE_FLOW_IDS, uuid);
+		pf_uint_arg(e, "async_id", ev->aid);
+		pbenc_close_min(e, te);
+		pf_packet_done(w, p, m);
+		return;
+	}
+	if (!uuid)
+		return; /* its begin could not be kept: said as out of memory */
+	if (ev->kind == SPAN_ASYNC_END) {
+		u64map_del(&p->asyncs, key);
+		size_t m = pf_packet(p, ev->ts);
+		size_t te = pbenc_open(e, PKT_TRACK_EVENT);
+		pbenc_varint(e, TE_TYPE, TYPE_SLICE_END);
+		pbenc_varint(e, TE_TRACK_UUID, uuid);
+		uint64_t total = ev->ts > ev->begin_ts ? ev->ts - ev->begin_ts : 0;
+		uint64_t busy = ev->value > 0 ? (uint64_t)ev->value : 0;
+		if (busy > total)
+			busy = total;
+		pf_uint_arg(e, "busy_ns", busy);
+		pf_uint_arg(e, "idle_ns", total - busy);
+		pf_uint_arg(e, "enters", ev->enters);
+		pf_uint_arg(e, "threads", ev->threads);
+		if (ev->flags & SPAN_F_UNFINISHED) {
+			size_t da = pbenc_open(e, TE_DEBUG_ANNOTATION);
+			pbenc_string(e, DA_NAME, "unfinished");
+			pbenc_bool(e, DA_BOOL, 1);
+			pbenc_close_min(e, da);
+		}
+		pbenc_close_min(e, te);
+		pf_packet_done(w, p, m);
+		return;
+	}
+	struct pf_thread *t = pf_thread_of(w, p, ev);
+	if (!t)
+		return;
+	size_t m = pf_thread_packet(p, t, ev->ts);
+	size_t te = pbenc_open(e, PKT_TRACK_EVENT);
+	if (ev->kind == SPAN_ASYNC_ENTER) {
+		pbenc_varint(e, TE_TYPE, TYPE_SLICE_BEGIN);
+		pf_async_name(e, p, ev);
+		pbenc_fixed64(e, TE_FLOW_IDS, uuid);
+		pf_uint_arg(e, "async_id", ev->aid);
+	} else {
+		pbenc_varint(e, TE_TYPE, TYPE_SLICE_END);
+		if (ev->flags & SPAN_F_UNFINISHED) {
+			size_t da = pbenc_open(e, TE_DEBUG_ANNOTATION);
+			pbenc_string(e, DA_NAME, "unfinished");
+			pbenc_bool(e, DA_BOOL, 1);
+			pbenc_close_min(e, da);
+		}
+	}
+	pbenc_close_min(e, te);
+	pf_packet_done(w, p, m);
+}
+
 /* A thread seen first, or renamed: describes its track (again). */
 static void pf_thread_event(struct writer *w, struct perfetto *p, const struct span_event *ev)
 {
@@ -761,6 +862,12 @@ __attribute__((noinline)) static void pf_event(struct writer *w, const struct sp
 		break;
 	case SPAN_MESSAGE:
 		pf_message(w, p, ev);
+		break;
+	case SPAN_ASYNC_BEGIN:
+	case SPAN_ASYNC_ENTER:
+	case SPAN_ASYNC_EXIT:
+	case SPAN_ASYNC_END:
+		pf_async(w, p, ev);
 		break;
 	case SPAN_PROCESS_END:
 	case SPAN_DAMAGE: /* said in the summary and the JSON */
@@ -936,6 +1043,7 @@ static void perfetto_release(struct writer *w)
 	}
 	free(p->th);
 	u64map_release(&p->counters);
+	u64map_release(&p->asyncs);
 	free(p->event_track);
 	free(p->event_described);
 	free(p);

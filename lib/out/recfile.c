@@ -543,6 +543,7 @@ static int rf_pass1(struct recfile *rf, uint32_t type, struct record_in *in, voi
 	case RECORD_INTERVAL:
 	case RECORD_RUNSTART:
 	case RECORD_MESSAGE:
+	case RECORD_ASYNC:
 		if (GROW(rf->todo, rf->ntodo + 1, rf->captodo, 256) < 0)
 			return -ENOMEM;
 		rf->todo[rf->ntodo++] = (struct rf_rec){(size_t)(in->p - rf->map), type,
@@ -993,6 +994,35 @@ static void rf_message(struct recfile *rf, struct rf_replay *rp, struct record_i
 		rf->sink[i].event(rf->sink[i].arg, &ev);
 }
 
+/* An ASYNC record, to the sinks; a damaged one is a bad record. */
+static void rf_async(struct recfile *rf, struct rf_replay *rp, struct record_in *in)
+{
+	const struct record_replay *how = rp->how;
+	uint64_t v[12];
+	for (size_t i = 0; i < 12; i++)
+		v[i] = record_get_u64(in);
+	if (!in->ok || in->p != in->end || v[0] > 3 || v[1] > UINT32_MAX || v[2] > UINT32_MAX ||
+	    v[4] > UINT32_MAX || v[5] == 0 || v[6] > SPAN_F_UNFINISHED || v[8] > v[3] ||
+	    v[9] > INT64_MAX || v[10] > UINT32_MAX || v[11] > UINT32_MAX) {
+		rf->dmg.bad_records++;
+		return;
+	}
+	struct span_event ev = {.kind = (enum span_kind)(SPAN_ASYNC_BEGIN + v[0]),
+				.pid = (uint32_t)v[1] + how->pid_base,
+				.tid = (uint32_t)v[2] + how->pid_base,
+				.ts = v[3] + (uint64_t)how->ts_shift,
+				.name = rf_id(rf, v[4]),
+				.aid = v[5],
+				.flags = (uint32_t)v[6],
+				.parent = v[7],
+				.begin_ts = v[8] + (uint64_t)how->ts_shift,
+				.value = (int64_t)v[9],
+				.enters = (uint32_t)v[10],
+				.threads = (uint32_t)v[11]};
+	for (size_t i = 0; i < rf->nsink; i++)
+		rf->sink[i].event(rf->sink[i].arg, &ev);
+}
+
 static int rf_pass2(struct recfile *rf, uint32_t type, struct record_in *in, void *ctx)
 {
 	struct rf_replay *rp = ctx;
@@ -1004,6 +1034,10 @@ static int rf_pass2(struct recfile *rf, uint32_t type, struct record_in *in, voi
 	case RECORD_MESSAGE:
 		if (rf->head.spans)
 			rf_message(rf, rp, in);
+		break;
+	case RECORD_ASYNC:
+		if (rf->head.spans)
+			rf_async(rf, rp, in);
 		break;
 	case RECORD_RUNSTART: {
 		uint64_t k = record_get_u64(in);

@@ -45,8 +45,11 @@ enum record_type {
 	RECORD_CATEGORIES = 9,
 	/* a message (spanstat_message): pid, tid, ts, depth, text */
 	RECORD_MESSAGE = 10,
+	/* an async span's begin, enter, exit or end: op (0..3), pid, tid, ts,
+	 * name, id, flags, parent, begin ts, busy ns, enters, threads */
+	RECORD_ASYNC = 12,
 
-	RECORD_TYPE_LAST = RECORD_MESSAGE /* a reader resynchronises on 1..this */
+	RECORD_TYPE_LAST = RECORD_ASYNC /* a reader resynchronises on 1..this */
 };
 
 /* Where and when a recorded session ran (the head's second half). */

@@ -339,6 +339,34 @@ static void recw_message(struct writer *w, const struct span_event *ev)
 		w->err = r;
 }
 
+/* An async span's event: a record of its own after the block before it and
+ * the strings it names, like a message. */
+static void recw_async(struct writer *w, const struct span_event *ev)
+{
+	struct recbuf b = {0};
+	int r = recw_flush(w);
+	if (r == 0)
+		r = recw_strings(w);
+	rb_u64(&b, (uint64_t)(ev->kind - SPAN_ASYNC_BEGIN));
+	rb_u64(&b, ev->pid);
+	rb_u64(&b, ev->tid);
+	rb_u64(&b, ev->ts);
+	rb_u64(&b, ev->name);
+	rb_u64(&b, ev->aid);
+	rb_u64(&b, ev->flags & SPAN_F_UNFINISHED);
+	rb_u64(&b, ev->parent);
+	rb_u64(&b, ev->begin_ts);
+	rb_u64(&b, ev->value > 0 ? (uint64_t)ev->value : 0);
+	rb_u64(&b, ev->enters);
+	rb_u64(&b, ev->threads);
+	if (r == 0)
+		r = recw_put_buf(w, RECORD_ASYNC, &b);
+	else
+		free(b.p);
+	if (r < 0)
+		w->err = r;
+}
+
 /* The hot path: one event into the block. */
 static void recw_span(void *arg, const struct span_event *ev)
 {
@@ -346,8 +374,11 @@ static void recw_span(void *arg, const struct span_event *ev)
 	struct recw *rw = w->priv;
 	if (!rw || w->err)
 		return;
-	if (__builtin_expect(ev->kind == SPAN_MESSAGE, 0)) {
-		recw_message(w, ev);
+	if (__builtin_expect(ev->kind >= SPAN_MESSAGE, 0)) {
+		if (ev->kind == SPAN_MESSAGE)
+			recw_message(w, ev);
+		else
+			recw_async(w, ev);
 		return;
 	}
 	if (rw->len > RECORD_BLOCK - RECW_EVENT_MAX) {

@@ -945,6 +945,83 @@ static void summary_messages(FILE *fp, const struct span_trees *st)
 		threads == 1 ? "thread" : "threads", SPANTREE_MESSAGES);
 }
 
+/* One async row: its counts, times and what it is (path or name). */
+static void summary_async_row(FILE *fp, const struct run_head *h, const struct span_trees *st,
+			      const struct span_async_path *a, bool path)
+{
+	char c[48], tot[32], busy[32], idle[32], en[48], mv[48];
+	uint64_t b = a->busy_ns < a->total_ns ? a->busy_ns : a->total_ns;
+	fmt_grouped_u64(c, sizeof c, a->count);
+	fmt_duration(tot, sizeof tot, a->total_ns);
+	fmt_duration(busy, sizeof busy, b);
+	fmt_duration(idle, sizeof idle, a->total_ns - b);
+	fmt_grouped_u64(en, sizeof en, a->enters);
+	fmt_grouped_u64(mv, sizeof mv, a->moved);
+	fprintf(fp, " %11s %12s %12s %12s %9s %7s  ", c, tot, busy, idle, en, mv);
+	if (path) {
+		uint32_t chain[64], depth = 0;
+		for (uint32_t k = (uint32_t)(a - st->apath); k && depth < 64;
+		     k = st->apath[k].parent)
+			chain[depth++] = k;
+		if (depth == 64)
+			fputs("...;", fp);
+		while (depth-- > 0) {
+			summary_name(fp, h, st->apath[chain[depth]].name);
+			if (depth)
+				fputc(';', fp);
+		}
+	} else {
+		summary_name(fp, h, a->name);
+	}
+	if (a->unfinished) {
+		fmt_grouped_u64(c, sizeof c, a->unfinished);
+		fprintf(fp, "  (%s unfinished)", c);
+	}
+	fputc('\n', fp);
+}
+
+/* Rows under row `at`, depth first in the order they appeared. */
+static void summary_async_paths(FILE *fp, const struct run_head *h, const struct span_trees *st,
+				uint32_t at, unsigned depth)
+{
+	for (size_t i = at + 1; i < st->napath; i++) {
+		if (st->apath[i].parent != at)
+			continue;
+		if (st->apath[i].count)
+			summary_async_row(fp, h, st, &st->apath[i], true);
+		if (depth < 64)
+			summary_async_paths(fp, h, st, (uint32_t)i, depth + 1);
+	}
+}
+
+/* The async spans (spanstat_async_begin) by path and by name: busy is
+ * when some thread had one entered, idle the rest of its begin..end;
+ * nothing when there were none. */
+static int summary_async(FILE *fp, const struct report *r)
+{
+	const struct span_trees *st = r->spans;
+	struct span_async_path *names;
+	size_t n;
+	if (!st || st->napath < 2)
+		return 0;
+	if (span_trees_async_names(st, &names, &n) < 0)
+		return -ENOMEM;
+	static const char head[] = "       count        total         busy         idle    "
+				   "enters   moved  %s\n";
+	fputs(" Async spans by path (busy: entered on a thread; idle: begun, not entered; "
+	      "moved: entered on more than one thread):\n\n",
+	      fp);
+	fprintf(fp, head, "path");
+	summary_async_paths(fp, r->head, st, 0, 0);
+	fputs("\n Async spans by name:\n\n", fp);
+	fprintf(fp, head, "name");
+	for (size_t i = 1; i < n; i++)
+		summary_async_row(fp, r->head, st, &names[i], false);
+	fputc('\n', fp);
+	free(names);
+	return 0;
+}
+
 static int summary_spans(FILE *fp, const struct report *r, bool where)
 {
 	struct span_tree scratch;
@@ -961,9 +1038,11 @@ static int summary_spans(FILE *fp, const struct report *r, bool where)
 	if (any) {
 		summary_damage(fp, r);
 		err = summary_span_tables(fp, r, merged, where);
-	} else {
+	} else if (!r->spans || r->spans->napath < 2) { /* async spans are spans too */
 		summary_why_none(fp, r);
 	}
+	if (err == 0)
+		err = summary_async(fp, r);
 	summary_messages(fp, r->spans);
 	span_tree_release(&scratch);
 	if (r->dstats && r->dstats_lost)

@@ -14,6 +14,9 @@
     spanstat.thread_name("worker")
     spanstat.category("read", "io")      # spans named "read" have category io
     spanstat.message("loaded 12 files")  # a line on this thread's timeline
+    spanstat.async_begin("request", 7)   # an async span, id 7: any thread
+    spanstat.async_enter(7); work(); spanstat.async_exit(7)  # ... runs it
+    spanstat.async_end(7)
 
 Run the program under spanstat (spanstat --spans -- python3 app.py): the
 spans show in every output with those of the C library.  Without spanstat
@@ -46,6 +49,7 @@ import time
 __all__ = ["span", "begin", "end", "instant", "counter", "thread_name", "flush", "enabled"]
 __all__ += ["category"]
 __all__ += ["message"]
+__all__ += ["async_begin", "async_enter", "async_exit", "async_end"]
 
 _MAX_WRITE = 4096
 _FLUSH_COUNT = 64  # events buffered before a write
@@ -234,6 +238,44 @@ def message(text):
     if len(_encode(t)) > 1024:
         t = _encode(t)[:1024].decode("utf-8", "ignore")
     _put("M", t)
+
+
+def _async(op, aid, name=None):
+    aid = int(aid)
+    if not 0 < aid < 1 << 64:
+        raise ValueError("an async span's id is 1 to 2**64 - 1: %r" % aid)
+    if _fd is None:
+        return
+    if name is None:
+        _put(op, "%d" % aid)
+    else:
+        t = str(name).split("\0", 1)[0]  # cut at a NUL, as in C
+        if len(_encode(t)) > 1024:
+            t = _encode(t)[:1024].decode("utf-8", "ignore")
+        _put(op, t, "%d " % aid)
+    flush()  # at once, so that every thread's async lines keep their order
+
+
+def async_begin(name, aid):
+    """Begins the async span aid (an integer, 1 to 2**64 - 1, unique in the
+    process while it is open) named name; any thread may then enter and exit
+    it, and end it (spanstat(3)).  Each call writes its line at once."""
+    _async("b", aid, name)
+
+
+def async_enter(aid):
+    """This thread runs the async span aid from now."""
+    _async("n", aid)
+
+
+def async_exit(aid):
+    """This thread stops running the async span aid."""
+    _async("x", aid)
+
+
+def async_end(aid):
+    """Ends the async span aid."""
+    _async("e", aid)
 
 
 def flush():

@@ -611,6 +611,46 @@ REC_API void spanstat_message_text(const char *text, size_t len)
 	rec_side_leave(t);
 }
 
+/* An async span's event: one WIRE_ASYNC record on the pipe, at once. */
+static void rec_async(uint64_t id, enum wire_async_op op, const char *name)
+{
+	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED) || !id)
+		return;
+	char mark = 0; /* its address only */
+	struct rec_thread *t = rec_side_enter(&mark);
+	if (!t) { /* not now (a handler inside the recorder): counted */
+		atomic_fetch_add_explicit(&rec_dropped, 1, memory_order_relaxed);
+		return;
+	}
+	size_t n = name ? strnlen(name, WIRE_ASYNC_NAME_MAX) : 0;
+	size_t w = enc_async(t->scratch, sizeof t->scratch, t->pid, t->tid, rec_now(), id, op, name,
+			     n);
+	if (!w || rec_write(t->scratch, w) != 0) /* lost: counted, said at exit */
+		atomic_fetch_add_explicit(&rec_dropped, 1, memory_order_relaxed);
+	rec_side_leave(t);
+}
+
+REC_API void spanstat_async_begin(const char *name, uint64_t id)
+{
+	if (name)
+		rec_async(id, WIRE_ASYNC_BEGIN, name);
+}
+
+REC_API void spanstat_async_enter(uint64_t id)
+{
+	rec_async(id, WIRE_ASYNC_ENTER, NULL);
+}
+
+REC_API void spanstat_async_exit(uint64_t id)
+{
+	rec_async(id, WIRE_ASYNC_EXIT, NULL);
+}
+
+REC_API void spanstat_async_end(uint64_t id)
+{
+	rec_async(id, WIRE_ASYNC_END, NULL);
+}
+
 REC_API void spanstat_message(const char *text)
 {
 	spanstat_message_text(text, SIZE_MAX);

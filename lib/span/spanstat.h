@@ -100,6 +100,21 @@ void spanstat_category(const char *name, const char *category);
  * spanstat.  Filters do not apply to messages. */
 void spanstat_message(const char *text);
 void spanstat_message_text(const char *text, size_t len);
+/* Async spans: a span that is not one thread's stack (an async task, a
+ * request handled by a thread pool), identified in its process by id (any
+ * value but 0; free again once ended).  spanstat_async_begin creates it,
+ * named by name (copied, cut at 1024 bytes); any thread may then
+ * spanstat_async_enter it (it runs there) and spanstat_async_exit it (the
+ * same thread, when it stops running it), many times; spanstat_async_end
+ * ends it.  Busy time is when some thread had it entered, idle the rest of
+ * begin..end.  Its path is the async spans entered on the beginning thread
+ * then (innermost last) and its name.  One still open when its process
+ * ends is ended there and marked unfinished.  Not hot-path calls: each one
+ * is a write() to spanstat.  Filters do not apply to async spans. */
+void spanstat_async_begin(const char *name, uint64_t id);
+void spanstat_async_enter(uint64_t id);
+void spanstat_async_exit(uint64_t id);
+void spanstat_async_end(uint64_t id);
 
 /* Called by code compiled with -finstrument-functions: a span per call, named
  * by the function's symbol (resolved by spanstat, static functions included). */

@@ -590,6 +590,28 @@ static bool decode_message(struct decoder *d, const struct wire_hdr *h, const ui
 	return true;
 }
 
+/* WIRE_ASYNC: an async span's begin (with its name), enter, exit or end. */
+static bool decode_async(struct decoder *d, const struct wire_hdr *h, const uint8_t *pl,
+			 size_t paylen)
+{
+	struct wire_async wa;
+	struct dproc *p;
+	if (paylen < sizeof wa || h->tid == 0)
+		return false;
+	memcpy(&wa, pl, sizeof wa);
+	if (wa.id == 0 || wa.op > WIRE_ASYNC_END || (wa.op != WIRE_ASYNC_BEGIN && wa.len) ||
+	    wa.len > WIRE_ASYNC_NAME_MAX || !decode_len_ok(paylen, sizeof wa, wa.len) ||
+	    memchr(pl + sizeof wa, '\0', wa.len) || !(p = decode_proc(d, h->pid)))
+		return false;
+	uint32_t name = 0;
+	if (wa.op == WIRE_ASYNC_BEGIN)
+		name = decode_intern(d, (const char *)pl + sizeof wa, wa.len, true);
+	struct norm_thread *t = norm_thread(d->norm, p->np, h->tid, decode_ns(p, wa.ts));
+	if (t) /* else refused by a limit, counted */
+		norm_async(d->norm, t, decode_ns(p, wa.ts), wa.op, wa.id, name);
+	return true;
+}
+
 void decoder_category(struct decoder *d, uint32_t name, uint32_t cat)
 {
 	if (strtab_set_cat(&d->strings, name, cat) < 0)
@@ -730,6 +752,9 @@ static void decode_record(struct decoder *d, const struct wire_hdr *h, const uin
 		break;
 	case WIRE_MESSAGE:
 		ok = decode_message(d, h, pl, paylen);
+		break;
+	case WIRE_ASYNC:
+		ok = decode_async(d, h, pl, paylen);
 		break;
 	case WIRE_KICK: /* a wake-up for the ring reader, nothing to decode */
 		ok = paylen == 0;
@@ -922,7 +947,7 @@ const struct decode_stats *decoder_stats(const struct decoder *d)
 	const struct norm_stats *ns = norm_stats(d->norm);
 	m->view = d->stats;
 	m->view.spans += ns->spans;
-	m->view.unmatched += ns->unmatched;
+	m->view.unmatched += ns->unmatched + ns->async_bad;
 	m->view.unfinished += ns->unfinished;
 	m->view.over_limit += ns->over_limit;
 	m->view.bad_bytes += d->frame.bad_bytes;

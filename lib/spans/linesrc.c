@@ -284,7 +284,7 @@ static bool lines_take(struct linesrc *ls, const char *s, size_t n, uint64_t now
 	if (n < 2 || p[1] != ' ')
 		return false;
 	char op = p[0];
-	if (!strchr("BEICNXKM", op))
+	if (!strchr("BEICNXKMbnxe", op))
 		return false;
 	p += 2;
 	uint64_t pid, tid, ts;
@@ -308,6 +308,11 @@ static bool lines_take(struct linesrc *ls, const char *s, size_t n, uint64_t now
 			return false;
 		value = neg ? (int64_t)(0 - u) : (int64_t)u;
 	}
+	uint64_t aid = 0; /* an async span's ID: b n x e */
+	bool async = op >= 'a' && op <= 'z';
+	if (async && (lines_u64(&p, end, &aid, op != 'b') < 0 || aid == 0 ||
+		      (op != 'b' && p != end) || (size_t)(end - p) > WIRE_ASYNC_NAME_MAX))
+		return false;
 	if (op != 'X' && memchr(p, '\0', (size_t)(end - p)))
 		return false; /* a NUL in the name: not the name it was meant to be */
 	if (op == 'M' && (size_t)(end - p) > SPAN_MESSAGE_MAX)
@@ -335,6 +340,16 @@ static bool lines_take(struct linesrc *ls, const char *s, size_t n, uint64_t now
 			norm_process_end(ls->norm, np, ts, 0);
 		else
 			norm_process_close(ls->norm, np, ts);
+		return true;
+	}
+	if (async) { /* b: the rest of the line is the name */
+		uint32_t name = op == 'b' ? decoder_intern(ls->dec, p, (size_t)(end - p)) : 0;
+		struct norm_thread *t = norm_thread(ls->norm, np, (uint32_t)tid, ts);
+		if (t) {
+			ls->st.events++;
+			norm_async(ls->norm, t, ts, (unsigned)(strchr("bnxe", op) - "bnxe"), aid,
+				   name);
+		}
 		return true;
 	}
 	if (op == 'M') { /* a message: the rest of the line, not interned */

@@ -24,6 +24,176 @@ void norm_refuse(struct normaliser *n, bool oom)
 		n->oom = true;
 }
 
+/* Async spans (norm.h). */
+
+static void norm_async_emit(struct normaliser *n, const struct norm_proc *p,
+			    const struct norm_async *a, enum span_kind k, uint32_t tid, uint64_t ns,
+			    uint32_t flags)
+{
+	struct span_event ev = {.kind = k,
+				.pid = p->pid,
+				.tid = tid,
+				.ts = ns,
+				.name = a->name,
+				.flags = flags,
+				.aid = a->id};
+	if (k == SPAN_ASYNC_END) {
+		ev.begin_ts = a->begin;
+		ev.value = (int64_t)a->busy;
+		ev.enters = a->enters;
+		ev.threads = a->threads;
+	}
+	norm_emit(n, &ev);
+}
+
+/* Thread tid stops running a (one of its enters), at ns. */
+static void norm_async_out(struct normaliser *n, const struct norm_proc *p, struct norm_async *a,
+			   uint32_t i, uint64_t ns, uint32_t flags)
+{
+	if (ns < a->begin)
+		ns = a->begin;
+	norm_async_emit(n, p, a, SPAN_ASYNC_EXIT, a->in[i].tid, ns, flags);
+	if (--a->in[i].n == 0)
+		a->in[i] = a->in[--a->nin];
+	if (--a->entered == 0 && ns > a->since)
+		a->busy += ns - a->since;
+}
+
+/* Ends a at ns: the threads still inside it leave first (unfinished). */
+static void norm_async_close(struct normaliser *n, struct norm_proc *p, struct norm_async *a,
+			     uint32_t tid, uint64_t ns, uint32_t flags)
+{
+	if (ns < a->begin)
+		ns = a->begin;
+	while (a->nin)
+		norm_async_out(n, p, a, a->nin - 1, ns, SPAN_F_UNFINISHED);
+	norm_async_emit(n, p, a, SPAN_ASYNC_END, tid, ns, flags);
+	u64map_del(&p->async, a->id);
+	if (a->prev)
+		a->prev->next = a->next;
+	else
+		p->ahead = a->next;
+	if (a->next)
+		a->next->prev = a->prev;
+	p->nasync--;
+	free(a->in);
+	free(a->seen);
+	free(a);
+}
+
+/* The async span thread tid entered last among those it is inside, or
+ * NULL. */
+static struct norm_async *norm_async_current(const struct norm_proc *p, uint32_t tid)
+{
+	struct norm_async *best = NULL;
+	uint64_t when = 0;
+	for (struct norm_async *a = p->ahead; a; a = a->next)
+		for (uint32_t i = 0; i < a->nin; i++)
+			if (a->in[i].tid == tid && (!best || a->in[i].last >= when)) {
+				best = a;
+				when = a->in[i].last;
+			}
+	return best;
+}
+
+/* Notes that thread tid entered a (a->threads counts them). */
+static int norm_async_seen(struct norm_async *a, uint32_t tid)
+{
+	for (uint32_t i = 0; i < a->threads; i++)
+		if (a->seen[i] == tid)
+			return 0;
+	if (GROW(a->seen, a->threads + 1, a->capseen, 4) < 0)
+		return -ENOMEM;
+	a->seen[a->threads++] = tid;
+	return 0;
+}
+
+static void norm_async_begin(struct normaliser *n, struct norm_thread *t, uint64_t ns, uint64_t id,
+			     uint32_t name)
+{
+	struct norm_proc *p = t->proc;
+	struct norm_async *a = (struct norm_async *)(uintptr_t)u64map_get(&p->async, id);
+	if (a) /* begun again before its end: the old one ends here */
+		norm_async_close(n, p, a, t->tid, ns, SPAN_F_UNFINISHED);
+	if (p->nasync >= NORM_MAX_ASYNC) {
+		norm_refuse(n, false);
+		return;
+	}
+	a = calloc(1, sizeof *a);
+	if (!a || u64map_put(&p->async, id, (uintptr_t)a) < 0) {
+		free(a);
+		norm_refuse(n, true);
+		return;
+	}
+	*a = (struct norm_async){.id = id, .name = name, .btid = t->tid, .begin = ns};
+	a->next = p->ahead;
+	if (p->ahead)
+		p->ahead->prev = a;
+	p->ahead = a;
+	p->nasync++;
+	n->stats.async++;
+	struct norm_async *in = norm_async_current(p, t->tid);
+	struct span_event ev = {.kind = SPAN_ASYNC_BEGIN,
+				.pid = p->pid,
+				.tid = t->tid,
+				.ts = ns,
+				.name = name,
+				.aid = id,
+				.parent = in ? in->id : 0};
+	norm_emit(n, &ev);
+}
+
+void norm_async(struct normaliser *n, struct norm_thread *t, uint64_t ns, unsigned op, uint64_t id,
+		uint32_t name)
+{
+	struct norm_proc *p = t->proc;
+	norm_seen(t, ns);
+	if (ns > p->last_ts)
+		p->last_ts = ns;
+	if (op == 0) {
+		norm_async_begin(n, t, ns, id, name);
+		return;
+	}
+	struct norm_async *a = (struct norm_async *)(uintptr_t)u64map_get(&p->async, id);
+	if (!a) {
+		n->stats.async_bad++;
+		return;
+	}
+	uint32_t i = 0;
+	while (i < a->nin && a->in[i].tid != t->tid)
+		i++;
+	switch (op) {
+	case 1: /* enter */
+		if (i == a->nin) {
+			if (GROW(a->in, a->nin + 1, a->capin, 4) < 0 ||
+			    norm_async_seen(a, t->tid) < 0) {
+				norm_refuse(n, true);
+				return;
+			}
+			a->in[a->nin++] = (struct norm_async_in){t->tid, 0, 0};
+		}
+		if (ns < a->begin)
+			ns = a->begin;
+		a->in[i].n++;
+		a->in[i].last = ns;
+		a->enters++;
+		if (a->entered++ == 0)
+			a->since = ns;
+		norm_async_emit(n, p, a, SPAN_ASYNC_ENTER, t->tid, ns, 0);
+		break;
+	case 2: /* exit */
+		if (i == a->nin) {
+			n->stats.async_bad++;
+			return;
+		}
+		norm_async_out(n, p, a, i, ns, 0);
+		break;
+	default: /* end */
+		norm_async_close(n, p, a, t->tid, ns, 0);
+		break;
+	}
+}
+
 struct normaliser *norm_new(void)
 {
 	return calloc(1, sizeof(struct normaliser));
@@ -63,6 +233,14 @@ static void norm_proc_free(struct normaliser *n, struct norm_proc *p)
 		n->ptail = p->prev;
 	u64map_del(&n->procs, p->pid);
 	n->nproc--;
+	while (p->ahead) {
+		struct norm_async *a = p->ahead;
+		p->ahead = a->next;
+		free(a->in);
+		free(a->seen);
+		free(a);
+	}
+	u64map_release(&p->async);
 	free(p);
 }
 
@@ -174,6 +352,8 @@ struct norm_proc *norm_first_process(const struct normaliser *n)
 void norm_process_end(struct normaliser *n, struct norm_proc *p, uint64_t ts, uint32_t signal)
 {
 	uint64_t end = ts ? ts : p->last_ts;
+	while (p->ahead) /* async spans still open end with it */
+		norm_async_close(n, p, p->ahead, p->ahead->btid, end, SPAN_F_UNFINISHED);
 	while (p->threads) {
 		struct norm_thread *t = p->threads;
 		uint64_t at = ts ? ts : norm_end_of(n, t);

@@ -58,6 +58,29 @@ struct norm_stats {
 	uint64_t unmatched;  /* ends without a matching begin */
 	uint64_t unfinished; /* begins closed by the normaliser */
 	uint64_t over_limit; /* processes, threads or depth refused (NORM_MAX_*) */
+	uint64_t async;	     /* async spans begun */
+	uint64_t async_bad;  /* async enters, exits and ends of no open span (or an
+			      * exit by a thread that had not entered it) */
+};
+
+#define NORM_MAX_ASYNC 65536 /* open async spans per process */
+
+/* An open async span: who has it entered (tid, how many times), and its
+ * busy time so far (some thread had it entered). */
+struct norm_async {
+	uint64_t id;
+	uint32_t name, btid;
+	uint64_t begin, since; /* since: when `entered` last went from 0 */
+	uint64_t busy;
+	uint32_t entered, enters, threads;
+	struct norm_async_in {
+		uint32_t tid, n;
+		uint64_t last; /* its latest enter */
+	} * in;
+	uint32_t nin, capin;
+	uint32_t *seen; /* the threads that entered it, `threads` of them */
+	uint32_t capseen;
+	struct norm_async *prev, *next;
 };
 
 struct norm_stack {
@@ -114,6 +137,9 @@ struct norm_proc {
 	uint64_t last_ts;
 	void *src;
 	struct norm_thread *threads;
+	struct u64map async; /* id -> its open struct norm_async */
+	struct norm_async *ahead;
+	uint32_t nasync;
 	struct norm_proc *prev, *next; /* in order of start */
 };
 
@@ -191,6 +217,12 @@ void norm_damage(struct normaliser *n, uint32_t pid, uint32_t tid, uint64_t ts,
 
 /* The per-event calls, inline: they run for every event of every source. */
 void norm_refuse(struct normaliser *n, bool oom);
+/* Async spans (spanstat_async_*): op is enum wire_async_op's order (begin,
+ * enter, exit, end); name only for a begin.  Balanced here: an enter, exit
+ * or end of no open span is counted (async_bad) and dropped, a span still
+ * open at norm_process_end ends there, SPAN_F_UNFINISHED. */
+void norm_async(struct normaliser *n, struct norm_thread *t, uint64_t ns, unsigned op, uint64_t id,
+		uint32_t name);
 int norm_grow(struct normaliser *n, struct norm_thread *t);
 int norm_mismatch(struct normaliser *n, struct norm_thread *t, uint64_t ns, uint32_t name);
 

@@ -19,6 +19,12 @@ enum span_kind {
 	SPAN_DAMAGE,	  /* what the thread's data lost: depth says what
 			   * (enum span_damage), value how much */
 	SPAN_MESSAGE,	  /* a text line on the thread's timeline: text, len */
+	/* async spans (spanstat_async_begin): aid, name on each; tid is the
+	 * thread that did it */
+	SPAN_ASYNC_BEGIN, /* parent: the async span entered on tid then, or 0 */
+	SPAN_ASYNC_ENTER, /* thread tid runs it from ts */
+	SPAN_ASYNC_EXIT,  /* until ts (SPAN_F_UNFINISHED: spanstat exited it) */
+	SPAN_ASYNC_END,	  /* begin_ts, value: busy ns, enters, threads; flags */
 };
 
 /* What a SPAN_DAMAGE event says of its thread: what its data lost, or a
@@ -64,6 +70,10 @@ struct span_event {
 	const char *text;     /* MESSAGE: its bytes (no NUL among them, not
 			       * NUL-terminated), valid during the call */
 	uint32_t len;	      /* MESSAGE: how many */
+	uint64_t aid;	      /* ASYNC_*: the async span's id in its process (not 0) */
+	uint64_t parent;      /* ASYNC_BEGIN: see above */
+	uint32_t enters;      /* ASYNC_END: how many times threads entered it */
+	uint32_t threads;     /* ASYNC_END: how many threads did */
 };
 
 struct span_sink {

@@ -198,6 +198,8 @@ void span_trees_release(struct span_trees *st)
 		free(st->thread[i]);
 	}
 	free(st->thread);
+	free(st->apath);
+	free(st->aopen);
 	struct span_trees_index *ix = st->index;
 	if (ix) {
 		u64map_release(&ix->thread);
@@ -327,9 +329,100 @@ static void span_trees_message(struct span_trees *st, struct span_tree *t,
 	t->msg[t->nmsg++] = (struct span_message){ev->ts, c};
 }
 
+/* The row for name under row parent, made when new; 0 (the root) when
+ * memory runs out. */
+static uint32_t span_async_row(struct span_trees *st, uint32_t parent, uint32_t name)
+{
+	if (!st->napath) {
+		if (GROW(st->apath, 1, st->capapath, 16) < 0)
+			return 0;
+		st->apath[st->napath++] = (struct span_async_path){0};
+	}
+	for (size_t i = parent + 1; i < st->napath; i++)
+		if (st->apath[i].parent == parent && st->apath[i].name == name)
+			return (uint32_t)i;
+	if (st->napath >= SPANTREE_MAX_NODES ||
+	    GROW(st->apath, st->napath + 1, st->capapath, 16) < 0)
+		return 0;
+	st->apath[st->napath] = (struct span_async_path){.name = name, .parent = parent};
+	return (uint32_t)st->napath++;
+}
+
+static size_t span_async_find(const struct span_trees *st, uint32_t pid, uint64_t aid)
+{
+	for (size_t i = st->naopen; i-- > 0;)
+		if (st->aopen[i].pid == pid && st->aopen[i].aid == aid)
+			return i;
+	return SIZE_MAX;
+}
+
+/* An async span's begin and end (the normaliser balances them); its enters
+ * and exits count in its end.  Open spans are few next to thread spans: a
+ * list searched from its end. */
+static void span_trees_async(struct span_trees *st, const struct span_event *ev)
+{
+	if (!st->first_ts || ev->ts < st->first_ts)
+		st->first_ts = ev->ts;
+	if (ev->ts > st->last_ts)
+		st->last_ts = ev->ts;
+	if (ev->kind == SPAN_ASYNC_BEGIN) {
+		size_t p = ev->parent ? span_async_find(st, ev->pid, ev->parent) : SIZE_MAX;
+		uint32_t row = span_async_row(st, p == SIZE_MAX ? 0 : st->aopen[p].path, ev->name);
+		if (row && GROW(st->aopen, st->naopen + 1, st->capaopen, 16) == 0)
+			st->aopen[st->naopen++] = (struct span_async_open){ev->pid, row, ev->aid};
+		else
+			st->untracked++;
+		return;
+	}
+	if (ev->kind != SPAN_ASYNC_END)
+		return;
+	size_t i = span_async_find(st, ev->pid, ev->aid);
+	if (i == SIZE_MAX)
+		return; /* not kept at its begin: counted there */
+	struct span_async_path *a = &st->apath[st->aopen[i].path];
+	st->aopen[i] = st->aopen[--st->naopen];
+	uint64_t total = ev->ts > ev->begin_ts ? ev->ts - ev->begin_ts : 0;
+	uint64_t busy = ev->value > 0 ? (uint64_t)ev->value : 0;
+	a->count++;
+	a->unfinished += (ev->flags & SPAN_F_UNFINISHED) != 0;
+	a->total_ns += total;
+	a->busy_ns += busy < total ? busy : total;
+	a->enters += ev->enters;
+	a->moved += ev->threads > 1;
+}
+
+int span_trees_async_names(const struct span_trees *st, struct span_async_path **out, size_t *n)
+{
+	struct span_async_path *r = calloc(st->napath ? st->napath : 1, sizeof *r);
+	size_t k = 1;
+	if (!r)
+		return -ENOMEM;
+	for (size_t i = 1; i < st->napath; i++) {
+		const struct span_async_path *a = &st->apath[i];
+		size_t j = 1;
+		while (j < k && r[j].name != a->name)
+			j++;
+		if (j == k)
+			r[k++] = (struct span_async_path){.name = a->name};
+		r[j].count += a->count;
+		r[j].unfinished += a->unfinished;
+		r[j].total_ns += a->total_ns;
+		r[j].busy_ns += a->busy_ns;
+		r[j].enters += a->enters;
+		r[j].moved += a->moved;
+	}
+	*out = r;
+	*n = st->napath ? k : 0;
+	return 0;
+}
+
 void span_trees_event(void *arg, const struct span_event *ev)
 {
 	struct span_trees *st = arg;
+	if (ev->kind >= SPAN_ASYNC_BEGIN && ev->kind <= SPAN_ASYNC_END) {
+		span_trees_async(st, ev);
+		return;
+	}
 	if (ev->kind == SPAN_PROCESS) {
 		span_trees_process(st, ev);
 		return;

@@ -58,12 +58,28 @@ struct span_tree {
 	uint32_t depth, stack_cap;
 };
 
+/* Async spans (SPAN_ASYNC_*) by path: a path is the async spans entered on
+ * the beginning thread when it began (innermost last), then its name; rows
+ * form a tree under row 0, the async root (name 0), a parent's index below
+ * its children's.  Times are over finished spans (spanstat ended the
+ * unfinished ones, which count too): total = end - begin, busy = when some
+ * thread had it entered, idle = total - busy. */
+struct span_async_path {
+	uint32_t name, parent;
+	uint64_t count, unfinished;
+	uint64_t total_ns, busy_ns;
+	uint64_t enters;
+	uint64_t moved; /* of count, entered by more than one thread */
+};
+
 struct span_trees {
 	struct span_tree **thread; /* in order of first appearance */
 	size_t nthread, cap;
 	uint64_t first_ts, last_ts; /* extent of all events */
 	uint64_t instants, counters;
-	uint64_t messages;  /* all threads', kept or not */
+	uint64_t messages;	       /* all threads', kept or not */
+	struct span_async_path *apath; /* napath rows (0 or at least 1: the root) */
+	size_t napath, capapath;
 	uint64_t untracked; /* spans not aggregated: SPANTREE_MAX_NODES reached
 			     * (or out of memory); their time stays in the
 			     * parent's self time */
@@ -71,6 +87,11 @@ struct span_trees {
 	unsigned nval;	    /* values per span: span_trees_set_values */
 	unsigned run;	    /* the run new threads belong to (-r, from 0) */
 	/* private */
+	struct span_async_open {
+		uint32_t pid, path;
+		uint64_t aid;
+	} * aopen; /* the async spans open, and their rows */
+	size_t naopen, capaopen;
 	struct span_tree *last;
 	void *index;
 	uint32_t *proc_name;
@@ -111,6 +132,10 @@ uint64_t span_trees_compensate(struct span_trees *st, double event_ns, int off);
  * initialisation and is released with span_tree_release.  0 or -ENOMEM. */
 int span_trees_merge(const struct span_trees *st, struct span_tree *out);
 void span_tree_release(struct span_tree *t);
+/* The async rows summed by name (each a child of the root; row 0 the root),
+ * in order of first appearance; *out is the caller's to free.  0 or -ENOMEM. */
+int span_trees_async_names(const struct span_trees *st, struct span_async_path **out, size_t *n);
+
 static inline uint64_t span_node_self(const struct span_node *n)
 {
 	return n->total_ns > n->child_ns ? n->total_ns - n->child_ns : 0;

@@ -106,6 +106,19 @@ static inline size_t enc_message(void *p, size_t cap, uint32_t pid, uint32_t tid
 	return enc_with_bytes(p, cap, WIRE_MESSAGE, pid, tid, &w, sizeof w, text, n);
 }
 
+/* An async span's begin, enter, exit or end (WIRE_ASYNC); name and n only
+ * for a begin, cut to WIRE_ASYNC_NAME_MAX bytes. */
+static inline size_t enc_async(void *p, size_t cap, uint32_t pid, uint32_t tid, uint64_t ts,
+			       uint64_t id, enum wire_async_op op, const char *name, size_t n)
+{
+	if (op != WIRE_ASYNC_BEGIN)
+		n = 0;
+	if (n > WIRE_ASYNC_NAME_MAX)
+		n = WIRE_ASYNC_NAME_MAX;
+	struct wire_async w = {ts, id, (uint32_t)op, (uint32_t)n};
+	return enc_with_bytes(p, cap, WIRE_ASYNC, pid, tid, &w, sizeof w, name, n);
+}
+
 /* An events record is: header, u64 base, u32 seq, u32 dropped, then words.
  * The recorder fills the words in place and calls enc_events_close() with
  * their count, the record's sequence number and the thread's cumulative

@@ -86,6 +86,7 @@ enum wire_type {
 	WIRE_UNCOUNTED = 13,  /* struct wire_uncounted: events the thread cannot count */
 	WIRE_CATEGORY = 14,   /* struct wire_category + name bytes + category bytes */
 	WIRE_MESSAGE = 15,    /* struct wire_message + text bytes */
+	WIRE_ASYNC = 17,      /* struct wire_async (+ name bytes for a begin) */
 };
 
 enum wire_op {
@@ -209,6 +210,25 @@ struct wire_message {
 	uint64_t ts;
 	uint32_t len;
 	uint32_t reserved;
+};
+
+/* WIRE_ASYNC: spanstat_async_*(): an async span, identified in its process
+ * by `id` (never 0), is begun (op WIRE_ASYNC_BEGIN, its name's `len` bytes
+ * follow, at most WIRE_ASYNC_NAME_MAX, no NUL among them), entered or exited
+ * by thread tid, or ended, at `ts` (the process's clock).  Sent on the pipe
+ * with its own write(), like WIRE_MESSAGE; `len` is 0 but for a begin. */
+#define WIRE_ASYNC_NAME_MAX 1024u
+enum wire_async_op {
+	WIRE_ASYNC_BEGIN = 0,
+	WIRE_ASYNC_ENTER = 1,
+	WIRE_ASYNC_EXIT = 2,
+	WIRE_ASYNC_END = 3,
+};
+struct wire_async {
+	uint64_t ts;
+	uint64_t id;
+	uint32_t op; /* enum wire_async_op */
+	uint32_t len;
 };
 
 /* WIRE_EXIT: the process is ending; open spans are closed at `ts`.  A

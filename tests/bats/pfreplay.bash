@@ -13,6 +13,9 @@
 #   P uuid pid name                          process track (its last name)
 #   T uuid pid tid name                      thread track (its last name)
 #   C uuid parent name unit                  counter track
+#   A uuid parent name                       a named track of slices (async
+#                                            spans: its slices' pid, tid and
+#                                            thread are -, -, async)
 #   S uuid pid tid thread path unfinished    a closed slice; path is a;b;c
 #                                            from the outermost open slice,
 #                                            unfinished 1 when its begin or
@@ -101,6 +104,9 @@ function end_packet(   seq, i, d, u, n, c, ts, mono, incr) {
 			kind[u] = "C"; tname[u] = f["track_descriptor.name"]
 			parent[u] = f["track_descriptor.parent_uuid"]
 			unit[u] = f["track_descriptor.counter.unit"] f["track_descriptor.counter.unit_name"]
+		} else if ("track_descriptor.name" in f) {
+			kind[u] = "A"; tname[u] = f["track_descriptor.name"]
+			parent[u] = f["track_descriptor.parent_uuid"]
 		} else if (!(u in kind)) kind[u] = "O"
 		if (!("timestamp" in f)) err("track descriptor " u " without a timestamp")
 	}
@@ -141,12 +147,17 @@ END {
 		if (kind[u] == "P") print "P", u, pid[u], tname[u]
 		if (kind[u] == "T") print "T", u, pid[u], tid[u], tname[u]
 		if (kind[u] == "C") print "C", u, parent[u], tname[u], unit[u]
+		if (kind[u] == "A") print "A", u, parent[u], tname[u]
 	}
 	for (q in npks) print "Q", q, npks[q]
 }'
 # shellcheck disable=SC2016
 PF_PARSE='
-FNR == NR { if ($1 == "T") { pid[$2] = $3; tid[$2] = $4; tname[$2] = $5 } next }
+FNR == NR {
+	if ($1 == "T") { pid[$2] = $3; tid[$2] = $4; tname[$2] = $5 }
+	if ($1 == "A") { pid[$2] = "-"; tid[$2] = "-"; tname[$2] = "async" }
+	next
+}
 {
 	u = $4; t = $5; n = $6
 	if (t == "TYPE_SLICE_BEGIN") {

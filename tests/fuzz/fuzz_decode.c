@@ -37,6 +37,7 @@ struct fuzz_check {
 	uint64_t key[FUZZ_SLOTS];
 	uint32_t depth[FUZZ_SLOTS];
 	uint64_t begins, ends;
+	uint64_t abegins, aends, enters, exits; /* async spans' */
 };
 
 static uint32_t *fuzz_depth(struct fuzz_check *c, uint32_t pid, uint32_t tid)
@@ -57,6 +58,25 @@ static uint32_t *fuzz_depth(struct fuzz_check *c, uint32_t pid, uint32_t tid)
 static void fuzz_event(void *arg, const struct span_event *ev)
 {
 	struct fuzz_check *c = arg;
+	switch (ev->kind) { /* async spans: balanced, busy within begin..end */
+	case SPAN_ASYNC_BEGIN:
+		c->abegins++;
+		return;
+	case SPAN_ASYNC_ENTER:
+		c->enters++;
+		return;
+	case SPAN_ASYNC_EXIT:
+		c->exits++;
+		return;
+	case SPAN_ASYNC_END:
+		c->aends++;
+		if (ev->aid == 0 || ev->ts < ev->begin_ts || ev->value < 0 ||
+		    (uint64_t)ev->value > ev->ts - ev->begin_ts || ev->threads > ev->enters)
+			abort();
+		return;
+	default:
+		break;
+	}
 	if (ev->kind != SPAN_BEGIN && ev->kind != SPAN_END)
 		return;
 	uint32_t *d = fuzz_depth(c, ev->pid, ev->tid);
@@ -153,6 +173,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		decoder_feed(d, p + cut[k], cut[k + 1] - cut[k]);
 	decoder_finish(d);
 	const struct decode_stats *s = decoder_stats(d);
+	if (check->abegins != check->aends || check->enters != check->exits)
+		abort();
 	if (check->begins != check->ends || check->ends != s->spans)
 		abort();
 	for (size_t i = 0; i < st.nthread; i++)

@@ -201,5 +201,17 @@ int main(int argc, char **argv)
 	PUT(enc_message(AT, ROOM, 10, 11, 2020, "", 0));
 	EVENTS(10, 11, 2030, B(2, 0), E(2, 1));
 	emit(0, 0, 0);
+
+	basic(10, WIRE_CLOCK_MONOTONIC); /* async spans (spanstat_async_*) */
+	PUT(enc_async(AT, ROOM, 10, 10, 2010, 7, WIRE_ASYNC_BEGIN, "req", 3));
+	PUT(enc_async(AT, ROOM, 10, 11, 2020, 7, WIRE_ASYNC_ENTER, NULL, 0));
+	PUT(enc_async(AT, ROOM, 10, 11, 2025, 8, WIRE_ASYNC_BEGIN, "child", 5));
+	PUT(enc_async(AT, ROOM, 10, 12, 2030, 7, WIRE_ASYNC_ENTER, NULL, 0));
+	PUT(enc_async(AT, ROOM, 10, 11, 2040, 7, WIRE_ASYNC_EXIT, NULL, 0));
+	PUT(enc_async(AT, ROOM, 10, 12, 2050, 7, WIRE_ASYNC_EXIT, NULL, 0));
+	PUT(enc_async(AT, ROOM, 10, 10, 2060, 7, WIRE_ASYNC_END, NULL, 0));
+	PUT(enc_async(AT, ROOM, 10, 12, 2070, 8, WIRE_ASYNC_ENTER, NULL, 0));
+	EVENTS(10, 11, 2080, B(2, 0), E(2, 1));
+	emit(0, 0, 0);
 	return 0;
 }

@@ -235,6 +235,25 @@ static void rec_event(void *arg, const struct span_event *ev)
 		rec_printf(r, "M %u/%u d%u %.*s @%llu\n", ev->pid, ev->tid, ev->depth, (int)ev->len,
 			   ev->text, (unsigned long long)ev->ts);
 		break;
+	case SPAN_ASYNC_BEGIN:
+		rec_printf(r, "AB %u/%u #%llu %s in #%llu @%llu\n", ev->pid, ev->tid,
+			   (unsigned long long)ev->aid, nm, (unsigned long long)ev->parent,
+			   (unsigned long long)ev->ts);
+		break;
+	case SPAN_ASYNC_ENTER:
+	case SPAN_ASYNC_EXIT:
+		rec_printf(r, "%s %u/%u #%llu %s @%llu%s\n",
+			   ev->kind == SPAN_ASYNC_ENTER ? "AN" : "AX", ev->pid, ev->tid,
+			   (unsigned long long)ev->aid, nm, (unsigned long long)ev->ts,
+			   ev->flags & SPAN_F_UNFINISHED ? " U" : "");
+		break;
+	case SPAN_ASYNC_END:
+		rec_printf(r, "AE %u/%u #%llu %s @%llu-%llu busy=%lld enters=%u threads=%u%s\n",
+			   ev->pid, ev->tid, (unsigned long long)ev->aid, nm,
+			   (unsigned long long)ev->begin_ts, (unsigned long long)ev->ts,
+			   (long long)ev->value, ev->enters, ev->threads,
+			   ev->flags & SPAN_F_UNFINISHED ? " U" : "");
+		break;
 	}
 }
 
@@ -1068,6 +1087,67 @@ static void test_message(void)
 	free(s.buf);
 }
 
+static void s_async(struct stream *s, uint32_t tid, uint64_t ts, uint64_t id, enum wire_async_op op,
+		    const char *name)
+{
+	char rec[WIRE_MAX_RECORD];
+	s_raw(s, rec,
+	      enc_async(rec, sizeof rec, 5, tid, ts, id, op, name, name ? strlen(name) : 0));
+}
+
+/* WIRE_ASYNC: an async span begun on one thread, entered by two (at once
+ * for a while: busy counts that once), a child begun inside the entered
+ * span, bad records, enters/exits/ends of no span, and one left open at
+ * the process's exit, ended there unfinished with its thread's exit. */
+static void test_async(void)
+{
+	struct decode_stats st;
+	struct stream s = {0};
+	char rec[WIRE_MAX_RECORD];
+#define AS(tid, ts, id, op, name) s_async(&s, tid, ts, id, op, name)
+	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "p");
+	AS(5, 100, 7, WIRE_ASYNC_BEGIN, "req");
+	AS(6, 200, 7, WIRE_ASYNC_ENTER, NULL);
+	AS(6, 250, 8, WIRE_ASYNC_BEGIN, "child"); /* inside req on thread 6 */
+	AS(7, 300, 7, WIRE_ASYNC_ENTER, NULL);
+	AS(6, 400, 7, WIRE_ASYNC_EXIT, NULL);
+	AS(7, 500, 7, WIRE_ASYNC_EXIT, NULL);
+	AS(6, 600, 7, WIRE_ASYNC_EXIT, NULL);	/* not inside: unmatched */
+	AS(6, 610, 99, WIRE_ASYNC_ENTER, NULL); /* no such span: unmatched */
+	AS(5, 700, 7, WIRE_ASYNC_END, NULL);
+	AS(5, 710, 7, WIRE_ASYNC_END, NULL); /* ended already: unmatched */
+	AS(8, 720, 8, WIRE_ASYNC_ENTER, NULL);
+	AS(5, 730, 0, WIRE_ASYNC_BEGIN, "zero"); /* bad: id 0 */
+	size_t n = enc_async(rec, sizeof rec, 5, 5, 740, 3, WIRE_ASYNC_ENTER, NULL, 0);
+	struct wire_async wa = {740, 3, 9, 0}; /* bad: no such op */
+	memcpy(rec + WIRE_HDR_SIZE, &wa, sizeof wa);
+	s_raw(&s, rec, n);
+#undef AS
+	s_exit(&s, 5, 900, 0);
+	struct rec *r = run(&s, NULL, NULL, 0, &st);
+	static const char *const want[] = {
+		"AB 5/5 #7 req in #0 @100\n",
+		"AN 5/6 #7 req @200\n",
+		"AB 5/6 #8 child in #7 @250\n",
+		"AN 5/7 #7 req @300\n",
+		"AX 5/6 #7 req @400\n",
+		"AX 5/7 #7 req @500\n",
+		"AE 5/5 #7 req @100-700 busy=300 enters=2 threads=2\n",
+		"AN 5/8 #8 child @720\n",
+		"AX 5/8 #8 child @900 U\n",
+		"AE 5/6 #8 child @250-900 busy=180 enters=1 threads=1 U\nX 5 sig=0 @900\n"};
+	const char *at = r->text;
+	for (size_t i = 0; at && i < sizeof want / sizeof want[0]; i++)
+		if ((at = strstr(at, want[i])) == NULL)
+			diag("missing or out of order: %s", want[i]);
+	ok(at != NULL, "async: begin, enters on two threads, busy once, child, unfinished at exit");
+	ok(strstr(r->text, "zero") == NULL, "async: id 0 reaches no sink");
+	is_int(st.bad_records, 2, "async: two bad records");
+	is_int(st.unmatched, 3, "async: three enters, exits or ends of no span");
+	rec_free(r);
+	free(s.buf);
+}
+
 /* Values: WIRE_VALUES says how many words follow each begin and end; the
  * decoder puts them after the source's own (off-CPU, here a callback) and
  * hands the normaliser cumulative values, the sinks END differences. */
@@ -1196,5 +1276,6 @@ int main(void)
 	test_empty_name();
 	test_category();
 	test_message();
+	test_async();
 	return tap_done();
 }

@@ -285,6 +285,32 @@ static void fixture_init(struct fixture *f, bool spans)
 	me.text = "ready\x01";
 	me.len = 6;
 	span_trees_event(&f->tree, &me);
+	/* an async span "task" (id 9) with a child "io" (id 10) begun in it */
+	struct span_event ae = {.kind = SPAN_ASYNC_BEGIN, .pid = 100, .tid = 100, .ts = 5200};
+	ae.name = strtab_intern(&f->st, "task", 4);
+	ae.aid = 9;
+	span_trees_event(&f->tree, &ae);
+	ae = (struct span_event){.kind = SPAN_ASYNC_BEGIN, .pid = 100, .tid = 101, .ts = 5300};
+	ae.name = strtab_intern(&f->st, "io", 2);
+	ae.aid = 10;
+	ae.parent = 9;
+	span_trees_event(&f->tree, &ae);
+	ae = (struct span_event){.kind = SPAN_ASYNC_END, .pid = 100, .tid = 101, .ts = 5400};
+	ae.name = strtab_intern(&f->st, "io", 2);
+	ae.aid = 10;
+	ae.begin_ts = 5300;
+	ae.value = 60;
+	ae.enters = ae.threads = 1;
+	ae.flags = SPAN_F_UNFINISHED;
+	span_trees_event(&f->tree, &ae);
+	ae = (struct span_event){.kind = SPAN_ASYNC_END, .pid = 100, .tid = 100, .ts = 5900};
+	ae.name = strtab_intern(&f->st, "task", 4);
+	ae.aid = 9;
+	ae.begin_ts = 5200;
+	ae.value = 300;
+	ae.enters = 3;
+	ae.threads = 2;
+	span_trees_event(&f->tree, &ae);
 	span(f, SPAN_THREAD, 101, 5000, "worker", 0);
 	span(f, SPAN_BEGIN, 101, 6000, "parse", 0);
 	span(f, SPAN_END, 101, 7000, "parse", SPAN_F_UNFINISHED);
@@ -379,6 +405,12 @@ static void test_values(void)
 		   str(doc, "host.release"),
 	   "host has nodename, sysname, release, machine");
 
+	is_str(str(doc, "spans.async.paths.1.path.1"), "io", "async: a child's path");
+	is_int(num(doc, "spans.async.paths.1.unfinished"), 1, "async: the child unfinished");
+	is_int(num(doc, "spans.async.paths.0.busy_ns"), 300, "async: busy");
+	is_int(num(doc, "spans.async.paths.0.idle_ns"), 400, "async: idle = total - busy");
+	is_int(num(doc, "spans.async.paths.0.moved"), 1, "async: moved");
+	is_int(num(doc, "spans.async.names.1.enters"), 1, "async: by name");
 	is_str(str(doc, "events.0.name"), "task-clock", "event 0 is task-clock");
 	is_dbl(num(doc, "events.0.value"), 210, 1e-9, "task-clock value is the mean, scaled");
 	is_str(str(doc, "events.0.unit"), "msec", "task-clock unit msec");

@@ -80,10 +80,15 @@ static void add(struct strtab *st, enum span_kind k, uint32_t pid, uint32_t tid,
 		const uint64_t *vals, const uint64_t *cum)
 {
 	struct span_event *e = &orig[norig];
-	*e = (struct span_event){
-		k,     pid,   tid,	ts,    strtab_intern(st, name, strlen(name)),
-		flags, depth, ts - dur, value, NULL,
-		NULL,  NULL,  0};
+	*e = (struct span_event){.kind = k,
+				 .pid = pid,
+				 .tid = tid,
+				 .ts = ts,
+				 .name = strtab_intern(st, name, strlen(name)),
+				 .flags = flags,
+				 .depth = depth,
+				 .begin_ts = ts - dur,
+				 .value = value};
 	snprintf(orig_name[norig], sizeof orig_name[norig], "%s", name);
 	if (vals) {
 		memcpy(orig_vals[norig], vals, sizeof orig_vals[norig]);
@@ -209,6 +214,22 @@ int main(void)
 			    NULL);
 		if (i % 999 == 0) /* out of order: an earlier stamp */
 			add(&st, SPAN_INSTANT, 100, tid, ts - 1000, "mark", 0, 0, 0, 0, NULL, NULL);
+		if (i % 500 == 0) { /* an async span, records of their own */
+			uint64_t id = (uint64_t)i << 33 | 1;
+			add(&st, SPAN_ASYNC_BEGIN, 100, 100, ts, "task", 0, 0, 0, 0, NULL, NULL);
+			orig[norig - 1].aid = id;
+			orig[norig - 1].parent = i ? 7 : 0;
+			add(&st, SPAN_ASYNC_ENTER, 100, 101, ts + 1, "task", 0, 0, 0, 0, NULL,
+			    NULL);
+			orig[norig - 1].aid = id;
+			add(&st, SPAN_ASYNC_EXIT, 100, 101, ts + 2, "task", 0, 0, 0, 0, NULL, NULL);
+			orig[norig - 1].aid = id;
+			add(&st, SPAN_ASYNC_END, 100, 100, ts + 5, "task", 0, 1,
+			    i % 1000 ? SPAN_F_UNFINISHED : 0, 5, NULL, NULL);
+			orig[norig - 1].aid = id;
+			orig[norig - 1].enters = 1;
+			orig[norig - 1].threads = 1;
+		}
 		if (i == 100)
 			at_sample = norig;
 	}
@@ -266,8 +287,11 @@ int main(void)
 		bool eq = a->kind == b->kind && a->pid == b->pid && a->tid == b->tid &&
 			  a->ts == b->ts && a->flags == b->flags && a->depth == b->depth &&
 			  !strcmp(orig_name[k], got[k].name) && a->value == b->value &&
-			  (a->kind != SPAN_END || a->begin_ts == b->begin_ts) &&
-			  !!a->vals == got[k].has_vals && !!a->cum == got[k].has_cum &&
+			  ((a->kind != SPAN_END && a->kind != SPAN_ASYNC_END) ||
+			   a->begin_ts == b->begin_ts) &&
+			  a->aid == b->aid && a->parent == b->parent && a->enters == b->enters &&
+			  a->threads == b->threads && !!a->vals == got[k].has_vals &&
+			  !!a->cum == got[k].has_cum &&
 			  (!a->vals || !memcmp(a->vals, got[k].vals, sizeof got[k].vals)) &&
 			  (!a->cum || !memcmp(a->cum, got[k].cum, sizeof got[k].cum));
 		same += eq;
