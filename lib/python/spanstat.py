@@ -26,8 +26,9 @@ With the module's C part (_spanstat, built when configure finds the Python
 headers) and spanstat's span library in the process, begin, end and span
 call the library directly (spanstat_begin_text, spanstat_end_text): no
 buffer, no line.  SPANSTAT_PY_PURE=1 in the environment, or no C part,
-keeps everything on the line protocol, as below.  instant, counter and
-thread_name always write lines.
+keeps everything on the line protocol, as below.  instant, counter,
+thread_name and the async_* calls always write lines (the async ones at
+once: see async_begin).
 
 Each thread buffers its events and writes them as lines (spanstat-lines(5)),
 whole lines only and at most 4096 bytes at a time (so that writes from many
