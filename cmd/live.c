@@ -3,6 +3,14 @@
 
 #include "live.h"
 
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "errline.h"
+#include "recfile.h"
+
 static int live_init_an(void *ctx, bool spans, unsigned nval)
 {
 	struct live *l = ctx;
@@ -53,6 +61,31 @@ static int live_finish(void *ctx, const struct run_end *e, const char **failed, 
 	return r;
 }
 
+/* SIGUSR2 with --keep-last: every record writer keeping a window writes
+ * it now, and says so (or why not); the run goes on either way. */
+static void live_snapshot(void *ctx)
+{
+	struct live *l = ctx;
+	for (size_t i = 0; i < l->nwriters; i++) {
+		struct writer *w = l->writers[i];
+		struct record_window win;
+		if (!recwrite_window(w, &win))
+			continue;
+		char *cause = NULL;
+		if (recwrite_snapshot(w, &cause) < 0) {
+			errline(cause ? cause : "cannot write a snapshot");
+			free(cause);
+			continue;
+		}
+		struct stat st;
+		if (stat(w->opts.path, &st) == 0)
+			fprintf(stderr,
+				"[ spanstat: snapshot of %.3f MB to '%s'; %" PRIu64
+				" spans overwritten so far ]\n",
+				(double)st.st_size / 1e6, w->opts.path, win.spans);
+	}
+}
+
 static void live_release(void *ctx)
 {
 	analysis_release(&((struct live *)ctx)->an);
@@ -72,5 +105,6 @@ void live_init(struct live *l, struct writer *const *writers, size_t nwriters)
 					.import = live_import,
 					.tree = live_tree,
 					.finish = live_finish,
+					.snapshot = live_snapshot,
 					.release = live_release}};
 }

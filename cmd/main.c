@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
@@ -30,6 +31,7 @@
 #include "outfile.h"
 #include "outpath.h"
 #include "output.h"
+#include "recfile.h"
 #include "recreport.h"
 #include "session.h"
 #include "sigrelay.h"
@@ -106,6 +108,7 @@ struct cli {
 	unsigned runs, interval_ms;
 	unsigned delay_ms, timeout_ms, interval_count; /* -D, --timeout, --interval-count */
 	bool null_run;				       /* -n */
+	uint64_t keep_last;			       /* --keep-last bytes, 0: all */
 	const char *pre, *post;			       /* --pre, --post */
 	unsigned ncgroups;			       /* -G names given so far */
 	const char *cgroup, *for_each_cgroup;	       /* the last -G, --for-each-cgroup */
@@ -178,6 +181,44 @@ static unsigned parse_count(const char *opt, const char *s, unsigned min, unsign
 	if (!*s || s[strspn(s, "0123456789")] || *end || errno || v < min || v > max)
 		die("invalid %s '%s': %s", opt, s, why);
 	return (unsigned)v;
+}
+
+/* --keep-last's SIZE: bytes, or a number with K, M or G (KiB, MiB, GiB),
+ * from 128K to 64G, or die. */
+static uint64_t parse_size(const char *opt, const char *s)
+{
+	static const char why[] = "expected a size from 128K to 64G: bytes, or a number with K, "
+				  "M or G (KiB, MiB, GiB)";
+	char *end;
+	errno = 0;
+	size_t digits = strspn(s, "0123456789");
+	unsigned long long v = strtoull(s, &end, 10);
+	if (!digits || errno || end != s + digits)
+		die("invalid %s '%s': %s", opt, s, why);
+	unsigned shift = 0;
+	switch (*end) {
+	case '\0':
+		break;
+	case 'K':
+	case 'k':
+		shift = 10;
+		break;
+	case 'M':
+	case 'm':
+		shift = 20;
+		break;
+	case 'G':
+	case 'g':
+		shift = 30;
+		break;
+	default:
+		die("invalid %s '%s': %s", opt, s, why);
+	}
+	if (*end && end[1] && strcmp(end + 1, "iB") != 0)
+		die("invalid %s '%s': %s", opt, s, why);
+	if (v > (UINT64_C(64) << 30) >> shift || v << shift < (128u << 10))
+		die("invalid %s '%s': %s", opt, s, why);
+	return (uint64_t)v << shift;
 }
 
 static int list_one(void *arg, const struct event_info *ei)
@@ -461,6 +502,9 @@ static void parse(struct cli *c, int argc, char **argv)
 		case OPT_PER_CACHE:
 			set_aggr(c, id, argv[optind - 1]);
 			break;
+		case OPT_KEEP_LAST:
+			c->keep_last = parse_size("--keep-last", optarg);
+			break;
 		case OPT_NO_MERGE: /* every event is one PMU's: nothing to merge */
 			break;
 		case OPT_WEIGHT:
@@ -688,6 +732,18 @@ static void check(struct cli *c, int nargs)
 		    c->aggr_opt);
 	if (c->cgroup && c->for_each_cgroup)
 		die("--for-each-cgroup cannot be combined with --cgroup (-G)");
+	if (c->keep_last && !c->path[out_record])
+		die("--keep-last needs a record file: spanstat record, or --record=FILE");
+	if (c->keep_last && strcmp(c->path[out_record], "-") == 0)
+		die("--keep-last needs a record file, not standard output: a snapshot replaces the "
+		    "file");
+	for (int k = 1; c->keep_last && k < out_n; k++)
+		if (c->path[k] && (output_table[k - 1].ops == &perfetto_writer_ops ||
+				   output_table[k - 1].ops == &flamechart_writer_ops))
+			die("--keep-last cannot be combined with %s: it would show the whole run, "
+			    "not "
+			    "the window kept; make it from the record file with spanstat report",
+			    optname(k));
 	if (c->null_run && (c->cgroup || c->for_each_cgroup))
 		die("--null counts no events: not with %s",
 		    c->cgroup ? "--cgroup" : "--for-each-cgroup");
@@ -704,6 +760,10 @@ static void add_writer(struct cli *c, int k, const struct writer_ops *ops, FILE 
 	w->opts.spans_location = c->spans_location;
 	w->opts.folded_threads = c->folded_threads;
 	w->opts.weight = c->weight;
+	if (k == out_record) {
+		w->opts.keep_last = c->keep_last;
+		w->opts.path = c->path[k];
+	}
 	c->wv[c->nw++] = w;
 }
 
@@ -1083,6 +1143,7 @@ static int run_main(struct cli *c, int argc, char **argv)
 		.attach = at.n ? &at : NULL,
 		.aggr = ag.n ? &ag : NULL,
 		.consumer = &live.consumer,
+		.snapshot_usr2 = c->keep_last != 0,
 	};
 	int code;
 	if (session_run(&so, &code, &cause) < 0) {
@@ -1111,6 +1172,16 @@ static int run_main(struct cli *c, int argc, char **argv)
 			fprintf(stderr, "[ spanstat record: wrote %.3f MB to '%s' ]\n",
 				(double)st.st_size / 1e6, c->path[out_record]);
 	}
+	struct record_window win;
+	if (c->w[out_record].ops && !c->w[out_record].err &&
+	    recwrite_window(&c->w[out_record], &win))
+		fprintf(stderr,
+			"[ spanstat: '%s' keeps the last %" PRIu64
+			" bytes of events (--keep-last): "
+			"%" PRIu64 " spans (%" PRIu64 " events, %" PRIu64 " messages, %" PRIu64
+			" samples, %" PRIu64 " bytes) before them were overwritten ]\n",
+			c->path[out_record], win.size, win.spans, win.events, win.messages,
+			win.samples, win.bytes);
 	release_writers(c);
 	if (!c->path[OUT_SUMMARY] && fflush(stderr) != 0)
 		code = code ? code : EXIT_SPANSTAT;

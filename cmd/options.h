@@ -54,6 +54,7 @@ enum opt_id {
 	OPT_PER_NODE,
 	OPT_PER_CACHE,
 	OPT_NO_MERGE,
+	OPT_KEEP_LAST,
 	OPT_OUT_FIRST = 512, /* + k: the file of the registry's output k */
 };
 

@@ -28,6 +28,7 @@
 #include "cause.h"
 #include "norm.h"
 #include "recfile.h"
+#include "u64map.h"
 
 /* the latest second whose nanoseconds an int64_t holds (writers use them) */
 #define RECORD_MAX_SEC (INT64_MAX / 1000000000 - 1)
@@ -66,6 +67,8 @@ struct recfile {
 	struct decode_stats ds;
 	double cost;
 	bool have_end;
+	struct record_window win;
+	struct u64map open;    /* a window's replay: (pid, tid) -> spans open + 1 */
 	struct timespec start; /* the first run's start (END) */
 	uint64_t start_mono;
 	/* the records to replay (events, samples, run starts) whose CRC held:
@@ -563,6 +566,22 @@ static int rf_pass1(struct recfile *rf, uint32_t type, struct record_in *in, voi
 	case RECORD_END:
 		rf_end(rf, in);
 		break;
+	case RECORD_WINDOW: {
+		struct record_window w = {.present = true};
+		w.size = record_get_u64(in);
+		uint64_t flags = record_get_u64(in);
+		w.snapshot = flags & 1;
+		w.events = record_get_u64(in);
+		w.spans = record_get_u64(in);
+		w.messages = record_get_u64(in);
+		w.samples = record_get_u64(in);
+		w.bytes = record_get_u64(in);
+		if (!in->ok || w.spans > w.events)
+			rf->dmg.bad_records++;
+		else
+			rf->win = w;
+		break;
+	}
 	}
 	return 0;
 }
@@ -785,7 +804,11 @@ int recfile_open(struct recfile **out, const char *path, struct strtab *strings,
 		return cause_set(cause, r, "cannot read '%s': %s", path,
 				 r == -ENOMEM ? strerror(ENOMEM) : "its head is damaged");
 	}
-	rf->dmg.no_end = !rf->have_end;
+	/* a snapshot ends where the target still ran: no RUN, no END, and
+	 * that is no damage (said apart, as unknown) */
+	if (rf->win.snapshot && !rf->have_end)
+		rf->dmg.lost_runs = 0;
+	rf->dmg.no_end = !rf->have_end && !rf->win.snapshot;
 	if (!rf->have_end) {
 		rf->start = rf->head.start;
 		rf->start_mono = rf->head.start_mono;
@@ -802,6 +825,7 @@ void recfile_close(struct recfile *rf)
 		munmap((void *)rf->map, rf->anon);
 	else
 		free((void *)rf->map);
+	u64map_release(&rf->open);
 	for (int i = 0; rf->argv && i < rf->head.argc; i++)
 		free(rf->argv[i]);
 	free(rf->argv);
@@ -848,6 +872,11 @@ void recfile_start(const struct recfile *rf, struct timespec *start, uint64_t *m
 {
 	*start = rf->start;
 	*mono = rf->start_mono;
+}
+
+const struct record_window *recfile_window(const struct recfile *rf)
+{
+	return &rf->win;
 }
 
 const struct record_damage *recfile_damage(const struct recfile *rf)
@@ -960,6 +989,21 @@ static void rf_events(struct recfile *rf, struct rf_replay *rp, struct record_in
 		}
 		if (k == SPAN_PROCESS && how->prefix)
 			ev.name = rf_prefixed(rf, how->prefix, ev.name);
+		/* a window: an end whose begin was overwritten is a span cut at
+		 * the window's start, counted and left out (its begin is not
+		 * invented), so that every end the outputs get has its begin */
+		if (rf->win.present && (k == SPAN_BEGIN || k == SPAN_END)) {
+			uint64_t key = (uint64_t)pid << 32 | tid, n = u64map_get(&rf->open, key);
+			if (k == SPAN_END && n <= 1) {
+				rf->win.cut++;
+				continue;
+			}
+			if (u64map_put(&rf->open, key, k == SPAN_BEGIN ? (n ? n : 1) + 1 : n - 1) <
+			    0) {
+				rp->err = -ENOMEM;
+				break;
+			}
+		}
 		for (size_t i = 0; i < rf->nsink; i++)
 			rf->sink[i].event(rf->sink[i].arg, &ev);
 	}
@@ -1077,6 +1121,8 @@ int recfile_replay(struct recfile *rf, struct analysis *a, const struct record_r
 		const uint8_t *p = rf->map + rf->todo[i].off;
 		struct record_in in = {p, p + rf->todo[i].len, true};
 		int r = rf_pass2(rf, rf->todo[i].type, &in, &rp);
+		if (r == 0)
+			r = rp.err;
 		if (r == 0)
 			r = rf_stopped(rf);
 		if (r < 0)

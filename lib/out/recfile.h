@@ -48,8 +48,28 @@ enum record_type {
 	/* an async span's begin, enter, exit or end: op (0..3), pid, tid, ts,
 	 * name, id, flags, parent, begin ts, busy ns, enters, threads */
 	RECORD_ASYNC = 12,
+	/* (11 is taken) --keep-last: the events are the run's last,
+	 * and what was overwritten before them */
+	RECORD_WINDOW = 13,
 
-	RECORD_TYPE_LAST = RECORD_ASYNC /* a reader resynchronises on 1..this */
+	RECORD_TYPE_LAST = RECORD_WINDOW /* a reader resynchronises on 1..this */
+};
+
+/* A --keep-last file's window (RECORD_WINDOW): the events, messages and
+ * -I samples it holds are the last SIZE bytes of them; what came before
+ * was overwritten and is only counted here. */
+struct record_window {
+	bool present;	   /* the file is a window (else it holds everything) */
+	bool snapshot;	   /* written on SIGUSR2 while the target ran: no RUN, no END */
+	uint64_t size;	   /* --keep-last, bytes */
+	uint64_t events;   /* span events overwritten (messages not among them) */
+	uint64_t spans;	   /* of them, span begins: the spans overwritten */
+	uint64_t messages; /* messages overwritten */
+	uint64_t samples;  /* -I samples overwritten */
+	uint64_t bytes;	   /* bytes of records overwritten */
+	/* the reader's: ends replayed whose begin was overwritten (spans cut
+	 * at the window's start), left out of the outputs */
+	uint64_t cut;
 };
 
 /* Where and when a recorded session ran (the head's second half). */
@@ -110,6 +130,18 @@ struct record_replay {
 /* Feeds the events, samples and run starts, in recorded order, to a;
  * 0, -ENOMEM, or -EINTR when a stop signal came. */
 int recfile_replay(struct recfile *rf, struct analysis *a, const struct record_replay *how);
+
+/* The file's window (present false: it holds the whole session); cut is
+ * whole after recfile_replay. */
+const struct record_window *recfile_window(const struct recfile *rf);
+
+struct writer;
+/* The record writer's window so far (false: it keeps everything). */
+bool recwrite_window(const struct writer *w, struct record_window *win);
+/* --keep-last: writes the record file as it would be if the session ended
+ * now (no RUN, no END), to a temporary file put in place by rename; 0, or
+ * -errno with *cause. */
+int recwrite_snapshot(struct writer *w, char **cause);
 
 /* Whether the bytes start a record file (for inputs that may be JSON). */
 bool recfile_is(const void *buf, size_t len);

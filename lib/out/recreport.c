@@ -68,6 +68,33 @@ static void rr_damage(const struct recreport_opts *o, const char *file,
 	free(m);
 }
 
+/* A --keep-last file: what it holds of the run, and what it left out. */
+static void rr_window(const struct recreport_opts *o, const char *file,
+		      const struct record_window *w)
+{
+	char *m = NULL;
+	if (!o->warn || !w->present)
+		return;
+	char cut[128] = "";
+	if (w->cut)
+		snprintf(cut, sizeof cut,
+			 "; %" PRIu64
+			 " span%s cut at the window's start (begun before it) %s left out",
+			 w->cut, w->cut == 1 ? "" : "s", w->cut == 1 ? "is" : "are");
+	if (asprintf(&m,
+		     "report: '%s' holds the last %" PRIu64 " bytes of events (--keep-last)%s: "
+		     "%" PRIu64 " span%s (%" PRIu64 " events, %" PRIu64 " messages, %" PRIu64
+		     " samples, %" PRIu64 " bytes) before them were overwritten%s",
+		     file, w->size,
+		     w->snapshot ? " as a snapshot taken while the target ran (its counts, times "
+				   "and status are unknown)"
+				 : "",
+		     w->spans, w->spans == 1 ? "" : "s", w->events, w->messages, w->samples,
+		     w->bytes, cut) >= 0)
+		o->warn(o->ctx, m);
+	free(m);
+}
+
 /* This rank's means and merged tree, for the report's ranks. */
 static int rr_rank(struct rr_file *f, struct rank_info *ri, long idx, bool compensate)
 {
@@ -245,6 +272,7 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 		r = recfile_replay(f[i].rf, &an, &how);
 		/* after the replay, which finds the blocks that do not decode */
 		rr_damage(o, o->files[i], recfile_damage(f[i].rf));
+		rr_window(o, o->files[i], recfile_window(f[i].rf));
 		struct run_end e;
 		recfile_end(f[i].rf, &e);
 		memcpy(runs + base, e.run, e.nruns * sizeof *runs);

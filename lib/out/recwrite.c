@@ -2,7 +2,13 @@
  * whose output is everything the session hands the writers, kept for
  * `spanstat report`.  Span events are encoded into blocks as they arrive;
  * a block goes to the file when full, after the strings its events name.
- * Memory stays one block, whatever the number of events. */
+ * Memory stays one block, whatever the number of events.
+ *
+ * With --keep-last (opts.keep_last), nothing is written until the end: the
+ * records of events, messages, samples and run starts are kept in memory,
+ * the oldest overwritten (counted in the window) when they hold more than
+ * keep_last bytes, and the file is written whole at the end or, for a
+ * snapshot, to a temporary file put in place by rename. */
 #include "config.h"
 
 #include <endian.h>
@@ -14,7 +20,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "cause.h"
 #include "grow.h"
+#include "outfile.h"
 #include "outpath.h"
 #include "recfile.h"
 #include "writer.h"
@@ -28,8 +36,25 @@ struct recbuf {
 	bool oom;
 };
 
+/* A record kept for --keep-last. */
+struct recitem {
+	uint8_t *p;
+	uint32_t type, len;
+	uint64_t events, spans; /* EVENTS: how many, and of them begins */
+};
+
 struct recw {
 	uint8_t block[RECORD_BLOCK];
+	uint64_t bev, bspans; /* the open block's events, and begins among them */
+	/* --keep-last: the kept records, item[first] the oldest, holding kept
+	 * bytes with their headers; the run starts overwritten stay (pinned) */
+	uint64_t keep;
+	struct recitem *item;
+	size_t first, nitem, capitem;
+	uint64_t kept;
+	uint64_t *pinned;
+	size_t npinned, cappinned;
+	struct record_window win;
 	size_t len; /* 0: no block open */
 	uint32_t pid, tid;
 	uint64_t ts;
@@ -154,18 +179,66 @@ static int recw_names(struct writer *w)
 	return recw_put_buf(w, RECORD_NAMES, &b);
 }
 
+/* --keep-last: one record kept, the oldest overwritten while the kept
+ * ones hold more than keep bytes (the newest always stays). */
+static int recw_keep(struct recw *rw, enum record_type type, const void *payload, size_t len,
+		     uint64_t events, uint64_t spans)
+{
+	if (GROW(rw->item, rw->nitem + 1, rw->capitem, 64) < 0)
+		return -ENOMEM;
+	uint8_t *p = malloc(len ? len : 1);
+	if (!p)
+		return -ENOMEM;
+	memcpy(p, payload, len);
+	rw->item[rw->nitem++] = (struct recitem){p, (uint32_t)type, (uint32_t)len, events, spans};
+	rw->kept += RECORD_HDR + len;
+	while (rw->kept > rw->keep && rw->nitem - rw->first > 1) {
+		struct recitem *it = &rw->item[rw->first++];
+		rw->kept -= RECORD_HDR + it->len;
+		if (it->type == RECORD_RUNSTART) { /* which threads are whose run: kept */
+			struct record_in in = {it->p, it->p + it->len, true};
+			uint64_t run = record_get_u64(&in);
+			if (GROW(rw->pinned, rw->npinned + 1, rw->cappinned, 8) < 0) {
+				free(it->p);
+				return -ENOMEM;
+			}
+			rw->pinned[rw->npinned++] = run;
+		} else {
+			rw->win.events += it->events;
+			rw->win.spans += it->spans;
+			rw->win.messages += it->type == RECORD_MESSAGE;
+			rw->win.samples += it->type == RECORD_INTERVAL;
+			rw->win.bytes += RECORD_HDR + it->len;
+		}
+		free(it->p);
+	}
+	if (rw->first > 64 && rw->first * 2 > rw->nitem) {
+		memmove(rw->item, rw->item + rw->first, (rw->nitem - rw->first) * sizeof *rw->item);
+		rw->nitem -= rw->first;
+		rw->first = 0;
+	}
+	return 0;
+}
+
 /* The open block, after the strings its events name. */
 static int recw_flush(struct writer *w)
 {
 	struct recw *rw = w->priv;
 	if (!rw->len)
 		return 0;
+	if (rw->keep) {
+		int r = recw_keep(rw, RECORD_EVENTS, rw->block, rw->len, rw->bev, rw->bspans);
+		rw->len = 0;
+		rw->bev = rw->bspans = 0;
+		return r;
+	}
 	int r = recw_strings(w);
 	if (r == 0)
 		r = recw_cats(w);
 	if (r == 0)
 		r = recw_put(w, RECORD_EVENTS, rw->block, rw->len);
 	rw->len = 0;
+	rw->bev = rw->bspans = 0;
 	return r;
 }
 
@@ -273,13 +346,9 @@ static void recw_head(struct recbuf *b, const struct run_head *h)
 	rb_u64(b, h->interval_count);
 }
 
-static int recw_start(struct writer *w, const struct run_head *h)
+/* The file header and HEAD. */
+static int recw_header(struct writer *w, const struct run_head *h)
 {
-	struct recw *rw = calloc(1, sizeof *rw);
-	if (!rw)
-		return -ENOMEM;
-	w->priv = rw;
-	rw->nval = h->metrics ? h->metrics->n : 0;
 	if (fwrite(RECORD_MAGIC, 8, 1, w->fp) != 1)
 		return -(errno ? errno : EIO);
 	uint32_t v[2] = {htole32(RECORD_VERSION), htole32(RECORD_FILE_HDR)};
@@ -288,6 +357,92 @@ static int recw_start(struct writer *w, const struct run_head *h)
 	struct recbuf b = {0};
 	recw_head(&b, h);
 	return recw_put_buf(w, RECORD_HEAD, &b);
+}
+
+static int recw_start(struct writer *w, const struct run_head *h)
+{
+	struct recw *rw = calloc(1, sizeof *rw);
+	if (!rw)
+		return -ENOMEM;
+	w->priv = rw;
+	rw->nval = h->metrics ? h->metrics->n : 0;
+	rw->keep = w->opts.keep_last;
+	return rw->keep ? 0 : recw_header(w, h); /* --keep-last: all at the end */
+}
+
+/* --keep-last: what the file holds besides the events, and the kept
+ * records: header, HEAD, every string and category, WINDOW, the run
+ * starts overwritten, the kept records (and, for a snapshot, the open
+ * block), NAMES.  RUN and END follow at the end. */
+static int recw_dump(struct writer *w, bool snapshot)
+{
+	struct recw *rw = w->priv;
+	rw->nstr = rw->ncat = 0;
+	int e = recw_header(w, w->head);
+	if (e == 0)
+		e = recw_strings(w);
+	if (e == 0)
+		e = recw_cats(w);
+	if (e == 0) {
+		struct recbuf b = {0};
+		rb_u64(&b, rw->keep);
+		rb_u64(&b, snapshot);
+		rb_u64(&b, rw->win.events);
+		rb_u64(&b, rw->win.spans);
+		rb_u64(&b, rw->win.messages);
+		rb_u64(&b, rw->win.samples);
+		rb_u64(&b, rw->win.bytes);
+		e = recw_put_buf(w, RECORD_WINDOW, &b);
+	}
+	for (size_t i = 0; e == 0 && i < rw->npinned; i++) {
+		uint8_t p[10];
+		e = recw_put(w, RECORD_RUNSTART, p, pbenc_put_varint(p, rw->pinned[i]));
+	}
+	for (size_t i = rw->first; e == 0 && i < rw->nitem; i++)
+		e = recw_put(w, (enum record_type)rw->item[i].type, rw->item[i].p, rw->item[i].len);
+	if (e == 0 && snapshot && rw->len)
+		e = recw_put(w, RECORD_EVENTS, rw->block, rw->len);
+	if (e == 0)
+		e = recw_names(w);
+	return e;
+}
+
+bool recwrite_window(const struct writer *w, struct record_window *win)
+{
+	const struct recw *rw = w->ops == &record_writer_ops ? w->priv : NULL;
+	if (!rw || !rw->keep)
+		return false;
+	*win = rw->win;
+	win->present = true;
+	win->size = rw->keep;
+	return true;
+}
+
+int recwrite_snapshot(struct writer *w, char **cause)
+{
+	struct recw *rw = w->ops == &record_writer_ops ? w->priv : NULL;
+	const char *path = w->opts.path;
+	if (!rw || !rw->keep || !path)
+		return cause_set(cause, -EINVAL, "a snapshot needs --keep-last and a record file");
+	if (w->err)
+		return cause_set(cause, w->err, "cannot write a snapshot to '%s': %s", path,
+				 strerror(-w->err));
+	struct outfile of;
+	int e = outfile_open(&of, path, 0, cause);
+	if (e < 0)
+		return e;
+	FILE *fp = w->fp;
+	w->fp = of.fp;
+	e = recw_dump(w, true);
+	if (e == 0 && fflush(of.fp) != 0)
+		e = -(errno ? errno : EIO);
+	w->fp = fp;
+	if (e < 0) {
+		outfile_abort(&of);
+		return cause_set(cause, e, "cannot write a snapshot to '%s': %s", path,
+				 strerror(-e));
+	}
+	return outfile_commit(&of, cause);
 }
 
 static int recw_interval(struct writer *w, const struct interval_sample *s)
@@ -301,6 +456,12 @@ static int recw_interval(struct writer *w, const struct interval_sample *s)
 	rb_u64(&b, s->mono_ns);
 	rb_u64(&b, s->length_ns);
 	recw_counts(&b, s->counts, w->head->evl->n);
+	struct recw *rw = w->priv;
+	if (rw->keep) {
+		r = b.oom ? -ENOMEM : recw_keep(rw, RECORD_INTERVAL, b.p, b.len, 0, 0);
+		free(b.p);
+		return r;
+	}
 	return recw_put_buf(w, RECORD_INTERVAL, &b);
 }
 
@@ -309,7 +470,9 @@ static void recw_run(struct writer *w, unsigned run)
 	struct recw *rw = w->priv;
 	uint8_t p[10];
 	int r = rw ? recw_flush(w) : 0;
-	if (r == 0 && rw)
+	if (r == 0 && rw && rw->keep)
+		r = recw_keep(rw, RECORD_RUNSTART, p, pbenc_put_varint(p, run), 0, 0);
+	else if (r == 0 && rw)
 		r = recw_put(w, RECORD_RUNSTART, p, pbenc_put_varint(p, run));
 	if (r < 0 && !w->err)
 		w->err = r;
@@ -319,6 +482,7 @@ static void recw_run(struct writer *w, unsigned run)
  * replay gives it to the outputs where it came. */
 static void recw_message(struct writer *w, const struct span_event *ev)
 {
+	struct recw *rw = w->priv;
 	struct recbuf b = {0};
 	int r = recw_flush(w);
 	rb_u64(&b, ev->pid);
@@ -331,7 +495,10 @@ static void recw_message(struct writer *w, const struct span_event *ev)
 		memcpy(b.p + b.len, ev->text, ev->len);
 		b.len += ev->len;
 	}
-	if (r == 0)
+	if (r == 0 && rw->keep) {
+		r = b.oom ? -ENOMEM : recw_keep(rw, RECORD_MESSAGE, b.p, b.len, 0, 0);
+		free(b.p);
+	} else if (r == 0)
 		r = recw_put_buf(w, RECORD_MESSAGE, &b);
 	else
 		free(b.p);
@@ -425,16 +592,21 @@ static void recw_span(void *arg, const struct span_event *ev)
 	}
 	*b0 = f;
 	rw->len = (size_t)(p - rw->block);
+	rw->bev++;
+	rw->bspans += k == SPAN_BEGIN;
 }
 
 static int recw_finish(struct writer *w, const struct report *r)
 {
+	struct recw *rw = w->priv;
 	int e = recw_flush(w);
-	if (e == 0)
+	if (e == 0 && rw->keep)
+		e = recw_dump(w, false);
+	if (e == 0 && !rw->keep)
 		e = recw_strings(w);
-	if (e == 0)
+	if (e == 0 && !rw->keep)
 		e = recw_cats(w);
-	if (e == 0)
+	if (e == 0 && !rw->keep)
 		e = recw_names(w);
 	size_t n = r->head->evl->n;
 	for (unsigned k = 0; e == 0 && k < r->nruns; k++) {
@@ -482,6 +654,13 @@ static int recw_finish(struct writer *w, const struct report *r)
 
 static void recw_release(struct writer *w)
 {
+	struct recw *rw = w->priv;
+	for (size_t i = rw ? rw->first : 0; rw && i < rw->nitem; i++)
+		free(rw->item[i].p);
+	if (rw) {
+		free(rw->item);
+		free(rw->pinned);
+	}
 	free(w->priv);
 	w->priv = NULL;
 }

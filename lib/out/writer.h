@@ -27,6 +27,11 @@ struct writer_opts {
 	 * (spanweight_parse's -ENOENT, -ENOTSUP; 0: fine) */
 	struct spanweight weight_by;
 	int weight_err;
+	/* record: keep only the last this many bytes of events, messages and
+	 * samples (--keep-last; 0: everything), and the file's name for the
+	 * snapshots of SIGUSR2 */
+	uint64_t keep_last;
+	const char *path;
 };
 
 struct writer;

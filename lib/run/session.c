@@ -806,15 +806,35 @@ static void session_rusage(struct rusage_info *ri, const struct rusage *ru, uint
 	ri->nivcsw = ru->ru_nivcsw;
 }
 
+/* Whether si is the SIGUSR2 of --keep-last: then the consumer writes a
+ * snapshot, and the signal goes no further. */
+static bool session_snapshot(struct session *s, const struct signalfd_siginfo *si)
+{
+	if (!s->o->snapshot_usr2 || si->ssi_signo != SIGUSR2 ||
+	    !sigrelay_foreign((int)si->ssi_signo, si->ssi_code, (pid_t)si->ssi_pid))
+		return false;
+	/* what the target sent so far is in it: the sources are read first
+	 * (a failure to read shows at the run's end, when they are read again) */
+	size_t got;
+	if (s->nsrc)
+		session_sources_read(s, SESSION_DRAIN_MAX, &got);
+	if (s->o->consumer->snapshot)
+		s->o->consumer->snapshot(s->o->consumer->ctx);
+	return true;
+}
+
 /* The first foreign signal pending while no target runs, or 0; takes them
  * all. */
 static int session_pending(struct session *s)
 {
 	struct signalfd_siginfo si;
 	int first = 0;
-	while (read(s->sfd, &si, sizeof si) == (ssize_t)sizeof si)
+	while (read(s->sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+		if (session_snapshot(s, &si))
+			continue;
 		if (!first && sigrelay_foreign((int)si.ssi_signo, si.ssi_code, (pid_t)si.ssi_pid))
 			first = (int)si.ssi_signo;
+	}
 	return first;
 }
 
@@ -1031,6 +1051,8 @@ static int session_one(struct session *s, unsigned run, char **cause)
 		while (read(s->sfd, &si, sizeof si) == (ssize_t)sizeof si) {
 			if (!sigrelay_foreign((int)si.ssi_signo, si.ssi_code, (pid_t)si.ssi_pid))
 				continue;
+			if (session_snapshot(s, &si))
+				continue;
 			s->interrupted = true;
 			done |= t.ops->signal(&t, &si) == TARGET_SIGNAL_STOP;
 		}
@@ -1155,6 +1177,13 @@ int session_run(const struct session_opts *o, int *exit_code, char **cause)
 	}
 	mask = s.sr.set;
 	sigaddset(&mask, SIGCHLD);
+	if (o->snapshot_usr2) { /* a snapshot's, even when it was ignored at start */
+		sigset_t u;
+		sigemptyset(&u);
+		sigaddset(&u, SIGUSR2);
+		sigaddset(&mask, SIGUSR2);
+		sigprocmask(SIG_BLOCK, &u, NULL);
+	}
 	s.sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (s.sfd < 0) {
 		r = session_fail(cause, errno, "cannot watch %s", "signals");

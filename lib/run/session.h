@@ -44,6 +44,10 @@ struct session_consumer {
 	 * names what could not be written first (NULL: nothing), *failed_err
 	 * its -errno. */
 	int (*finish)(void *ctx, const struct run_end *e, const char **failed, int *failed_err);
+	/* SIGUSR2 came and opts.snapshot_usr2 is set: write what is kept so
+	 * far while the target goes on (NULL: nothing to write).  The
+	 * consumer says how it went; the session goes on whatever it returns. */
+	void (*snapshot)(void *ctx);
 	void (*release)(void *ctx);
 };
 
@@ -85,6 +89,8 @@ struct session_opts {
 	const struct aggr *aggr;		 /* rows per thread, CPU, core ... of attach's sets
 						  * (aggr.h), or NULL: the totals only */
 	const struct session_consumer *consumer; /* where the facts go */
+	bool snapshot_usr2; /* SIGUSR2 asks the consumer for a snapshot (--keep-last),
+			     * not relayed to the target */
 };
 
 enum {

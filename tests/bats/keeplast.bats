@@ -1,0 +1,147 @@
+#!/usr/bin/env bats
+# keeplast.bats: the flight recorder, --keep-last=SIZE, through the installed
+# binary: the record file holds the last SIZE bytes of events and says what
+# was overwritten, the counts add up to what an aggregating run counts,
+# spans cut at the window's start are left out and said, SIGUSR2 writes a
+# snapshot while the target goes on, and bad input gets one line.
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	export PHASES
+	PHASES=$(build_workload span_phases $(span_link_flags))
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# The spans a JSON document's threads hold, all paths.
+json_spans() {
+	jq '[.spans.threads[].nodes[] | .count] | add' "$1"
+}
+
+# The span names a JSON document holds, one a line, sorted.
+json_names() {
+	jq -r '[.spans.threads[].nodes[] | .name] | unique | .[]' "$1"
+}
+
+# N from "... N spans (" of the --keep-last line in a file of stderr.
+overwritten() {
+	sed -n 's/.*(--keep-last)[^:]*: \([0-9][0-9]*\) spans\{0,1\} (.*overwritten.*/\1/p' "$1" | head -1
+}
+
+@test "keep-last: the file holds about SIZE of the last events; kept + overwritten = all" {
+	# 1 + 200 * 501 spans, some 4 MB of events: far more than the window
+	run -0 "$SPANSTAT" --json=all.json -- "$PHASES" 200 500
+	assert_equal "$(json_spans all.json)" 100201
+	"$SPANSTAT" record --keep-last=256K -o k.rec -- "$PHASES" 200 500 2>err
+	cat err
+	size=$(stat -c %s k.rec)
+	echo "size $size"
+	# at most SIZE of records, one block more at the most, and the rest
+	[ "$size" -le $((256 * 1024 + 65536 + 12 + 16384)) ]
+	# at least SIZE less the block the last overwrite took
+	[ "$size" -ge $((256 * 1024 - 65536 - 12)) ]
+	grep -q "^\[ spanstat: 'k.rec' keeps the last 262144 bytes of events (--keep-last): [0-9]* spans (" err
+	over=$(overwritten err)
+	[ "$over" -gt 0 ]
+	run -0 "$SPANSTAT" report --json=k.json -o k.txt k.rec
+	echo "$output"
+	refute_output --partial 'is damaged'
+	assert_output --partial "'k.rec' holds the last 262144 bytes of events (--keep-last): $over spans"
+	# the run and the phase it was in when the window starts are cut: said, not invented
+	assert_output --regexp "[0-9]+ spans cut at the window's start \(begun before it\) are left out"
+	kept=$(json_spans k.json)
+	echo "kept $kept overwritten $over"
+	assert_equal $((kept + over)) 100201
+	# the last spans are there, the first are not
+	json_names k.json >names
+	grep -qx phase0199 names
+	! grep -qx phase0000 names
+	! grep -qx run names
+	# the stream's own counts are the whole run's
+	assert_equal "$(jq '.spans.decode.spans' k.json)" 100201
+}
+
+@test "keep-last: --record beside live outputs: they count the whole run, the record the window" {
+	"$SPANSTAT" --keep-last=128K --record=k.rec --json=live.json -o live.txt -- "$PHASES" 100 500 2>err
+	cat err
+	assert_equal "$(json_spans live.json)" 50101
+	over=$(overwritten err)
+	run -0 "$SPANSTAT" report --json=k.json k.rec
+	refute_output --partial 'is damaged'
+	assert_equal $(($(json_spans k.json) + over)) 50101
+}
+
+@test "keep-last: runs, -I samples and run starts stay whole in the window" {
+	run -0 "$SPANSTAT" record --keep-last=128K -r 2 -I 10 -o k.rec -- "$PHASES" 100 500
+	run -0 "$SPANSTAT" report --json=k.json k.rec
+	echo "$output"
+	refute_output --partial 'is damaged'
+	refute_output --partial 'counts of'
+	assert_equal "$(jq '.runs | length' k.json)" 2
+	json_names k.json >names
+	grep -qx phase0099 names
+	! grep -qx phase0000 names
+}
+
+@test "keep-last: SIGUSR2 writes a snapshot while the target goes on; its status stays" {
+	rm -f go go.ready
+	"$SPANSTAT" record --keep-last=128K -o k.rec -- "$PHASES" 100 2000 go 3 2>err &
+	local pid=$! i code=0
+	for ((i = 0; i < 3000; i++)); do [ -e go.ready ] && break; sleep 0.01; done
+	[ -e go.ready ] || fail "the target never got half way"
+	kill -USR2 "$pid"
+	for ((i = 0; i < 3000; i++)); do grep -q 'snapshot of' err && break; sleep 0.01; done
+	cp k.rec snap.rec
+	touch go
+	wait "$pid" || code=$?
+	cat err
+	assert_equal "$code" 3
+	grep -q "^\[ spanstat: snapshot of [0-9.]* MB to 'k.rec'; [0-9]* spans overwritten so far \]" err
+	# the snapshot: whole, the first half's last spans, nothing after
+	run -0 "$SPANSTAT" report --json=snap.json snap.rec
+	echo "$output"
+	refute_output --partial 'is damaged'
+	refute_output --partial 'counts of'
+	assert_output --partial "as a snapshot taken while the target ran"
+	json_names snap.json >names
+	grep -qx phase0049 names
+	! grep -qx phase0050 names
+	! grep -qx phase0000 names
+	assert_equal "$(jq '.runs | length' snap.json)" 0
+	# the final file: the end of the run, the counts, the status
+	run -0 "$SPANSTAT" report --json=k.json k.rec
+	refute_output --partial 'is damaged'
+	refute_output --partial snapshot
+	json_names k.json >names
+	grep -qx phase0099 names
+	assert_equal "$(jq '.runs[0].exit.exit_code' k.json)" 3
+	over=$(overwritten err)
+	assert_equal $(($(json_spans k.json) + over)) 200101
+}
+
+@test "keep-last: SIZE takes K, M and G; bad sizes and combinations get one line and 125" {
+	run -0 "$SPANSTAT" record --keep-last=1M -o a.rec -- "$PHASES" 2 2
+	assert_output --partial "keeps the last 1048576 bytes"
+	run -0 "$SPANSTAT" record --keep-last=131072 -o a.rec -- "$PHASES" 2 2
+	assert_output --partial "keeps the last 131072 bytes"
+	run -0 "$SPANSTAT" record --keep-last=2GiB -o a.rec -- "$PHASES" 2 2
+	assert_output --partial "keeps the last 2147483648 bytes"
+	for bad in 100K 1X 65G '' K 1.5M -1M 1MB; do
+		run -125 "$SPANSTAT" record --keep-last="$bad" -o b.rec -- "$PHASES" 2 2
+		assert_output "spanstat: invalid --keep-last '$bad': expected a size from 128K to 64G: bytes, or a number with K, M or G (KiB, MiB, GiB)"
+	done
+	run -125 "$SPANSTAT" --keep-last=1M -- "$PHASES" 2 2
+	assert_output "spanstat: --keep-last needs a record file: spanstat record, or --record=FILE"
+	run -125 "$SPANSTAT" record --keep-last=1M -o - -- "$PHASES" 2 2
+	assert_output --partial "spanstat: --keep-last needs a record file, not standard output"
+	for o in perfetto flamechart; do
+		run -125 "$SPANSTAT" --keep-last=1M --record=b.rec --$o=b.out -- "$PHASES" 2 2
+		assert_output "spanstat: --keep-last cannot be combined with --$o: it would show the whole run, not the window kept; make it from the record file with spanstat report"
+	done
+	run -125 "$SPANSTAT" report --keep-last=1M a.rec
+	[ ! -e b.rec ] && [ ! -e b.out ]
+}
