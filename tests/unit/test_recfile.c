@@ -3,13 +3,16 @@
  * cumulative rows, flags) across many blocks and thread switches; the head,
  * samples and runs come back; a truncated copy and a damaged record lose
  * only what they damaged; a head without the program's path and build id
- * (an older file's) reads as before, with both unknown. */
+ * (an older file's) reads as before, with both unknown; a --keep-last
+ * window holds the last events, its snapshot and its end read back whole,
+ * and kept, cut and overwritten add up to every event. */
 #include "config.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "analysis.h"
@@ -432,6 +435,76 @@ int main(void)
 	ok(r == -EINVAL && cause && strstr(cause, "not a spanstat record file"),
 	   "another file is refused: %s", cause ? cause : "");
 	free(cause);
+
+	/* --keep-last: the same events through a window of 128 KiB */
+	char kpath[256];
+	snprintf(kpath, sizeof kpath, "%s/k.rec", dir);
+	fp = fopen(path, "w");
+	w = (struct writer){.ops = &record_writer_ops, .fp = fp, .head = &h};
+	w.opts.keep_last = 128u << 10;
+	w.opts.path = kpath;
+	struct record_window win;
+	ok(!recwrite_window(&(struct writer){.ops = &capture_ops}, &win),
+	   "another writer keeps no window");
+	ok(w.ops->start(&w, &h) == 0 && recwrite_window(&w, &win) && win.size == 128u << 10 &&
+		   !win.events,
+	   "a window starts empty");
+	w.ops->run(&w, 0);
+	size_t begins = 0, half = norig / 8 * 7;
+	for (size_t k = 0; k < norig; k++) {
+		begins += orig[k].kind == SPAN_BEGIN;
+		w.ops->span(&w, &orig[k]);
+		if (k == half) {
+			char *why = NULL;
+			ok(recwrite_snapshot(&w, &why) == 0, "a snapshot is written midway: %s",
+			   why ? why : "");
+			free(why);
+		}
+	}
+	/* the snapshot: whole, a snapshot, no damage for the RUN and END it lacks */
+	rf = replay(kpath, &st2, &nv2, &err);
+	ok(rf && err == 0, "the snapshot reads back");
+	const struct record_window *rw = rf ? recfile_window(rf) : NULL;
+	ok(rw && rw->present && rw->snapshot && rw->size == 128u << 10 && rw->events > 0,
+	   "the snapshot says it is one, and what was overwritten");
+	ok(rf && !recfile_damage(rf)->no_end && !recfile_damage(rf)->lost_runs &&
+		   !recfile_damage(rf)->bad_records,
+	   "a snapshot is not damaged");
+	ok(rw && ngot + rw->cut + rw->events == half + 1 && ngot &&
+		   got[ngot - 1].ev.ts == orig[half].ts,
+	   "the snapshot holds every event up to it that was not overwritten");
+	recfile_close(rf);
+	ok(w.ops->finish(&w, &rep) == 0, "the window is written at the end");
+	ok(recwrite_window(&w, &win) && win.events > 0 && win.spans > 0 && win.spans < win.events,
+	   "the writer counts what it overwrote");
+	w.ops->release(&w);
+	ok(fclose(fp) == 0, "the window's file is complete");
+	struct stat sb;
+	ok(stat(path, &sb) == 0 && sb.st_size <= (128 << 10) + 65536 + 12 + 4096 &&
+		   sb.st_size >= (128 << 10) - 65536 - 12,
+	   "the file holds about 128 KiB: %lld bytes", (long long)sb.st_size);
+	rf = replay(path, &st2, &nv2, &err);
+	ok(rf && err == 0, "the window reads back");
+	rw = rf ? recfile_window(rf) : NULL;
+	ok(rw && rw->present && !rw->snapshot && rw->events == win.events &&
+		   rw->spans == win.spans && rw->bytes == win.bytes,
+	   "the window's counts come back");
+	ok(rf && !recfile_damage(rf)->no_end && !recfile_damage(rf)->bad_records &&
+		   recfile_damage(rf)->lost_runs == 0,
+	   "the window is not damaged");
+	size_t kept_begins = 0, kept_ends = 0;
+	for (size_t k = 0; k < ngot; k++) {
+		kept_begins += got[k].ev.kind == SPAN_BEGIN;
+		kept_ends += got[k].ev.kind == SPAN_END;
+	}
+	ok(rw && ngot + rw->cut + rw->events == norig, "every event is kept, cut or overwritten");
+	ok(rw && kept_begins + rw->spans == begins && kept_ends == kept_begins,
+	   "spans kept and overwritten add up, and every end replayed has its begin");
+	ok(ngot && got[ngot - 1].ev.kind == SPAN_PROCESS_END && got[ngot - 1].ev.ts == ts,
+	   "the last events are kept");
+	ok(got_runstarts == 1, "the run start overwritten is kept");
+	recfile_close(rf);
+	unlink(kpath);
 
 	free(buf);
 	free(got);
