@@ -32,8 +32,8 @@
  * skipped and the span-event records with a bad CRC or header must be what
  * recfile_open counts, at
  * least as many bad records as bad CRCs, and a report must warn about a
- * file when the reader (after a replay of its own) found damage, and only
- * then when it reads one file;
+ * file when the reader (after a replay of its own) found damage or the file
+ * is a --keep-last window (WINDOW), and only then when it reads one file;
  * a file recfile_open takes must give a report (and one it refuses, a
  * cause); the JSON must parse (cJSON) and be UTF-8, the Perfetto trace a
  * well-formed sequence of TracePacket fields, each SVG UTF-8 with no
@@ -254,7 +254,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct recfile *rf = NULL;
 	char *cause = NULL;
 	int opened = recfile_open(&rf, fuzz_path, &strings, &names, NULL, &cause);
-	bool damaged = false;
+	bool damaged = false, window = false;
 	if (opened == 0) {
 		const struct record_damage *dm = recfile_damage(rf);
 		const struct run_head *h = recfile_head(rf);
@@ -275,6 +275,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		analysis_release(&an);
 		damaged = dm->lost_bytes || dm->skipped_bytes || dm->bad_records || dm->no_end ||
 			  dm->lost_runs;
+		const struct record_window *win = recfile_window(rf);
+		window = win->present;
+		if (window && win->spans > win->events)
+			abort(); /* more span begins overwritten than events */
 		recfile_close(rf);
 	} else if (!cause) {
 		abort(); /* refused without saying why */
@@ -329,9 +333,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort(); /* the report and the reader disagree on the file */
 	free(cause);
 	if (r == 0) {
-		if (damaged ? warn.n == 0 : warn.n != 0 && ro.nfiles == 1)
-			abort(); /* damage unsaid, or a whole file warned about (a merge
-				  * may warn of two files of one rank) */
+		if (damaged || window ? warn.n == 0 : warn.n != 0 && ro.nfiles == 1)
+			abort(); /* damage or a window unsaid, or a whole file warned
+				  * about (a merge may warn of two files of one rank) */
 		/* the outputs that take no weight never fail in memory */
 		if (out[O_SUMMARY].w.err || out[O_JSON].w.err || out[O_PERFETTO].w.err ||
 		    out[O_CHART].w.err)
