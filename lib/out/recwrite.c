@@ -25,6 +25,7 @@
 #include "outfile.h"
 #include "outpath.h"
 #include "recfile.h"
+#include "u64map.h"
 #include "writer.h"
 
 #define RECW_EVENT_MAX (8 + 6 * 10 + 2 * SPANMETRIC_MAX * 10) /* one encoded event, at most */
@@ -43,6 +44,18 @@ struct recitem {
 	uint64_t events, spans; /* EVENTS: how many, and of them begins */
 };
 
+/* --keep-last: a process's or thread's start or name, or a process's end,
+ * kept apart too: when its block is overwritten, the file still names the
+ * threads and processes of the window. */
+struct recident {
+	uint64_t item; /* the record it went into (counted from the first) */
+	uint64_t ts;
+	int64_t value;
+	uint32_t pid, tid, name;
+	uint8_t kind, flags;
+	size_t run_at; /* run starts before it */
+};
+
 struct recw {
 	uint8_t block[RECORD_BLOCK];
 	uint64_t bev, bspans; /* the open block's events, and begins among them */
@@ -55,6 +68,10 @@ struct recw {
 	uint64_t *pinned;
 	size_t npinned, cappinned;
 	struct record_window win;
+	uint64_t pushed, dropped; /* records kept so far, and overwritten */
+	size_t nrunstart;	  /* run starts kept so far */
+	struct recident *ident;
+	size_t nident, capident;
 	size_t len; /* 0: no block open */
 	uint32_t pid, tid;
 	uint64_t ts;
@@ -192,8 +209,11 @@ static int recw_keep(struct recw *rw, enum record_type type, const void *payload
 	memcpy(p, payload, len);
 	rw->item[rw->nitem++] = (struct recitem){p, (uint32_t)type, (uint32_t)len, events, spans};
 	rw->kept += RECORD_HDR + len;
+	rw->pushed++;
+	rw->nrunstart += type == RECORD_RUNSTART;
 	while (rw->kept > rw->keep && rw->nitem - rw->first > 1) {
 		struct recitem *it = &rw->item[rw->first++];
+		rw->dropped++;
 		rw->kept -= RECORD_HDR + it->len;
 		if (it->type == RECORD_RUNSTART) { /* which threads are whose run: kept */
 			struct record_in in = {it->p, it->p + it->len, true};
@@ -370,9 +390,61 @@ static int recw_start(struct writer *w, const struct run_head *h)
 	return rw->keep ? 0 : recw_header(w, h); /* --keep-last: all at the end */
 }
 
+/* --keep-last: the processes whose end was overwritten (pid -> the index
+ * of that end + 1): nothing of the window is theirs. */
+static int recw_gone(const struct recw *rw, struct u64map *gone)
+{
+	for (size_t j = 0; j < rw->nident && rw->ident[j].item < rw->dropped; j++)
+		if (rw->ident[j].kind == SPAN_PROCESS_END &&
+		    u64map_put(gone, rw->ident[j].pid, j + 1) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+/* --keep-last: from *j on, the starts and names of threads and processes
+ * whose records were overwritten and that came before run start `run`, as
+ * blocks of events (of the processes that had not ended before the window). */
+static int recw_idents(struct writer *w, const struct u64map *gone, size_t *j, size_t run)
+{
+	struct recw *rw = w->priv;
+	uint8_t *b = NULL;
+	size_t len = 0;
+	uint64_t ts = 0;
+	int e = 0;
+	for (; *j < rw->nident && rw->ident[*j].item < rw->dropped && rw->ident[*j].run_at <= run;
+	     ++*j) {
+		const struct recident *id = &rw->ident[*j];
+		if (*j < u64map_get(gone, id->pid))
+			continue;
+		if (!b && !(b = malloc(RECORD_BLOCK)))
+			return -ENOMEM;
+		if (len > RECORD_BLOCK - RECW_EVENT_MAX) {
+			if ((e = recw_put(w, RECORD_EVENTS, b, len)) < 0)
+				break;
+			len = 0;
+			ts = 0;
+		}
+		uint8_t *p = b + len;
+		*p++ = (uint8_t)(id->kind | 16 | (id->flags & SPAN_F_UNFINISHED ? 8 : 0));
+		p += pbenc_put_varint(p, id->pid);
+		p += pbenc_put_varint(p, id->tid);
+		p += pbenc_put_varint(p, record_zz((int64_t)(id->ts - ts)));
+		ts = id->ts;
+		p += pbenc_put_varint(p, id->name);
+		if (id->kind != SPAN_THREAD)
+			p += pbenc_put_varint(p, record_zz(id->value));
+		len = (size_t)(p - b);
+	}
+	if (e == 0 && len)
+		e = recw_put(w, RECORD_EVENTS, b, len);
+	free(b);
+	return e;
+}
+
 /* --keep-last: what the file holds besides the events, and the kept
  * records: header, HEAD, every string and category, WINDOW, the run
- * starts overwritten, the kept records (and, for a snapshot, the open
+ * starts overwritten (each after the threads and processes overwritten
+ * before it), the kept records (and, for a snapshot, the open
  * block), NAMES.  RUN and END follow at the end. */
 static int recw_dump(struct writer *w, bool snapshot)
 {
@@ -394,10 +466,18 @@ static int recw_dump(struct writer *w, bool snapshot)
 		rb_u64(&b, rw->win.bytes);
 		e = recw_put_buf(w, RECORD_WINDOW, &b);
 	}
-	for (size_t i = 0; e == 0 && i < rw->npinned; i++) {
+	/* the run starts overwritten, each before the threads and processes
+	 * overwritten after it */
+	struct u64map gone = {0};
+	e = e == 0 ? recw_gone(rw, &gone) : e;
+	size_t j = 0;
+	for (size_t i = 0; e == 0 && i <= rw->npinned; i++) {
+		e = recw_idents(w, &gone, &j, i);
 		uint8_t p[10];
-		e = recw_put(w, RECORD_RUNSTART, p, pbenc_put_varint(p, rw->pinned[i]));
+		if (e == 0 && i < rw->npinned)
+			e = recw_put(w, RECORD_RUNSTART, p, pbenc_put_varint(p, rw->pinned[i]));
 	}
+	u64map_release(&gone);
 	for (size_t i = rw->first; e == 0 && i < rw->nitem; i++)
 		e = recw_put(w, (enum record_type)rw->item[i].type, rw->item[i].p, rw->item[i].len);
 	if (e == 0 && snapshot && rw->len)
@@ -555,8 +635,17 @@ static void recw_span(void *arg, const struct span_event *ev)
 			return;
 		}
 	}
-	uint8_t *p = rw->block + rw->len, *b0 = p++;
 	unsigned k = ev->kind;
+	if (rw->keep && (k == SPAN_PROCESS || k == SPAN_THREAD || k == SPAN_PROCESS_END)) {
+		if (GROW(rw->ident, rw->nident + 1, rw->capident, 64) < 0) {
+			w->err = -ENOMEM;
+			return;
+		}
+		rw->ident[rw->nident++] = (struct recident){
+			rw->pushed, ev->ts,	ev->value,	    ev->pid,	  ev->tid,
+			ev->name,   (uint8_t)k, (uint8_t)ev->flags, rw->nrunstart};
+	}
+	uint8_t *p = rw->block + rw->len, *b0 = p++;
 	uint8_t f = (uint8_t)(k | (ev->flags & SPAN_F_UNFINISHED ? 8 : 0));
 	if (!rw->len || ev->pid != rw->pid || ev->tid != rw->tid) {
 		f |= 16;
@@ -660,6 +749,7 @@ static void recw_release(struct writer *w)
 	if (rw) {
 		free(rw->item);
 		free(rw->pinned);
+		free(rw->ident);
 	}
 	free(w->priv);
 	w->priv = NULL;

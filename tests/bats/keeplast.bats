@@ -61,6 +61,8 @@ overwritten() {
 	grep -qx phase0199 names
 	! grep -qx phase0000 names
 	! grep -qx run names
+	# the process began before the window: its name is kept all the same
+	jq -r '.spans.threads[0].process_name' k.json | grep -q '^span_phases'
 	# the stream's own counts are the whole run's
 	assert_equal "$(jq '.spans.decode.spans' k.json)" 100201
 }

@@ -450,6 +450,13 @@ int main(void)
 		   !win.events,
 	   "a window starts empty");
 	w.ops->run(&w, 0);
+	/* a process that ends long before the window: nothing of it stays */
+	struct span_event gone[3] = {
+		{.kind = SPAN_PROCESS, .pid = 200, .tid = 200, .ts = 4000, .name = orig[0].name},
+		{.kind = SPAN_THREAD, .pid = 200, .tid = 200, .ts = 4000},
+		{.kind = SPAN_PROCESS_END, .pid = 200, .tid = 200, .ts = 4500}};
+	for (size_t k = 0; k < 3; k++)
+		w.ops->span(&w, &gone[k]);
 	size_t begins = 0, half = norig / 8 * 7;
 	for (size_t k = 0; k < norig; k++) {
 		begins += orig[k].kind == SPAN_BEGIN;
@@ -470,7 +477,7 @@ int main(void)
 	ok(rf && !recfile_damage(rf)->no_end && !recfile_damage(rf)->lost_runs &&
 		   !recfile_damage(rf)->bad_records,
 	   "a snapshot is not damaged");
-	ok(rw && ngot + rw->cut + rw->events == half + 1 && ngot &&
+	ok(rw && ngot + rw->cut + rw->events == half + 1 + 3 + 3 && ngot &&
 		   got[ngot - 1].ev.ts == orig[half].ts,
 	   "the snapshot holds every event up to it that was not overwritten");
 	recfile_close(rf);
@@ -497,7 +504,17 @@ int main(void)
 		kept_begins += got[k].ev.kind == SPAN_BEGIN;
 		kept_ends += got[k].ev.kind == SPAN_END;
 	}
-	ok(rw && ngot + rw->cut + rw->events == norig, "every event is kept, cut or overwritten");
+	/* the process's and threads' starts were overwritten, and are kept apart */
+	ok(rw && ngot + rw->cut + rw->events == norig + 3 + 3,
+	   "every event is kept, cut or overwritten (and the 3 that name the threads kept)");
+	size_t of_gone = 0;
+	for (size_t k = 0; k < ngot; k++)
+		of_gone += got[k].ev.pid == 200;
+	ok(of_gone == 0, "a process that ended before the window is left out");
+	ok(ngot > 3 && got[0].ev.kind == SPAN_PROCESS && !strcmp(got[0].name, "app") &&
+		   got[0].ev.value == 1 && got[2].ev.kind == SPAN_THREAD &&
+		   !strcmp(got[2].name, "worker") && got[2].ev.tid == 101 && got[2].ev.ts == 5001,
+	   "the process and its threads are named before the window");
 	ok(rw && kept_begins + rw->spans == begins && kept_ends == kept_begins,
 	   "spans kept and overwritten add up, and every end replayed has its begin");
 	ok(ngot && got[ngot - 1].ev.kind == SPAN_PROCESS_END && got[ngot - 1].ev.ts == ts,
