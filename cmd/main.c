@@ -737,16 +737,19 @@ static void check(struct cli *c, int nargs)
 	if (c->keep_last && strcmp(c->path[out_record], "-") == 0)
 		die("--keep-last needs a record file, not standard output: a snapshot replaces the "
 		    "file");
-	for (int k = 1; c->keep_last && k < out_n; k++)
-		if (c->path[k] && (output_table[k - 1].ops == &perfetto_writer_ops ||
-				   output_table[k - 1].ops == &flamechart_writer_ops))
-			die("--keep-last cannot be combined with %s: it would show the whole run, "
-			    "not "
-			    "the window kept; make it from the record file with spanstat report",
-			    optname(k));
 	if (c->null_run && (c->cgroup || c->for_each_cgroup))
 		die("--null counts no events: not with %s",
 		    c->cgroup ? "--cgroup" : "--for-each-cgroup");
+}
+
+/* Whether output k is made from the record file once it is written: the
+ * trace outputs of a live run with --keep-last, which show the window kept
+ * (as spanstat report makes them from the file), not the whole run. */
+static bool from_window(const struct cli *c, int k)
+{
+	return c->keep_last && c->mode == MODE_RUN && k > 0 && k < out_n && c->path[k] &&
+	       (output_table[k - 1].ops == &perfetto_writer_ops ||
+		output_table[k - 1].ops == &flamechart_writer_ops);
 }
 
 static void add_writer(struct cli *c, int k, const struct writer_ops *ops, FILE *fp)
@@ -868,7 +871,7 @@ static void open_outputs(struct cli *c, const char *command)
 	if (c->mode != MODE_RECORD)
 		add_writer(c, OUT_SUMMARY, c->sep ? &csv_writer_ops : &summary_writer_ops, sfp);
 	for (int k = 1; k < out_n; k++)
-		if (c->path[k])
+		if (c->path[k] && !from_window(c, k))
 			add_writer(c, k, output_table[k - 1].ops, c->out[k].fp);
 }
 
@@ -910,6 +913,8 @@ static int commit_outputs(struct cli *c, int code)
 {
 	for (int k = 0; k < OUT_MAX; k++) {
 		char *why = NULL;
+		if (from_window(c, k) && !c->w[k].ops)
+			continue; /* made later, from the record file */
 		if (k == OUT_SUMMARY && c->tee && c->w[k].ops && !c->w[k].err) {
 			code = commit_summary(c, code);
 			continue;
@@ -942,6 +947,58 @@ static int commit_outputs(struct cli *c, int code)
 			code = code ? code : EXIT_SPANSTAT;
 		}
 	}
+	return code;
+}
+
+/* --keep-last's --perfetto and --flamechart: made from the record file
+ * just written, as spanstat report makes them (the same bytes). */
+static int window_outputs(struct cli *c, int code, const struct sigrelay *sr)
+{
+	int k0 = 0;
+	for (int k = 1; k < out_n && !k0; k++)
+		k0 = from_window(c, k) ? k : 0;
+	if (!k0)
+		return code;
+	struct stat st;
+	bool have = c->w[out_record].ops && !c->w[out_record].err &&
+		    stat(c->path[out_record], &st) == 0;
+	for (int k = k0; have && k < out_n; k++)
+		if (from_window(c, k))
+			add_writer(c, k, output_table[k - 1].ops, c->out[k].fp);
+	const char *files[1] = {c->path[out_record]};
+	struct recreport_opts ro = {.files = files,
+				    .nfiles = 1,
+				    .writers = c->wv,
+				    .nwriters = c->nw,
+				    .compensate = c->compensate,
+				    .stop = &sr->set};
+	const struct writer *failed = NULL;
+	char *cause = NULL;
+	int r = have ? recreport_run(&ro, &failed, &cause) : -ENOENT;
+	for (int k = k0; k < out_n; k++) {
+		if (!from_window(c, k))
+			continue;
+		char *why = NULL;
+		int e = r < 0 ? -r : c->w[k].err < 0 ? -c->w[k].err : 0;
+		if (e == ENOENT && !have)
+			die_soft("cannot write %s '%s': the record file it is made from was not "
+				 "written",
+				 optname(k), c->path[k]);
+		else if (e)
+			die_soft("cannot write %s '%s': %s", optname(k), c->path[k],
+				 cause ? cause : strerror(e));
+		if (e)
+			outfile_abort(&c->out[k]);
+		else if (outfile_commit(&c->out[k], &why) < 0) {
+			errline(why ? why : "cannot write output");
+			e = EIO;
+		}
+		free(why);
+		if (e)
+			code = code ? code : EXIT_SPANSTAT;
+	}
+	free(cause);
+	release_writers(c);
 	return code;
 }
 
@@ -1183,6 +1240,7 @@ static int run_main(struct cli *c, int argc, char **argv)
 			c->path[out_record], win.size, win.spans, win.events, win.messages,
 			win.samples, win.bytes);
 	release_writers(c);
+	code = window_outputs(c, code, &sr);
 	if (!c->path[OUT_SUMMARY] && fflush(stderr) != 0)
 		code = code ? code : EXIT_SPANSTAT;
 	/* A signal that came after the last run's target was reaped found
