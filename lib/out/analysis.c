@@ -232,6 +232,7 @@ static int analysis_report(struct analysis *a, const struct run_end *e,
 		return 0;
 	}
 	rep->spans = &a->tree;
+	rep->window = e->window;
 	rep->dstats = e->dstats;
 	rep->dstats_lost = e->dstats_lost;
 	rep->event_cost_ns = e->event_cost_ns;

@@ -25,6 +25,7 @@
 
 #include "grow.h"
 #include "metrics.h"
+#include "recfile.h"
 #include "rankstat.h"
 #include "stats.h"
 #include "spannames.h"
@@ -755,6 +756,26 @@ static cJSON *json_spans(const struct report *r, struct json_lists *lists)
 	}
 	cJSON_AddItemToObject(o, "merged",
 			      json_tree(merged ? merged : &empty, names, false, lists));
+
+	/* a --keep-last record's window: null but snapshot when the spans
+	 * are the whole session's */
+	cJSON *wo = cJSON_AddObjectToObject(o, "window");
+	const struct record_window *win = r->window;
+	const struct {
+		const char *key;
+		uint64_t v;
+	} wf[] = {{"keep_last", win ? win->size : 0},
+		  {"overwritten_spans", win ? win->spans : 0},
+		  {"overwritten_events", win ? win->events : 0},
+		  {"overwritten_bytes", win ? win->bytes : 0},
+		  {"cut", win ? win->cut : 0}};
+	for (size_t i = 0; wo && i < sizeof wf / sizeof wf[0]; i++)
+		if (win)
+			cJSON_AddNumberToObject(wo, wf[i].key, (double)wf[i].v);
+		else
+			cJSON_AddNullToObject(wo, wf[i].key);
+	if (wo)
+		cJSON_AddBoolToObject(wo, "snapshot", win && win->snapshot);
 
 	cJSON *d = cJSON_AddObjectToObject(o, "decode");
 	struct decode_stats zero;

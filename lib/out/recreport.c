@@ -300,7 +300,9 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 	if (r < 0)
 		goto out;
 	struct report_ranks ranks = {(unsigned)n, ri};
-	struct run_end end = {.run = runs,
+	const struct record_window *win = recfile_window(f[0].rf);
+	struct run_end end = {.window = n == 1 && win->present ? win : NULL,
+			      .run = runs,
 			      .nruns = nruns,
 			      .dstats = head.spans ? &ds : NULL,
 			      .dstats_lost = head.spans && dstats_lost,

@@ -40,8 +40,13 @@ struct report_ranks {
 	const struct rank_info *r;
 };
 
+struct record_window;
+
 struct report {
 	const struct run_head *head;
+	/* a report of one --keep-last record file: the spans are its window's
+	 * (recfile.h), or NULL */
+	const struct record_window *window;
 	unsigned nruns;			 /* runs actually completed (whose results are
 					  * known); 0 only in a report of a damaged
 					  * record: then the counts are COUNT_UNKNOWN

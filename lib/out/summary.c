@@ -15,6 +15,7 @@
 
 #include "cgroup.h"
 #include "fmt.h"
+#include "recfile.h"
 #include "rankstat.h"
 #include "stats.h"
 #include "metrics.h"
@@ -928,6 +929,24 @@ static void summary_why_none(FILE *fp, const struct report *r)
 		fputs(" no spans collected\n\n", fp);
 }
 
+/* A --keep-last window: the span tables are its spans, not the run's. */
+static void summary_window(FILE *fp, const struct record_window *w)
+{
+	if (!w)
+		return;
+	char spans[64], events[64];
+	fmt_grouped(spans, sizeof spans, (double)w->spans, 0);
+	fmt_grouped(events, sizeof events, (double)w->events, 0);
+	fprintf(fp,
+		" span window: the last %" PRIu64 " bytes of events (--keep-last)%s; %s spans "
+		"(%s events) before them were overwritten",
+		w->size, w->snapshot ? ", a snapshot taken while the target ran" : "", spans,
+		events);
+	if (w->cut)
+		fprintf(fp, ", %" PRIu64 " cut at the window's start left out", w->cut);
+	fputs("\n\n", fp);
+}
+
 /* The span table's footer for spanstat_message: how many, from how many
  * threads; nothing when there were none. */
 static void summary_messages(FILE *fp, const struct span_trees *st)
@@ -1045,6 +1064,7 @@ static int summary_spans(FILE *fp, const struct report *r, bool where)
 		err = summary_async(fp, r);
 	summary_messages(fp, r->spans);
 	span_tree_release(&scratch);
+	summary_window(fp, r->window);
 	if (r->dstats && r->dstats_lost)
 		fputs(" span data: what the target dropped or sent damaged is not known (the "
 		      "recording's end is lost)\n\n",

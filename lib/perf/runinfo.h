@@ -110,13 +110,16 @@ struct interval_sample {
 
 /* What the source of facts knew at the end, besides the head: each run's
  * results and what span collection counted. */
+struct record_window;
+
 struct run_end {
-	const struct run_result *run;	   /* nruns, the caller's */
-	unsigned nruns;			   /* >= 1 live; 0: no run's results are known */
-	const struct decode_stats *dstats; /* NULL without spans */
-	bool dstats_lost;		   /* dstats not known (report.h) */
-	double event_cost_ns;		   /* the instrumentation's cost per event, 0: unknown */
-	bool compensate;		   /* take it out of the span times */
+	const struct record_window *window; /* a --keep-last record's (recfile.h), or NULL */
+	const struct run_result *run;	    /* nruns, the caller's */
+	unsigned nruns;			    /* >= 1 live; 0: no run's results are known */
+	const struct decode_stats *dstats;  /* NULL without spans */
+	bool dstats_lost;		    /* dstats not known (report.h) */
+	double event_cost_ns;		    /* the instrumentation's cost per event, 0: unknown */
+	bool compensate;		    /* take it out of the span times */
 };
 
 #endif

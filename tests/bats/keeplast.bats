@@ -53,6 +53,11 @@ overwritten() {
 	assert_output --partial "'k.rec' holds the last 262144 bytes of events (--keep-last): $over spans"
 	# the run and the phase it was in when the window starts are cut: said, not invented
 	assert_output --regexp "[0-9]+ spans cut at the window's start \(begun before it\) are left out"
+	# and in the outputs: the summary and the JSON
+	grep -q "^ span window: the last 262144 bytes of events (--keep-last); [0-9,]* spans ([0-9,]* events) before them were overwritten, [0-9]* cut at the window's start left out" k.txt
+	assert_equal "$(jq '.spans.window.overwritten_spans' k.json)" "$over"
+	assert_equal "$(jq '.spans.window.keep_last' k.json)" 262144
+	[ "$(jq '.spans.window.cut' k.json)" -gt 0 ]
 	kept=$(json_spans k.json)
 	echo "kept $kept overwritten $over"
 	assert_equal $((kept + over)) 100201
@@ -88,8 +93,9 @@ overwritten() {
 	# what is narrower than a pixel: the trace holds every name)
 	grep -aq phase0099 live.pftrace
 	! grep -aq phase0000 live.pftrace
-	# while the JSON counts the whole run
+	# while the JSON counts the whole run, and has no window
 	assert_equal "$(json_spans live.json)" 50101
+	assert_equal "$(jq '.spans.window.keep_last' live.json)" null
 	# no record file, no window outputs: said, and the status says it
 	run -125 "$SPANSTAT" --keep-last=128K --record=/nonexistent/dir/k.rec --perfetto=x.pftrace \
 		-- "$PHASES" 2 2
@@ -128,6 +134,7 @@ overwritten() {
 	refute_output --partial 'is damaged'
 	refute_output --partial 'counts of'
 	assert_output --partial "as a snapshot taken while the target ran"
+	assert_equal "$(jq '.spans.window.snapshot' snap.json)" true
 	json_names snap.json >names
 	grep -qx phase0049 names
 	! grep -qx phase0050 names
