@@ -590,9 +590,10 @@ static void recw_message(struct writer *w, const struct span_event *ev)
  * the strings it names, like a message. */
 static void recw_async(struct writer *w, const struct span_event *ev)
 {
+	struct recw *rw = w->priv;
 	struct recbuf b = {0};
 	int r = recw_flush(w);
-	if (r == 0)
+	if (r == 0 && !rw->keep) /* a window writes every string first */
 		r = recw_strings(w);
 	rb_u64(&b, (uint64_t)(ev->kind - SPAN_ASYNC_BEGIN));
 	rb_u64(&b, ev->pid);
@@ -606,7 +607,10 @@ static void recw_async(struct writer *w, const struct span_event *ev)
 	rb_u64(&b, ev->value > 0 ? (uint64_t)ev->value : 0);
 	rb_u64(&b, ev->enters);
 	rb_u64(&b, ev->threads);
-	if (r == 0)
+	if (r == 0 && rw->keep) {
+		r = b.oom ? -ENOMEM : recw_keep(rw, RECORD_ASYNC, b.p, b.len, 1, 0);
+		free(b.p);
+	} else if (r == 0)
 		r = recw_put_buf(w, RECORD_ASYNC, &b);
 	else
 		free(b.p);
