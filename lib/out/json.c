@@ -490,6 +490,112 @@ static cJSON *json_path(const struct span_tree *t, const uint32_t *up, uint32_t 
 	return a;
 }
 
+/* An exact integer sum beyond 64 bits as a literal. */
+static cJSON *json_i128(cJSON *obj, const char *key, __int128 v)
+{
+	if (v >= INT64_MIN && v <= INT64_MAX)
+		return json_i64(obj, key, (int64_t)v);
+	if (v > 0 && v <= (__int128)UINT64_MAX)
+		return json_u64(obj, key, (uint64_t)v);
+	char buf[48], *q = buf + sizeof buf;
+	bool neg = v < 0;
+	unsigned __int128 u = neg ? -(unsigned __int128)v : (unsigned __int128)v;
+	*--q = 0;
+	do {
+		*--q = (char)('0' + (int)(u % 10));
+		u /= 10;
+	} while (u);
+	if (neg)
+		*--q = '-';
+	return cJSON_AddRawToObject(obj, key, q);
+}
+
+struct json_arg {
+	const char *key;
+	const struct span_arg *e;
+};
+
+static int json_cmp_arg(const void *a, const void *b)
+{
+	const struct json_arg *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+	return c ? c : (x->e->type > y->e->type) - (x->e->type < y->e->type);
+}
+
+/* Node i's typed arguments (spanstat_arg_*), by key then type: count,
+ * sum, min, max of numbers, trues of booleans, the most frequent texts. */
+static void json_node_args(cJSON *o, const struct span_tree *t, uint32_t i,
+			   const struct run_head *h)
+{
+	cJSON *a = cJSON_AddArrayToObject(o, "args");
+	size_t n = 0;
+	for (const struct span_arg *e = span_args_first(t->args, i); e;
+	     e = span_args_next(t->args, e))
+		n++;
+	struct json_arg *v = n ? malloc(n * sizeof *v) : NULL;
+	if (!a || !v)
+		return;
+	n = 0;
+	for (const struct span_arg *e = span_args_first(t->args, i); e;
+	     e = span_args_next(t->args, e))
+		v[n++] =
+			(struct json_arg){h && h->strings ? strtab_get(h->strings, e->key) : "", e};
+	qsort(v, n, sizeof *v, json_cmp_arg);
+	for (size_t k = 0; k < n; k++) {
+		const struct span_arg *e = v[k].e;
+		cJSON *x = cJSON_CreateObject();
+		if (!x || !cJSON_AddItemToArray(a, x)) {
+			cJSON_Delete(x);
+			break;
+		}
+		json_text(x, "key", v[k].key);
+		cJSON_AddStringToObject(x, "type", span_args_type_name(e->type));
+		json_u64(x, "count", e->count);
+		switch (e->type) {
+		case SPAN_ARG_I64:
+			json_i128(x, "sum", e->sum);
+			json_i64(x, "min", e->imin);
+			json_i64(x, "max", e->imax);
+			break;
+		case SPAN_ARG_U64:
+			json_i128(x, "sum", e->sum);
+			json_u64(x, "min", e->umin);
+			json_u64(x, "max", e->umax);
+			break;
+		case SPAN_ARG_F64:
+			json_num(x, "sum", e->fsum);
+			json_num(x, "min", e->fmin);
+			json_num(x, "max", e->fmax);
+			break;
+		case SPAN_ARG_BOOL:
+			json_i128(x, "true", e->sum);
+			break;
+		default: {
+			struct span_arg_str top[SPANARGS_TOP];
+			unsigned m = span_args_top(e, top);
+			uint64_t shown = 0;
+			cJSON *ta = cJSON_AddArrayToObject(x, "top");
+			for (unsigned j = 0; ta && j < m; j++) {
+				cJSON *y = cJSON_CreateObject();
+				if (!y || !cJSON_AddItemToArray(ta, y)) {
+					cJSON_Delete(y);
+					break;
+				}
+				json_text(y, "value",
+					  h && h->strings ? strtab_get(h->strings, top[j].text)
+							  : "");
+				json_u64(y, "count", top[j].count);
+				shown += top[j].count;
+			}
+			json_u64(x, "others", e->count - shown);
+			cJSON_AddBoolToObject(x, "distinct_capped", e->others != 0);
+			break;
+		}
+		}
+	}
+	free(v);
+}
+
 static cJSON *json_node(const struct span_tree *t, uint32_t i, uint32_t id, int64_t parent,
 			uint32_t depth, cJSON *path, const struct spanweight *by,
 			const struct run_head *h)
@@ -526,6 +632,7 @@ static cJSON *json_node(const struct span_tree *t, uint32_t i, uint32_t id, int6
 	json_u64(o, "self_ns", span_node_self(sn));
 	json_u64(o, "unfinished", sn->unfinished);
 	json_node_values(o, t, i, h);
+	json_node_args(o, t, i, h);
 	if (by)
 		json_u64(o, "self_weight", spanweight_self(by, t, i));
 	else
@@ -640,6 +747,8 @@ static cJSON *json_tree(const struct span_tree *t, const struct run_head *h, boo
 	}
 	json_u64(o, "total_ns", total);
 	json_u64(o, "count", count);
+	json_node_args(o, t, 0, h); /* those recorded outside every span */
+	json_u64(o, "args_not_kept", t->args_unkept + t->args_lost);
 	cJSON *dmg = cJSON_AddObjectToObject(o, "damage");
 	json_u64(dmg, "dropped", t->dmg[SPAN_DMG_DROPPED]);
 	json_u64(dmg, "gaps", t->dmg[SPAN_DMG_GAP]);
@@ -731,6 +840,9 @@ static cJSON *json_spans(const struct report *r, struct json_lists *lists)
 		cJSON_Delete(o);
 		return NULL;
 	}
+	json_u64(o, "args", st ? st->args : 0);
+	/* spanstat_arg_* values threads aggregating in the target could not keep */
+	json_u64(o, "args_not_kept", st ? st->args_unkept : 0);
 	/* what every node carries besides its times */
 	cJSON *mlist = cJSON_AddArrayToObject(o, "metrics");
 	const struct spanmetrics *ms = r->head ? r->head->metrics : NULL;

@@ -112,6 +112,9 @@ enum {
 
 	DA_BOOL = 2,
 	DA_UINT = 3,
+	DA_INT = 4,
+	DA_DOUBLE = 5,
+	DA_STRING = 6,
 	DA_NAME = 10,
 
 	ID_EVENT_NAMES = 2,
@@ -141,6 +144,16 @@ struct pf_thread {
 	size_t interned_bits;
 	uint64_t *vbase; /* span values: the thread's first cumulative values */
 	uint64_t vtrack; /* the first of its counter tracks (one per event) */
+	/* typed arguments of its open spans, written with their ends: the
+	 * deeper ones last (SPAN_ARG's depth) */
+	struct pf_arg *arg;
+	uint32_t narg, caparg;
+};
+
+struct pf_arg {
+	uint32_t depth, key;
+	unsigned type;
+	uint64_t bits;
 };
 
 struct perfetto {
@@ -511,6 +524,40 @@ static void pf_uint_arg(struct pbenc *e, const char *name, uint64_t v)
 static void pf_counter_desc(struct writer *w, struct perfetto *p, uint64_t ts, uint64_t uuid,
 			    uint64_t parent, const char *name, const char *unit);
 
+/* A typed argument as a debug annotation: the slice's arguments in the UI. */
+static void pf_arg_annotation(struct perfetto *p, const struct pf_arg *a)
+{
+	struct pbenc *e = &p->enc;
+	size_t da = pbenc_open(e, TE_DEBUG_ANNOTATION);
+	pbenc_string(e, DA_NAME, pf_str(p, a->key));
+	double d;
+	switch (a->type) {
+	case SPAN_ARG_I64:
+		pbenc_varint(e, DA_INT, a->bits); /* int64: two's complement */
+		break;
+	case SPAN_ARG_U64:
+		pbenc_varint(e, DA_UINT, a->bits);
+		break;
+	case SPAN_ARG_F64:
+		memcpy(&d, &a->bits, sizeof d);
+		pbenc_double(e, DA_DOUBLE, d);
+		break;
+	case SPAN_ARG_BOOL:
+		pbenc_bool(e, DA_BOOL, a->bits != 0);
+		break;
+	default:
+		pbenc_string(e, DA_STRING, pf_str(p, (uint32_t)a->bits));
+		break;
+	}
+	pbenc_close_min(e, da);
+}
+
+/* Whether thread t holds arguments of the span ending at depth d. */
+static inline int pf_args_at(const struct pf_thread *t, uint32_t d)
+{
+	return t->narg && t->arg[t->narg - 1].depth > d;
+}
+
 /* The off-CPU part of a span's time, by its split value k. */
 static uint64_t pf_off_cpu(const struct span_event *ev, unsigned k)
 {
@@ -605,7 +652,8 @@ static void pf_slice(struct writer *w, struct perfetto *p, const struct span_eve
 	int define = use_iid && pf_intern(w, t, name);
 	const char *cat = named ? spannames_cat(NULL, p->strings, ev->name) : NULL;
 
-	if (!define && !cat && !(ev->flags & SPAN_F_UNFINISHED) && (use_iid || !named) &&
+	int args = type == TYPE_SLICE_END && pf_args_at(t, ev->depth);
+	if (!define && !cat && !args && !(ev->flags & SPAN_F_UNFINISHED) && (use_iid || !named) &&
 	    ev->ts >= t->last_ts && !(ev->vals && p->metrics && pf_has_values(p, ev))) {
 		if (!pbenc_reserve(e, PF_FAST_MAX)) {
 			pf_fail(w, e->err);
@@ -647,6 +695,40 @@ static void pf_slice(struct writer *w, struct perfetto *p, const struct span_eve
 		pbenc_bool(e, DA_BOOL, 1);
 		pbenc_close_min(e, da);
 	}
+	if (args) { /* spanstat_arg_*: those of this span, in their order */
+		uint32_t k = t->narg;
+		while (k && t->arg[k - 1].depth > ev->depth)
+			k--;
+		for (uint32_t i = k; i < t->narg; i++)
+			pf_arg_annotation(p, &t->arg[i]);
+		t->narg = k;
+	}
+	pbenc_close_min(e, te);
+	pf_packet_done(w, p, m);
+}
+
+/* A typed argument: kept for its span's end; outside every span, an
+ * instant on the thread's track named by its key. */
+static void pf_arg(struct writer *w, struct perfetto *p, const struct span_event *ev)
+{
+	struct pf_thread *t = pf_thread_of(w, p, ev);
+	if (!t)
+		return;
+	struct pf_arg a = {ev->depth, ev->name, ev->flags, (uint64_t)ev->value};
+	if (ev->depth) {
+		if (GROW(t->arg, t->narg + 1, t->caparg, 16) < 0) {
+			pf_fail(w, -ENOMEM);
+			return;
+		}
+		t->arg[t->narg++] = a;
+		return;
+	}
+	struct pbenc *e = &p->enc;
+	size_t m = pf_thread_packet(p, t, ev->ts);
+	size_t te = pbenc_open(e, PKT_TRACK_EVENT);
+	pbenc_varint(e, TE_TYPE, TYPE_INSTANT);
+	pbenc_string(e, TE_NAME, pf_str(p, ev->name));
+	pf_arg_annotation(p, &a);
 	pbenc_close_min(e, te);
 	pf_packet_done(w, p, m);
 }
@@ -869,6 +951,9 @@ __attribute__((noinline)) static void pf_event(struct writer *w, const struct sp
 	case SPAN_ASYNC_END:
 		pf_async(w, p, ev);
 		break;
+	case SPAN_ARG:
+		pf_arg(w, p, ev);
+		break;
 	case SPAN_PROCESS_END:
 	case SPAN_DAMAGE: /* said in the summary and the JSON */
 		break;
@@ -887,7 +972,8 @@ static void perfetto_span(void *arg, const struct span_event *ev)
 	    ev->ts >= t->last_ts && p->enc.cap - p->enc.len >= PF_FAST_MAX) {
 		int type = 0;
 		uint32_t name = 0;
-		if (ev->kind == SPAN_END && !(ev->flags & SPAN_F_UNFINISHED)) {
+		if (ev->kind == SPAN_END && !(ev->flags & SPAN_F_UNFINISHED) &&
+		    !pf_args_at(t, ev->depth)) {
 			type = TYPE_SLICE_END;
 		} else if (ev->kind == SPAN_BEGIN || ev->kind == SPAN_INSTANT) {
 			name = spannames_shown(p->names, ev->name);
@@ -1039,6 +1125,7 @@ static void perfetto_release(struct writer *w)
 	for (size_t i = 0; i < p->nth; i++) {
 		free(p->th[i]->interned);
 		free(p->th[i]->vbase);
+		free(p->th[i]->arg);
 		free(p->th[i]);
 	}
 	free(p->th);

@@ -547,6 +547,7 @@ static int rf_pass1(struct recfile *rf, uint32_t type, struct record_in *in, voi
 	case RECORD_RUNSTART:
 	case RECORD_MESSAGE:
 	case RECORD_ASYNC:
+	case RECORD_ARG:
 		if (GROW(rf->todo, rf->ntodo + 1, rf->captodo, 256) < 0)
 			return -ENOMEM;
 		rf->todo[rf->ntodo++] = (struct rf_rec){(size_t)(in->p - rf->map), type,
@@ -1067,6 +1068,32 @@ static void rf_async(struct recfile *rf, struct rf_replay *rp, struct record_in 
 		rf->sink[i].event(rf->sink[i].arg, &ev);
 }
 
+/* An ARG record, to the sinks; a damaged one is a bad record. */
+static void rf_arg(struct recfile *rf, struct rf_replay *rp, struct record_in *in)
+{
+	const struct record_replay *how = rp->how;
+	uint64_t pid = record_get_u64(in), tid = record_get_u64(in), ts = record_get_u64(in),
+		 depth = record_get_u64(in), key = record_get_u64(in), type = record_get_u64(in),
+		 value = record_get_u64(in);
+	if (!in->ok || in->p != in->end || pid > UINT32_MAX || tid > UINT32_MAX || !tid ||
+	    depth > NORM_MAX_DEPTH || !key || type >= SPAN_ARG_TYPES ||
+	    (type == SPAN_ARG_BOOL && value > 1) || (type == SPAN_ARG_STR && !value)) {
+		rf->dmg.bad_records++;
+		return;
+	}
+	struct span_event ev = {.kind = SPAN_ARG,
+				.pid = (uint32_t)pid + how->pid_base,
+				.tid = (uint32_t)tid + how->pid_base,
+				.ts = ts + (uint64_t)how->ts_shift,
+				.depth = (uint32_t)depth,
+				.name = rf_id(rf, key),
+				.flags = (uint32_t)type,
+				.value =
+					(int64_t)(type == SPAN_ARG_STR ? rf_id(rf, value) : value)};
+	for (size_t i = 0; i < rf->nsink; i++)
+		rf->sink[i].event(rf->sink[i].arg, &ev);
+}
+
 static int rf_pass2(struct recfile *rf, uint32_t type, struct record_in *in, void *ctx)
 {
 	struct rf_replay *rp = ctx;
@@ -1082,6 +1109,10 @@ static int rf_pass2(struct recfile *rf, uint32_t type, struct record_in *in, voi
 	case RECORD_ASYNC:
 		if (rf->head.spans)
 			rf_async(rf, rp, in);
+		break;
+	case RECORD_ARG:
+		if (rf->head.spans)
+			rf_arg(rf, rp, in);
 		break;
 	case RECORD_RUNSTART: {
 		uint64_t k = record_get_u64(in);

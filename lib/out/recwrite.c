@@ -618,6 +618,31 @@ static void recw_async(struct writer *w, const struct span_event *ev)
 		w->err = r;
 }
 
+/* A typed argument: a record of its own after the block before it, as a
+ * message's, so that a replay gives it to the outputs where it came. */
+static void recw_arg(struct writer *w, const struct span_event *ev)
+{
+	struct recw *rw = w->priv;
+	struct recbuf b = {0};
+	int r = recw_flush(w);
+	rb_u64(&b, ev->pid);
+	rb_u64(&b, ev->tid);
+	rb_u64(&b, ev->ts);
+	rb_u64(&b, ev->depth);
+	rb_u64(&b, ev->name);
+	rb_u64(&b, ev->flags);
+	rb_u64(&b, (uint64_t)ev->value);
+	if (r == 0 && rw->keep) {
+		r = b.oom ? -ENOMEM : recw_keep(rw, RECORD_ARG, b.p, b.len, 1, 0);
+		free(b.p);
+	} else if (r == 0)
+		r = recw_put_buf(w, RECORD_ARG, &b);
+	else
+		free(b.p);
+	if (r < 0)
+		w->err = r;
+}
+
 /* The hot path: one event into the block. */
 static void recw_span(void *arg, const struct span_event *ev)
 {
@@ -628,6 +653,8 @@ static void recw_span(void *arg, const struct span_event *ev)
 	if (__builtin_expect(ev->kind >= SPAN_MESSAGE, 0)) {
 		if (ev->kind == SPAN_MESSAGE)
 			recw_message(w, ev);
+		else if (ev->kind == SPAN_ARG)
+			recw_arg(w, ev);
 		else
 			recw_async(w, ev);
 		return;

@@ -430,7 +430,8 @@ static int session_ring_tree(void *ctx, const struct ringsrc_tree *t)
 				 .last_ts = end,
 				 .instants = t->instants,
 				 .counters = t->counters,
-				 .untracked = t->untracked};
+				 .untracked = t->untracked,
+				 .args = t->args};
 	int r = s->metrics.n && !vals ? -ENOMEM : s->an->import(s->an->ctx, &im);
 	free(vals);
 	decoder_count(s->dec, spans, unf, t->unmatched, t->deep);

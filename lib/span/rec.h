@@ -351,6 +351,8 @@ REC_NOI int rec_ring_putn(struct rec_thread *t, uint64_t word, const uint64_t *p
 REC_NOI void rec_ring_detach(struct rec_thread *t, uint64_t ts);
 REC_NOI void *rec_map_rings(const char *path);
 REC_NOI void rec_emit_pop(struct rec_thread *t, uint64_t n, uint64_t now, int to);
+REC_NOI void rec_emit_arg(struct rec_thread *t, uint64_t key, unsigned type, uint64_t val,
+			  uint64_t skey);
 extern atomic_uint rec_ngone; /* objects dlclose unloaded (rec_dlclose.c) */
 REC_NOI int rec_text_gone(uint64_t key);
 REC_NOI void rec_emit(struct rec_thread *t, uint64_t key, uint64_t op, uint64_t now, int has_val,

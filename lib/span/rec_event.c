@@ -656,6 +656,76 @@ REC_API void spanstat_message(const char *text)
 	spanstat_message_text(text, SIZE_MAX);
 }
 
+/* A typed argument (spanstat_arg_*) of the calling thread's innermost open
+ * span: into its events beside them, where the filters send it only with
+ * the span (as an instant).  skey: a string value's kept text, else 0. */
+static REC_NOI void rec_arg(const char *key, unsigned type, uint64_t val, const char *s, size_t len)
+{
+	int on = __atomic_load_n(&rec_on, __ATOMIC_RELAXED);
+	if (!on || !key)
+		return;
+	char mark = 0; /* its address only */
+	struct rec_thread *t = rec_side_enter(&mark);
+	if (!t) {
+		atomic_fetch_add_explicit(&rec_dropped, 2, memory_order_relaxed);
+		return;
+	}
+	uint64_t skey = 0;
+	if (s) {
+		const char *k =
+			rec_text_name(t, s, len < WIRE_ARG_STR_MAX ? len : WIRE_ARG_STR_MAX);
+		if (!k) {
+			rec_drop(t, 2);
+			rec_side_leave(t);
+			return;
+		}
+		skey = (uintptr_t)k;
+	}
+	if (on == REC_ON_FILTERED) {
+		unsigned d = t->depth;
+		int send =
+			d == 0 ? !rec_filter.nfilter
+			       : d <= REC_STACK && (t->ffl[d - 1] & (REC_F_SENT | REC_F_PENDING));
+		if (!send) {
+			rec_side_leave(t);
+			return;
+		}
+		rec_filter_flush(t, d);
+	}
+	rec_emit_arg(t, (uintptr_t)key, type, val, skey);
+	rec_side_leave(t);
+}
+
+REC_API void spanstat_arg_i64(const char *key, int64_t value)
+{
+	uint64_t u;
+	memcpy(&u, &value, sizeof u);
+	rec_arg(key, WIRE_ARG_I64, u, NULL, 0);
+}
+
+REC_API void spanstat_arg_u64(const char *key, uint64_t value)
+{
+	rec_arg(key, WIRE_ARG_U64, value, NULL, 0);
+}
+
+REC_API void spanstat_arg_f64(const char *key, double value)
+{
+	uint64_t u;
+	memcpy(&u, &value, sizeof u);
+	rec_arg(key, WIRE_ARG_F64, u, NULL, 0);
+}
+
+REC_API void spanstat_arg_bool(const char *key, int value)
+{
+	rec_arg(key, WIRE_ARG_BOOL, value != 0, NULL, 0);
+}
+
+REC_API void spanstat_arg_str(const char *key, const char *s, size_t len)
+{
+	if (s)
+		rec_arg(key, WIRE_ARG_STR, 0, s, len);
+}
+
 REC_API void __cyg_profile_func_enter(void *fn, void *call_site)
 {
 	(void)call_site;

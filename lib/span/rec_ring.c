@@ -441,6 +441,37 @@ static REC_NOI void rec_put_waited(struct rec_thread *t)
 	rec_put_ctl(t, RING_CTL(RING_CTL_WAITED | (us > UINT32_MAX ? UINT32_MAX : us) << 8), ns);
 }
 
+/* A typed argument of the thread's innermost open span (RING_CTL_ARG):
+ * key's id and the type in the control word, the value in its payload (a
+ * string's: the id of skey, its kept text).  An aggregating thread's tree
+ * has no room for it: counted there.  The caller holds t->busy. */
+REC_NOI void rec_emit_arg(struct rec_thread *t, uint64_t key, unsigned type, uint64_t val,
+			  uint64_t skey)
+{
+	if (t->agg) {
+		t->agg->args++;
+		return;
+	}
+	const struct rec_centry *c = rec_cached(t, key);
+	uint64_t id = c ? c->word >> WIRE_ID_SHIFT : 0;
+	if (c && skey) { /* may take key's cache entry: id is read */
+		const struct rec_centry *s = rec_cached(t, skey);
+		c = s;
+		val = s ? s->word >> WIRE_ID_SHIFT : 0;
+	}
+	if (!c) {
+		rec_drop(t, 2);
+		return;
+	}
+	if (t->slot && unlikely(t->dropped != t->reported) && rec_ring_drops(t) != 0) {
+		rec_drop_gap(t, 2, REC_OP(WIRE_OP_INSTANT), t->last);
+		return;
+	}
+	if (rec_put_ctl(t, RING_CTL(RING_CTL_ARG | id << 8 | (uint64_t)type << WIRE_ARG_TYPE_SHIFT),
+			val))
+		rec_drop_gap(t, 2, REC_OP(WIRE_OP_INSTANT), t->last);
+}
+
 /* The thread ended its n innermost open spans at now without their names
  * (RING_CTL_POP), or with `to`, every span open above depth n
  * (RING_CTL_POPTO); the caller holds t->busy. */

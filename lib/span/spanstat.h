@@ -115,6 +115,24 @@ void spanstat_async_begin(const char *name, uint64_t id);
 void spanstat_async_enter(uint64_t id);
 void spanstat_async_exit(uint64_t id);
 void spanstat_async_end(uint64_t id);
+/* Typed arguments: a value attached to the calling thread's innermost open
+ * span (outside every span, to the thread itself), recorded in its events
+ * beside the spans, unformatted (16 bytes each).  Perfetto shows them as
+ * the slice's arguments; the JSON aggregates them per call-tree node and
+ * key (count, sum, min and max of numbers; the most frequent strings);
+ * --weight=arg:KEY weighs a tree by a number key's sums.  The key is a
+ * name by address (see Names), interned like a span's name.  A string
+ * value is a name by text (see Names by text: its first len bytes up to a
+ * NUL, at most 255, SIZE_MAX for a NUL-terminated text): meant for values
+ * from a small set (a route, a file type), since the process keeps each
+ * distinct text.  The filters keep a span's arguments with it.  A NULL key
+ * (or string) is ignored.  Threads that aggregate in the target (no output
+ * needs the events) cannot keep them: spanstat counts them and says so. */
+void spanstat_arg_i64(const char *key, int64_t value);
+void spanstat_arg_u64(const char *key, uint64_t value);
+void spanstat_arg_f64(const char *key, double value);
+void spanstat_arg_bool(const char *key, int value);
+void spanstat_arg_str(const char *key, const char *s, size_t len);
 
 /* Called by code compiled with -finstrument-functions: a span per call, named
  * by the function's symbol (resolved by spanstat, static functions included). */

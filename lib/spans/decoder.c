@@ -260,6 +260,23 @@ static void decode_waited(const struct decoder *d, const struct norm_thread *t, 
 	norm_damage(d->norm, t->pid, t->tid, at, SPAN_NOTE_WAITED_OFF, ns > cpu ? ns - cpu : 0);
 }
 
+/* A typed argument (RING_CTL_ARG): its key and a string's text must be
+ * names the process defined, a bool 0 or 1; else a bad id. */
+static void decode_arg(struct decoder *d, const struct dproc *p, struct norm_thread *t, uint64_t at,
+		       uint64_t x, uint64_t v)
+{
+	uint32_t key = decode_name(p, (uint32_t)(x >> 8) & WIRE_ID_MAX);
+	unsigned type = (unsigned)(x >> WIRE_ARG_TYPE_SHIFT) & 0xf;
+	if (type == WIRE_ARG_STR)
+		v = v <= WIRE_ID_MAX ? decode_name(p, (uint32_t)v) : 0;
+	if (!key || type >= WIRE_ARG_TYPES || (x >> 34 & 0x3f) ||
+	    (type == WIRE_ARG_BOOL && v > 1) || (type == WIRE_ARG_STR && !v)) {
+		d->stats.bad_ids++;
+		return;
+	}
+	norm_arg(d->norm, t, at, key, type, v);
+}
+
 /* The hot loop: one WIRE_EVENTS record of thread t. */
 static void decode_events(struct decoder *d, const struct dproc *p, struct norm_thread *t,
 			  const uint8_t *w, size_t nw, uint64_t ts)
@@ -277,6 +294,8 @@ static void decode_events(struct decoder *d, const struct dproc *p, struct norm_
 			if ((x & 0xff) == RING_CTL_WAITED) {
 				decode_waited(d, t, decode_ns(p, ts), v,
 					      (x & WIRE_DELTA_MASK) >> 8);
+			} else if ((x & 0xff) == RING_CTL_ARG) {
+				decode_arg(d, p, t, decode_ns(p, ts), x, v);
 			} else if ((x & 0xff) == RING_CTL_POP && !(v >> WIRE_DELTA_BITS)) {
 				ts += v;
 				norm_pop(n, t, decode_ns(p, ts), (x & WIRE_DELTA_MASK) >> 8);

@@ -401,6 +401,23 @@ static inline void norm_message(struct normaliser *n, struct norm_thread *t, uin
 	norm_emit(n, &ev);
 }
 
+/* A typed argument of the innermost span open on t (of t outside every
+ * span): key a strtab id, bits its value (a string's: its text's id). */
+static inline void norm_arg(struct normaliser *n, struct norm_thread *t, uint64_t ns, uint32_t key,
+			    unsigned type, uint64_t bits)
+{
+	norm_seen(t, ns);
+	struct span_event ev = {.kind = SPAN_ARG,
+				.pid = t->pid,
+				.tid = t->tid,
+				.ts = ns,
+				.name = key,
+				.flags = type,
+				.depth = t->depth,
+				.value = (int64_t)bits};
+	norm_emit(n, &ev);
+}
+
 static inline void norm_counter(struct normaliser *n, struct norm_thread *t, uint64_t ns,
 				uint32_t name, int64_t value)
 {

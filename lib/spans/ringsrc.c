@@ -249,6 +249,7 @@ static int rs_tree(struct ringsrc *r, unsigned i)
 				 .untracked = h.untracked,
 				 .deep = h.deep,
 				 .dropped = h.dropped,
+				 .args = h.args,
 				 .n = h.nodes,
 				 .depth = h.depth,
 				 .node = r->tnode,
@@ -321,7 +322,8 @@ static int rs_consume(struct ringsrc *r, unsigned i, uint64_t end, ringsrc_fn fn
 				continue;
 			}
 			if ((code & 0xff) == RING_CTL_WAITED || (code & 0xff) == RING_CTL_POP ||
-			    (code & 0xff) == RING_CTL_POPTO) { /* the decoder's: passed on */
+			    (code & 0xff) == RING_CTL_POPTO ||
+			    (code & 0xff) == RING_CTL_ARG) { /* the decoder's: passed on */
 				if (k + 2 > end || (k % RING_WORDS) + 2 > RING_WORDS)
 					break;
 				if (r->nwords + 2 > RS_MAX_WORDS &&

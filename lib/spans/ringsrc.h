@@ -24,6 +24,7 @@ struct ringsrc_tree {
 	uint32_t pid, tid;
 	uint64_t first_ts, last_ts;
 	uint64_t instants, counters, unmatched, untracked, deep, dropped;
+	uint64_t args; /* arguments it could not keep (ring.h) */
 	uint32_t n, depth;
 	const struct ring_agg_node *node;
 	const struct ring_agg_frame *frame;

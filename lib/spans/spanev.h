@@ -25,6 +25,20 @@ enum span_kind {
 	SPAN_ASYNC_ENTER, /* thread tid runs it from ts */
 	SPAN_ASYNC_EXIT,  /* until ts (SPAN_F_UNFINISHED: spanstat exited it) */
 	SPAN_ASYNC_END,	  /* begin_ts, value: busy ns, enters, threads; flags */
+	SPAN_ARG,	  /* a typed argument (spanstat_arg_*) of the thread's span
+			   * open at depth - 1 (depth 0: of the thread): name its
+			   * key, flags its type (enum span_arg_type), value its
+			   * bits (a string's: the strtab id of its text) */
+};
+
+/* The type of a SPAN_ARG (wire.h's enum wire_arg_type, and the record's). */
+enum span_arg_type {
+	SPAN_ARG_I64 = 0,
+	SPAN_ARG_U64 = 1,
+	SPAN_ARG_F64 = 2,
+	SPAN_ARG_BOOL = 3,
+	SPAN_ARG_STR = 4,
+	SPAN_ARG_TYPES
 };
 
 /* What a SPAN_DAMAGE event says of its thread: what its data lost, or a
@@ -61,7 +75,8 @@ struct span_event {
 	uint64_t ts;   /* CLOCK_MONOTONIC ns */
 	uint32_t name; /* string id in the decoder's strtab (0: none) */
 	uint32_t flags;
-	uint32_t depth;	      /* BEGIN/END: nesting depth, 0 outermost */
+	uint32_t depth;	      /* BEGIN/END: nesting depth, 0 outermost; ARG: the
+			       * thread's open spans then */
 	uint64_t begin_ts;    /* END: its begin's ts */
 	int64_t value;	      /* COUNTER: value; PROCESS: ppid */
 	const uint64_t *vals; /* END: the span's values (spanmetric.h), one per metric

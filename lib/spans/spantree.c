@@ -63,6 +63,7 @@ void span_tree_release(struct span_tree *t)
 	for (uint32_t i = 0; i < t->nmsg; i++)
 		free(t->msg[i].text);
 	free(t->msg);
+	span_args_free(t->args);
 	memset(t, 0, sizeof *t);
 }
 
@@ -416,6 +417,17 @@ int span_trees_async_names(const struct span_trees *st, struct span_async_path *
 	return 0;
 }
 
+/* A typed argument: to the node of the thread's innermost open span (the
+ * root outside every span); one of an untracked span is not kept. */
+static void span_trees_arg(struct span_trees *st, struct span_tree *t, const struct span_event *ev)
+{
+	st->args++;
+	uint32_t node = t->depth ? t->stack[t->depth - 1] : 0;
+	if (node == SPANTREE_UNTRACKED || (!t->args && !(t->args = calloc(1, sizeof *t->args))) ||
+	    span_args_add(t->args, node, ev->name, ev->flags, (uint64_t)ev->value) < 0)
+		t->args_lost++;
+}
+
 void span_trees_event(void *arg, const struct span_event *ev)
 {
 	struct span_trees *st = arg;
@@ -480,6 +492,9 @@ void span_trees_event(void *arg, const struct span_event *ev)
 	case SPAN_MESSAGE:
 		span_trees_message(st, t, ev);
 		break;
+	case SPAN_ARG:
+		span_trees_arg(st, t, ev);
+		break;
 	default:
 		break;
 	}
@@ -535,6 +550,8 @@ int span_trees_import(struct span_trees *st, const struct span_import *im)
 	t->counters += im->counters;
 	st->instants += im->instants;
 	st->counters += im->counters;
+	t->args_unkept += im->args;
+	st->args_unkept += im->args;
 	return 0;
 }
 
@@ -630,6 +647,11 @@ int span_trees_merge(const struct span_trees *st, struct span_tree *out)
 			o->total_ns += n->total_ns;
 			o->child_ns += n->child_ns;
 			o->unfinished += n->unfinished;
+			for (const struct span_arg *e = span_args_first(t->args, i); e;
+			     e = span_args_next(t->args, e))
+				if ((!out->args && !(out->args = calloc(1, sizeof *out->args))) ||
+				    span_args_merge(out->args, map[i], e) < 0)
+					out->args_lost += e->count;
 			if (out->nval) {
 				uint64_t *ov = out->val + (size_t)map[i] * 2 * out->nval;
 				const uint64_t *nv = span_node_vals(t, i);
@@ -644,6 +666,8 @@ int span_trees_merge(const struct span_trees *st, struct span_tree *out)
 		out->instants += t->instants;
 		out->messages += t->messages;
 		out->counters += t->counters;
+		out->args_lost += t->args_lost;
+		out->args_unkept += t->args_unkept;
 		for (size_t k = 0; k < sizeof out->dmg / sizeof out->dmg[0]; k++)
 			out->dmg[k] = out->dmg[k] + t->dmg[k] < out->dmg[k]
 					      ? UINT64_MAX

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "spanargs.h"
 #include "spanev.h"
 
 /* A message a thread put on its timeline (spanstat_message). */
@@ -51,6 +52,10 @@ struct span_tree {
 	uint64_t messages;
 	struct span_message *msg;
 	uint32_t nmsg;
+	/* typed arguments per node (spanargs.h), NULL: none; those not kept
+	 * (out of memory), and those the target could not keep (aggregating) */
+	struct span_args *args;
+	uint64_t args_lost, args_unkept;
 	/* private: child lookup and the open stack */
 	uint32_t *hash;
 	uint32_t nhash;
@@ -78,6 +83,9 @@ struct span_trees {
 	uint64_t first_ts, last_ts; /* extent of all events */
 	uint64_t instants, counters;
 	uint64_t messages;	       /* all threads', kept or not */
+	uint64_t args;		       /* typed arguments, all threads' */
+	uint64_t args_unkept;	       /* arguments threads aggregating in the target
+					* could not keep (span_import) */
 	struct span_async_path *apath; /* napath rows (0 or at least 1: the root) */
 	size_t napath, capapath;
 	uint64_t untracked; /* spans not aggregated: SPANTREE_MAX_NODES reached
@@ -117,6 +125,7 @@ struct span_import {
 	const uint64_t *vals;	    /* n rows of the tree's nval totals, or NULL */
 	uint64_t first_ts, last_ts; /* the thread's extent */
 	uint64_t instants, counters, untracked;
+	uint64_t args; /* arguments the target could not keep */
 };
 /* 0, or -ENOMEM (what could not be kept counts as untracked). */
 int span_trees_import(struct span_trees *st, const struct span_import *im);

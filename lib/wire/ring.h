@@ -112,6 +112,11 @@ enum ring_ctl {
 				* tale opened again, whose names it could not tell
 				* (deeper than the thread follows): WIRE_RESYNC's
 				* `unnamed` */
+	RING_CTL_ARG = 11,     /* a typed argument of the innermost open span
+				* (spanstat_arg_*): bits 8..29 its key's name id,
+				* bits 30..33 its type (enum wire_arg_type),
+				* payload its value (wire.h); passed on in the
+				* events record */
 };
 
 #define RING_CTL(code) (((uint64_t)WIRE_OP_COUNTER << WIRE_OP_SHIFT) | (uint64_t)(code))
@@ -162,6 +167,8 @@ struct ring_agg {
 	uint64_t deep;	    /* spans not kept: deeper than RING_AGG_DEPTH */
 	uint64_t dropped;   /* event words the thread could not record (a name
 			     * it could not define, a full signal queue) */
+	uint64_t args;	    /* arguments (spanstat_arg_*) it could not keep: a
+			     * tree has no room for them */
 };
 
 struct ring_agg_node {
@@ -182,8 +189,8 @@ struct ring_agg_frame {
 	uint32_t pad;
 };
 
-_Static_assert(sizeof(struct ring_agg) == 64, "ring agg header size");
-_Static_assert(64 + RING_AGG_NODES * sizeof(struct ring_agg_node) +
+_Static_assert(sizeof(struct ring_agg) == 72, "ring agg header size");
+_Static_assert(sizeof(struct ring_agg) + RING_AGG_NODES * sizeof(struct ring_agg_node) +
 			       RING_AGG_DEPTH * sizeof(struct ring_agg_frame) <=
 		       RING_AGG_BYTES,
 	       "ring agg area size");

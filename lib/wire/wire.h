@@ -36,6 +36,12 @@
  * are ring.h's RING_CTL_WAITED with the wait's on-CPU microseconds in bits
  * 8..39 (no delta: the timestamp stays), its payload word the wait's length
  * in ns: the thread waited for room right after the event before it.
+ * A control word with code RING_CTL_ARG is a typed argument (spanstat_arg_*)
+ * of the thread's innermost open span (of the thread itself outside every
+ * span): bits 8..29 name its key (a name id, as a span's), bits 30..33 its
+ * type (enum wire_arg_type), and its payload word holds the value: the
+ * two's-complement int64, the uint64, the double's bits, 0 or 1, or for a
+ * string the name id of its text (interned like a name).
  * A begin/end pair therefore costs 16 bytes on the wire.
  *
  * Timestamps are in the process's clock (see WIRE_HELLO): TSC ticks or
@@ -102,6 +108,18 @@ enum wire_op {
 #define WIRE_ID_SHIFT 40
 #define WIRE_ID_MAX ((UINT32_C(1) << WIRE_ID_BITS) - 1)
 #define WIRE_OP_SHIFT 62
+
+/* The type of a RING_CTL_ARG argument (bits 30..33 of its control word). */
+enum wire_arg_type {
+	WIRE_ARG_I64 = 0,
+	WIRE_ARG_U64 = 1,
+	WIRE_ARG_F64 = 2,
+	WIRE_ARG_BOOL = 3,
+	WIRE_ARG_STR = 4,
+};
+#define WIRE_ARG_TYPES 5u
+#define WIRE_ARG_TYPE_SHIFT 30
+#define WIRE_ARG_STR_MAX 255u /* bytes of a string value at most */
 
 enum wire_clock {
 	WIRE_CLOCK_MONOTONIC = 0, /* timestamps are CLOCK_MONOTONIC ns */
