@@ -94,7 +94,7 @@ static const char *out_list(unsigned flag, const char *first)
 struct cli {
 	struct evlist evl;
 	struct evlist span_evl; /* --span-events */
-	bool span_allocs, no_off_cpu;
+	bool span_allocs, span_args, no_off_cpu;
 	int python;			/* --python: 0 no, 1 Python functions, 2 and C functions */
 	const char *lib_calls;		/* --lib-calls: its GLOB ("*" without one), or NULL */
 	bool lib_calls_all;		/* --lib-calls-all */
@@ -465,6 +465,9 @@ static void parse(struct cli *c, int argc, char **argv)
 		case OPT_SPAN_ALLOCS:
 			c->span_allocs = true;
 			break;
+		case OPT_SPAN_ARGS:
+			c->span_args = true;
+			break;
 		case OPT_PYTHON:
 			if (optarg && strcmp(optarg, "c") != 0)
 				die("invalid --python '%s': expected --python or --python=c",
@@ -638,6 +641,12 @@ static void check(struct cli *c, int nargs)
 		die("invalid --weight '%s': expected wall, cpu, off-cpu, allocs, alloc-bytes "
 		    "or an event of --span-events",
 		    c->weight);
+	if (c->weight && strncmp(c->weight, SPANWEIGHT_ARG, strlen(SPANWEIGHT_ARG)) == 0) {
+		if (!c->weight[strlen(SPANWEIGHT_ARG)])
+			die("invalid --weight '%s': expected arg:KEY, a typed argument's key",
+			    c->weight);
+		c->span_args = true; /* threads cannot aggregate them in the target */
+	}
 	if ((need == SPANMETRIC_ALLOCS || need == SPANMETRIC_ALLOC_BYTES) && !c->span_allocs &&
 	    c->mode != MODE_REPORT)
 		die("--weight=%s needs --span-allocs", c->weight);
@@ -661,6 +670,9 @@ static void check(struct cli *c, int nargs)
 		    out_list(OUTPUT_SPANS | OUTPUT_HOLDS, "--spans"));
 	if (c->span_allocs && !spans)
 		die("--span-allocs needs a span output: %s",
+		    out_list(OUTPUT_SPANS | OUTPUT_HOLDS, "--spans"));
+	if (c->span_args && !spans && !c->weight)
+		die("--span-args needs a span output: %s",
 		    out_list(OUTPUT_SPANS | OUTPUT_HOLDS, "--spans"));
 	if (c->python && (attach || c->no_spans || !spans))
 		die("--python needs a COMMAND and a span output: %s",
@@ -932,6 +944,13 @@ static int commit_outputs(struct cli *c, int code)
 			else if (!c->path[k] || strcmp(c->path[k], "-") == 0)
 				die_soft("cannot write %s to standard output: %s", optname(k),
 					 stdout_why(e));
+			else if ((out_flags(k) & OUTPUT_WEIGHT) && c->weight && e == ENOENT &&
+				 strncmp(c->weight, SPANWEIGHT_ARG, strlen(SPANWEIGHT_ARG)) == 0)
+				die_soft("cannot write %s '%s': --weight=%s: no span had an "
+					 "argument "
+					 "'%s'",
+					 optname(k), c->path[k], c->weight,
+					 c->weight + strlen(SPANWEIGHT_ARG));
 			else if ((out_flags(k) & OUTPUT_WEIGHT) && c->weight &&
 				 (e == ENOTSUP || e == ENOENT))
 				die_soft("cannot write %s '%s': --weight=%s cannot be counted here",
@@ -1188,6 +1207,7 @@ static int run_main(struct cli *c, int argc, char **argv)
 		.compensate = c->compensate,
 		.span_evl = c->span_evl.n ? &c->span_evl : NULL,
 		.span_allocs = c->span_allocs,
+		.span_args = c->span_args,
 		.lib_calls = c->lib_calls,
 		.lib_calls_all = c->lib_calls_all,
 		.no_off_cpu = c->no_off_cpu,

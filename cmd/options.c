@@ -119,14 +119,18 @@ static const struct opt_def options_own[] = {
 	 "count each span's allocations and frees and their usable bytes, whichever allocator "
 	 "serves them",
 	 0, OPTM_MEASURE},
+	{OPT_SPAN_ARGS, 0, "span-args", NULL,
+	 "keep the spans' typed arguments (spanstat_arg_*) when no output streams spans: "
+	 "threads send their events instead of aggregating them (implied by --weight=arg:KEY)",
+	 0, OPTM_MEASURE},
 	{OPT_PYTHON, 0, "python", "c",
 	 "with spans: every Python function call a span (module.qualname, file:line in JSON), "
 	 "through a C profile hook; =c: C functions called from Python too",
 	 1, OPTM_MEASURE},
 	{OPT_WEIGHT, 0, "weight", "METRIC",
 	 "what --folded and --flamegraph count (and --pprof's default sample, and JSON's "
-	 "self_weight): wall (self ns, the default), cpu, off-cpu, allocs, alloc-bytes or an "
-	 "event of --span-events",
+	 "self_weight): wall (self ns, the default), cpu, off-cpu, allocs, alloc-bytes, an "
+	 "event of --span-events, or arg:KEY (the sums of a number argument)",
 	 0, OPTM_OUTPUT},
 	{OPT_NO_OFF_CPU, 0, "no-off-cpu", NULL,
 	 "do not split span times into on- and off-CPU time (no context-switch records)", 0,

@@ -256,15 +256,16 @@ int analysis_finish(struct analysis *a, const struct run_end *e, const struct re
 	int r = analysis_report(a, e, ranks);
 	/* --weight, once for every writer (each has the caller's same name) */
 	const char *wname = NULL;
-	struct spanweight wt = {SPAN_WEIGHT_WALL, 0};
+	struct spanweight wt = {SPAN_WEIGHT_WALL, 0, 0};
 	int werr = 0;
 	for (size_t i = 0; r == 0 && i < a->nwriters; i++) {
 		struct writer *w = a->writers[i];
 		if (w->opts.weight && (!wname || strcmp(wname, w->opts.weight) != 0)) {
 			wname = w->opts.weight;
-			werr = spanweight_parse(wname, a->head->metrics, &wt);
+			werr = spanweight_parse(wname, a->head->metrics, a->head->strings, &wt);
 		}
-		w->opts.weight_by = w->opts.weight ? wt : (struct spanweight){SPAN_WEIGHT_WALL, 0};
+		w->opts.weight_by =
+			w->opts.weight ? wt : (struct spanweight){SPAN_WEIGHT_WALL, 0, 0};
 		w->opts.weight_err = w->opts.weight ? werr : 0;
 	}
 	/* Every writer gets the report even when another failed: one bad

@@ -1041,6 +1041,20 @@ static int summary_async(FILE *fp, const struct report *r)
 	return 0;
 }
 
+/* Typed arguments threads aggregating in the target could not keep: said,
+ * never dropped silently; nothing when there were none. */
+static void summary_args(FILE *fp, const struct span_trees *st)
+{
+	char n[48];
+	if (!st || !st->args_unkept)
+		return;
+	fmt_grouped_u64(n, sizeof n, st->args_unkept);
+	fprintf(fp,
+		" %s span %s not kept: threads aggregated their spans in the target "
+		"(--span-args keeps them)\n\n",
+		n, st->args_unkept == 1 ? "argument" : "arguments");
+}
+
 static int summary_spans(FILE *fp, const struct report *r, bool where)
 {
 	struct span_tree scratch;
@@ -1063,6 +1077,7 @@ static int summary_spans(FILE *fp, const struct report *r, bool where)
 	if (err == 0)
 		err = summary_async(fp, r);
 	summary_messages(fp, r->spans);
+	summary_args(fp, r->spans);
 	span_tree_release(&scratch);
 	summary_window(fp, r->window);
 	if (r->dstats && r->dstats_lost)

@@ -50,6 +50,12 @@ typedef void (*sp_name_fn)(const char *);
 
 static sp_text_fn sp_begin_text, sp_end_text;
 static sp_name_fn sp_begin, sp_end;
+/* spanstat_arg_*: NULL in a library without them */
+static void (*sp_arg_i64)(const char *, int64_t);
+static void (*sp_arg_u64)(const char *, uint64_t);
+static void (*sp_arg_f64)(const char *, double);
+static void (*sp_arg_bool)(const char *, int);
+static void (*sp_arg_str)(const char *, const char *, size_t);
 static const int *sp_on; /* libspanstat's spanstat_on_: collecting */
 static int sp_off_dummy;
 
@@ -387,6 +393,11 @@ static int sp_lookup(void)
 		return 0;
 	sp_begin_text = bt;
 	sp_end_text = et;
+	*(void **)&sp_arg_i64 = dlsym(RTLD_DEFAULT, "spanstat_arg_i64");
+	*(void **)&sp_arg_u64 = dlsym(RTLD_DEFAULT, "spanstat_arg_u64");
+	*(void **)&sp_arg_f64 = dlsym(RTLD_DEFAULT, "spanstat_arg_f64");
+	*(void **)&sp_arg_bool = dlsym(RTLD_DEFAULT, "spanstat_arg_bool");
+	*(void **)&sp_arg_str = dlsym(RTLD_DEFAULT, "spanstat_arg_str");
 	sp_end = e;
 	sp_on = on;
 	sp_begin = b;
@@ -478,6 +489,56 @@ static PyObject *sp_end_py(PyObject *m, PyObject *name)
 	return sp_event_py(name, sp_end_text);
 }
 
+PyDoc_STRVAR(sp_arg_doc, "arg(key, value): a typed argument of this thread's innermost open span: "
+			 "bool, int (int64, or uint64 past it), float or str; key is interned");
+static PyObject *sp_arg_py(PyObject *m, PyObject *const *a, Py_ssize_t n)
+{
+	(void)m;
+	if (n != 2) {
+		PyErr_SetString(PyExc_TypeError, "arg() takes a key and a value");
+		return NULL;
+	}
+	if (!*sp_on || !sp_arg_str)
+		Py_RETURN_NONE;
+	Py_ssize_t kn;
+	PyObject *tmp;
+	const char *k = sp_text(a[0], &kn, &tmp);
+	if (!k)
+		return NULL;
+	/* a key is a name by address: its kept copy */
+	const struct sp_name *key = sp_intern(k, (size_t)kn);
+	Py_XDECREF(tmp);
+	if (!key)
+		return PyErr_NoMemory();
+	PyObject *v = a[1];
+	if (PyBool_Check(v)) {
+		sp_arg_bool(key->text, v == Py_True);
+	} else if (PyLong_Check(v)) {
+		int over = 0;
+		long long i = PyLong_AsLongLongAndOverflow(v, &over);
+		if (!over) {
+			if (i == -1 && PyErr_Occurred())
+				return NULL;
+			sp_arg_i64(key->text, (int64_t)i);
+		} else {
+			unsigned long long u = PyLong_AsUnsignedLongLong(v);
+			if (u == (unsigned long long)-1 && PyErr_Occurred())
+				return NULL; /* OverflowError: beyond uint64 or below int64 */
+			sp_arg_u64(key->text, (uint64_t)u);
+		}
+	} else if (PyFloat_Check(v)) {
+		sp_arg_f64(key->text, PyFloat_AS_DOUBLE(v));
+	} else {
+		Py_ssize_t sn;
+		const char *s = sp_text(v, &sn, &tmp);
+		if (!s)
+			return NULL;
+		sp_arg_str(key->text, s, (size_t)sn);
+		Py_XDECREF(tmp);
+	}
+	Py_RETURN_NONE;
+}
+
 PyDoc_STRVAR(sp_profile_doc,
 	     "profile(c_calls=False): every Python function call of this thread a span "
 	     "from now on (and C function calls with c_calls); thread_hook starts the "
@@ -546,6 +607,7 @@ static PyMethodDef sp_methods[] = {
 	{"available", sp_available, METH_NOARGS, sp_available_doc},
 	{"begin", sp_begin_py, METH_O, sp_begin_doc},
 	{"end", sp_end_py, METH_O, sp_end_doc},
+	{"arg", (PyCFunction)(void (*)(void))sp_arg_py, METH_FASTCALL, sp_arg_doc},
 	{"profile", (PyCFunction)(void (*)(void))sp_profile_py, METH_VARARGS | METH_KEYWORDS,
 	 sp_profile_doc},
 	{"thread_hook", (PyCFunction)(void (*)(void))sp_thread_hook, METH_FASTCALL,

@@ -17,6 +17,7 @@
     spanstat.async_begin("request", 7)   # an async span, id 7: any thread
     spanstat.async_enter(7); work(); spanstat.async_exit(7)  # ... runs it
     spanstat.async_end(7)
+    spanstat.arg("bytes", 4096)          # a typed argument of the open span
 
 Run the program under spanstat (spanstat --spans -- python3 app.py): the
 spans show in every output with those of the C library.  Without spanstat
@@ -50,7 +51,7 @@ import time
 __all__ = ["span", "begin", "end", "instant", "counter", "thread_name", "flush", "enabled"]
 __all__ += ["category"]
 __all__ += ["message"]
-__all__ += ["async_begin", "async_enter", "async_exit", "async_end"]
+__all__ += ["async_begin", "async_enter", "async_exit", "async_end", "arg"]
 
 _MAX_WRITE = 4096
 _FLUSH_COUNT = 64  # events buffered before a write
@@ -279,6 +280,35 @@ def async_end(aid):
     _async("e", aid)
 
 
+def arg(key, value):
+    """A typed argument of this thread's innermost open span (of the thread
+    outside every span), by value's type: bool, int (int64, or uint64 past
+    it; beyond both: OverflowError), float, or else str(value) (cut at a
+    NUL and at 255 bytes, newlines made spaces).  key is one word of 1 to
+    255 bytes (ValueError otherwise)."""
+    if _fd is None:
+        return
+    k = str(key)
+    if not k or len(_encode(k)) > 255 or any(c.isspace() for c in k):
+        raise ValueError("an argument's key is one word of 1 to 255 bytes: %r" % k)
+    if isinstance(value, bool):
+        _put("A", "1" if value else "0", "b %s " % k)
+    elif isinstance(value, int):
+        if -(1 << 63) <= value < (1 << 63):
+            _put("A", "%d" % value, "i %s " % k)
+        elif (1 << 63) <= value < (1 << 64):
+            _put("A", "%d" % value, "u %s " % k)
+        else:
+            raise OverflowError("an integer argument is an int64 or a uint64: %d" % value)
+    elif isinstance(value, float):
+        _put("A", repr(value), "f %s " % k)
+    else:
+        t = str(value).split("\0", 1)[0].replace("\n", " ")
+        if len(_encode(t)) > 255:
+            t = _encode(t)[:255].decode("utf-8", "ignore")
+        _put("A", t, "s %s " % k)
+
+
 def flush():
     """Writes this thread's buffered lines now."""
     if _fd is not None:
@@ -378,6 +408,16 @@ if os.environ.get("SPANSTAT_PY_PURE", "") in ("", "0"):
 if _c is not None:
     begin = _c.begin
     end = _c.end
+    _arg_lines = arg
+
+    def arg(key, value, _arg=_c.arg):  # noqa: F811 (the C part's, checked as the lines')
+        """A typed argument of this thread's innermost open span (see above)."""
+        k = str(key)
+        if not k or len(_encode(k)) > 255 or any(c.isspace() for c in k):
+            raise ValueError("an argument's key is one word of 1 to 255 bytes: %r" % k)
+        if isinstance(value, int) and not isinstance(value, bool) and not -(1 << 63) <= value < (1 << 64):
+            raise OverflowError("an integer argument is an int64 or a uint64: %d" % value)
+        _arg(k, value)
 
     def _c_enter(self, _begin=_c.begin):
         _begin(self.name)

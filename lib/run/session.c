@@ -689,7 +689,7 @@ static int session_spans_setup(struct session *s, char **cause)
 	if (ringsrc_new(&s->rings, s->metrics.n - s->metrics.first_target) == 0) {
 		ringsrc_set_tree_fn(s->rings, session_ring_tree, s);
 		/* outputs that need the events themselves stream them */
-		s->agg = !s->an->streams(s->an->ctx);
+		s->agg = !s->an->streams(s->an->ctx) && !s->o->span_args;
 	}
 	s->head.strings = decoder_strings(s->dec);
 	s->head.names = decoder_names(s->dec);

@@ -72,6 +72,8 @@ struct session_opts {
 	bool compensate;		 /* take the instrumentation's cost out of span times */
 	const struct evlist *span_evl;	 /* --span-events: counted per span, or NULL */
 	bool span_allocs;		 /* --span-allocs */
+	bool span_args;			 /* --span-args: threads never aggregate (their
+					  * typed arguments need the events) */
 	const char *lib_calls;		 /* --lib-calls: glob of library functions, or NULL */
 	bool lib_calls_all;		 /* --lib-calls-all: every object's calls */
 	bool no_off_cpu;		 /* --no-off-cpu: spans carry no off-CPU time */

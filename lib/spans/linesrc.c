@@ -277,6 +277,68 @@ static bool lines_exit_early(const struct norm_proc *p, uint64_t ts)
 	return false;
 }
 
+/* An A line's type, key and value (p at the type): false when they do
+ * not parse. */
+static bool lines_arg(struct linesrc *ls, const char *p, const char *end, uint32_t *key,
+		      unsigned *type, uint64_t *bits)
+{
+	static const char types[] = "iufbs"; /* enum span_arg_type's order */
+	const char *tp = p < end ? memchr(types, *p, 5) : NULL;
+	if (!tp || p + 1 >= end || p[1] != ' ')
+		return false;
+	*type = (unsigned)(tp - types);
+	p += 2;
+	const char *sp = memchr(p, ' ', (size_t)(end - p));
+	if (!sp || sp == p || sp - p > WIRE_ARG_STR_MAX)
+		return false;
+	const char *k = p, *v = sp + 1;
+	size_t klen = (size_t)(sp - p), vlen = (size_t)(end - v);
+	char buf[64];
+	uint64_t u;
+	double d;
+	switch (*type) {
+	case SPAN_ARG_I64: {
+		bool neg = v < end && *v == '-';
+		const char *q = v + neg;
+		if (lines_u64(&q, end, &u, true) < 0 || q != end || u > (uint64_t)INT64_MAX + neg)
+			return false;
+		*bits = neg ? 0 - u : u;
+		break;
+	}
+	case SPAN_ARG_U64:
+		if (lines_u64(&v, end, &u, true) < 0 || v != end)
+			return false;
+		*bits = u;
+		break;
+	case SPAN_ARG_F64: {
+		if (!vlen || vlen >= sizeof buf)
+			return false;
+		memcpy(buf, v, vlen);
+		buf[vlen] = 0;
+		char *e;
+		d = strtod(buf, &e); /* the C locale's, as every reader of spanstat */
+		if (*e || buf[0] == ' ')
+			return false;
+		memcpy(bits, &d, sizeof d);
+		break;
+	}
+	case SPAN_ARG_BOOL:
+		if (vlen != 1 || (*v != '0' && *v != '1'))
+			return false;
+		*bits = *v == '1';
+		break;
+	default:
+		if (vlen > WIRE_ARG_STR_MAX || memchr(v, '\0', vlen))
+			return false;
+		*bits = decoder_intern(ls->dec, v, vlen);
+		if (!*bits)
+			return false;
+		break;
+	}
+	*key = memchr(k, '\0', klen) ? 0 : decoder_intern(ls->dec, k, klen);
+	return *key != 0;
+}
+
 /* One whole line (no newline); false when it does not parse. */
 static bool lines_take(struct linesrc *ls, const char *s, size_t n, uint64_t now)
 {
@@ -284,7 +346,7 @@ static bool lines_take(struct linesrc *ls, const char *s, size_t n, uint64_t now
 	if (n < 2 || p[1] != ' ')
 		return false;
 	char op = p[0];
-	if (!strchr("BEICNXKMbnxe", op))
+	if (!strchr("BEICNXKMAbnxe", op))
 		return false;
 	p += 2;
 	uint64_t pid, tid, ts;
@@ -327,6 +389,11 @@ static bool lines_take(struct linesrc *ls, const char *s, size_t n, uint64_t now
 			decoder_category(ls->dec, name, cat);
 		return true;
 	}
+	uint32_t key = 0;
+	unsigned type = 0;
+	uint64_t bits = 0;
+	if (op == 'A' && !lines_arg(ls, p, end, &key, &type, &bits))
+		return false; /* before its process and thread are made */
 	bool early;
 	struct norm_proc *np = lines_proc(ls, (uint32_t)pid, ts, &early);
 	if (!np)
@@ -349,6 +416,14 @@ static bool lines_take(struct linesrc *ls, const char *s, size_t n, uint64_t now
 			ls->st.events++;
 			norm_async(ls->norm, t, ts, (unsigned)(strchr("bnxe", op) - "bnxe"), aid,
 				   name);
+		}
+		return true;
+	}
+	if (op == 'A') { /* a typed argument of the thread's innermost span */
+		struct norm_thread *t = norm_thread(ls->norm, np, (uint32_t)tid, ts);
+		if (t) {
+			ls->st.events++;
+			norm_arg(ls->norm, t, ts, key, type, bits);
 		}
 		return true;
 	}

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "spanweight.h"
@@ -20,18 +21,33 @@ static const struct {
 	{"alloc-bytes", SPAN_WEIGHT_VALUE, SPANMETRIC_ALLOC_BYTES},
 };
 
+static bool spanweight_is_arg(const char *name)
+{
+	return name && strncmp(name, SPANWEIGHT_ARG, strlen(SPANWEIGHT_ARG)) == 0;
+}
+
 int spanweight_metric(const char *name)
 {
+	if (spanweight_is_arg(name))
+		return -1;
 	for (size_t i = 0; name && i < sizeof span_weights / sizeof span_weights[0]; i++)
 		if (strcmp(name, span_weights[i].name) == 0)
 			return span_weights[i].metric;
 	return name ? SPANMETRIC_EVENT : -1;
 }
 
-int spanweight_parse(const char *name, const struct spanmetrics *ms, struct spanweight *out)
+int spanweight_parse(const char *name, const struct spanmetrics *ms, const struct strtab *strings,
+		     struct spanweight *out)
 {
 	out->kind = SPAN_WEIGHT_VALUE;
 	out->index = 0;
+	out->key = 0;
+	if (spanweight_is_arg(name)) {
+		const char *k = name + strlen(SPANWEIGHT_ARG);
+		out->kind = SPAN_WEIGHT_ARG;
+		out->key = strings ? strtab_lookup(strings, k, strlen(k)) : 0;
+		return out->key ? 0 : -ENOENT;
+	}
 	for (size_t i = 0; name && i < sizeof span_weights / sizeof span_weights[0]; i++)
 		if (strcmp(name, span_weights[i].name) == 0)
 			out->kind = span_weights[i].kind;
@@ -55,6 +71,8 @@ int spanweight_parse(const char *name, const struct spanmetrics *ms, struct span
 
 uint64_t spanweight_self(const struct spanweight *w, const struct span_tree *t, uint32_t i)
 {
+	if (w->kind == SPAN_WEIGHT_ARG)
+		return span_args_weight(t->args, i, w->key);
 	uint64_t self = span_node_self(&t->node[i]);
 	if (w->kind == SPAN_WEIGHT_WALL || w->index >= t->nval)
 		return self;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "spanmetric.h"
+#include "strtab.h"
 #include "spantree.h"
 
 enum spanweight_kind {
@@ -17,22 +18,30 @@ enum spanweight_kind {
 	SPAN_WEIGHT_CPU,
 	SPAN_WEIGHT_OFF_CPU,
 	SPAN_WEIGHT_VALUE, /* metric `index` */
+	SPAN_WEIGHT_ARG,   /* the sums of typed argument `key` (spanargs.h) */
 };
 
 struct spanweight {
 	enum spanweight_kind kind;
 	unsigned index;
+	uint32_t key; /* SPAN_WEIGHT_ARG: its strtab id */
 };
 
-/* The metric (enum spanmetric_kind) the weight `name` needs: -1 for NULL
- * and "wall", SPANMETRIC_EVENT for any name that is not one of the fixed
+/* The prefix of a weight by a typed argument: arg:KEY. */
+#define SPANWEIGHT_ARG "arg:"
+
+/* The metric (enum spanmetric_kind) the weight `name` needs: -1 for NULL,
+ * "wall" and arg:KEY, SPANMETRIC_EVENT for any name that is not one of the fixed
  * ones (an event of --span-events, or nothing the run carries). */
 int spanweight_metric(const char *name);
-/* name: NULL or "wall", "cpu", "off-cpu", "allocs", "alloc-bytes", or an
- * event of the run's metrics.  0, or -ENOENT when the run does not carry it
- * (off-CPU time unsupported here, no --span-allocs, an unknown event) or
- * -ENOTSUP when it carries it but cannot count it (an event not supported). */
-int spanweight_parse(const char *name, const struct spanmetrics *ms, struct spanweight *out);
+/* name: NULL or "wall", "cpu", "off-cpu", "allocs", "alloc-bytes", an
+ * event of the run's metrics, or arg:KEY (a typed argument's key, looked up
+ * in strings).  0, or -ENOENT when the run does not carry it (off-CPU time
+ * unsupported here, no --span-allocs, an unknown event, a key no span had)
+ * or -ENOTSUP when it carries it but cannot count it (an event not
+ * supported). */
+int spanweight_parse(const char *name, const struct spanmetrics *ms, const struct strtab *strings,
+		     struct spanweight *out);
 /* Node i's self weight. */
 uint64_t spanweight_self(const struct spanweight *w, const struct span_tree *t, uint32_t i);
 
