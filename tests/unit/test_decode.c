@@ -12,6 +12,7 @@
 
 #include "decoder.h"
 #include "encode.h"
+#include "ring.h"
 #include "tap.h"
 
 /* ---- building streams -------------------------------------------------- */
@@ -253,6 +254,16 @@ static void rec_event(void *arg, const struct span_event *ev)
 			   (unsigned long long)ev->begin_ts, (unsigned long long)ev->ts,
 			   (long long)ev->value, ev->enters, ev->threads,
 			   ev->flags & SPAN_F_UNFINISHED ? " U" : "");
+		break;
+	case SPAN_ARG:
+		rec_printf(r, "A %u/%u d%u %s t%u %s @%llu\n", ev->pid, ev->tid, ev->depth, nm,
+			   ev->flags,
+			   ev->flags == SPAN_ARG_STR
+				   ? strtab_get(decoder_strings(r->d), (uint32_t)ev->value)
+				   : "",
+			   (unsigned long long)ev->ts);
+		if (ev->flags != SPAN_ARG_STR)
+			rec_printf(r, "  bits %llx\n", (unsigned long long)ev->value);
 		break;
 	}
 }
@@ -1056,6 +1067,48 @@ static void test_category(void)
 	free(s.buf);
 }
 
+/* A typed argument (RING_CTL_ARG) word: key id, type. */
+#define ARG(key, type) \
+	RING_CTL(RING_CTL_ARG | (uint64_t)(key) << 8 | (uint64_t)(type) << WIRE_ARG_TYPE_SHIFT)
+
+/* RING_CTL_ARG: each type to the sinks with its key, value and the depth
+ * it was recorded at (the span it belongs to); an undefined key or string,
+ * an unknown type, a bool past 1 or a payload missing are bad and reach no
+ * sink. */
+static void test_args(void)
+{
+	struct decode_stats st;
+	struct stream s = {0};
+	double half = 0.5;
+	uint64_t hb;
+	memcpy(&hb, &half, sizeof hb);
+	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "p");
+	s_name(&s, 5, 1, "w");
+	s_name(&s, 5, 2, "bytes");
+	s_name(&s, 5, 3, "GET");
+	EVENTS(&s, 5, 5, 100, ARG(2, WIRE_ARG_U64), 7, B(1, 0), ARG(2, WIRE_ARG_U64), 100,
+	       ARG(2, WIRE_ARG_I64), (uint64_t)-5, ARG(2, WIRE_ARG_F64), hb, ARG(2, WIRE_ARG_BOOL),
+	       1, ARG(2, WIRE_ARG_STR), 3,
+	       /* bad: an undefined key, an undefined string, a type, a bool */
+	       ARG(9, WIRE_ARG_U64), 1, ARG(2, WIRE_ARG_STR), 9, ARG(2, 7), 1,
+	       ARG(2, WIRE_ARG_BOOL), 2, E(1, 10));
+	EVENTS(&s, 5, 5, 200, ARG(2, WIRE_ARG_U64)); /* its payload missing */
+	s_exit(&s, 5, 700, 0);
+	struct rec *r = run(&s, NULL, NULL, 0, &st);
+	ok(strstr(r->text, "A 5/5 d0 bytes t1  @100\n  bits 7\nB 5/5 d0 w @100\n"
+			   "A 5/5 d1 bytes t1  @100\n  bits 64\n"
+			   "A 5/5 d1 bytes t0  @100\n  bits fffffffffffffffb\n"
+			   "A 5/5 d1 bytes t2  @100\n  bits 3fe0000000000000\n"
+			   "A 5/5 d1 bytes t3  @100\n  bits 1\n"
+			   "A 5/5 d1 bytes t4 GET @100\n"
+			   "E 5/5 d0 w @100-110\n") != NULL,
+	   "args: each type, outside the span and in it, in the order recorded");
+	is_int(st.bad_ids, 4, "args: four bad ones");
+	is_int(st.bad_records, 1, "args: a payload missing");
+	rec_free(r);
+	free(s.buf);
+}
+
 /* WIRE_MESSAGE: a thread's text line at its time and depth; malformed ones
  * are bad records and reach no sink. */
 static void test_message(void)
@@ -1277,5 +1330,6 @@ int main(void)
 	test_category();
 	test_message();
 	test_async();
+	test_args();
 	return tap_done();
 }
