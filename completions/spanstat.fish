@@ -119,6 +119,7 @@ complete -c spanstat -n __spanstat_outputs -l spans -d 'Collect spans; print the
 complete -c spanstat -n __spanstat_no_command -l demangle -x -a 'simple full no' -d 'How C++ function names show'
 complete -c spanstat -n __spanstat_no_command -l span-events -x -a '(__spanstat_events)' -d 'Count these events in every span'
 complete -c spanstat -n __spanstat_no_command -l span-allocs -d 'Count each span\'s allocations and frees'
+complete -c spanstat -n __spanstat_no_command -l span-args -d 'Keep the spans\' typed arguments when no output streams spans'
 complete -c spanstat -n __spanstat_no_command -l python -d 'Every Python function call a span (=c: C functions too)'
 complete -c spanstat -n __spanstat_outputs -l weight -x -a 'wall cpu off-cpu allocs alloc-bytes' -d 'What --folded, --pprof and --json count'
 complete -c spanstat -n __spanstat_no_command -l no-off-cpu -d 'Do not split span times into on- and off-CPU'

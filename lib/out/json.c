@@ -551,6 +551,8 @@ static void json_node_args(cJSON *o, const struct span_tree *t, uint32_t i,
 		json_text(x, "key", v[k].key);
 		cJSON_AddStringToObject(x, "type", span_args_type_name(e->type));
 		json_u64(x, "count", e->count);
+		/* every member in every entry, in one order: null where the
+		 * type has none */
 		switch (e->type) {
 		case SPAN_ARG_I64:
 			json_i128(x, "sum", e->sum);
@@ -567,31 +569,39 @@ static void json_node_args(cJSON *o, const struct span_tree *t, uint32_t i,
 			json_num(x, "min", e->fmin);
 			json_num(x, "max", e->fmax);
 			break;
-		case SPAN_ARG_BOOL:
+		default:
+			cJSON_AddNullToObject(x, "sum");
+			cJSON_AddNullToObject(x, "min");
+			cJSON_AddNullToObject(x, "max");
+			break;
+		}
+		if (e->type == SPAN_ARG_BOOL)
 			json_i128(x, "true", e->sum);
-			break;
-		default: {
-			struct span_arg_str top[SPANARGS_TOP];
-			unsigned m = span_args_top(e, top);
-			uint64_t shown = 0;
-			cJSON *ta = cJSON_AddArrayToObject(x, "top");
-			for (unsigned j = 0; ta && j < m; j++) {
-				cJSON *y = cJSON_CreateObject();
-				if (!y || !cJSON_AddItemToArray(ta, y)) {
-					cJSON_Delete(y);
-					break;
-				}
-				json_text(y, "value",
-					  h && h->strings ? strtab_get(h->strings, top[j].text)
-							  : "");
-				json_u64(y, "count", top[j].count);
-				shown += top[j].count;
+		else
+			cJSON_AddNullToObject(x, "true");
+		if (e->type != SPAN_ARG_STR) {
+			cJSON_AddArrayToObject(x, "top"); /* empty: iterable as the others */
+			cJSON_AddNullToObject(x, "others");
+			cJSON_AddNullToObject(x, "distinct_capped");
+			continue;
+		}
+		struct span_arg_str top[SPANARGS_TOP];
+		unsigned m = span_args_top(e, top);
+		uint64_t shown = 0;
+		cJSON *ta = cJSON_AddArrayToObject(x, "top");
+		for (unsigned j = 0; ta && j < m; j++) {
+			cJSON *y = cJSON_CreateObject();
+			if (!y || !cJSON_AddItemToArray(ta, y)) {
+				cJSON_Delete(y);
+				break;
 			}
-			json_u64(x, "others", e->count - shown);
-			cJSON_AddBoolToObject(x, "distinct_capped", e->others != 0);
-			break;
+			json_text(y, "value",
+				  h && h->strings ? strtab_get(h->strings, top[j].text) : "");
+			json_u64(y, "count", top[j].count);
+			shown += top[j].count;
 		}
-		}
+		json_u64(x, "others", e->count - shown);
+		cJSON_AddBoolToObject(x, "distinct_capped", e->others != 0);
 	}
 	free(v);
 }

@@ -29,11 +29,12 @@ node_args() {
 		| ({path: "-", args: .args}, (.nodes[] | {path: (.path | join(";")), args: .args}))
 		| .path as $p | .args[]
 		| [$t, $p, .key, .type, .count, .sum, .min, .max, .true,
-		   (if .top then (.top | map("\(.value)=\(.count)") | join(",")) else null end),
+		   (if .type == "string" then (.top | map("\(.value)=\(.count)") | join(",")) else null end),
 		   .others] | map(. // "-") | join(" ")' "$1" | LC_ALL=C sort
 }
 
-span_args_expected="main - setup u64 1 42 42 42 - - -
+span_args_expected="main - mode string 1 - - - - fast=1 0
+main - setup u64 1 42 42 42 - - -
 main parse delta i64 2 2 -5 7 - - -
 main parse hit bool 2 - - - 1 - -
 main parse method string 2 - - - - GET=1,POST=1 0
@@ -50,7 +51,7 @@ worker read bytes u64 2 100 50 50 - - -"
 		run -0 timeout -k 5 120 "$SPANSTAT" -o sum.txt --json=s.json "$opts" -- "$SPAN_ARGS"
 		run node_args s.json
 		assert_output "$span_args_expected"
-		assert_equal "$(jq '.spans.args, .spans.args_not_kept' s.json | xargs)" "22 0"
+		assert_equal "$(jq '.spans.args, .spans.args_not_kept' s.json | xargs)" "23 0"
 		# the merged tree sums the threads' nodes of one path
 		assert_equal "$(jq -c '.spans.merged.nodes[] | select(.name == "read") | .args[0] | [.count, .sum]' s.json)" "[5,700]"
 		run ! grep -q 'not kept' sum.txt
@@ -59,22 +60,23 @@ worker read bytes u64 2 100 50 50 - - -"
 
 @test "args: threads aggregating in the target cannot keep them, and say how many" {
 	run -0 timeout -k 5 120 "$SPANSTAT" --spans -o sum.txt --json=a.json -- "$SPAN_ARGS"
-	assert_equal "$(jq '.spans.args, .spans.args_not_kept' a.json | xargs)" "0 22"
-	assert_equal "$(jq '[.spans.threads[].args_not_kept] | add' a.json)" 22
-	grep -q '^ 22 span arguments not kept: threads aggregated their spans in the target (--span-args keeps them)$' sum.txt
+	assert_equal "$(jq '.spans.args, .spans.args_not_kept' a.json | xargs)" "0 23"
+	assert_equal "$(jq '[.spans.threads[].args_not_kept] | add' a.json)" 23
+	grep -q '^ 23 span arguments not kept: threads aggregated their spans in the target (--span-args keeps them)$' sum.txt
 }
 
 @test "args: a slice's arguments in Perfetto, with its end, each of its type" {
 	run -0 timeout -k 5 120 "$SPANSTAT" -o sum.txt --perfetto=t.pftrace -- "$SPAN_ARGS"
 	pf_load t.pftrace
-	# "value name" of every debug annotation (sorted: threads' sequences
-	# interleave in the file)
+	# "value name" of every debug annotation but the on/off-CPU split's of
+	# a span switched out (sorted: threads' sequences interleave in the file)
 	run sh -c "awk '/debug_annotations \\{/ { on = 1; v = \"\"; next }
 		on && /_value:/ { v = \$2 }
 		on && /name:/ { n = \$2 }
-		on && /^ *\\}/ { print v, n; on = 0 }' t.pftrace.txt | LC_ALL=C sort"
+		on && /^ *\\}/ { if (n !~ /cpu_ns/) print v, n; on = 0 }' t.pftrace.txt | LC_ALL=C sort"
 	assert_output "$(LC_ALL=C sort <<'EX'
 42 "setup"
+"fast" "mode"
 100 "bytes"
 200 "bytes"
 300 "bytes"
@@ -100,9 +102,12 @@ EX
 )"
 	# on the ends of the 14 slices that have some (setup, outside every
 	# span: an instant of its own)
-	run awk '/debug_annotations \{/ { da = 1 } /type: TYPE_/ { if (da) print $2; da = 0 }' t.pftrace.txt
+	run awk '/debug_annotations \{/ { on = 1; next }
+		on && /name:/ && $2 !~ /cpu_ns/ { da = 1 }
+		on && /^ *\}/ { on = 0 }
+		/type: TYPE_/ { if (da) print $2; da = 0 }' t.pftrace.txt
 	[ "$(grep -c TYPE_SLICE_END <<<"$output")" -eq 14 ]
-	[ "$(grep -c TYPE_INSTANT <<<"$output")" -eq 1 ]
+	[ "$(grep -c TYPE_INSTANT <<<"$output")" -eq 2 ]
 }
 
 @test "args: --weight=arg:KEY weighs the folded stacks by a key's sums; a key no span had is refused" {
@@ -175,6 +180,6 @@ hit bool 2 2 null null
 method string 2 GET null null
 ratio f64 2 1 0.5 0.5"
 		# past 2^63: a uint64, its sum exact beyond 64 bits (jq would round it)
-		grep -q '"key":"big","type":"u64","count":2,"sum":18446744073709551616,"min":9223372036854775808,"max":9223372036854775808}' p.json
+		grep -q '"key":"big","type":"u64","count":2,"sum":18446744073709551616,"min":9223372036854775808,"max":9223372036854775808,"true":null' p.json
 	done
 }

@@ -119,11 +119,12 @@ summary_value() {
 	run -0 "$SPANSTAT" --json=msg.json -- "$(build_workload span_msg $(span_link_flags))"
 	# async spans (spanstat_async_begin), one left open
 	run -0 "$SPANSTAT" --json=async.json -- "$(build_workload span_async $(span_link_flags))" open
+	run -0 "$SPANSTAT" --span-args --json=args.json -- "$(build_workload span_args $(span_link_flags))"
 	fields=$(schema_fields)
 	nfields=$(wc -l <<<"$fields")
 	echo "$nfields documented fields in $(schema_page)"
 	[ "$nfields" -ge 100 ]
-	run schema_check full.json died.json plain.json job.json units.json msg.json async.json
+	run schema_check full.json died.json plain.json job.json units.json msg.json async.json args.json
 	assert_success
 	# every field present in every document, with only documented types
 	run awk -F'\t' '

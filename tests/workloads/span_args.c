@@ -1,7 +1,7 @@
 /* span_args.c: typed arguments on spans (spanstat_arg_*, issue 24), for
  * args.bats.  Every value is known:
  *
- * main: outside every span: u64 "setup" 42.  Span "read" three times, with
+ * main: outside every span: u64 "setup" 42, string "mode" "fast".  Span "read" three times, with
  * u64 "bytes" 100, 200, 300; span "parse" twice, with i64 "delta" -5 then
  * 7, f64 "ratio" 0.5 then 1.5, bool "hit" 1 then 0, string "method" "GET"
  * then "POST"; inside "parse", span "inner" with string "method" "GET" and
@@ -29,6 +29,7 @@ int main(void)
 {
 	static const char *const paths[] = {"/a", "/b", "/a", "/b", "/a"};
 	spanstat_arg_u64("setup", 42);
+	spanstat_arg_str("mode", "fast", SIZE_MAX);
 	for (uint64_t i = 1; i <= 3; i++) {
 		spanstat_begin("read");
 		spanstat_arg_u64("bytes", 100 * i);
