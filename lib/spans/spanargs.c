@@ -152,7 +152,7 @@ uint64_t span_args_weight(const struct span_args *sa, uint32_t node, uint32_t ke
 {
 	double w = 0;
 	for (const struct span_arg *e = span_args_first(sa, node); e; e = span_args_next(sa, e)) {
-		if (e->key != key || e->type == SPAN_ARG_STR)
+		if (e->key != key || e->type == SPAN_ARG_STR || e->type == SPAN_ARG_BOOL)
 			continue;
 		w += e->type == SPAN_ARG_F64 ? e->fsum : (double)e->sum;
 	}

@@ -28,7 +28,7 @@ FUZZ_DIR = $(builddir)/tests/fuzz
 FUZZ_CFLAGS = -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined $(foreach d,base wire perf spans run out span,-I$(srcdir)/lib/$(d))
 FUZZ_SRCS = $(srcdir)/tests/fuzz/fuzz_decode.c $(srcdir)/lib/spans/decoder.c $(srcdir)/lib/spans/wireframe.c $(srcdir)/lib/spans/norm.c \
-	$(srcdir)/lib/base/strtab.c $(srcdir)/lib/base/u64map.c $(srcdir)/lib/spans/symbols.c $(srcdir)/lib/spans/spantree.c \
+	$(srcdir)/lib/base/strtab.c $(srcdir)/lib/base/u64map.c $(srcdir)/lib/spans/symbols.c $(srcdir)/lib/spans/spantree.c $(srcdir)/lib/spans/spanargs.c \
 	$(srcdir)/lib/out/folded.c $(srcdir)/lib/out/json.c $(srcdir)/lib/out/perfetto.c $(srcdir)/lib/base/pbenc.c \
 	$(srcdir)/lib/perf/metrics.c $(srcdir)/lib/base/utf8esc.c $(srcdir)/lib/spans/srcloc.c $(srcdir)/lib/spans/demangle.c \
 	$(srcdir)/lib/spans/spannames.c $(srcdir)/lib/spans/spanweight.c $(srcdir)/lib/spans/spanmetric.c $(srcdir)/lib/spans/spanwalk.c $(srcdir)/lib/out/pprof.c \
@@ -44,16 +44,16 @@ FUZZ_OFFCPU_SECONDS ?= 10
 FUZZ_LINES_SRCS = $(srcdir)/tests/fuzz/fuzz_lines.c $(srcdir)/lib/spans/linesrc.c $(srcdir)/lib/spans/decoder.c \
 	$(srcdir)/lib/spans/wireframe.c $(srcdir)/lib/spans/norm.c $(srcdir)/lib/base/strtab.c $(srcdir)/lib/base/u64map.c \
 	$(srcdir)/lib/spans/symbols.c $(srcdir)/lib/spans/srcloc.c $(srcdir)/lib/spans/demangle.c $(srcdir)/lib/spans/spannames.c \
-	$(srcdir)/lib/base/utf8esc.c $(srcdir)/lib/spans/spantree.c
+	$(srcdir)/lib/base/utf8esc.c $(srcdir)/lib/spans/spantree.c $(srcdir)/lib/spans/spanargs.c
 FUZZ_LINES_SECONDS ?= 10
 FUZZ_DIFF_SRCS = $(srcdir)/tests/fuzz/fuzz_diff.c $(srcdir)/lib/out/diff.c $(srcdir)/lib/base/stats.c \
 	$(srcdir)/lib/base/strtab.c $(srcdir)/lib/base/cause.c $(srcdir)/lib/out/svg.c $(srcdir)/lib/out/svgkit.c \
-	$(srcdir)/lib/spans/spantree.c $(srcdir)/lib/spans/spanwalk.c $(srcdir)/lib/spans/spanweight.c $(srcdir)/lib/spans/spanmetric.c $(srcdir)/lib/base/utf8esc.c \
+	$(srcdir)/lib/spans/spantree.c $(srcdir)/lib/spans/spanargs.c $(srcdir)/lib/spans/spanwalk.c $(srcdir)/lib/spans/spanweight.c $(srcdir)/lib/spans/spanmetric.c $(srcdir)/lib/base/utf8esc.c \
 	$(srcdir)/lib/base/u64map.c
 FUZZ_DIFF_SECONDS ?= 10
 FUZZ_RECORD_SRCS = $(srcdir)/tests/fuzz/fuzz_record.c $(srcdir)/lib/out/recfile.c $(srcdir)/lib/out/recreport.c \
 	$(srcdir)/lib/out/analysis.c $(srcdir)/lib/base/stats.c $(srcdir)/lib/base/cause.c $(srcdir)/lib/base/strtab.c \
-	$(srcdir)/lib/spans/spannames.c $(srcdir)/lib/spans/spantree.c $(srcdir)/lib/base/u64map.c $(srcdir)/lib/out/summary.c \
+	$(srcdir)/lib/spans/spannames.c $(srcdir)/lib/spans/spantree.c $(srcdir)/lib/spans/spanargs.c $(srcdir)/lib/base/u64map.c $(srcdir)/lib/out/summary.c \
 	$(srcdir)/lib/out/csv.c $(srcdir)/lib/out/fmt.c $(srcdir)/lib/perf/metrics.c $(srcdir)/lib/out/json.c \
 	$(srcdir)/lib/out/rankstat.c $(srcdir)/lib/base/utf8esc.c $(srcdir)/lib/out/folded.c $(srcdir)/lib/spans/spanwalk.c \
 	$(srcdir)/lib/spans/spanweight.c $(srcdir)/lib/spans/spanmetric.c $(srcdir)/lib/out/perfetto.c $(srcdir)/lib/base/pbenc.c $(srcdir)/lib/out/pprof.c \

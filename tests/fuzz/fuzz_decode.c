@@ -183,10 +183,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	struct report r = {.head = &h, .spans = &st, .dstats = s, .nruns = 1};
 	/* --weight, parsed once for every writer as analysis_finish does */
-	static const char *const weights[] = {NULL, "cpu", "page-faults", "cycles"};
-	const char *wname = weights[(flags >> 5) & 3];
+	/* (flags & 128: typed arguments' sums, mkcorpus's "bytes" key, or a
+	 * string's text) */
+	static const char *const weights[] = {NULL,	   "cpu",  "page-faults", "cycles",
+					      "arg:bytes", "wall", "arg:GET",	  "arg:none"};
+	const char *wname = weights[(flags >> 5) & 7];
 	struct spanweight wt;
-	int werr = spanweight_parse(wname, h.metrics, &wt);
+	int werr = spanweight_parse(wname, h.metrics, h.strings, &wt);
 	FILE *fp = fopen("/dev/null", "w");
 	if (fp) {
 		struct writer w = {.ops = &folded_writer_ops, .fp = fp, .head = &h};

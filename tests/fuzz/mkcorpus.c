@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "encode.h"
+#include "ring.h"
 
 static uint8_t buf[1 << 16];
 static size_t len;
@@ -60,6 +61,8 @@ static void events(uint32_t pid, uint32_t tid, uint64_t base, size_t n, const ui
 		events(pid, tid, base, sizeof w_ / 8, w_); \
 	} while (0)
 #define B(id, dt) wire_event(WIRE_OP_BEGIN, id, dt)
+#define ARG(key, type) \
+	RING_CTL(RING_CTL_ARG | (uint64_t)(key) << 8 | (uint64_t)(type) << WIRE_ARG_TYPE_SHIFT)
 #define E(id, dt) wire_event(WIRE_OP_END, id, dt)
 #define I(id, dt) wire_event(WIRE_OP_INSTANT, id, dt)
 #define C(id, dt) wire_event(WIRE_OP_COUNTER, id, dt)
@@ -212,6 +215,15 @@ int main(int argc, char **argv)
 	PUT(enc_async(AT, ROOM, 10, 10, 2060, 7, WIRE_ASYNC_END, NULL, 0));
 	PUT(enc_async(AT, ROOM, 10, 12, 2070, 8, WIRE_ASYNC_ENTER, NULL, 0));
 	EVENTS(10, 11, 2080, B(2, 0), E(2, 1));
+	emit(0, 0, 0);
+
+	basic(10, WIRE_CLOCK_MONOTONIC); /* typed arguments (spanstat_arg_*) */
+	name(10, 2, "bytes");
+	name(10, 3, "GET");
+	EVENTS(10, 10, 2000, ARG(2, WIRE_ARG_U64), 7, B(1, 0), ARG(2, WIRE_ARG_U64), 100,
+	       ARG(2, WIRE_ARG_I64), (uint64_t)-5, ARG(2, WIRE_ARG_F64),
+	       UINT64_C(0x3fe0000000000000), ARG(2, WIRE_ARG_BOOL), 1, ARG(2, WIRE_ARG_STR), 3,
+	       E(1, 5));
 	emit(0, 0, 0);
 	return 0;
 }

@@ -337,6 +337,102 @@ static void test_compensate(void)
 	span_trees_release(&st);
 }
 
+static void arg(struct span_trees *st, uint32_t tid, uint32_t depth, uint32_t key, unsigned type,
+		uint64_t bits)
+{
+	struct span_event e = ev(SPAN_ARG, 1, tid, 5, key);
+	e.depth = depth;
+	e.flags = type;
+	e.value = (int64_t)bits;
+	span_trees_event(st, &e);
+}
+
+/* The entry of (key, type) at the node of path, or NULL. */
+static const struct span_arg *arg_at(const struct span_tree *t, const uint32_t *path, uint32_t key,
+				     unsigned type)
+{
+	const struct span_node *n = node_at(t, path);
+	if (!n)
+		return NULL;
+	for (const struct span_arg *e = span_args_first(t->args, (uint32_t)(n - t->node)); e;
+	     e = span_args_next(t->args, e))
+		if (e->key == key && e->type == type)
+			return e;
+	return NULL;
+}
+
+/* Typed arguments: to the innermost open span's node (the root outside
+ * every span), count/sum/min/max per key and type, strings counted up to
+ * SPANARGS_STRS distinct and their top in order; merged over threads;
+ * --weight=arg:'s sums. */
+static void test_args(void)
+{
+	struct span_trees st;
+	span_trees_init(&st);
+	enum { K = 10, S = 11 };
+	const uint32_t root[] = {0}, pa[] = {A, 0}, pab[] = {A, B_, 0};
+	double d = -2.5, e = 4.0;
+	uint64_t db, eb;
+	memcpy(&db, &d, 8);
+	memcpy(&eb, &e, 8);
+	arg(&st, 1, 0, K, SPAN_ARG_U64, 9);
+	for (int i = 0; i < 2; i++) {
+		begin(&st, 1, 0, A, 10);
+		arg(&st, 1, 1, K, SPAN_ARG_I64, i ? 7 : (uint64_t)-5);
+		arg(&st, 1, 1, K, SPAN_ARG_F64, i ? eb : db);
+		arg(&st, 1, 1, K, SPAN_ARG_BOOL, (uint64_t)i);
+		begin(&st, 1, 1, B_, 11);
+		arg(&st, 1, 2, K, SPAN_ARG_U64, UINT64_MAX);
+		end(&st, 1, 1, B_, 11, 12, 0);
+		end(&st, 1, 0, A, 10, 20, 0);
+	}
+	/* strings: 70 distinct texts once, then text 100 three times, 101 twice */
+	begin(&st, 1, 0, A, 30);
+	for (uint32_t i = 0; i < 70; i++)
+		arg(&st, 1, 1, S, SPAN_ARG_STR, 200 + i);
+	for (int i = 0; i < 3; i++)
+		arg(&st, 1, 1, S, SPAN_ARG_STR, 200 + 5);
+	for (int i = 0; i < 2; i++)
+		arg(&st, 1, 1, S, SPAN_ARG_STR, 200 + 9);
+	end(&st, 1, 0, A, 30, 40, 0);
+	/* another thread's A */
+	begin(&st, 2, 0, A, 10);
+	arg(&st, 2, 1, K, SPAN_ARG_I64, 100);
+	end(&st, 2, 0, A, 10, 20, 0);
+	is_int(st.args, 85, "args: every one counted");
+	const struct span_tree *t = st.thread[0];
+	const struct span_arg *x = arg_at(t, root, K, SPAN_ARG_U64);
+	ok(x && x->count == 1 && x->sum == 9, "args: outside every span, the thread's root");
+	x = arg_at(t, pa, K, SPAN_ARG_I64);
+	ok(x && x->count == 2 && x->sum == 2 && x->imin == -5 && x->imax == 7,
+	   "args: i64 count, sum, min, max");
+	x = arg_at(t, pa, K, SPAN_ARG_F64);
+	ok(x && x->count == 2 && x->fsum == 1.5 && x->fmin == -2.5 && x->fmax == 4.0,
+	   "args: f64 count, sum, min, max");
+	x = arg_at(t, pa, K, SPAN_ARG_BOOL);
+	ok(x && x->count == 2 && x->sum == 1, "args: bool count and trues");
+	x = arg_at(t, pab, K, SPAN_ARG_U64);
+	ok(x && x->count == 2 && x->sum == (__int128)UINT64_MAX * 2 && x->umax == UINT64_MAX,
+	   "args: the inner span's own, its sum past 64 bits exact");
+	ok(!arg_at(t, pa, K, SPAN_ARG_U64), "args: a child's are not its parent's");
+	x = arg_at(t, pa, S, SPAN_ARG_STR);
+	struct span_arg_str top[SPANARGS_TOP];
+	unsigned n = x ? span_args_top(x, top) : 0;
+	ok(x && x->count == 75 && x->nstr == SPANARGS_STRS && x->others == 6,
+	   "args: 64 distinct texts counted, the 6 past them as others");
+	ok(n == 5 && top[0].text == 205 && top[0].count == 4 && top[1].text == 209 &&
+		   top[1].count == 3 && top[2].text == 200 && top[4].text == 202,
+	   "args: the most frequent first, ties in the order seen");
+	is_int(span_args_weight(t->args, (uint32_t)(node_at(t, pa) - t->node), K), 3,
+	       "args: the weight sums the key's numbers, not its booleans (2 + 1.5)");
+	struct span_tree m;
+	ok(span_trees_merge(&st, &m) == 0, "args: trees merge");
+	x = arg_at(&m, pa, K, SPAN_ARG_I64);
+	ok(x && x->count == 3 && x->sum == 102 && x->imax == 100, "args: merged over threads");
+	span_tree_release(&m);
+	span_trees_release(&st);
+}
+
 int main(void)
 {
 	test_known();
@@ -344,5 +440,6 @@ int main(void)
 	test_from_decoder();
 	test_values();
 	test_compensate();
+	test_args();
 	return tap_done();
 }
