@@ -134,6 +134,18 @@ static void span(struct fixture *f, enum span_kind kind, uint32_t tid, uint64_t 
 	span_trees_event(&f->tree, &ev);
 }
 
+/* A typed argument of thread tid's innermost open span: key, type and value
+ * (a string's text interned). */
+static void fixture_arg(struct fixture *f, uint32_t tid, const char *key, unsigned type,
+			uint64_t bits, const char *text)
+{
+	struct span_event ae = {.kind = SPAN_ARG, .pid = 100, .tid = tid, .ts = 5200};
+	ae.name = strtab_intern(&f->st, key, strlen(key));
+	ae.flags = type;
+	ae.value = (int64_t)(text ? strtab_intern(&f->st, text, strlen(text)) : bits);
+	span_trees_event(&f->tree, &ae);
+}
+
 static void fixture_init(struct fixture *f, bool spans)
 {
 	memset(f, 0, sizeof *f);
@@ -274,6 +286,16 @@ static void fixture_init(struct fixture *f, bool spans)
 	for (int i = 0; i < 3; i++) {
 		uint64_t t0 = 1000 + (uint64_t)i * 1000;
 		span(f, SPAN_BEGIN, 100, t0, "load", 0);
+		/* typed arguments of every type on the first load */
+		if (i == 0) {
+			fixture_arg(f, 100, "bytes", SPAN_ARG_U64, 4096, NULL);
+			fixture_arg(f, 100, "delta", SPAN_ARG_I64, (uint64_t)-3, NULL);
+			fixture_arg(f, 100, "ratio", SPAN_ARG_F64, UINT64_C(0x3fe0000000000000),
+				    NULL);
+			fixture_arg(f, 100, "hit", SPAN_ARG_BOOL, 1, NULL);
+			fixture_arg(f, 100, "route", 0, 0, NULL); /* an i64 0 */
+			fixture_arg(f, 100, "route", SPAN_ARG_STR, 0, "/a");
+		}
 		span(f, SPAN_BEGIN, 100, t0 + 100, "parse", 0);
 		span(f, SPAN_END, 100, t0 + 400, "parse", 0);
 		span(f, SPAN_BEGIN, 100, t0 + 500, "check", 0);
@@ -311,6 +333,8 @@ static void fixture_init(struct fixture *f, bool spans)
 	ae.enters = 3;
 	ae.threads = 2;
 	span_trees_event(&f->tree, &ae);
+	fixture_arg(f, 100, "mode", SPAN_ARG_STR, 0, "fast"); /* outside every span */
+	fixture_arg(f, 100, "setup", SPAN_ARG_U64, 42, NULL);
 	span(f, SPAN_THREAD, 101, 5000, "worker", 0);
 	span(f, SPAN_BEGIN, 101, 6000, "parse", 0);
 	span(f, SPAN_END, 101, 7000, "parse", SPAN_F_UNFINISHED);
@@ -572,8 +596,8 @@ static void test_documented(void)
 		ok(1, "# SKIP jq not installed");
 		return;
 	}
-	static struct field fld[400];
-	int n = man_fields(fld, 400);
+	static struct field fld[800];
+	int n = man_fields(fld, 800);
 	ok(n > 100, "the man page documents %d fields", n);
 	struct fixture f;
 	fixture_init(&f, true);
