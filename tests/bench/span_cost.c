@@ -11,6 +11,10 @@
  *                        N pairs through spanstat_begin_text/end_text of
  *                        "work" in a stack buffer, and of a 32-byte route:
  *                        "text NS", "text32 NS" (issue 24: against spanstat)
+ *   span_cost args N     N pairs each with a u64 argument (spanstat_arg_u64,
+ *                        issue 24), between two runs of plain pairs: "arg NS"
+ *                        and "pair NS" (run it with events streaming:
+ *                        --span-args)
  *   span_cost finstr N   N calls of an instrumented function and N calls of an
  *                        identical uninstrumented one; prints "instr NS",
  *                        "plain NS" per call
@@ -113,6 +117,18 @@ static NOI double cost_text(long n, const char *name)
 	for (long i = 0; i < n; i++) {
 		spanstat_begin_text(buf, len);
 		spanstat_end_text(buf, len);
+	}
+	return (double)(cost_now() - t0) / (double)n;
+}
+
+/* Pairs with a typed argument each. */
+static NOI double cost_args(long n)
+{
+	uint64_t t0 = cost_now();
+	for (long i = 0; i < n; i++) {
+		spanstat_begin("work");
+		spanstat_arg_u64("bytes", (uint64_t)i);
+		spanstat_end("work");
 	}
 	return (double)(cost_now() - t0) / (double)n;
 }
@@ -379,7 +395,7 @@ NOI int main(int argc, char **argv)
 		return cost_drive(argc, argv);
 	long n = argc >= 3 ? atol(argv[2]) : 10000000L;
 	if (argc < 2 || n <= 0) {
-		fprintf(stderr, "usage: span_cost pairs|finstr N | drive [-v] -- CMD\n");
+		fprintf(stderr, "usage: span_cost pairs|args|finstr N | drive [-v] -- CMD\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "pairs")) {
@@ -391,6 +407,10 @@ NOI int main(int argc, char **argv)
 		double t = cost_text(n, "work"), s2 = cost_spans(n);
 		double t32 = cost_text(n, "/api/v1/users/{id}/items/{item}");
 		printf("text %.2f\ntext32 %.2f\nspanstat2 %.2f\n", t, t32, s2);
+	} else if (!strcmp(argv[1], "args")) {
+		cost_args(n / 10); /* warm up: the key's definition */
+		double a = cost_spans(n), g = cost_args(n), b = cost_spans(n);
+		printf("pair %.2f\narg %.2f\n", (a + b) / 2, g);
 	} else if (!strcmp(argv[1], "finstr")) {
 		cost_calls(n / 10, instr_leaf);
 		double a = cost_calls(n, plain_leaf), s = cost_calls(n, instr_leaf);
