@@ -45,12 +45,15 @@ schema_check() {
 		parent = substr(path, 1, RSTART - 1); key = substr(path, RSTART + 1)
 		sub(/\[\]$/, "", key)
 		if (parent == "") parent = "."
-		printf "%s\"%s\\t\" + ([%s | has(\"%s\")] | all | tostring) + \"\\t\" + ([%s] | map(type) | unique | join(\",\")) + \"\\t\" + ([%s] | length | tostring)\n",
-			(NR > 1 ? ", " : ""), path, parent, key, path, path
+		printf "\"%s\\t\" + ([%s | has(\"%s\")] | all | tostring) + \"\\t\" + ([%s] | map(type) | unique | join(\",\")) + \"\\t\" + ([%s] | length | tostring)\n",
+			path, parent, key, path, path
 	}') || return 1
-	local doc
+	# jq compiles a program to at most 64 KiB: 100 fields to a program
+	local doc part
 	for doc in "$@"; do
-		jq -r "$prog" "$doc" || return 1
+		while IFS= read -r part; do
+			jq -r "$part" "$doc" || return 1
+		done < <(printf '%s\n' "$prog" | awk '{ printf "%s%s", (NR % 100 == 1 ? "" : ", "), $0 } NR % 100 == 0 { print "" } END { if (NR % 100) print "" }')
 	done
 }
 
