@@ -29,11 +29,13 @@ static int u64map_grow(struct u64map *m)
 		val[i] = m->val[j];
 		used[i] = 1;
 	}
+	uint32_t n = m->n; /* u64map_release forgets it */
 	u64map_release(m);
 	m->key = key;
 	m->val = val;
 	m->used = used;
 	m->cap = cap;
+	m->n = n;
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 
 #include "norm.h"
 #include "tap.h"
+#include "u64map.h"
 
 /* Every event the sink saw, as "K name depth flags" words. */
 struct log {
@@ -214,6 +215,43 @@ static void test_many_sinks(void)
 	norm_free(n);
 }
 
+/* Async spans open by the thousand, ended two at a time with one begun in
+ * between: the map of open ids churns past its growths.  It used to forget
+ * its count at each growth, went below zero on deletes and then doubled at
+ * every insert until its size wrapped (a crash). */
+static void test_async_churn(void)
+{
+	struct u64map m = {0};
+	for (uint64_t k = 1; k <= 5000; k++)
+		u64map_put(&m, k, k);
+	is_int(m.n, 5000, "a map counts what it holds across its growths");
+	for (uint64_t k = 1; k <= 3000; k++)
+		u64map_del(&m, k);
+	is_int(m.n, 2000, "and what deletes leave");
+	uint32_t cap = m.cap;
+	for (uint64_t k = 1; k <= 1000; k++) {
+		u64map_del(&m, 3000 + k);
+		u64map_put(&m, 10000 + k, k);
+	}
+	ok(m.cap == cap && m.n == 2000, "deletes and inserts in turn do not grow it");
+	u64map_release(&m);
+
+	struct normaliser *n = norm_new();
+	struct norm_proc *p = norm_process_start(n, 10, 1, 99, 100);
+	struct norm_thread *t = norm_thread(n, p, 10, 100);
+	uint64_t ts = 200;
+	for (uint64_t id = 1; id <= 5000; id++)
+		norm_async(n, t, ts++, 0, id, 1);
+	for (uint64_t k = 1; k <= 1000; k++) {
+		norm_async(n, t, ts++, 3, 2 * k, 0);
+		norm_async(n, t, ts++, 3, 2 * k - 1, 0);
+		norm_async(n, t, ts++, 0, 100000 + k, 1);
+	}
+	is_int(norm_stats(n)->async, 6000, "async spans churning past the map's growths");
+	is_int(norm_stats(n)->async_bad, 0, "every end found its begin");
+	norm_free(n);
+}
+
 static struct normaliser *fresh(struct log *l)
 {
 	memset(l, 0, sizeof *l);
@@ -225,6 +263,7 @@ static struct normaliser *fresh(struct log *l)
 int main(void)
 {
 	test_many_sinks();
+	test_async_churn();
 	struct log l;
 	struct normaliser *n = fresh(&l);
 	struct norm_proc *p = norm_process_start(n, 10, 1, 99, 100);
