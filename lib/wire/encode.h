@@ -43,7 +43,8 @@ static inline size_t enc_with_bytes(void *p, size_t cap, enum wire_type type, ui
 	char *q = (char *)p + WIRE_HDR_SIZE;
 	memset(q, 0, len - WIRE_HDR_SIZE);
 	memcpy(q, fixed, nfixed);
-	memcpy(q + nfixed, bytes, nbytes);
+	if (nbytes) /* an async enter's: no bytes, no pointer */
+		memcpy(q + nfixed, bytes, nbytes);
 	enc_hdr(p, type, (uint32_t)len, pid, tid);
 	return len;
 }
