@@ -39,7 +39,8 @@ static void norm_async_emit(struct normaliser *n, const struct norm_proc *p,
 				.aid = a->id};
 	if (k == SPAN_ASYNC_END) {
 		ev.begin_ts = a->begin;
-		ev.value = (int64_t)a->busy;
+		/* a damaged time near 2^64 can make busy pass INT64_MAX */
+		ev.value = a->busy > INT64_MAX ? INT64_MAX : (int64_t)a->busy;
 		ev.enters = a->enters;
 		ev.threads = a->threads;
 	}
