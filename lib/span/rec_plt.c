@@ -70,6 +70,7 @@ struct rec_plt_slot {
 	const void *target; /* the function it runs */
 	uintptr_t *got;	    /* the GOT entry that points at its stub */
 	int rescan;	    /* dlopen: objects may come, patched at its return */
+	int quiet;	    /* hooked for its rescan only: no span (not in the glob) */
 };
 
 /* The stubs of one patched object, and the slots they own: slots
@@ -197,14 +198,14 @@ REC_NOI const void *rec_plt_enter(uint32_t idx, uintptr_t *retp)
 		f->retp = retp;
 		f->ret = *retp;
 		f->key = sl->key;
-		f->on = __atomic_load_n(&rec_on, __ATOMIC_RELAXED) != 0;
+		f->on = !sl->quiet && __atomic_load_n(&rec_on, __ATOMIC_RELAXED) != 0;
 		f->pid = rec_pid;
 		f->rescan = (unsigned char)sl->rescan;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		*retp = (uintptr_t)rec_plt_return;
 		if (f->on)
 			rec_lib_event(sl->key, REC_OP(WIRE_OP_BEGIN));
-	} else if ((!s || s->depth >= REC_PLT_DEPTH) &&
+	} else if ((!s || s->depth >= REC_PLT_DEPTH) && !sl->quiet &&
 		   __atomic_load_n(&rec_on, __ATOMIC_RELAXED)) { /* not followed: counted */
 		atomic_fetch_add_explicit(&rec_dropped, 2, memory_order_relaxed);
 	}
@@ -463,6 +464,9 @@ static REC_NOI void rec_plt_region_free(struct rec_plt_region *rg)
 	rg->n = 0;
 }
 
+/* Whether the slot of name is patched: 0 no, 1 its calls are spans, 2
+ * hooked without spans (a dlopen the glob leaves out: its return must still
+ * patch what it loaded, with --lib-calls-all). */
 static REC_NOI int rec_plt_wanted(const char *name)
 {
 	if (!*name || strncmp(name, "_Unwind_", 8) == 0)
@@ -471,13 +475,15 @@ static REC_NOI int rec_plt_wanted(const char *name)
 	 * RUNPATH, $ORIGIN, RTLD_NEXT): through a stub, the caller would be
 	 * this library; dlopen is patched only where --lib-calls-all must
 	 * see what it loads */
-	if (strcmp(name, "dlsym") == 0 || strcmp(name, "dlvsym") == 0 ||
-	    (!rec_plt_all && (strcmp(name, "dlopen") == 0 || strcmp(name, "dlmopen") == 0)))
+	int dl = strcmp(name, "dlopen") == 0 || strcmp(name, "dlmopen") == 0;
+	if (strcmp(name, "dlsym") == 0 || strcmp(name, "dlvsym") == 0 || (!rec_plt_all && dl))
 		return 0;
 	for (size_t i = 0; i < sizeof rec_plt_never / sizeof rec_plt_never[0]; i++)
 		if (strcmp(name, rec_plt_never[i]) == 0)
 			return 0;
-	return fnmatch(rec_plt_glob, name, 0) == 0;
+	if (fnmatch(rec_plt_glob, name, 0) == 0)
+		return 1;
+	return dl ? 2 : 0;
 }
 
 /* The version the object asks of symbol i (DT_VERSYM, DT_VERNEED), or NULL. */
@@ -617,7 +623,8 @@ static REC_NOI int rec_plt_object(struct dl_phdr_info *info)
 		size_t si = ELF64_R_SYM(jmprel[r].r_info);
 		const char *name = strtab + symtab[si].st_name;
 		uintptr_t *got = (uintptr_t *)(base + jmprel[r].r_offset);
-		if (rec_plt_ours(*got) || !rec_plt_wanted(name))
+		int want = rec_plt_ours(*got) ? 0 : rec_plt_wanted(name);
+		if (!want)
 			continue;
 		const void *target = (const void *)*got;
 		/* still the PLT's own code (lazy binding): resolve it as the
@@ -654,6 +661,7 @@ static REC_NOI int rec_plt_object(struct dl_phdr_info *info)
 		rec_plt_slots[idx].got = got;
 		rec_plt_slots[idx].rescan = rec_plt_all && (strcmp(name, "dlopen") == 0 ||
 							    strcmp(name, "dlmopen") == 0);
+		rec_plt_slots[idx].quiet = want == 2;
 		arch_plt_stub((unsigned char *)rg->lo + 16 + (size_t)k * ARCH_PLT_STUB, idx,
 			      (const void *)rg->lo);
 		k++;
