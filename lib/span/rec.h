@@ -413,6 +413,8 @@ REC_NOI void rec_plt_init(const char *glob, const char *from);
 REC_NOI void rec_plt_longjmp(uintptr_t sp);
 /* A vfork child (1) hides the thread's lib-call stack; its parent (0) gets it back. */
 REC_NOI void rec_plt_vfork(int child);
+/* dlclose unloaded what was at [lo, hi): the lib-call stubs of its objects are given back. */
+REC_NOI void rec_plt_gone(uintptr_t lo, uintptr_t hi);
 /* rec_mcount.c, rec_event.c: -pg and -mfentry builds */
 /* The thread's hijacked returns, NULL until its first -pg function. */
 extern __thread struct rec_mstack *rec_mstkp __attribute__((tls_model("initial-exec")));

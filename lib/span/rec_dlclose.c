@@ -144,8 +144,10 @@ REC_API int dlclose(void *handle)
 				if (after->r[j].lo == before->r[i].lo &&
 				    after->r[j].hi == before->r[i].hi)
 					break;
-			if (j == after->n)
+			if (j == after->n) {
 				rec_code_forget(before->r[i].lo, before->r[i].hi);
+				rec_plt_gone(before->r[i].lo, before->r[i].hi);
+			}
 		}
 	}
 	munmap(before, 2 * sizeof *before);

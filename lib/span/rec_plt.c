@@ -32,9 +32,11 @@
  *     gone before that call returns; a push reserves its frame before it
  *     writes it, a pop reads its frame before it releases it.
  * A thread's shadow stack is mmap'd at its first call, kept on a list and
- * reused after the thread ends.  The stubs of an object are given back when a
- * scan finds it unloaded (struct rec_plt_region), so that a library
- * dlopen'ed and dlclose'd again and again is patched at each load.  exit() and the exec family
+ * reused after the thread ends.  The stubs of an object are given back when
+ * the interposed dlclose unloads it, or a scan finds no object at its address
+ * (struct rec_plt_region), so that a library dlopen'ed and dlclose'd again
+ * and again is patched at each load; never while it is loaded, whatever its
+ * GOT holds (a program's PLT hook may call the stub it replaced).  exit() and the exec family
  * never return: their open spans end as the process's do.
  *
  * Not patched: calls into this library (the functions it interposes), the
@@ -690,33 +692,35 @@ static REC_NOI int rec_plt_object(struct dl_phdr_info *info)
 	return 0;
 }
 
-/* dl_iterate_phdr callback: marks the regions whose object is this one,
- * still loaded: an object at their address whose GOT still points at
- * their stubs (another object loaded where an unloaded one was has its
- * own GOT, which points at none). */
+/* dl_iterate_phdr callback: marks the regions (seen 0) whose object may be
+ * this one: an object at their address that holds their GOT slots.  With
+ * arg, only where a slot still points at one of their stubs (another object
+ * loaded where an unloaded one was has its own GOT, which points at none);
+ * without, whatever the slots hold: a program may rewrite its GOT (a PLT
+ * hook that calls the stub it found there) and still run the stubs. */
 static REC_NOI int rec_plt_seen(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
-	(void)arg;
 	for (unsigned i = 0; i < rec_plt_nregions; i++) {
 		struct rec_plt_region *rg = &rec_plt_regions[i];
-		if (!rg->lo || rg->seen || rg->base != info->dlpi_addr)
+		if (!rg->lo || rg->seen || !rg->n || rg->base != info->dlpi_addr ||
+		    !rec_plt_inside(info, (uintptr_t)rec_plt_slots[rg->first].got))
 			continue;
-		for (uint32_t j = 0; j < rg->n; j++) {
+		for (uint32_t j = 0; j < rg->n && !rg->seen; j++) {
 			uintptr_t *got = rec_plt_slots[rg->first + j].got;
-			if (rec_plt_inside(info, (uintptr_t)got) && *got >= rg->lo &&
-			    *got < rg->hi) {
-				rg->seen = 1;
-				break;
-			}
+			rg->seen = !arg || (rec_plt_inside(info, (uintptr_t)got) &&
+					    *got >= rg->lo && *got < rg->hi);
 		}
 	}
 	return 0;
 }
 
-/* Frees the regions of the objects unloaded since the last scan (calling
- * into an unloaded object is the program's error: nothing runs their stubs
- * any more); under rec_plt_lock. */
+/* Frees the regions with no object at their address any more (calling into
+ * an unloaded object is the program's error: nothing runs their stubs); under
+ * rec_plt_lock.  The interposed dlclose tells its unloads at once
+ * (rec_plt_gone); this finds those it could not see (the C library's own),
+ * but for an object loaded since where one of them was: that region stays
+ * until its address is free again. */
 static REC_NOI void rec_plt_sweep(void)
 {
 	for (unsigned i = 0; i < rec_plt_nregions; i++)
@@ -725,6 +729,36 @@ static REC_NOI void rec_plt_sweep(void)
 	for (unsigned i = 0; i < rec_plt_nregions; i++)
 		if (rec_plt_regions[i].lo && !rec_plt_regions[i].seen)
 			rec_plt_region_free(&rec_plt_regions[i]);
+}
+
+/* dlclose unloaded what was at [lo, hi): the regions of its objects are
+ * freed, but for one whose object at that address has a GOT that points at
+ * its stubs (another thread loaded an object there since, and patched it).
+ * Not while a scan runs: the dlclose may be a constructor's, inside a dlopen
+ * that holds the dynamic linker's lock the scan waits for; the scan's sweep
+ * frees them then, if no object was loaded at their address meanwhile. */
+REC_NOI void rec_plt_gone(uintptr_t lo, uintptr_t hi)
+{
+	if (!rec_plt_slots)
+		return;
+	int busy = rec_plt_busy, any = 0;
+	if (pthread_mutex_trylock(&rec_plt_lock) != 0)
+		return;
+	rec_plt_busy = 1;
+	for (unsigned i = 0; i < rec_plt_nregions; i++) {
+		struct rec_plt_region *rg = &rec_plt_regions[i];
+		uintptr_t got = rg->lo && rg->n ? (uintptr_t)rec_plt_slots[rg->first].got : 0;
+		rg->seen = !(got >= lo && got < hi);
+		any |= !rg->seen;
+	}
+	if (any) {
+		dl_iterate_phdr(rec_plt_seen, &any);
+		for (unsigned i = 0; i < rec_plt_nregions; i++)
+			if (rec_plt_regions[i].lo && !rec_plt_regions[i].seen)
+				rec_plt_region_free(&rec_plt_regions[i]);
+	}
+	pthread_mutex_unlock(&rec_plt_lock);
+	rec_plt_busy = busy;
 }
 
 static REC_NOI int rec_plt_each(struct dl_phdr_info *info, size_t size, void *arg)
@@ -808,6 +842,11 @@ REC_NOI void rec_plt_longjmp(uintptr_t sp)
 REC_NOI void rec_plt_vfork(int child)
 {
 	(void)child;
+}
+REC_NOI void rec_plt_gone(uintptr_t lo, uintptr_t hi)
+{
+	(void)lo;
+	(void)hi;
 }
 
 #endif

@@ -264,6 +264,22 @@ C
 	done
 }
 
+@test "a library whose GOT the program rewrites keeps its stubs while it stays loaded" {
+	# a PLT hook (the slot pointed at a function of the program's that calls
+	# what the slot held: our stub) is no unload: the stub must stay
+	# mapped, and its own, at each later dlopen's scan (once, it was given
+	# back, then reused for the hook itself: the hook called itself forever)
+	for mode in aggregate stream; do
+		lc_run "$mode" --lib-calls --lib-calls-all -- "$LC" rehook 200 "$LC_PLUG" "$LC_PLUG2"
+		[ "$(said hooked)" = 200 ]
+		[ "$(said getppid)" = 200 ]
+		# each call through the plugin's slot, the hook's call through the saved stub inside it
+		[ "$(count getppid)" = 200 ]
+		[ "$(count 'getppid;getppid')" = 200 ]
+		balanced
+	done
+}
+
 @test "--lib-calls=GLOB --lib-calls-all: what dlopen loads is followed though GLOB leaves dlopen out" {
 	# dlopen is hooked all the same (its return patches what it loaded), as
 	# no span: once, no object dlopen'ed was ever patched under such a glob

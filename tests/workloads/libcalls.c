@@ -33,15 +33,24 @@
  *                         PLUGIN2, built to call getpid), plug_run(1),
  *                         dlclose; it prints "getpid COUNT" too
  *   libcalls reload N PLUGIN  N times: dlopen PLUGIN, plug_run(1),
- *                         dlclose: N getppid, each load's own */
+ *                         dlclose: N getppid, each load's own
+ *   libcalls rehook N PLUGIN PLUGIN2  dlopen PLUGIN, then point its GOT
+ *                         slot of getppid at a hook that counts and calls
+ *                         what the slot held (as PLT hooking libraries do);
+ *                         N times: dlopen PLUGIN2, plug_run(1), dlclose
+ *                         PLUGIN2; it prints "hooked COUNT" too */
+#define _GNU_SOURCE
 #include <dlfcn.h>
+#include <elf.h>
 #include <fcntl.h>
+#include <link.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -119,6 +128,51 @@ static void *sender(void *arg)
 __attribute__((noinline)) int own_tail(void)
 {
 	return getppid();
+}
+
+/* rehook: the GOT slot of getppid of the object named hook_obj */
+static const char *hook_obj;
+static uintptr_t *hook_slot;
+static pid_t (*hook_next)(void);
+static int hooked;
+
+static int find_slot(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	(void)arg;
+	if (!info->dlpi_name || strcmp(info->dlpi_name, hook_obj) != 0)
+		return 0;
+	const ElfW(Dyn) *dyn = NULL;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+			dyn = (const void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+	const ElfW(Rela) *rel = NULL;
+	const ElfW(Sym) *sym = NULL;
+	const char *str = NULL;
+	size_t relsz = 0;
+	for (const ElfW(Dyn) *d = dyn; d && d->d_tag != DT_NULL; d++) {
+		uintptr_t p = d->d_un.d_ptr;
+		if (p < info->dlpi_addr)
+			p += info->dlpi_addr;
+		if (d->d_tag == DT_JMPREL)
+			rel = (const void *)p;
+		else if (d->d_tag == DT_PLTRELSZ)
+			relsz = d->d_un.d_val;
+		else if (d->d_tag == DT_SYMTAB)
+			sym = (const void *)p;
+		else if (d->d_tag == DT_STRTAB)
+			str = (const void *)p;
+	}
+	for (size_t i = 0; rel && sym && str && i < relsz / sizeof *rel; i++)
+		if (!strcmp(str + sym[ELF64_R_SYM(rel[i].r_info)].st_name, "getppid"))
+			hook_slot = (uintptr_t *)(info->dlpi_addr + rel[i].r_offset);
+	return 1;
+}
+
+static pid_t hook(void)
+{
+	hooked++;
+	return hook_next();
 }
 
 int main(int argc, char **argv)
@@ -219,6 +273,26 @@ int main(int argc, char **argv)
 			if (dlclose(h) != 0)
 				return 2;
 		}
+	} else if (!strcmp(mode, "rehook")) {
+		void *h = dlopen(argv[3], RTLD_NOW | RTLD_LOCAL);
+		int (*run)(int) = h ? (int (*)(int))dlsym(h, "plug_run") : NULL;
+		hook_obj = argv[3];
+		dl_iterate_phdr(find_slot, NULL);
+		if (!run || !hook_slot)
+			return 2;
+		uintptr_t pg = (uintptr_t)hook_slot & ~(uintptr_t)4095;
+		if (mprotect((void *)pg, 4096, PROT_READ | PROT_WRITE) != 0)
+			return 2;
+		hook_next = (pid_t(*)(void)) * hook_slot;
+		*hook_slot = (uintptr_t)hook;
+		for (int i = 0; i < n; i++) {
+			void *h2 = dlopen(argv[4], RTLD_NOW | RTLD_LOCAL);
+			if (!h2)
+				return 2;
+			nget += run(1);
+			dlclose(h2);
+		}
+		printf("hooked %d\n", hooked);
 	}
 	printf("getppid %d\n", nget);
 	return 0;
