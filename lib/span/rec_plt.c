@@ -567,7 +567,126 @@ static inline uintptr_t rec_plt_abs(uintptr_t base, uintptr_t p)
 	return p < base ? p + base : p; /* the dynamic linker relocated some, not all */
 }
 
-/* Patches the wanted slots of one object; 0, or -1 when it had none. */
+/* ---- lazy slots' functions, looked up between two walks ------------------ *
+ * Inside dl_iterate_phdr (which holds the dynamic linker's list lock), no
+ * dlsym, dladdr or dlopen: they take its load lock, which a dlopen in
+ * another thread holds while it waits for the list lock (a deadlock).  A
+ * walk notes the lazy slots' symbols it needs (rec_plt_need), the scan looks
+ * them up after it (rec_plt_resolve), and a second walk patches with them. */
+
+#define REC_PLT_WANTS (1u << 13) /* lazy symbols looked up per scan */
+
+struct rec_plt_want {
+	const char *name, *ver, *obj; /* copies (rec_plt_name); obj: its object's path */
+	const void *target;	      /* NULL: none found */
+	unsigned gen;		      /* the scan it is of (0: free) */
+	int done;		      /* looked up */
+};
+
+static struct rec_plt_want *rec_plt_wants; /* under rec_plt_lock */
+static unsigned rec_plt_gen, rec_plt_nwants;
+static int rec_plt_pending; /* this walk noted symbols not looked up yet */
+
+static inline int rec_plt_same(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* The function of a lazy slot (name, in version ver, asked by object obj):
+ * looked up since the scan began, else noted for rec_plt_resolve (*pend
+ * set); NULL when none is found or the table is full. */
+static REC_NOI const void *rec_plt_need(const char *name, const char *ver, const char *obj,
+					int *pend)
+{
+	if (!rec_plt_wants)
+		return NULL;
+	if (obj && !*obj)
+		obj = NULL; /* the main program's: no path */
+	uint64_t h = UINT64_C(14695981039346656037);
+	for (const char *c = name; *c; c++)
+		h = (h ^ (unsigned char)*c) * UINT64_C(1099511628211);
+	for (const char *c = ver ? ver : ""; *c; c++)
+		h = (h ^ (unsigned char)*c) * UINT64_C(1099511628211);
+	for (unsigned p = 0; p < 64; p++) {
+		struct rec_plt_want *w = &rec_plt_wants[(h + p) & (REC_PLT_WANTS - 1)];
+		if (w->gen == rec_plt_gen) {
+			if (strcmp(w->name, name) != 0 || !rec_plt_same(w->ver, ver) ||
+			    !rec_plt_same(w->obj, obj))
+				continue;
+			if (!w->done)
+				*pend = 1;
+			return w->target;
+		}
+		/* free: noted, with copies that outlive the object's strings */
+		if (rec_plt_nwants >= REC_PLT_WANTS / 2)
+			return NULL;
+		const char *nc = rec_plt_name(name), *vc = ver ? rec_plt_name(ver) : NULL,
+			   *oc = obj ? rec_plt_name(obj) : NULL;
+		if (!nc || (ver && !vc))
+			return NULL;
+		*w = (struct rec_plt_want){nc, vc, oc, NULL, rec_plt_gen, 0};
+		rec_plt_nwants++;
+		rec_plt_pending = 1;
+		*pend = 1;
+		return NULL;
+	}
+	return NULL;
+}
+
+/* Looks up what the walk noted, as the dynamic linker would, with the
+ * version asked for; outside dl_iterate_phdr, under rec_plt_lock. */
+static REC_NOI void rec_plt_resolve(void)
+{
+	Dl_info self;
+	for (unsigned i = 0; i < REC_PLT_WANTS; i++) {
+		struct rec_plt_want *w = &rec_plt_wants[i];
+		if (w->gen != rec_plt_gen || w->done)
+			continue;
+		const void *target = dlsym(RTLD_DEFAULT, w->name);
+		/* this library (preloaded, unversioned) binds every version
+		 * of what it defines; otherwise the version asked for */
+		if (w->ver && !(target && dladdr(target, &self) &&
+				(uintptr_t)self.dli_fbase == rec_plt_self_base)) {
+			const void *v = dlvsym(RTLD_DEFAULT, w->name, w->ver);
+			target = v ? v : target;
+		}
+		if (!target && w->obj) { /* a local object's own dependencies */
+			void *handle = dlopen(w->obj, RTLD_LAZY | RTLD_NOLOAD);
+			if (handle) {
+				target = dlsym(handle, w->name);
+				dlclose(handle);
+			}
+		}
+		w->target = target;
+		w->done = 1;
+	}
+}
+
+/* dl_iterate_phdr callback (nested: its lock is recursive): the object
+ * that holds *arg; its address is put there, or 0 when none does. */
+static REC_NOI int rec_plt_owner_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	uintptr_t *a = arg;
+	if (!rec_plt_inside(info, *a))
+		return 0;
+	*a = info->dlpi_addr == rec_plt_self_base ? 0 : 1;
+	return 1;
+}
+
+/* Whether addr is in a loaded object other than this library (dladdr
+ * without the dynamic linker's load lock). */
+static REC_NOI int rec_plt_elsewhere(const void *addr)
+{
+	uintptr_t a = (uintptr_t)addr;
+	if (!a || dl_iterate_phdr(rec_plt_owner_cb, &a) == 0)
+		return 0;
+	return a == 1;
+}
+
+/* Patches the wanted slots of one object; 0, or -1 when it had none.  A
+ * lazy slot's function not looked up yet: the object waits for the next
+ * walk (the scan's second), so that its slots take one region. */
 static REC_NOI int rec_plt_object(struct dl_phdr_info *info)
 {
 	uintptr_t base = info->dlpi_addr;
@@ -615,10 +734,21 @@ static REC_NOI int rec_plt_object(struct dl_phdr_info *info)
 	size_t n = pltrelsz / sizeof *jmprel;
 	if (!jmprel || !symtab || !strtab || !n)
 		return -1;
+	int pend = 0;
+	for (size_t r = 0; r < n; r++) { /* the lazy slots' functions, noted */
+		if (ELF64_R_TYPE(jmprel[r].r_info) != R_X86_64_JUMP_SLOT)
+			continue;
+		size_t si = ELF64_R_SYM(jmprel[r].r_info);
+		const char *name = strtab + symtab[si].st_name;
+		uintptr_t *got = (uintptr_t *)(base + jmprel[r].r_offset);
+		if (rec_plt_inside(info, *got) && !rec_plt_ours(*got) && rec_plt_wanted(name))
+			rec_plt_need(name, rec_plt_version(versym, verneed, strtab, si),
+				     info->dlpi_name, &pend);
+	}
+	if (pend)
+		return 0;
 	struct rec_plt_region *rg = NULL;
 	uint32_t k = 0;
-	void *handle = NULL;
-	Dl_info self;
 	for (size_t r = 0; r < n; r++) {
 		if (ELF64_R_TYPE(jmprel[r].r_info) != R_X86_64_JUMP_SLOT)
 			continue;
@@ -629,28 +759,16 @@ static REC_NOI int rec_plt_object(struct dl_phdr_info *info)
 		if (!want)
 			continue;
 		const void *target = (const void *)*got;
-		/* still the PLT's own code (lazy binding): resolve it as the
-		 * dynamic linker would, with the version asked for */
+		/* still the PLT's own code (lazy binding): what rec_plt_resolve
+		 * found for it */
 		if (rec_plt_inside(info, (uintptr_t)target)) {
-			const char *ver = rec_plt_version(versym, verneed, strtab, si);
-			target = dlsym(RTLD_DEFAULT, name);
-			/* this library (preloaded, unversioned) binds every version
-			 * of what it defines; otherwise the version asked for */
-			if (ver && !(target && dladdr(target, &self) &&
-				     (uintptr_t)self.dli_fbase == rec_plt_self_base)) {
-				const void *v = dlvsym(RTLD_DEFAULT, name, ver);
-				target = v ? v : target;
-			}
-			if (!target && info->dlpi_name && *info->dlpi_name) {
-				if (!handle)
-					handle = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
-				if (handle)
-					target = dlsym(handle, name);
-			}
-			if (!target || (uintptr_t)target == *got)
+			int again = 0;
+			target = rec_plt_need(name, rec_plt_version(versym, verneed, strtab, si),
+					      info->dlpi_name, &again);
+			if (!target || again || (uintptr_t)target == *got)
 				continue;
 		}
-		if (!dladdr(target, &self) || (uintptr_t)self.dli_fbase == rec_plt_self_base)
+		if (!rec_plt_elsewhere(target))
 			continue; /* into this library, or nowhere known */
 		if (!rg && !(rg = rec_plt_region_new((uint32_t)n)))
 			break; /* a slot per relocation: k stays below rg->cap */
@@ -668,8 +786,6 @@ static REC_NOI int rec_plt_object(struct dl_phdr_info *info)
 			      (const void *)rg->lo);
 		k++;
 	}
-	if (handle)
-		dlclose(handle);
 	if (!rg)
 		return 0;
 	if (!k || mprotect((void *)rg->lo, rg->hi - rg->lo, PROT_READ | PROT_EXEC) != 0) {
@@ -790,8 +906,19 @@ REC_NOI void rec_plt_scan(void)
 	rec_plt_busy = 1;
 	pthread_mutex_lock(&rec_plt_lock);
 	rec_plt_sweep();
-	unsigned nth = 0;
-	dl_iterate_phdr(rec_plt_each, &nth);
+	if (++rec_plt_gen == 0)
+		rec_plt_gen = 1;
+	rec_plt_nwants = 0;
+	/* a walk, then (when it noted lazy slots' functions) their lookups and
+	 * another; what a third would need waits for the next scan */
+	for (int pass = 0; pass < 2; pass++) {
+		unsigned nth = 0;
+		rec_plt_pending = 0;
+		dl_iterate_phdr(rec_plt_each, &nth);
+		if (!rec_plt_pending)
+			break;
+		rec_plt_resolve();
+	}
 	pthread_mutex_unlock(&rec_plt_lock);
 	rec_plt_busy = busy;
 }
@@ -822,6 +949,9 @@ REC_NOI void rec_plt_init(const char *glob, const char *from)
 	void *nm = mmap(NULL, REC_PLT_NAMES * sizeof *rec_plt_names, PROT_READ | PROT_WRITE,
 			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	rec_plt_names = nm == MAP_FAILED ? NULL : nm; /* without it: a copy per slot */
+	void *wm = mmap(NULL, REC_PLT_WANTS * sizeof *rec_plt_wants, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	rec_plt_wants = wm == MAP_FAILED ? NULL : wm; /* without it: lazy slots unpatched */
 	rec_plt_regions = r;
 	rec_plt_slots = m;
 	rec_plt_scan();

@@ -264,6 +264,24 @@ C
 	done
 }
 
+@test "threads that dlopen and dlclose at once: no deadlock, every load's calls, exactly" {
+	# a dlopen's scan once called dlsym and dladdr inside dl_iterate_phdr:
+	# they wait for the dynamic linker's load lock, which a dlopen in
+	# another thread holds while it waits for dl_iterate_phdr's (hung 3 runs in 4)
+	local i
+	for mode in aggregate stream; do
+		for i in 1 2; do
+			lc_run "$mode" --lib-calls --lib-calls-all -- "$LC" dlthreads 500 "$LC_PLUG" "$LC_PLUG2"
+			[ "$(said getppid)" = 1000 ]
+			[ "$(said getpid)" = 1000 ]
+			[ "$(named getppid)" = 1000 ]
+			[ "$(named getpid)" = 1000 ]
+			[ "$(named dlopen)" = 2000 ]
+			balanced
+		done
+	done
+}
+
 @test "a library whose GOT the program rewrites keeps its stubs while it stays loaded" {
 	# a PLT hook (the slot pointed at a function of the program's that calls
 	# what the slot held: our stub) is no unload: the stub must stay

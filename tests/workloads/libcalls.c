@@ -38,7 +38,10 @@
  *                         slot of getppid at a hook that counts and calls
  *                         what the slot held (as PLT hooking libraries do);
  *                         N times: dlopen PLUGIN2, plug_run(1), dlclose
- *                         PLUGIN2; it prints "hooked COUNT" too */
+ *                         PLUGIN2; it prints "hooked COUNT" too
+ *   libcalls dlthreads N PLUGIN PLUGIN2  4 threads, each N times: dlopen
+ *                         PLUGIN or PLUGIN2 (by turns), plug_run(1),
+ *                         dlclose; it prints "getpid COUNT" too */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <elf.h>
@@ -169,6 +172,25 @@ static int find_slot(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
+/* dlthreads: each thread's loads */
+static const char *dl_plug[2];
+static int dl_rounds, dl_got[2][4];
+
+static void *dl_loader(void *arg)
+{
+	int t = *(int *)arg;
+	for (int i = 0; i < dl_rounds; i++) {
+		int w = (i + t) & 1;
+		void *h = dlopen(dl_plug[w], RTLD_NOW | RTLD_LOCAL);
+		int (*run)(int) = h ? (int (*)(int))dlsym(h, "plug_run") : NULL;
+		if (!run)
+			exit(2);
+		dl_got[w][t] += run(1);
+		dlclose(h);
+	}
+	return NULL;
+}
+
 static pid_t hook(void)
 {
 	hooked++;
@@ -293,6 +315,22 @@ int main(int argc, char **argv)
 			dlclose(h2);
 		}
 		printf("hooked %d\n", hooked);
+	} else if (!strcmp(mode, "dlthreads")) {
+		pthread_t th[4];
+		int id[4], ngetpid = 0;
+		dl_plug[0] = argv[3];
+		dl_plug[1] = argv[4];
+		dl_rounds = n;
+		for (int i = 0; i < 4; i++) {
+			id[i] = i;
+			pthread_create(&th[i], NULL, dl_loader, &id[i]);
+		}
+		for (int i = 0; i < 4; i++) {
+			pthread_join(th[i], NULL);
+			nget += dl_got[0][i];
+			ngetpid += dl_got[1][i];
+		}
+		printf("getpid %d\n", ngetpid);
 	}
 	printf("getppid %d\n", nget);
 	return 0;
