@@ -88,7 +88,9 @@ REC_NOI void rec_send_waited(void)
  * and friends: safe in a signal handler. */
 REC_NOI void rec_finish(int sig)
 {
-	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED) || rec_unannounced() ||
+	/* a vfork child's exit() or fatal signal (rec_vfork.c): the process
+	 * and its memory are its parent's, which records on */
+	if (rec_vforked || !__atomic_load_n(&rec_on, __ATOMIC_RELAXED) || rec_unannounced() ||
 	    atomic_exchange(&rec_exiting, 1))
 		return; /* off, or a fork child that never recorded: nothing to say */
 	struct rec_thread *me = rec_self;
@@ -321,7 +323,7 @@ __attribute__((constructor)) static REC_NOI void rec_connect(void)
  * (signal handlers, key destructor) may run any more. */
 __attribute__((destructor)) static REC_NOI void rec_disconnect(void)
 {
-	if (!rec_connected)
+	if (!rec_connected || rec_vforked) /* a vfork child's exit(): its parent's state */
 		return;
 	rec_finish(0);
 	for (unsigned i = 0; i < sizeof rec_fatal / sizeof rec_fatal[0]; i++) {

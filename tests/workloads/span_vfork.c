@@ -1,8 +1,10 @@
 /* span_vfork.c: a vfork()ed child that makes spans of every kind before
  * it exits or execs, for truespans.bats:
- *   span_vfork _exit|exec [side]
+ *   span_vfork _exit|exec|exit [side]
  * main calls vf_parent() 3 times, opens "outer", vforks; the child calls
- * vf_child() 5 times, then _exit(0) or execl("/bin/true"); the parent,
+ * vf_child() 5 times, then _exit(0), execl("/bin/true") or exit(0) (which
+ * POSIX leaves undefined, and programs do: it runs the exit handlers, the
+ * span library's among them, on the parent's memory); the parent,
  * resumed, ends "outer" and calls vf_parent() 3 times more.  vf_parent
  * makes a "parent" span and calls getppid(), vf_child a "child" span and
  * calls getpid(): with -finstrument-functions or -pg, and --lib-calls, the
@@ -13,6 +15,7 @@
  * (-lspanstat). */
 #include <spanstat.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -34,6 +37,7 @@ __attribute__((noinline)) static void vf_child(void)
 int main(int argc, char **argv)
 {
 	int ex = argc > 1 && strcmp(argv[1], "exec") == 0;
+	int ex_ = argc > 1 && strcmp(argv[1], "exit") == 0;
 	int side = argc > 2 && strcmp(argv[2], "side") == 0;
 	for (int i = 0; i < 3; i++)
 		vf_parent();
@@ -48,6 +52,8 @@ int main(int argc, char **argv)
 		}
 		if (ex)
 			execl("/bin/true", "true", (char *)NULL);
+		if (ex_)
+			exit(0);
 		_exit(0);
 	}
 	int st = 1;
