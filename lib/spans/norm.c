@@ -353,6 +353,13 @@ struct norm_proc *norm_first_process(const struct normaliser *n)
 void norm_process_end(struct normaliser *n, struct norm_proc *p, uint64_t ts, uint32_t signal)
 {
 	uint64_t end = ts ? ts : p->last_ts;
+	/* without a time (killed), the process ended with its last thread:
+	 * its async spans still open end there, as its threads' spans do */
+	for (struct norm_thread *t = p->threads; !ts && t; t = t->next) {
+		uint64_t at = norm_end_of(n, t);
+		if (at > end)
+			end = at;
+	}
 	while (p->ahead) /* async spans still open end with it */
 		norm_async_close(n, p, p->ahead, p->ahead->btid, end, SPAN_F_UNFINISHED);
 	while (p->threads) {

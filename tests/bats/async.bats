@@ -201,3 +201,11 @@ open 1 1 0"
 		assert_equal "$(jq '.spans.decode | .bad_lines, .unmatched' p.json | tr '\n' ' ')" "0 0 "
 	done
 }
+
+@test "async: one entered when its process is killed ends at the process's end" {
+	# doomed: entered, 200 ms spinning, then SIGKILL: busy until the kill
+	run -137 timeout -k 5 120 "$SPANSTAT" --spans -o k.txt --json=k.json -- "$SPAN_ASYNC" kill
+	run jq -r '.spans.async.paths[] | select(.name == "doomed")
+		| "\(.count) \(.unfinished) \(.busy_ns >= 100000000) \(.busy_ns + .idle_ns == .total_ns)"' k.json
+	assert_output "1 1 true true"
+}

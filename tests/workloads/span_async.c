@@ -12,8 +12,10 @@
  * the same thread (busy only).  After the last step the thread ends the
  * request.  So: 4 requests, 12 enters, each busy >= 3 * BUSY_MS and idle
  * >= 2 * IDLE_MS; 4 queries under request.  With the argument "open", main
- * also begins "leak" (id 9) and never ends it. */
+ * also begins "leak" (id 9) and never ends it.  With "kill", main enters
+ * "doomed" (id 8), spins GONE_MS and kills itself with SIGKILL. */
 #include <pthread.h>
+#include <signal.h>
 #include <spanstat.h>
 #include <stdint.h>
 #include <string.h>
@@ -23,6 +25,7 @@
 #define STEPS 3
 #define BUSY_MS 20
 #define IDLE_MS 30
+#define GONE_MS 200
 
 struct task {
 	uint64_t id;
@@ -106,6 +109,12 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
 	pthread_t th[2];
+	if (argc > 1 && strcmp(argv[1], "kill") == 0) {
+		spanstat_async_begin("doomed", 8);
+		spanstat_async_enter(8);
+		spin_ms(GONE_MS);
+		raise(SIGKILL);
+	}
 	if (argc > 1 && strcmp(argv[1], "open") == 0)
 		spanstat_async_begin("leak", 9);
 	spanstat_begin("serve");
