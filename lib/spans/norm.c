@@ -82,6 +82,19 @@ static void norm_async_close(struct normaliser *n, struct norm_proc *p, struct n
 	free(a);
 }
 
+/* Thread tid is gone at ns: it leaves every async span it is inside
+ * (unfinished), which it cannot run any more. */
+static void norm_async_leave(struct normaliser *n, struct norm_proc *p, uint32_t tid, uint64_t ns)
+{
+	for (struct norm_async *a = p->ahead; a; a = a->next)
+		for (uint32_t i = 0; i < a->nin; i++)
+			if (a->in[i].tid == tid) {
+				for (uint32_t k = a->in[i].n; k; k--)
+					norm_async_out(n, p, a, i, ns, SPAN_F_UNFINISHED);
+				break;
+			}
+}
+
 /* The async span thread tid entered last among those it is inside, or
  * NULL. */
 static struct norm_async *norm_async_current(const struct norm_proc *p, uint32_t tid)
@@ -533,6 +546,7 @@ void norm_thread_exit(struct normaliser *n, struct norm_thread *t, uint64_t ns)
 	if (t->depth)
 		norm_values_at(n, t, ns);
 	norm_close(n, t, ns, 0);
+	norm_async_leave(n, t->proc, t->tid, ns);
 	norm_thread_free(n, t);
 }
 

@@ -220,7 +220,8 @@ void norm_refuse(struct normaliser *n, bool oom);
 /* Async spans (spanstat_async_*): op is enum wire_async_op's order (begin,
  * enter, exit, end); name only for a begin.  Balanced here: an enter, exit
  * or end of no open span is counted (async_bad) and dropped, a span still
- * open at norm_process_end ends there, SPAN_F_UNFINISHED. */
+ * open at norm_process_end ends there, SPAN_F_UNFINISHED; a thread that
+ * exits (norm_thread_exit) leaves the async spans it is inside then. */
 void norm_async(struct normaliser *n, struct norm_thread *t, uint64_t ns, unsigned op, uint64_t id,
 		uint32_t name);
 int norm_grow(struct normaliser *n, struct norm_thread *t);

@@ -202,6 +202,19 @@ open 1 1 0"
 	done
 }
 
+@test "async: a thread that ends inside an async span leaves it there, not at the span's end" {
+	# orphan: entered by a thread that spins 200 ms and ends without
+	# leaving it; main spins 200 ms more, then ends it: idle is that time
+	run -0 timeout -k 5 120 "$SPANSTAT" --spans -o o.txt --json=o.json --record=o.rec -- \
+		"$SPAN_ASYNC" gone
+	run jq -r '.spans.async.paths[] | select(.name == "orphan")
+		| "\(.count) \(.enters) \(.busy_ns + .idle_ns == .total_ns) \(.busy_ns >= 100000000) \(.idle_ns >= 100000000)"' o.json
+	assert_output "1 1 true true true"
+	run -0 timeout -k 5 60 "$SPANSTAT" report -o r.txt --json=r.json o.rec
+	cmp o.json r.json
+	cmp o.txt r.txt
+}
+
 @test "async: one entered when its process is killed ends at the process's end" {
 	# doomed: entered, 200 ms spinning, then SIGKILL: busy until the kill
 	run -137 timeout -k 5 120 "$SPANSTAT" --spans -o k.txt --json=k.json -- "$SPAN_ASYNC" kill

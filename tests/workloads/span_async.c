@@ -12,8 +12,10 @@
  * the same thread (busy only).  After the last step the thread ends the
  * request.  So: 4 requests, 12 enters, each busy >= 3 * BUSY_MS and idle
  * >= 2 * IDLE_MS; 4 queries under request.  With the argument "open", main
- * also begins "leak" (id 9) and never ends it.  With "kill", main enters
- * "doomed" (id 8), spins GONE_MS and kills itself with SIGKILL. */
+ * also begins "leak" (id 9) and never ends it.  With "gone", a thread enters
+ * "orphan" (id 7), spins GONE_MS and ends without leaving it; main ends it
+ * GONE_MS later.  With "kill", main enters "doomed" (id 8), spins GONE_MS
+ * and kills itself with SIGKILL. */
 #include <pthread.h>
 #include <signal.h>
 #include <spanstat.h>
@@ -106,9 +108,25 @@ static void *worker(void *arg)
 	}
 }
 
+static void *orphan(void *arg)
+{
+	(void)arg;
+	spanstat_async_enter(7);
+	spin_ms(GONE_MS);
+	return NULL; /* still inside 7 */
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t th[2];
+	if (argc > 1 && strcmp(argv[1], "gone") == 0) {
+		spanstat_async_begin("orphan", 7);
+		pthread_create(&th[0], NULL, orphan, NULL);
+		pthread_join(th[0], NULL);
+		spin_ms(GONE_MS);
+		spanstat_async_end(7);
+		return 0;
+	}
 	if (argc > 1 && strcmp(argv[1], "kill") == 0) {
 		spanstat_async_begin("doomed", 8);
 		spanstat_async_enter(8);
