@@ -47,15 +47,41 @@ static void norm_async_emit(struct normaliser *n, const struct norm_proc *p,
 	norm_emit(n, &ev);
 }
 
+/* p->ehead lists the async spans some thread is inside (nin > 0): what a
+ * begin (its path) and a thread's exit look through, few next to the open
+ * ones. */
+static void norm_async_link_entered(struct norm_proc *p, struct norm_async *a)
+{
+	a->eprev = NULL;
+	a->enext = p->ehead;
+	if (p->ehead)
+		p->ehead->eprev = a;
+	p->ehead = a;
+}
+
+static void norm_async_unlink_entered(struct norm_proc *p, struct norm_async *a)
+{
+	if (a->eprev)
+		a->eprev->enext = a->enext;
+	else
+		p->ehead = a->enext;
+	if (a->enext)
+		a->enext->eprev = a->eprev;
+	a->eprev = a->enext = NULL;
+}
+
 /* Thread tid stops running a (one of its enters), at ns. */
-static void norm_async_out(struct normaliser *n, const struct norm_proc *p, struct norm_async *a,
+static void norm_async_out(struct normaliser *n, struct norm_proc *p, struct norm_async *a,
 			   uint32_t i, uint64_t ns, uint32_t flags)
 {
 	if (ns < a->begin)
 		ns = a->begin;
 	norm_async_emit(n, p, a, SPAN_ASYNC_EXIT, a->in[i].tid, ns, flags);
-	if (--a->in[i].n == 0)
+	if (--a->in[i].n == 0) {
 		a->in[i] = a->in[--a->nin];
+		if (!a->nin) /* no thread inside any more */
+			norm_async_unlink_entered(p, a);
+	}
 	if (--a->entered == 0 && ns > a->since)
 		a->busy += ns - a->since;
 }
@@ -86,13 +112,15 @@ static void norm_async_close(struct normaliser *n, struct norm_proc *p, struct n
  * (unfinished), which it cannot run any more. */
 static void norm_async_leave(struct normaliser *n, struct norm_proc *p, uint32_t tid, uint64_t ns)
 {
-	for (struct norm_async *a = p->ahead; a; a = a->next)
+	for (struct norm_async *a = p->ehead, *next; a; a = next) {
+		next = a->enext; /* a leaves the list when tid was its last */
 		for (uint32_t i = 0; i < a->nin; i++)
 			if (a->in[i].tid == tid) {
 				for (uint32_t k = a->in[i].n; k; k--)
 					norm_async_out(n, p, a, i, ns, SPAN_F_UNFINISHED);
 				break;
 			}
+	}
 }
 
 /* The async span thread tid entered last among those it is inside, or
@@ -101,7 +129,7 @@ static struct norm_async *norm_async_current(const struct norm_proc *p, uint32_t
 {
 	struct norm_async *best = NULL;
 	uint64_t when = 0;
-	for (struct norm_async *a = p->ahead; a; a = a->next)
+	for (struct norm_async *a = p->ehead; a; a = a->enext)
 		for (uint32_t i = 0; i < a->nin; i++)
 			if (a->in[i].tid == tid && (!best || a->in[i].last >= when)) {
 				best = a;
@@ -184,6 +212,8 @@ void norm_async(struct normaliser *n, struct norm_thread *t, uint64_t ns, unsign
 				norm_refuse(n, true);
 				return;
 			}
+			if (!a->nin)
+				norm_async_link_entered(p, a);
 			a->in[a->nin++] = (struct norm_async_in){t->tid, 0, 0};
 		}
 		if (ns < a->begin)

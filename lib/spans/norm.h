@@ -81,6 +81,7 @@ struct norm_async {
 	uint32_t *seen; /* the threads that entered it, `threads` of them */
 	uint32_t capseen;
 	struct norm_async *prev, *next;
+	struct norm_async *eprev, *enext; /* in the proc's ehead list while nin */
 };
 
 struct norm_stack {
@@ -139,6 +140,7 @@ struct norm_proc {
 	struct norm_thread *threads;
 	struct u64map async; /* id -> its open struct norm_async */
 	struct norm_async *ahead;
+	struct norm_async *ehead; /* those some thread is inside */
 	uint32_t nasync;
 	struct norm_proc *prev, *next; /* in order of start */
 };

@@ -25,6 +25,8 @@
 struct span_trees_index {
 	struct u64map thread; /* (pid, tid) -> index in st->thread + 1 */
 	struct u64map proc;   /* pid -> process name id + 1 */
+	struct u64map async;  /* span_async_key -> index in st->aopen + 1 */
+	size_t aunmapped;     /* open async spans not in async (a key taken) */
 };
 
 /* ---- one tree ------------------------------------------------------- */
@@ -205,6 +207,7 @@ void span_trees_release(struct span_trees *st)
 	if (ix) {
 		u64map_release(&ix->thread);
 		u64map_release(&ix->proc);
+		u64map_release(&ix->async);
 		free(ix);
 	}
 	memset(st, 0, sizeof *st);
@@ -349,12 +352,57 @@ static uint32_t span_async_row(struct span_trees *st, uint32_t parent, uint32_t 
 	return (uint32_t)st->napath++;
 }
 
+/* An open async span's key in the index: two (pid, id) may share one, so
+ * what it finds is checked, and the later one is left to a scan. */
+static uint64_t span_async_key(uint32_t pid, uint64_t aid)
+{
+	return aid ^ (uint64_t)pid * UINT64_C(0xff51afd7ed558ccd);
+}
+
 static size_t span_async_find(const struct span_trees *st, uint32_t pid, uint64_t aid)
 {
-	for (size_t i = st->naopen; i-- > 0;)
+	const struct span_trees_index *ix = st->index;
+	uint64_t v = u64map_get(&ix->async, span_async_key(pid, aid));
+	if (v && st->aopen[v - 1].pid == pid && st->aopen[v - 1].aid == aid)
+		return (size_t)(v - 1);
+	for (size_t i = st->naopen; ix->aunmapped && i-- > 0;)
 		if (st->aopen[i].pid == pid && st->aopen[i].aid == aid)
 			return i;
 	return SIZE_MAX;
+}
+
+/* Keeps an open async span (its row), found again by span_async_find;
+ * -ENOMEM. */
+static int span_async_open(struct span_trees *st, const struct span_event *ev, uint32_t row)
+{
+	struct span_trees_index *ix = st->index;
+	if (GROW(st->aopen, st->naopen + 1, st->capaopen, 16) < 0)
+		return -ENOMEM;
+	uint64_t k = span_async_key(ev->pid, ev->aid);
+	if (u64map_get(&ix->async, k) || u64map_put(&ix->async, k, st->naopen + 1) < 0)
+		ix->aunmapped++; /* found by a scan */
+	st->aopen[st->naopen++] = (struct span_async_open){ev->pid, row, ev->aid};
+	return 0;
+}
+
+/* Forgets open async span i: the last takes its place. */
+static void span_async_close(struct span_trees *st, size_t i)
+{
+	struct span_trees_index *ix = st->index;
+	uint64_t k = span_async_key(st->aopen[i].pid, st->aopen[i].aid);
+	if (u64map_get(&ix->async, k) == i + 1)
+		u64map_del(&ix->async, k);
+	else
+		ix->aunmapped--;
+	size_t last = --st->naopen;
+	if (i == last)
+		return;
+	st->aopen[i] = st->aopen[last];
+	k = span_async_key(st->aopen[i].pid, st->aopen[i].aid);
+	if (u64map_get(&ix->async, k) == last + 1 && u64map_put(&ix->async, k, i + 1) < 0) {
+		u64map_del(&ix->async, k);
+		ix->aunmapped++;
+	}
 }
 
 /* An async span's begin and end (the normaliser balances them); its enters
@@ -369,9 +417,7 @@ static void span_trees_async(struct span_trees *st, const struct span_event *ev)
 	if (ev->kind == SPAN_ASYNC_BEGIN) {
 		size_t p = ev->parent ? span_async_find(st, ev->pid, ev->parent) : SIZE_MAX;
 		uint32_t row = span_async_row(st, p == SIZE_MAX ? 0 : st->aopen[p].path, ev->name);
-		if (row && GROW(st->aopen, st->naopen + 1, st->capaopen, 16) == 0)
-			st->aopen[st->naopen++] = (struct span_async_open){ev->pid, row, ev->aid};
-		else
+		if (!row || span_async_open(st, ev, row) < 0)
 			st->untracked++;
 		return;
 	}
@@ -381,7 +427,7 @@ static void span_trees_async(struct span_trees *st, const struct span_event *ev)
 	if (i == SIZE_MAX)
 		return; /* not kept at its begin: counted there */
 	struct span_async_path *a = &st->apath[st->aopen[i].path];
-	st->aopen[i] = st->aopen[--st->naopen];
+	span_async_close(st, i);
 	uint64_t total = ev->ts > ev->begin_ts ? ev->ts - ev->begin_ts : 0;
 	uint64_t busy = ev->value > 0 ? (uint64_t)ev->value : 0;
 	a->count++;

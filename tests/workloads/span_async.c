@@ -15,7 +15,8 @@
  * also begins "leak" (id 9) and never ends it.  With "gone", a thread enters
  * "orphan" (id 7), spins GONE_MS and ends without leaving it; main ends it
  * GONE_MS later.  With "kill", main enters "doomed" (id 8), spins GONE_MS
- * and kills itself with SIGKILL. */
+ * and kills itself with SIGKILL.  With "many", main begins MANY "task"
+ * spans (ids 1000..), all open at once, then ends them in the same order. */
 #include <pthread.h>
 #include <signal.h>
 #include <spanstat.h>
@@ -28,6 +29,7 @@
 #define BUSY_MS 20
 #define IDLE_MS 30
 #define GONE_MS 200
+#define MANY 60000
 
 struct task {
 	uint64_t id;
@@ -125,6 +127,13 @@ int main(int argc, char **argv)
 		pthread_join(th[0], NULL);
 		spin_ms(GONE_MS);
 		spanstat_async_end(7);
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "many") == 0) {
+		for (uint64_t i = 0; i < MANY; i++)
+			spanstat_async_begin("task", 1000 + i);
+		for (uint64_t i = 0; i < MANY; i++)
+			spanstat_async_end(1000 + i);
 		return 0;
 	}
 	if (argc > 1 && strcmp(argv[1], "kill") == 0) {
