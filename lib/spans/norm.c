@@ -159,8 +159,12 @@ static void norm_async_begin(struct normaliser *n, struct norm_thread *t, uint64
 		norm_async_close(n, p, a, t->tid, ns, SPAN_F_UNFINISHED);
 	if (p->nasync >= NORM_MAX_ASYNC) {
 		norm_refuse(n, false);
+		/* its enters, exits and end are not unmatched: counted here */
+		if (p->arefused.n < NORM_MAX_ASYNC)
+			u64map_put(&p->arefused, id, 1);
 		return;
 	}
+	u64map_del(&p->arefused, id);
 	a = calloc(1, sizeof *a);
 	if (!a || u64map_put(&p->async, id, (uintptr_t)a) < 0) {
 		free(a);
@@ -197,6 +201,11 @@ void norm_async(struct normaliser *n, struct norm_thread *t, uint64_t ns, unsign
 		return;
 	}
 	struct norm_async *a = (struct norm_async *)(uintptr_t)u64map_get(&p->async, id);
+	if (!a && u64map_get(&p->arefused, id)) { /* refused at its begin */
+		if (op == 3)
+			u64map_del(&p->arefused, id);
+		return;
+	}
 	if (!a) {
 		n->stats.async_bad++;
 		return;
@@ -285,6 +294,7 @@ static void norm_proc_free(struct normaliser *n, struct norm_proc *p)
 		free(a);
 	}
 	u64map_release(&p->async);
+	u64map_release(&p->arefused);
 	free(p);
 }
 

@@ -141,6 +141,8 @@ struct norm_proc {
 	struct u64map async; /* id -> its open struct norm_async */
 	struct norm_async *ahead;
 	struct norm_async *ehead; /* those some thread is inside */
+	struct u64map arefused;	  /* ids refused at their begin (NORM_MAX_ASYNC
+				   * open), until their end; at most that many */
 	uint32_t nasync;
 	struct norm_proc *prev, *next; /* in order of start */
 };

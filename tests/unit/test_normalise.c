@@ -252,6 +252,29 @@ static void test_async_churn(void)
 	norm_free(n);
 }
 
+/* Async spans beyond NORM_MAX_ASYNC open are refused (over the limit);
+ * their enters, exits and ends are not unmatched too. */
+static void test_async_limit(void)
+{
+	struct normaliser *n = norm_new();
+	struct norm_proc *p = norm_process_start(n, 10, 1, 99, 100);
+	struct norm_thread *t = norm_thread(n, p, 10, 100);
+	uint64_t ts = 200, many = NORM_MAX_ASYNC + 100;
+	for (uint64_t id = 1; id <= many; id++)
+		norm_async(n, t, ts++, 0, id, 1);
+	norm_async(n, t, ts++, 1, many, 0);
+	norm_async(n, t, ts++, 2, many, 0);
+	for (uint64_t id = 1; id <= many; id++)
+		norm_async(n, t, ts++, 3, id, 0);
+	is_int(norm_stats(n)->over_limit, 100, "async spans beyond the limit are refused");
+	is_int(norm_stats(n)->async, NORM_MAX_ASYNC, "the others kept");
+	is_int(norm_stats(n)->async_bad, 0,
+	       "the refused ones' enter, exit and ends are not unmatched");
+	norm_async(n, t, ts++, 3, many, 0);
+	is_int(norm_stats(n)->async_bad, 1, "a second end of one is");
+	norm_free(n);
+}
+
 static struct normaliser *fresh(struct log *l)
 {
 	memset(l, 0, sizeof *l);
@@ -264,6 +287,7 @@ int main(void)
 {
 	test_many_sinks();
 	test_async_churn();
+	test_async_limit();
 	struct log l;
 	struct normaliser *n = fresh(&l);
 	struct norm_proc *p = norm_process_start(n, 10, 1, 99, 100);
