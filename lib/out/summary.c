@@ -999,18 +999,37 @@ static void summary_async_row(FILE *fp, const struct run_head *h, const struct s
 	fputc('\n', fp);
 }
 
-/* Rows under row `at`, depth first in the order they appeared. */
-static void summary_async_paths(FILE *fp, const struct run_head *h, const struct span_trees *st,
-				uint32_t at, unsigned depth)
+/* The rows, depth first, each one's children in the order they appeared
+ * (a parent's index is below its children's); -ENOMEM. */
+static int summary_async_paths(FILE *fp, const struct run_head *h, const struct span_trees *st)
 {
-	for (size_t i = at + 1; i < st->napath; i++) {
-		if (st->apath[i].parent != at)
-			continue;
-		if (st->apath[i].count)
-			summary_async_row(fp, h, st, &st->apath[i], true);
-		if (depth < 64)
-			summary_async_paths(fp, h, st, (uint32_t)i, depth + 1);
+	uint32_t *first = calloc(st->napath, sizeof *first); /* 0: none */
+	uint32_t *next = calloc(st->napath, sizeof *next);
+	if (!first || !next) {
+		free(first);
+		free(next);
+		return -ENOMEM;
 	}
+	for (size_t i = st->napath; --i > 0;) {
+		uint32_t up = st->apath[i].parent;
+		next[i] = first[up];
+		first[up] = (uint32_t)i;
+	}
+	for (uint32_t at = first[0]; at;) {
+		if (st->apath[at].count)
+			summary_async_row(fp, h, st, &st->apath[at], true);
+		if (first[at]) {
+			at = first[at];
+			continue;
+		}
+		while (at && !next[at])
+			at = st->apath[at].parent;
+		if (at)
+			at = next[at];
+	}
+	free(first);
+	free(next);
+	return 0;
 }
 
 /* The async spans (spanstat_async_begin) by path and by name: busy is
@@ -1031,7 +1050,10 @@ static int summary_async(FILE *fp, const struct report *r)
 	      "moved: entered on more than one thread):\n\n",
 	      fp);
 	fprintf(fp, head, "path");
-	summary_async_paths(fp, r->head, st, 0, 0);
+	if (summary_async_paths(fp, r->head, st) < 0) {
+		free(names);
+		return -ENOMEM;
+	}
 	fputs("\n Async spans by name:\n\n", fp);
 	fprintf(fp, head, "name");
 	for (size_t i = 1; i < n; i++)

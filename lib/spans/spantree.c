@@ -26,6 +26,7 @@ struct span_trees_index {
 	struct u64map thread; /* (pid, tid) -> index in st->thread + 1 */
 	struct u64map proc;   /* pid -> process name id + 1 */
 	struct u64map async;  /* span_async_key -> index in st->aopen + 1 */
+	struct u64map arow;   /* async row's parent << 32 | name -> its index */
 	size_t aunmapped;     /* open async spans not in async (a key taken) */
 };
 
@@ -208,6 +209,7 @@ void span_trees_release(struct span_trees *st)
 		u64map_release(&ix->thread);
 		u64map_release(&ix->proc);
 		u64map_release(&ix->async);
+		u64map_release(&ix->arow);
 		free(ix);
 	}
 	memset(st, 0, sizeof *st);
@@ -342,11 +344,14 @@ static uint32_t span_async_row(struct span_trees *st, uint32_t parent, uint32_t 
 			return 0;
 		st->apath[st->napath++] = (struct span_async_path){0};
 	}
-	for (size_t i = parent + 1; i < st->napath; i++)
-		if (st->apath[i].parent == parent && st->apath[i].name == name)
-			return (uint32_t)i;
+	struct span_trees_index *ix = st->index;
+	uint64_t key = (uint64_t)parent << 32 | name;
+	uint64_t i = u64map_get(&ix->arow, key);
+	if (i)
+		return (uint32_t)i;
 	if (st->napath >= SPANTREE_MAX_NODES ||
-	    GROW(st->apath, st->napath + 1, st->capapath, 16) < 0)
+	    GROW(st->apath, st->napath + 1, st->capapath, 16) < 0 ||
+	    u64map_put(&ix->arow, key, st->napath) < 0)
 		return 0;
 	st->apath[st->napath] = (struct span_async_path){.name = name, .parent = parent};
 	return (uint32_t)st->napath++;
@@ -441,16 +446,22 @@ static void span_trees_async(struct span_trees *st, const struct span_event *ev)
 int span_trees_async_names(const struct span_trees *st, struct span_async_path **out, size_t *n)
 {
 	struct span_async_path *r = calloc(st->napath ? st->napath : 1, sizeof *r);
+	struct u64map at = {0}; /* name -> its row in r */
 	size_t k = 1;
 	if (!r)
 		return -ENOMEM;
 	for (size_t i = 1; i < st->napath; i++) {
 		const struct span_async_path *a = &st->apath[i];
-		size_t j = 1;
-		while (j < k && r[j].name != a->name)
-			j++;
-		if (j == k)
+		size_t j = (size_t)u64map_get(&at, a->name);
+		if (!j) {
+			if (u64map_put(&at, a->name, k) < 0) {
+				u64map_release(&at);
+				free(r);
+				return -ENOMEM;
+			}
+			j = k;
 			r[k++] = (struct span_async_path){.name = a->name};
+		}
 		r[j].count += a->count;
 		r[j].unfinished += a->unfinished;
 		r[j].total_ns += a->total_ns;
@@ -458,6 +469,7 @@ int span_trees_async_names(const struct span_trees *st, struct span_async_path *
 		r[j].enters += a->enters;
 		r[j].moved += a->moved;
 	}
+	u64map_release(&at);
 	*out = r;
 	*n = st->napath ? k : 0;
 	return 0;

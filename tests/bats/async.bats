@@ -232,3 +232,16 @@ open 1 1 0"
 	assert_output "task 60000 0"
 	assert_equal "$(jq '.spans.decode | .dropped, .unmatched, .over_limit' m.json | tr '\n' ' ')" "0 0 0 "
 }
+
+@test "async: 60000 open at once, each of its own name: all kept, none dropped" {
+	# each begin looked for its row through every row made so far
+	run -0 timeout -k 5 120 "$SPANSTAT" --spans -o m.txt --json=m.json -- "$SPAN_ASYNC" names
+	run jq -r '[.spans.async.names[] | select(.count == 1 and .unfinished == 0)] | length' m.json
+	assert_output 60000
+	run jq -r '[.spans.async.paths[] | select(.count == 1 and .unfinished == 0 and (.path | length) == 1)] | length' m.json
+	assert_output 60000
+	assert_equal "$(jq '.spans.decode | .dropped, .unmatched, .over_limit' m.json | tr '\n' ' ')" "0 0 0 "
+	# the tables: a row per path and per name
+	run grep -cE '^ +1 .*  task-[0-9]+$' m.txt
+	assert_output 120000
+}

@@ -16,11 +16,13 @@
  * "orphan" (id 7), spins GONE_MS and ends without leaving it; main ends it
  * GONE_MS later.  With "kill", main enters "doomed" (id 8), spins GONE_MS
  * and kills itself with SIGKILL.  With "many", main begins MANY "task"
- * spans (ids 1000..), all open at once, then ends them in the same order. */
+ * spans (ids 1000..), all open at once, then ends them in the same order;
+ * with "names", the same but each named "task-N", N its id. */
 #include <pthread.h>
 #include <signal.h>
 #include <spanstat.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -129,9 +131,14 @@ int main(int argc, char **argv)
 		spanstat_async_end(7);
 		return 0;
 	}
-	if (argc > 1 && strcmp(argv[1], "many") == 0) {
-		for (uint64_t i = 0; i < MANY; i++)
-			spanstat_async_begin("task", 1000 + i);
+	if (argc > 1 && (strcmp(argv[1], "many") == 0 || strcmp(argv[1], "names") == 0)) {
+		for (uint64_t i = 0; i < MANY; i++) {
+			char name[32] = "task";
+			if (argv[1][0] == 'n')
+				snprintf(name, sizeof name, "task-%llu",
+					 (unsigned long long)(1000 + i));
+			spanstat_async_begin(name, 1000 + i);
+		}
 		for (uint64_t i = 0; i < MANY; i++)
 			spanstat_async_end(1000 + i);
 		return 0;
