@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,9 +77,11 @@ static int span_args_fold(struct span_arg *e, const struct span_arg *f)
 		e->umax = first || f->umax > e->umax ? f->umax : e->umax;
 		break;
 	case SPAN_ARG_F64:
+		/* a NaN has no order: min and max are unknown (NaN) once
+		 * one came, wherever it came, as the sum is */
 		e->fsum += f->fsum;
-		e->fmin = first || f->fmin < e->fmin ? f->fmin : e->fmin;
-		e->fmax = first || f->fmax > e->fmax ? f->fmax : e->fmax;
+		e->fmin = first || isnan(f->fmin) || f->fmin < e->fmin ? f->fmin : e->fmin;
+		e->fmax = first || isnan(f->fmax) || f->fmax > e->fmax ? f->fmax : e->fmax;
 		break;
 	case SPAN_ARG_BOOL:
 		e->sum += f->sum;
@@ -156,7 +159,8 @@ uint64_t span_args_weight(const struct span_args *sa, uint32_t node, uint32_t ke
 			continue;
 		w += e->type == SPAN_ARG_F64 ? e->fsum : (double)e->sum;
 	}
-	return w <= 0 ? 0 : w >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)w;
+	/* NaN (a NaN value, or inf + -inf) has no weight: 0, as a negative */
+	return !(w > 0) ? 0 : w >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)w;
 }
 
 unsigned span_args_top(const struct span_arg *e, struct span_arg_str *out)

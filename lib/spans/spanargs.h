@@ -49,7 +49,8 @@ int span_args_merge(struct span_args *sa, uint32_t node, const struct span_arg *
 const struct span_arg *span_args_first(const struct span_args *sa, uint32_t node);
 const struct span_arg *span_args_next(const struct span_args *sa, const struct span_arg *e);
 /* The sum of node's numbers of key (i64, u64 and f64 alike; a negative
- * sum counts 0, a fraction is dropped), for --weight=arg:KEY. */
+ * sum counts 0, as a NaN one does; a fraction is dropped), for
+ * --weight=arg:KEY. */
 uint64_t span_args_weight(const struct span_args *sa, uint32_t node, uint32_t key);
 /* e's texts, the most frequent first (ties: first seen first), at most
  * SPANARGS_TOP into out; returns how many. */

@@ -1,6 +1,7 @@
 /* test_spantree.c: aggregation (lib/spans/spantree.c): exact count/total/self per
  * stack path from known event streams, per thread and merged, unfinished
  * marking, names, extents, bounded memory, and a decoder-fed run. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -433,6 +434,35 @@ static void test_args(void)
 	span_trees_release(&st);
 }
 
+/* A NaN among a key's doubles makes its min and max unknown (NaN, null in
+ * the JSON) wherever it came, as it does the sum; --weight counts it 0. */
+static void test_args_nan(void)
+{
+	enum { K = 10 };
+	const uint32_t pa[] = {A, 0};
+	double v[3] = {NAN, 1.0, 2.0};
+	for (int order = 0; order < 2; order++) {
+		struct span_trees st;
+		span_trees_init(&st);
+		begin(&st, 1, 0, A, 10);
+		for (int i = 0; i < 3; i++) {
+			double d = v[order ? 2 - i : i];
+			uint64_t b;
+			memcpy(&b, &d, 8);
+			arg(&st, 1, 1, K, SPAN_ARG_F64, b);
+		}
+		end(&st, 1, 0, A, 10, 20, 0);
+		const struct span_tree *t = st.thread[0];
+		const struct span_arg *x = arg_at(t, pa, K, SPAN_ARG_F64);
+		ok(x && isnan(x->fsum) && isnan(x->fmin) && isnan(x->fmax),
+		   order ? "args: a NaN last makes min and max unknown"
+			 : "args: a NaN first makes min and max unknown");
+		is_int(span_args_weight(t->args, (uint32_t)(node_at(t, pa) - t->node), K), 0,
+		       "args: a NaN sum weighs 0");
+		span_trees_release(&st);
+	}
+}
+
 int main(void)
 {
 	test_known();
@@ -441,5 +471,6 @@ int main(void)
 	test_values();
 	test_compensate();
 	test_args();
+	test_args_nan();
 	return tap_done();
 }
