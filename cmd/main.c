@@ -946,9 +946,8 @@ static int commit_outputs(struct cli *c, int code)
 					 stdout_why(e));
 			else if ((out_flags(k) & OUTPUT_WEIGHT) && c->weight && e == ENOENT &&
 				 strncmp(c->weight, SPANWEIGHT_ARG, strlen(SPANWEIGHT_ARG)) == 0)
-				die_soft("cannot write %s '%s': --weight=%s: no span had an "
-					 "argument "
-					 "'%s'",
+				die_soft("cannot write %s '%s': --weight=%s: no span had a "
+					 "number argument '%s'",
 					 optname(k), c->path[k], c->weight,
 					 c->weight + strlen(SPANWEIGHT_ARG));
 			else if ((out_flags(k) & OUTPUT_WEIGHT) && c->weight &&

@@ -263,6 +263,11 @@ int analysis_finish(struct analysis *a, const struct run_end *e, const struct re
 		if (w->opts.weight && (!wname || strcmp(wname, w->opts.weight) != 0)) {
 			wname = w->opts.weight;
 			werr = spanweight_parse(wname, a->head->metrics, a->head->strings, &wt);
+			/* a text the run knew (a span's name, a string value)
+			 * is no key without a number argument of it */
+			if (werr == 0 && wt.kind == SPAN_WEIGHT_ARG &&
+			    !span_args_has_number(a->have_merged ? a->merged.args : NULL, wt.key))
+				werr = -ENOENT;
 		}
 		w->opts.weight_by =
 			w->opts.weight ? wt : (struct spanweight){SPAN_WEIGHT_WALL, 0, 0};

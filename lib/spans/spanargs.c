@@ -163,6 +163,15 @@ uint64_t span_args_weight(const struct span_args *sa, uint32_t node, uint32_t ke
 	return !(w > 0) ? 0 : w >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)w;
 }
 
+bool span_args_has_number(const struct span_args *sa, uint32_t key)
+{
+	for (uint32_t i = 0; sa && i < sa->n; i++)
+		if (sa->a[i].key == key && sa->a[i].type != SPAN_ARG_STR &&
+		    sa->a[i].type != SPAN_ARG_BOOL)
+			return true;
+	return false;
+}
+
 unsigned span_args_top(const struct span_arg *e, struct span_arg_str *out)
 {
 	unsigned n = 0;

@@ -6,6 +6,7 @@
 #ifndef SPANSTAT_SPANARGS_H
 #define SPANSTAT_SPANARGS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "spanev.h"
@@ -52,6 +53,8 @@ const struct span_arg *span_args_next(const struct span_args *sa, const struct s
  * sum counts 0, as a NaN one does; a fraction is dropped), for
  * --weight=arg:KEY. */
 uint64_t span_args_weight(const struct span_args *sa, uint32_t node, uint32_t key);
+/* Whether any node got a number (i64, u64, f64) of key. */
+bool span_args_has_number(const struct span_args *sa, uint32_t key);
 /* e's texts, the most frequent first (ties: first seen first), at most
  * SPANARGS_TOP into out; returns how many. */
 unsigned span_args_top(const struct span_arg *e, struct span_arg_str *out);

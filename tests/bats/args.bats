@@ -110,12 +110,20 @@ EX
 	[ "$(grep -c TYPE_INSTANT <<<"$output")" -eq 2 ]
 }
 
-@test "args: --weight=arg:KEY weighs the folded stacks by a key's sums; a key no span had is refused" {
+@test "args: --weight=arg:KEY weighs the folded stacks by a key's sums; a key no span had a number of is refused" {
 	run -0 timeout -k 5 120 "$SPANSTAT" --folded=w.folded --weight=arg:bytes -- "$SPAN_ARGS"
 	assert_equal "$(LC_ALL=C sort w.folded)" "parse;inner 1000
 read 700"
-	run -125 --separate-stderr timeout -k 5 120 "$SPANSTAT" -o sum.txt --folded=n.folded --weight=arg:nokey -- "$SPAN_ARGS"
-	assert_equal "$stderr" "spanstat: cannot write --folded 'n.folded': --weight=arg:nokey: no span had an argument 'nokey'"
+	# no key at all; a string key and a boolean key (no numbers); a
+	# span's name, a thread's name, a string value (texts the run knew,
+	# but no argument's key)
+	local k
+	for k in nokey method hit read worker GET; do
+		rm -f n.folded
+		run -125 --separate-stderr timeout -k 5 120 "$SPANSTAT" -o sum.txt --folded=n.folded --weight=arg:$k -- "$SPAN_ARGS"
+		assert_equal "$stderr" "spanstat: cannot write --folded 'n.folded': --weight=arg:$k: no span had a number argument '$k'"
+		[ ! -e n.folded ]
+	done
 	run -125 --separate-stderr "$SPANSTAT" --folded=n.folded --weight=arg: -- "$SPAN_ARGS"
 	assert_equal "$stderr" "spanstat: invalid --weight 'arg:': expected arg:KEY, a typed argument's key"
 }
