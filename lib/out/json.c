@@ -890,7 +890,8 @@ static cJSON *json_spans(const struct report *r, struct json_lists *lists)
 		  {"overwritten_spans", win ? win->spans : 0},
 		  {"overwritten_events", win ? win->events : 0},
 		  {"overwritten_bytes", win ? win->bytes : 0},
-		  {"cut", win ? win->cut : 0}};
+		  {"cut", win ? win->cut : 0},
+		  {"cut_args", win ? win->cut_args : 0}};
 	for (size_t i = 0; wo && i < sizeof wf / sizeof wf[0]; i++)
 		if (win)
 			cJSON_AddNumberToObject(wo, wf[i].key, (double)wf[i].v);

@@ -1081,6 +1081,13 @@ static void rf_arg(struct recfile *rf, struct rf_replay *rp, struct record_in *i
 		rf->dmg.bad_records++;
 		return;
 	}
+	/* a window: one of a span cut at the window's start (no span the
+	 * window began is open on its thread) goes with its span, not to
+	 * the thread or to the span that ends next */
+	if (rf->win.present && depth && u64map_get(&rf->open, pid << 32 | tid) <= 1) {
+		rf->win.cut_args++;
+		return;
+	}
 	struct span_event ev = {.kind = SPAN_ARG,
 				.pid = (uint32_t)pid + how->pid_base,
 				.tid = (uint32_t)tid + how->pid_base,

@@ -73,6 +73,7 @@ struct record_window {
 	/* the reader's: ends replayed whose begin was overwritten (spans cut
 	 * at the window's start), left out of the outputs */
 	uint64_t cut;
+	uint64_t cut_args; /* typed arguments of those spans, left out too */
 };
 
 /* Where and when a recorded session ran (the head's second half). */

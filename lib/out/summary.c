@@ -944,6 +944,8 @@ static void summary_window(FILE *fp, const struct record_window *w)
 		events);
 	if (w->cut)
 		fprintf(fp, ", %" PRIu64 " cut at the window's start left out", w->cut);
+	if (w->cut_args)
+		fprintf(fp, " (with %" PRIu64 " of their arguments)", w->cut_args);
 	fputs("\n\n", fp);
 }
 

@@ -191,3 +191,25 @@ ratio f64 2 1 0.5 0.5"
 		grep -q '"key":"big","type":"u64","count":2,"sum":18446744073709551616,"min":9223372036854775808,"max":9223372036854775808,"true":null' p.json
 	done
 }
+
+@test "args: a --keep-last window leaves out the arguments of a span cut at its start" {
+	local w
+	w=$(build_workload span_args_window $(span_link_flags))
+	run -0 timeout -k 5 120 "$SPANSTAT" record --keep-last=128K -o w.rec -- "$w" 200000
+	run -0 --separate-stderr timeout -k 5 120 "$SPANSTAT" report -o rep.txt --json=w.json \
+		--perfetto=w.pftrace w.rec
+	# the window cut "outer": "early" was overwritten, "late" is left out
+	# with its span, not the thread's; "next" keeps its own (a filler may
+	# be cut too)
+	[ "$(jq '.spans.window.cut' w.json)" -ge 1 ]
+	run node_args w.json
+	assert_output "main next own u64 1 3 3 3 - - -"
+	assert_equal "$(jq '.spans.window.cut_args' w.json)" 1
+	grep -Eq ", [0-9]+ cut at the window's start left out \\(with 1 of their arguments\\)" rep.txt
+	# Perfetto: "own" on the end of "next", nothing on the end of "after"
+	pf_load w.pftrace
+	run sh -c "grep -c 'name: \"late\"' w.pftrace.txt"
+	assert_output 0
+	run sh -c "grep -c 'name: \"own\"' w.pftrace.txt"
+	assert_output 1
+}
