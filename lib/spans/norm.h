@@ -57,7 +57,8 @@ struct norm_stats {
 	uint64_t spans;	     /* begin/end pairs emitted */
 	uint64_t unmatched;  /* ends without a matching begin */
 	uint64_t unfinished; /* begins closed by the normaliser */
-	uint64_t over_limit; /* processes, threads or depth refused (NORM_MAX_*) */
+	uint64_t over_limit; /* processes, threads or depth refused (NORM_MAX_*),
+			      * and arguments of spans refused */
 	uint64_t async;	     /* async spans begun */
 	uint64_t async_bad;  /* async enters, exits and ends of no open span (or an
 			      * exit by a thread that had not entered it) */
@@ -407,11 +408,16 @@ static inline void norm_message(struct normaliser *n, struct norm_thread *t, uin
 }
 
 /* A typed argument of the innermost span open on t (of t outside every
- * span): key a strtab id, bits its value (a string's: its text's id). */
+ * span): key a strtab id, bits its value (a string's: its text's id); one
+ * of a span beyond NORM_MAX_DEPTH is refused with it (over_limit). */
 static inline void norm_arg(struct normaliser *n, struct norm_thread *t, uint64_t ns, uint32_t key,
 			    unsigned type, uint64_t bits)
 {
 	norm_seen(t, ns);
+	if (t->over) { /* its span was refused (beyond NORM_MAX_DEPTH): so is it */
+		n->stats.over_limit++;
+		return;
+	}
 	struct span_event ev = {.kind = SPAN_ARG,
 				.pid = t->pid,
 				.tid = t->tid,

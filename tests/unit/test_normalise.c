@@ -15,13 +15,17 @@
 struct log {
 	char buf[8192];
 	size_t len;
-	unsigned begins, ends, unfinished;
+	unsigned begins, ends, unfinished, args;
 };
 
 static void sink(void *arg, const struct span_event *ev)
 {
 	struct log *l = arg;
 	static const char kinds[] = "PTBEICX";
+	if (ev->kind == SPAN_ARG) {
+		l->args++;
+		return;
+	}
 	if (ev->kind == SPAN_BEGIN)
 		l->begins++;
 	if (ev->kind == SPAN_END) {
@@ -467,10 +471,18 @@ int main(void)
 	t = norm_thread(n, p, 21, 1);
 	for (unsigned i = 0; i < NORM_MAX_DEPTH + 100; i++)
 		norm_begin(n, t, 10 + i, 1 + i % 3, NULL);
-	for (unsigned i = NORM_MAX_DEPTH + 100; i-- > 0;)
+	/* an argument of a refused span is refused with it, not given to
+	 * the deepest span passed */
+	norm_arg(n, t, 50000, 1, SPAN_ARG_U64, 5);
+	is_int(l.args, 0, "an argument beyond the depth limit is refused");
+	for (unsigned i = NORM_MAX_DEPTH + 100; i-- > 0;) {
 		norm_end(n, t, 100000 - i, 1 + i % 3, NULL);
-	is_int(norm_stats(n)->over_limit, 100,
-	       "begins beyond the depth limit are refused, counted");
+		if (i == NORM_MAX_DEPTH)
+			norm_arg(n, t, 100000 - i, 1, SPAN_ARG_U64, 6);
+	}
+	is_int(l.args, 1, "one at the limit passes");
+	is_int(norm_stats(n)->over_limit, 101,
+	       "begins beyond the depth limit are refused, counted, and the argument");
 	is_int(l.begins, NORM_MAX_DEPTH, "the others pass");
 	is_int(l.ends, NORM_MAX_DEPTH, "every one passed gets its end");
 	is_int(norm_stats(n)->unmatched + l.unfinished, 0, "and the refused ones' ends match them");
