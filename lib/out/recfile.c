@@ -895,10 +895,22 @@ void recfile_end(const struct recfile *rf, struct run_end *e)
 	e->event_cost_ns = rf->cost;
 }
 
+/* The ARG record after an EVENTS block, read along with it: the next
+ * argument decoded (at pos, the block's events before it), the state its
+ * differences build on. */
+struct rf_args {
+	struct record_in in;
+	bool have, bad;
+	uint64_t pos, ts;
+	uint32_t pid, tid;
+	struct span_event ev;
+};
+
 struct rf_replay {
 	struct analysis *a;
 	const struct record_replay *how;
 	uint64_t vals[SPANMETRIC_MAX], cum[SPANMETRIC_MAX];
+	struct rf_args args;
 	int err;
 };
 
@@ -923,6 +935,71 @@ static uint32_t rf_prefixed(struct recfile *rf, const char *prefix, uint32_t nam
 	return id ? id : name;
 }
 
+/* The next argument of the ARG record into ga->ev: false at its end or at
+ * one that breaks the format (then a bad record, the rest left out). */
+static bool rf_arg_next(struct recfile *rf, struct rf_args *ga)
+{
+	struct record_in *in = &ga->in;
+	ga->have = false;
+	if (ga->bad || in->p >= in->end)
+		return false;
+	ga->pos += record_get_u64(in);
+	uint64_t thread = record_get_u64(in);
+	if (thread == 1) {
+		uint64_t pid = record_get_u64(in), tid = record_get_u64(in);
+		ga->pid = (uint32_t)pid;
+		ga->tid = (uint32_t)tid;
+		if (pid > UINT32_MAX || !tid || tid > UINT32_MAX)
+			in->ok = false;
+	} else if (thread != 0 || !ga->tid) {
+		in->ok = false;
+	}
+	ga->ts += (uint64_t)rf_i64(in);
+	uint64_t depth = record_get_u64(in), key = record_get_u64(in), type = record_get_u64(in);
+	uint64_t value = type == SPAN_ARG_I64 ? (uint64_t)rf_i64(in) : record_get_u64(in);
+	if (!in->ok || depth > NORM_MAX_DEPTH || !key || type >= SPAN_ARG_TYPES ||
+	    (type == SPAN_ARG_BOOL && value > 1) || (type == SPAN_ARG_STR && !value)) {
+		ga->bad = true;
+		rf->dmg.bad_records++;
+		return false;
+	}
+	ga->ev = (struct span_event){
+		.kind = SPAN_ARG,
+		.pid = ga->pid,
+		.tid = ga->tid,
+		.ts = ga->ts,
+		.depth = (uint32_t)depth,
+		.name = rf_id(rf, key),
+		.flags = (uint32_t)type,
+		.value = (int64_t)(type == SPAN_ARG_STR ? rf_id(rf, value) : value)};
+	ga->have = true;
+	return true;
+}
+
+/* The arguments at or before position k of the block, to the sinks.  In a
+ * window, one of a span cut at the window's start (no span the window
+ * began is open on its thread) goes with its span, not to the thread or to
+ * the span that ends next. */
+static void rf_args_upto(struct recfile *rf, struct rf_replay *rp, uint64_t k)
+{
+	struct rf_args *ga = &rp->args;
+	const struct record_replay *how = rp->how;
+	while (ga->have && ga->pos <= k) {
+		struct span_event ev = ga->ev;
+		if (rf->win.present && ev.depth &&
+		    u64map_get(&rf->open, (uint64_t)ev.pid << 32 | ev.tid) <= 1) {
+			rf->win.cut_args++;
+		} else {
+			ev.pid += how->pid_base;
+			ev.tid += how->pid_base;
+			ev.ts += (uint64_t)how->ts_shift;
+			for (size_t i = 0; i < rf->nsink; i++)
+				rf->sink[i].event(rf->sink[i].arg, &ev);
+		}
+		rf_arg_next(rf, ga);
+	}
+}
+
 /* One block of events; a block that goes wrong midway keeps what came
  * before (its events were whole). */
 static void rf_events(struct recfile *rf, struct rf_replay *rp, struct record_in *in)
@@ -932,7 +1009,9 @@ static void rf_events(struct recfile *rf, struct rf_replay *rp, struct record_in
 	uint32_t pid = 0, tid = 0;
 	uint64_t ts = 0;
 	bool thread = false, bad = false;
+	uint64_t n = 0; /* events read */
 	while (in->p < in->end) {
+		rf_args_upto(rf, rp, n++);
 		uint8_t f = *in->p++;
 		unsigned k = f & 7;
 		if (k > SPAN_DAMAGE || (f & 128)) {
@@ -1009,10 +1088,16 @@ static void rf_events(struct recfile *rf, struct rf_replay *rp, struct record_in
 			rf->sink[i].event(rf->sink[i].arg, &ev);
 	}
 	/* its CRC held but an event did not decode: the rest of the block is
-	 * lost, and said to be */
+	 * lost, and said to be (with the arguments among it) */
 	if (bad) {
 		rf->dmg.bad_records++;
 		rf->dmg.lost_events++;
+	} else {
+		rf_args_upto(rf, rp, n);
+		if (rp->args.have) { /* past the block's end */
+			rf->dmg.bad_records++;
+			rp->args.have = false;
+		}
 	}
 }
 
@@ -1068,37 +1153,15 @@ static void rf_async(struct recfile *rf, struct rf_replay *rp, struct record_in 
 		rf->sink[i].event(rf->sink[i].arg, &ev);
 }
 
-/* An ARG record, to the sinks; a damaged one is a bad record. */
-static void rf_arg(struct recfile *rf, struct rf_replay *rp, struct record_in *in)
+/* An ARG record not read with the EVENTS block before it: that block was
+ * lost (damage, said), or in a window overwritten, its arguments with it
+ * (counted with the spans cut at the window's start). */
+static void rf_arg_alone(struct recfile *rf, struct rf_replay *rp, struct record_in *in)
 {
-	const struct record_replay *how = rp->how;
-	uint64_t pid = record_get_u64(in), tid = record_get_u64(in), ts = record_get_u64(in),
-		 depth = record_get_u64(in), key = record_get_u64(in), type = record_get_u64(in),
-		 value = record_get_u64(in);
-	if (!in->ok || in->p != in->end || pid > UINT32_MAX || tid > UINT32_MAX || !tid ||
-	    depth > NORM_MAX_DEPTH || !key || type >= SPAN_ARG_TYPES ||
-	    (type == SPAN_ARG_BOOL && value > 1) || (type == SPAN_ARG_STR && !value)) {
-		rf->dmg.bad_records++;
-		return;
-	}
-	/* a window: one of a span cut at the window's start (no span the
-	 * window began is open on its thread) goes with its span, not to
-	 * the thread or to the span that ends next */
-	if (rf->win.present && depth && u64map_get(&rf->open, pid << 32 | tid) <= 1) {
-		rf->win.cut_args++;
-		return;
-	}
-	struct span_event ev = {.kind = SPAN_ARG,
-				.pid = (uint32_t)pid + how->pid_base,
-				.tid = (uint32_t)tid + how->pid_base,
-				.ts = ts + (uint64_t)how->ts_shift,
-				.depth = (uint32_t)depth,
-				.name = rf_id(rf, key),
-				.flags = (uint32_t)type,
-				.value =
-					(int64_t)(type == SPAN_ARG_STR ? rf_id(rf, value) : value)};
-	for (size_t i = 0; i < rf->nsink; i++)
-		rf->sink[i].event(rf->sink[i].arg, &ev);
+	rp->args = (struct rf_args){.in = *in};
+	while (rf_arg_next(rf, &rp->args))
+		rf->win.cut_args += rf->win.present;
+	rp->args.have = false;
 }
 
 static int rf_pass2(struct recfile *rf, uint32_t type, struct record_in *in, void *ctx)
@@ -1119,7 +1182,7 @@ static int rf_pass2(struct recfile *rf, uint32_t type, struct record_in *in, voi
 		break;
 	case RECORD_ARG:
 		if (rf->head.spans)
-			rf_arg(rf, rp, in);
+			rf_arg_alone(rf, rp, in);
 		break;
 	case RECORD_RUNSTART: {
 		uint64_t k = record_get_u64(in);
@@ -1158,7 +1221,16 @@ int recfile_replay(struct recfile *rf, struct analysis *a, const struct record_r
 	for (size_t i = 0; i < rf->ntodo; i++) {
 		const uint8_t *p = rf->map + rf->todo[i].off;
 		struct record_in in = {p, p + rf->todo[i].len, true};
-		int r = rf_pass2(rf, rf->todo[i].type, &in, &rp);
+		uint32_t type = rf->todo[i].type;
+		/* the arguments given among a block's events: read with it */
+		rp.args = (struct rf_args){0};
+		if (type == RECORD_EVENTS && i + 1 < rf->ntodo &&
+		    rf->todo[i + 1].type == RECORD_ARG) {
+			const uint8_t *q = rf->map + rf->todo[++i].off;
+			rp.args.in = (struct record_in){q, q + rf->todo[i].len, true};
+			rf_arg_next(rf, &rp.args);
+		}
+		int r = rf_pass2(rf, type, &in, &rp);
 		if (r == 0)
 			r = rp.err;
 		if (r == 0)

@@ -45,8 +45,10 @@ enum record_type {
 	RECORD_CATEGORIES = 9,
 	/* a message (spanstat_message): pid, tid, ts, depth, text */
 	RECORD_MESSAGE = 10,
-	/* a typed argument (spanstat_arg_*): pid, tid, ts, depth, key's string
-	 * id, type (enum span_arg_type), value (a string's: its string id) */
+	/* the typed arguments (spanstat_arg_*) given among the events of the
+	 * EVENTS block right before it, each: position among them, thread,
+	 * ts, depth, key's string id, type (enum span_arg_type), value (a
+	 * string's: its string id) */
 	RECORD_ARG = 11,
 	/* an async span's begin, enter, exit or end: op (0..3), pid, tid, ts,
 	 * name, id, flags, parent, begin ts, busy ns, enters, threads */

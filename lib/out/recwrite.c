@@ -77,8 +77,14 @@ struct recw {
 	uint64_t ts;
 	uint64_t cum[SPANMETRIC_MAX]; /* the last cumulative values written for
 				       * this thread in this block (0 after a switch) */
-	uint32_t nstr;		      /* strings written: ids below */
-	uint32_t ncat;		      /* categories written: catlog entries below */
+	/* typed arguments given among the open block's events: an ARG
+	 * record written after it (positions, and the last one's thread
+	 * and time, to write the next as differences) */
+	struct recbuf args;
+	uint64_t nargs, apos, ats;
+	uint32_t apid, atid;
+	uint32_t nstr; /* strings written: ids below */
+	uint32_t ncat; /* categories written: catlog entries below */
 	unsigned nval;
 	int err;
 };
@@ -240,25 +246,34 @@ static int recw_keep(struct recw *rw, enum record_type type, const void *payload
 	return 0;
 }
 
-/* The open block, after the strings its events name. */
+/* The open block, after the strings its events name, and the arguments
+ * given among its events after it (an ARG record). */
 static int recw_flush(struct writer *w)
 {
 	struct recw *rw = w->priv;
-	if (!rw->len)
+	if (!rw->len && !rw->nargs)
 		return 0;
+	int r = 0;
 	if (rw->keep) {
-		int r = recw_keep(rw, RECORD_EVENTS, rw->block, rw->len, rw->bev, rw->bspans);
-		rw->len = 0;
-		rw->bev = rw->bspans = 0;
-		return r;
+		r = recw_keep(rw, RECORD_EVENTS, rw->block, rw->len, rw->bev, rw->bspans);
+		if (r == 0 && rw->nargs)
+			r = rw->args.oom ? -ENOMEM
+					 : recw_keep(rw, RECORD_ARG, rw->args.p, rw->args.len,
+						     rw->nargs, 0);
+	} else {
+		r = recw_strings(w);
+		if (r == 0)
+			r = recw_cats(w);
+		if (r == 0)
+			r = recw_put(w, RECORD_EVENTS, rw->block, rw->len);
+		if (r == 0 && rw->nargs)
+			r = rw->args.oom ? -ENOMEM
+					 : recw_put(w, RECORD_ARG, rw->args.p, rw->args.len);
 	}
-	int r = recw_strings(w);
-	if (r == 0)
-		r = recw_cats(w);
-	if (r == 0)
-		r = recw_put(w, RECORD_EVENTS, rw->block, rw->len);
 	rw->len = 0;
 	rw->bev = rw->bspans = 0;
+	rw->args.len = 0;
+	rw->nargs = rw->apos = rw->ats = 0;
 	return r;
 }
 
@@ -618,29 +633,44 @@ static void recw_async(struct writer *w, const struct span_event *ev)
 		w->err = r;
 }
 
-/* A typed argument: a record of its own after the block before it, as a
- * message's, so that a replay gives it to the outputs where it came. */
+/* A typed argument: into the ARG record of the open block, at its place
+ * among the block's events (the number written before it), so that a
+ * replay gives it to the outputs where it came; its thread, time and
+ * position as differences from the argument before it in the record. */
 static void recw_arg(struct writer *w, const struct span_event *ev)
 {
 	struct recw *rw = w->priv;
-	struct recbuf b = {0};
-	int r = recw_flush(w);
-	rb_u64(&b, ev->pid);
-	rb_u64(&b, ev->tid);
-	rb_u64(&b, ev->ts);
-	rb_u64(&b, ev->depth);
-	rb_u64(&b, ev->name);
-	rb_u64(&b, ev->flags);
-	rb_u64(&b, (uint64_t)ev->value);
-	if (r == 0 && rw->keep) {
-		r = b.oom ? -ENOMEM : recw_keep(rw, RECORD_ARG, b.p, b.len, 1, 0);
-		free(b.p);
-	} else if (r == 0)
-		r = recw_put_buf(w, RECORD_ARG, &b);
+	struct recbuf *b = &rw->args;
+	if (b->len > RECORD_BLOCK - RECW_EVENT_MAX) {
+		int r = recw_flush(w);
+		if (r < 0) {
+			w->err = r;
+			return;
+		}
+	}
+	rb_u64(b, rw->bev - rw->apos);
+	rw->apos = rw->bev;
+	if (!rw->nargs || ev->pid != rw->apid || ev->tid != rw->atid) {
+		rb_u64(b, 1);
+		rb_u64(b, ev->pid);
+		rb_u64(b, ev->tid);
+		rw->apid = ev->pid;
+		rw->atid = ev->tid;
+	} else {
+		rb_u64(b, 0);
+	}
+	rb_i64(b, (int64_t)(ev->ts - rw->ats));
+	rw->ats = ev->ts;
+	rb_u64(b, ev->depth);
+	rb_u64(b, ev->name);
+	rb_u64(b, ev->flags);
+	if (ev->flags == SPAN_ARG_I64)
+		rb_i64(b, ev->value);
 	else
-		free(b.p);
-	if (r < 0)
-		w->err = r;
+		rb_u64(b, (uint64_t)ev->value);
+	rw->nargs++;
+	if (b->oom)
+		w->err = -ENOMEM;
 }
 
 /* The hot path: one event into the block. */
@@ -781,6 +811,7 @@ static void recw_release(struct writer *w)
 		free(rw->item);
 		free(rw->pinned);
 		free(rw->ident);
+		free(rw->args.p);
 	}
 	free(w->priv);
 	w->priv = NULL;

@@ -213,3 +213,17 @@ ratio f64 2 1 0.5 0.5"
 	run sh -c "grep -c 'name: \"own\"' w.pftrace.txt"
 	assert_output 1
 }
+
+@test "args: a record keeps an argument in a few bytes, among its block's events" {
+	local m
+	m=$(build_workload span_args_many $(span_link_flags))
+	run -0 timeout -k 5 120 "$SPANSTAT" record -o a0.rec -- "$m" 50000 0
+	run -0 timeout -k 5 120 "$SPANSTAT" record -o a1.rec -- "$m" 50000 1
+	run -0 timeout -k 5 120 "$SPANSTAT" report -o /dev/null --json=a1.json a1.rec
+	assert_equal "$(jq -c '[.spans.args, .spans.decode.dropped, .spans.decode.bad_records]' a1.json)" "[50000,0,0]"
+	assert_equal "$(jq -c '.spans.threads[0].nodes[0].args[0] | [.count, .sum, .max]' a1.json)" "[50000,1249975000,49999]"
+	# a separate record per argument, breaking the block, cost ~58 bytes
+	local per=$(( ($(stat -c %s a1.rec) - $(stat -c %s a0.rec)) / 50000 ))
+	echo "bytes per argument: $per"
+	[ "$per" -le 16 ]
+}
