@@ -86,6 +86,8 @@ static int svg_labels(struct svg_out *o, const struct span_trees *st,
 static const char *svg_unit(const struct svg_out *o)
 {
 	const struct spanmetrics *ms = o->h ? o->h->metrics : NULL;
+	if (o->weight.kind == SPAN_WEIGHT_ARG) /* a key's sums: no unit known */
+		return "";
 	if (o->weight.kind != SPAN_WEIGHT_VALUE)
 		return "ns";
 	const struct spanmetric *m = ms ? &ms->m[o->weight.index] : NULL;

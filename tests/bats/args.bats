@@ -111,9 +111,13 @@ EX
 }
 
 @test "args: --weight=arg:KEY weighs the folded stacks by a key's sums; a key no span had a number of is refused" {
-	run -0 timeout -k 5 120 "$SPANSTAT" --folded=w.folded --weight=arg:bytes -- "$SPAN_ARGS"
+	run -0 timeout -k 5 120 "$SPANSTAT" --folded=w.folded --flamegraph=w.svg --weight=arg:bytes -- "$SPAN_ARGS"
 	assert_equal "$(LC_ALL=C sort w.folded)" "parse;inner 1000
 read 700"
+	# the flame graph's frames carry the sums, not nanoseconds
+	grep -q '<title>read (700 , ' w.svg
+	run grep -c '<title>[^<]* ns[,)]' w.svg
+	assert_output 0
 	# no key at all; a string key and a boolean key (no numbers); a
 	# span's name, a thread's name, a string value (texts the run knew,
 	# but no argument's key)
