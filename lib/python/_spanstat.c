@@ -533,6 +533,11 @@ static PyObject *sp_arg_py(PyObject *m, PyObject *const *a, Py_ssize_t n)
 		const char *s = sp_text(v, &sn, &tmp);
 		if (!s)
 			return NULL;
+		/* at most 255 bytes (spanstat_arg_str's), cut at a character's
+		 * start as the lines' writer cuts: valid UTF-8 */
+		if (sn > 255)
+			for (sn = 255; sn > 0 && ((unsigned char)s[sn] & 0xc0) == 0x80; sn--)
+				;
 		sp_arg_str(key->text, s, (size_t)sn);
 		Py_XDECREF(tmp);
 	}

@@ -285,11 +285,11 @@ def arg(key, value):
     outside every span), by value's type: bool, int (int64, or uint64 past
     it; beyond both: OverflowError), float, or else str(value) (cut at a
     NUL and at 255 bytes, newlines made spaces).  key is one word of 1 to
-    255 bytes (ValueError otherwise)."""
+    255 bytes without a NUL (ValueError otherwise)."""
     if _fd is None:
         return
     k = str(key)
-    if not k or len(_encode(k)) > 255 or any(c.isspace() for c in k):
+    if not k or len(_encode(k)) > 255 or any(c.isspace() or c == "\0" for c in k):
         raise ValueError("an argument's key is one word of 1 to 255 bytes: %r" % k)
     if isinstance(value, bool):
         _put("A", "1" if value else "0", "b %s " % k)
@@ -413,7 +413,7 @@ if _c is not None:
     def arg(key, value, _arg=_c.arg):  # noqa: F811 (the C part's, checked as the lines')
         """A typed argument of this thread's innermost open span (see above)."""
         k = str(key)
-        if not k or len(_encode(k)) > 255 or any(c.isspace() for c in k):
+        if not k or len(_encode(k)) > 255 or any(c.isspace() or c == "\0" for c in k):
             raise ValueError("an argument's key is one word of 1 to 255 bytes: %r" % k)
         if isinstance(value, int) and not isinstance(value, bool) and not -(1 << 63) <= value < (1 << 64):
             raise OverflowError("an integer argument is an int64 or a uint64: %d" % value)

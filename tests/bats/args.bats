@@ -182,9 +182,14 @@ ratio f64 1 0.25"
 		run -0 --separate-stderr env SPANSTAT_PY_PURE=$pure timeout -k 5 120 "$SPANSTAT" \
 			--span-args --json=p.json -- python3 "$WORKLOADS/args_py.py"
 		assert_output "refused ValueError
-refused OverflowError"
+refused OverflowError
+refused ValueError"
+		assert_equal "$(jq '.spans.decode.bad_lines' p.json)" 0
+		# a text cut at 255 bytes, at a character's start: valid UTF-8
+		assert_equal "$(jq -r '.spans.threads[].nodes[].args[] | select(.key == "long") | .top[0].value' p.json)" \
+			"$(python3 -c 'print("\u00e9" * 127)')"
 		run jq -r '.spans.threads[] | select(.pid == .tid) | (.args[], (.nodes[] | .args[]))
-			| select(.key != "big")
+			| select(.key != "big" and .key != "long")
 			| "\(.key) \(.type) \(.count) \(.sum // .true // .top[0].value) \(.min) \(.max)"' p.json
 		assert_output "setup i64 1 -1 -1 -1
 bytes i64 2 400 100 300
