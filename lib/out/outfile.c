@@ -520,6 +520,11 @@ void outfile_abort(struct outfile *of)
 	outfile_free(of);
 }
 
+bool outfile_replaces(const struct outfile *of)
+{
+	return of->kind == OUTFILE_REPLACE;
+}
+
 bool outfile_same(const struct outfile *a, const struct outfile *b)
 {
 	if (!a->has_id || !b->has_id || a->exists != b->exists || a->null_device ||

@@ -58,6 +58,10 @@ int outfile_open(struct outfile *of, const char *path, int flags, char **cause);
  * behind and an existing file keeps its contents, except a hard-linked one
  * whose rewrite failed halfway). */
 int outfile_commit(struct outfile *of, char **cause);
+/* Whether commit puts a whole new file in place (false: the output is a
+ * stream written as it goes, a FIFO, a device, spanstat's own stdout or
+ * stderr, or appended to). */
+bool outfile_replaces(const struct outfile *of);
 /* Discards the output: removes any temporary file, changes nothing else. */
 void outfile_abort(struct outfile *of);
 /* Whether two open outputs name one file (the null device never counts). */

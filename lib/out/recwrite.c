@@ -526,6 +526,15 @@ int recwrite_snapshot(struct writer *w, char **cause)
 	int e = outfile_open(&of, path, 0, cause);
 	if (e < 0)
 		return e;
+	if (!outfile_replaces(&of)) { /* a snapshot there would come ahead of the
+				       * end's file: two record files in one */
+		outfile_abort(&of);
+		return cause_set(cause, -EINVAL,
+				 "cannot write a snapshot to '%s': a stream (a FIFO, a device or "
+				 "spanstat's own output), which a snapshot cannot replace; the "
+				 "record is written when the run ends",
+				 path);
+	}
 	FILE *fp = w->fp;
 	w->fp = of.fp;
 	e = recw_dump(w, true);

@@ -169,3 +169,27 @@ overwritten() {
 	run -125 "$SPANSTAT" report --keep-last=1M a.rec
 	[ ! -e b.rec ] && [ ! -e b.out ]
 }
+
+@test "keep-last: a snapshot is refused when the record file is a stream" {
+	# -o /dev/stdout: a snapshot would go down the stream ahead of the end's
+	# file, two record files in one (the window's spans counted twice)
+	rm -f go go.ready
+	"$SPANSTAT" record --keep-last=128K -o /dev/stdout -- "$PHASES" 100 2000 go 3 >k.rec 2>err &
+	local pid=$! i code=0
+	for ((i = 0; i < 3000; i++)); do [ -e go.ready ] && break; sleep 0.01; done
+	[ -e go.ready ] || fail "the target never got half way"
+	kill -USR2 "$pid"
+	for ((i = 0; i < 3000; i++)); do grep -q 'snapshot' err && break; sleep 0.01; done
+	touch go
+	wait "$pid" || code=$?
+	cat err
+	assert_equal "$code" 3
+	grep -qx "spanstat: cannot write a snapshot to '/dev/stdout': a stream (a FIFO, a device or spanstat's own output), which a snapshot cannot replace; the record is written when the run ends" err
+	! grep -q 'snapshot of' err
+	run -0 "$SPANSTAT" report --json=k.json k.rec
+	echo "$output"
+	refute_output --partial 'is damaged'
+	refute_output --partial snapshot
+	over=$(overwritten err)
+	assert_equal $(($(json_spans k.json) + over)) 200101
+}

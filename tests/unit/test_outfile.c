@@ -85,6 +85,7 @@ static void test_replace(int flags, const char *how)
 	is_int(entries(dir), 1, "%s: no temporary file left after commit", how);
 
 	is_int(outfile_open(&of, path, flags, &cause), 0, "%s: open to replace", how);
+	ok(outfile_replaces(&of), "%s: a regular file is replaced whole", how);
 	fputs("three\n", of.fp);
 	outfile_abort(&of);
 	is_str(slurp(path), "one\n", "%s: abort keeps the old file", how);
@@ -144,6 +145,7 @@ static void test_append(void)
 	spew(path, "one\n");
 	stat(path, &before);
 	is_int(outfile_open(&of, path, OUTFILE_APPEND, &cause), 0, "open for append");
+	ok(!outfile_replaces(&of), "an appended file is not replaced");
 	fputs("two\n", of.fp);
 	is_str(slurp(path), "one\n", "nothing is appended before commit");
 	is_int(outfile_commit(&of, &cause), 0, "commit append");
@@ -270,6 +272,7 @@ static void test_special(void)
 
 	empty_dir();
 	is_int(outfile_open(&of, "/dev/null", 0, &cause), 0, "open /dev/null");
+	ok(!outfile_replaces(&of), "a device is not replaced");
 	fputs("gone\n", of.fp);
 	is_int(outfile_commit(&of, &cause), 0, "commit /dev/null");
 	ok(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode), "/dev/null is still a device");
@@ -284,6 +287,7 @@ static void test_special(void)
 	cause = NULL;
 	int rd = open(at("fifo"), O_RDONLY | O_NONBLOCK);
 	is_int(outfile_open(&of, at("fifo"), 0, &cause), 0, "a FIFO with a reader opens");
+	ok(!outfile_replaces(&of), "a FIFO is not replaced");
 	fputs("piped\n", of.fp);
 	is_int(outfile_commit(&of, &cause), 0, "commit the FIFO");
 	char buf[64] = "";
