@@ -69,6 +69,7 @@ struct recfile {
 	bool have_end;
 	struct record_window win;
 	struct u64map open;    /* a window's replay: (pid, tid) -> spans open + 1 */
+	struct u64map aopen;   /* and its async spans begun: (pid, id) hashed -> 1 */
 	struct timespec start; /* the first run's start (END) */
 	uint64_t start_mono;
 	/* the records to replay (events, samples, run starts) whose CRC held:
@@ -827,6 +828,7 @@ void recfile_close(struct recfile *rf)
 	else
 		free((void *)rf->map);
 	u64map_release(&rf->open);
+	u64map_release(&rf->aopen);
 	for (int i = 0; rf->argv && i < rf->head.argc; i++)
 		free(rf->argv[i]);
 	free(rf->argv);
@@ -1149,6 +1151,23 @@ static void rf_async(struct recfile *rf, struct rf_replay *rp, struct record_in 
 				.value = (int64_t)v[9],
 				.enters = (uint32_t)v[10],
 				.threads = (uint32_t)v[11]};
+	/* a window: an async span whose begin was overwritten is cut at the
+	 * window's start, as a thread span is: its end counted, none of its
+	 * records given (its begin is not invented) */
+	if (rf->win.present) {
+		uint64_t key = v[5] * UINT64_C(0x9e3779b97f4a7c15) + v[1];
+		bool begun = u64map_get(&rf->aopen, key) != 0;
+		if (ev.kind == SPAN_ASYNC_BEGIN && u64map_put(&rf->aopen, key, 1) < 0) {
+			rp->err = -ENOMEM;
+			return;
+		}
+		if (ev.kind != SPAN_ASYNC_BEGIN && !begun) {
+			rf->win.cut += ev.kind == SPAN_ASYNC_END;
+			return;
+		}
+		if (ev.kind == SPAN_ASYNC_END)
+			u64map_del(&rf->aopen, key);
+	}
 	for (size_t i = 0; i < rf->nsink; i++)
 		rf->sink[i].event(rf->sink[i].arg, &ev);
 }

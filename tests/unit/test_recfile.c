@@ -524,6 +524,53 @@ int main(void)
 	recfile_close(rf);
 	unlink(kpath);
 
+	/* an async span begun before the window and ended in it is cut, as a
+	 * thread span is: counted, and none of its records replayed */
+	fp = fopen(path, "w");
+	w = (struct writer){.ops = &record_writer_ops, .fp = fp, .head = &h};
+	w.opts.keep_last = 128u << 10;
+	w.opts.path = kpath;
+	ok(w.ops->start(&w, &h) == 0, "a second window starts");
+	w.ops->run(&w, 0);
+	uint64_t ats = 100000;
+	struct span_event a = {.kind = SPAN_ASYNC_BEGIN,
+			       .pid = 100,
+			       .tid = 100,
+			       .ts = ats,
+			       .name = orig[0].name,
+			       .aid = 7};
+	w.ops->span(&w, &a);
+	for (size_t k = 0; k < 40000; k++) /* no spans: only the async one is cut */
+		w.ops->span(&w, &(struct span_event){.kind = SPAN_INSTANT,
+						     .pid = 100,
+						     .tid = 100,
+						     .ts = ++ats,
+						     .name = orig[0].name});
+	static const enum span_kind ops[] = {SPAN_ASYNC_ENTER, SPAN_ASYNC_EXIT, SPAN_ASYNC_END,
+					     SPAN_ASYNC_BEGIN, SPAN_ASYNC_END};
+	for (size_t k = 0; k < 5; k++) {
+		a.kind = ops[k];
+		a.aid = k < 3 ? 7 : 8;
+		a.ts = ++ats;
+		a.begin_ts = k == 2 ? 100000 : k == 4 ? ats - 1 : 0;
+		w.ops->span(&w, &a);
+	}
+	ok(w.ops->finish(&w, &rep) == 0, "the second window is written");
+	w.ops->release(&w);
+	ok(fclose(fp) == 0, "the second window's file is complete");
+	rf = replay(path, &st2, &nv2, &err);
+	rw = rf ? recfile_window(rf) : NULL;
+	size_t of7 = 0, of8 = 0;
+	for (size_t k = 0; k < ngot; k++)
+		if (got[k].ev.kind >= SPAN_ASYNC_BEGIN && got[k].ev.kind <= SPAN_ASYNC_END)
+			*(got[k].ev.aid == 7 ? &of7 : &of8) += 1;
+	ok(rf && err == 0 && rw && rw->present && rw->events > 0, "it reads back, a window");
+	ok(rw && rw->cut == 1 && of7 == 0,
+	   "the async span begun before it is cut, its records left out: cut %llu, %zu replayed",
+	   rw ? (unsigned long long)rw->cut : 0ULL, of7);
+	ok(of8 == 2, "the async span of the window is kept");
+	recfile_close(rf);
+
 	free(buf);
 	free(got);
 	spannames_release(&nv);
