@@ -72,6 +72,10 @@ struct recw {
 	size_t nrunstart;	  /* run starts kept so far */
 	struct recident *ident;
 	size_t nident, capident;
+	/* (pid, tid), and (pid, 0) for the process -> the last record holding
+	 * one of its events + 1: a thread none of whose records is in the
+	 * window is not named in it (its end is not told: it may be long gone) */
+	struct u64map seen;
 	size_t len; /* 0: no block open */
 	uint32_t pid, tid;
 	uint64_t ts;
@@ -200,6 +204,22 @@ static int recw_names(struct writer *w)
 		rb_u64(&b, v->line[id]);
 	}
 	return recw_put_buf(w, RECORD_NAMES, &b);
+}
+
+/* --keep-last: the record about to be kept (rw->pushed) holds an event of
+ * thread tid of pid. */
+static int recw_seen(struct recw *rw, uint32_t pid, uint32_t tid)
+{
+	if (u64map_put(&rw->seen, (uint64_t)pid << 32 | tid, rw->pushed + 1) < 0 ||
+	    u64map_put(&rw->seen, (uint64_t)pid << 32, rw->pushed + 1) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Whether a thread (or, tid 0, a process) has a record in the window. */
+static bool recw_in_window(const struct recw *rw, uint32_t pid, uint32_t tid)
+{
+	return u64map_get(&rw->seen, (uint64_t)pid << 32 | tid) > rw->dropped;
 }
 
 /* --keep-last: one record kept, the oldest overwritten while the kept
@@ -429,7 +449,8 @@ static int recw_idents(struct writer *w, const struct u64map *gone, size_t *j, s
 	for (; *j < rw->nident && rw->ident[*j].item < rw->dropped && rw->ident[*j].run_at <= run;
 	     ++*j) {
 		const struct recident *id = &rw->ident[*j];
-		if (*j < u64map_get(gone, id->pid))
+		if (*j < u64map_get(gone, id->pid) ||
+		    !recw_in_window(rw, id->pid, id->kind == SPAN_THREAD ? id->tid : 0))
 			continue;
 		if (!b && !(b = malloc(RECORD_BLOCK)))
 			return -ENOMEM;
@@ -600,7 +621,8 @@ static void recw_message(struct writer *w, const struct span_event *ev)
 		b.len += ev->len;
 	}
 	if (r == 0 && rw->keep) {
-		r = b.oom ? -ENOMEM : recw_keep(rw, RECORD_MESSAGE, b.p, b.len, 0, 0);
+		r = b.oom ? -ENOMEM : recw_seen(rw, ev->pid, ev->tid);
+		r = r < 0 ? r : recw_keep(rw, RECORD_MESSAGE, b.p, b.len, 0, 0);
 		free(b.p);
 	} else if (r == 0)
 		r = recw_put_buf(w, RECORD_MESSAGE, &b);
@@ -632,7 +654,8 @@ static void recw_async(struct writer *w, const struct span_event *ev)
 	rb_u64(&b, ev->enters);
 	rb_u64(&b, ev->threads);
 	if (r == 0 && rw->keep) {
-		r = b.oom ? -ENOMEM : recw_keep(rw, RECORD_ASYNC, b.p, b.len, 1, 0);
+		r = b.oom ? -ENOMEM : recw_seen(rw, ev->pid, ev->tid);
+		r = r < 0 ? r : recw_keep(rw, RECORD_ASYNC, b.p, b.len, 1, 0);
 		free(b.p);
 	} else if (r == 0)
 		r = recw_put_buf(w, RECORD_ASYNC, &b);
@@ -656,6 +679,10 @@ static void recw_arg(struct writer *w, const struct span_event *ev)
 			w->err = r;
 			return;
 		}
+	}
+	if (rw->keep && recw_seen(rw, ev->pid, ev->tid) < 0) {
+		w->err = -ENOMEM;
+		return;
 	}
 	rb_u64(b, rw->bev - rw->apos);
 	rw->apos = rw->bev;
@@ -718,6 +745,10 @@ static void recw_span(void *arg, const struct span_event *ev)
 	uint8_t *p = rw->block + rw->len, *b0 = p++;
 	uint8_t f = (uint8_t)(k | (ev->flags & SPAN_F_UNFINISHED ? 8 : 0));
 	if (!rw->len || ev->pid != rw->pid || ev->tid != rw->tid) {
+		if (rw->keep && recw_seen(rw, ev->pid, ev->tid) < 0) {
+			w->err = -ENOMEM;
+			return;
+		}
 		f |= 16;
 		p += pbenc_put_varint(p, ev->pid);
 		p += pbenc_put_varint(p, ev->tid);
@@ -821,6 +852,7 @@ static void recw_release(struct writer *w)
 		free(rw->pinned);
 		free(rw->ident);
 		free(rw->args.p);
+		u64map_release(&rw->seen);
 	}
 	free(w->priv);
 	w->priv = NULL;

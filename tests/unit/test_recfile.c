@@ -533,6 +533,22 @@ int main(void)
 	ok(w.ops->start(&w, &h) == 0, "a second window starts");
 	w.ops->run(&w, 0);
 	uint64_t ats = 100000;
+	/* threads that came and went before the window (their ends are not
+	 * told) and one that has events in it: only the last is named in it */
+	for (uint32_t t = 150; t <= 160; t++) {
+		char tn[16];
+		int n = snprintf(tn, sizeof tn, "w%u", t);
+		w.ops->span(&w, &(struct span_event){.kind = SPAN_THREAD,
+						     .pid = 100,
+						     .tid = t,
+						     .ts = ats,
+						     .name = strtab_intern(&st, tn, (size_t)n)});
+		w.ops->span(&w, &(struct span_event){.kind = SPAN_INSTANT,
+						     .pid = 100,
+						     .tid = t,
+						     .ts = ats,
+						     .name = orig[0].name});
+	}
 	struct span_event a = {.kind = SPAN_ASYNC_BEGIN,
 			       .pid = 100,
 			       .tid = 100,
@@ -546,6 +562,11 @@ int main(void)
 						     .tid = 100,
 						     .ts = ++ats,
 						     .name = orig[0].name});
+	w.ops->span(&w, &(struct span_event){.kind = SPAN_INSTANT,
+					     .pid = 100,
+					     .tid = 160,
+					     .ts = ++ats,
+					     .name = orig[0].name});
 	static const enum span_kind ops[] = {SPAN_ASYNC_ENTER, SPAN_ASYNC_EXIT, SPAN_ASYNC_END,
 					     SPAN_ASYNC_BEGIN, SPAN_ASYNC_END};
 	for (size_t k = 0; k < 5; k++) {
@@ -569,6 +590,16 @@ int main(void)
 	   "the async span begun before it is cut, its records left out: cut %llu, %zu replayed",
 	   rw ? (unsigned long long)rw->cut : 0ULL, of7);
 	ok(of8 == 2, "the async span of the window is kept");
+	size_t dead = 0, live = 0;
+	for (size_t k = 0; k < ngot; k++)
+		if (got[k].ev.kind == SPAN_THREAD && got[k].ev.tid >= 150 && got[k].ev.tid < 160)
+			dead++;
+		else if (got[k].ev.kind == SPAN_THREAD && got[k].ev.tid == 160)
+			live += !strcmp(got[k].name, "w160");
+	ok(dead == 0 && live == 1,
+	   "threads with nothing in the window are not in it (%zu), one with events is "
+	   "named (%zu)",
+	   dead, live);
 	recfile_close(rf);
 
 	free(buf);
