@@ -76,6 +76,9 @@ struct record_window {
 	 * at the window's start), left out of the outputs */
 	uint64_t cut;
 	uint64_t cut_args; /* typed arguments of those spans, left out too */
+	/* a report of several files (files > 1): the windows' sums (size too),
+	 * over `windows` of the files that are windows */
+	unsigned windows, files;
 };
 
 /* Where and when a recorded session ran (the head's second half). */

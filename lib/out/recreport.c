@@ -300,8 +300,25 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 	if (r < 0)
 		goto out;
 	struct report_ranks ranks = {(unsigned)n, ri};
-	const struct record_window *win = recfile_window(f[0].rf);
-	struct run_end end = {.window = n == 1 && win->present ? win : NULL,
+	/* the windows of the files, summed: the spans are theirs */
+	struct record_window win = {.files = (unsigned)n};
+	for (size_t i = 0; i < n; i++) {
+		const struct record_window *w = recfile_window(f[i].rf);
+		if (!w->present)
+			continue;
+		win.present = true;
+		win.snapshot |= w->snapshot;
+		win.windows++;
+		win.size += w->size;
+		win.events += w->events;
+		win.spans += w->spans;
+		win.messages += w->messages;
+		win.samples += w->samples;
+		win.bytes += w->bytes;
+		win.cut += w->cut;
+		win.cut_args += w->cut_args;
+	}
+	struct run_end end = {.window = win.present ? &win : NULL,
 			      .run = runs,
 			      .nruns = nruns,
 			      .dstats = head.spans ? &ds : NULL,

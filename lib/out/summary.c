@@ -937,11 +937,20 @@ static void summary_window(FILE *fp, const struct record_window *w)
 	char spans[64], events[64];
 	fmt_grouped(spans, sizeof spans, (double)w->spans, 0);
 	fmt_grouped(events, sizeof events, (double)w->events, 0);
-	fprintf(fp,
-		" span window: the last %" PRIu64 " bytes of events (--keep-last)%s; %s spans "
-		"(%s events) before them were overwritten",
-		w->size, w->snapshot ? ", a snapshot taken while the target ran" : "", spans,
-		events);
+	if (w->files > 1)
+		fprintf(fp,
+			" span window: %u of the %u files hold the last bytes of their events "
+			"(--keep-last, %" PRIu64 " bytes in all)%s; %s spans (%s events) before "
+			"them were overwritten",
+			w->windows, w->files, w->size, w->snapshot ? ", snapshots among them" : "",
+			spans, events);
+	else
+		fprintf(fp,
+			" span window: the last %" PRIu64
+			" bytes of events (--keep-last)%s; %s spans "
+			"(%s events) before them were overwritten",
+			w->size, w->snapshot ? ", a snapshot taken while the target ran" : "",
+			spans, events);
 	if (w->cut)
 		fprintf(fp, ", %" PRIu64 " cut at the window's start left out", w->cut);
 	if (w->cut_args)

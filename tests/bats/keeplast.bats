@@ -193,3 +193,20 @@ overwritten() {
 	over=$(overwritten err)
 	assert_equal $(($(json_spans k.json) + over)) 200101
 }
+
+@test "keep-last: a report of several window files says their windows, summed" {
+	"$SPANSTAT" record --keep-last=128K -o a.rec -- "$PHASES" 100 500 2>erra
+	"$SPANSTAT" record --keep-last=256K -o b.rec -- "$PHASES" 200 500 2>errb
+	"$SPANSTAT" record -o c.rec -- "$PHASES" 2 2
+	overa=$(overwritten erra)
+	overb=$(overwritten errb)
+	run -0 "$SPANSTAT" report --json=m.json -o m.txt a.rec b.rec c.rec
+	echo "$output"
+	cat m.txt
+	# the spans are the windows' (and c's whole run): not the whole sessions'
+	assert_equal "$(jq '.spans.window.keep_last' m.json)" $((128 * 1024 + 256 * 1024))
+	assert_equal "$(jq '.spans.window.overwritten_spans' m.json)" $((overa + overb))
+	assert_equal $(($(json_spans m.json) + overa + overb)) $((50101 + 100201 + 7))
+	[ "$(jq '.spans.window.cut' m.json)" -gt 0 ]
+	grep -q "^ span window: 2 of the 3 files hold the last bytes of their events (--keep-last, 393216 bytes in all); [0-9,]* spans ([0-9,]* events) before them were overwritten, [0-9]* cut at the window's start left out" m.txt
+}
