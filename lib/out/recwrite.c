@@ -37,12 +37,18 @@ struct recbuf {
 	bool oom;
 };
 
-/* A record kept for --keep-last. */
+/* A record kept for --keep-last, or (type RECW_PACK) records of less than
+ * RECW_PACK bytes packed together, each as its type and length (u32, host
+ * order) and payload: a typed argument or a message is some 20 bytes, less
+ * than an allocation and an index entry of its own would take. */
 struct recitem {
 	uint8_t *p;
 	uint32_t type, len;
 	uint64_t events, spans; /* EVENTS: how many, and of them begins */
 };
+
+#define RECW_PACK 4096
+#define RECW_PACKED 0 /* the type of a pack (no record's) */
 
 /* --keep-last: a process's or thread's start or name, or a process's end,
  * kept apart too: when its block is overwritten, the file still names the
@@ -64,6 +70,7 @@ struct recw {
 	uint64_t keep;
 	struct recitem *item;
 	size_t first, nitem, capitem;
+	bool packing; /* item[nitem - 1] is a pack records may go to */
 	uint64_t kept;
 	uint64_t *pinned;
 	size_t npinned, cappinned;
@@ -206,12 +213,12 @@ static int recw_names(struct writer *w)
 	return recw_put_buf(w, RECORD_NAMES, &b);
 }
 
-/* --keep-last: the record about to be kept (rw->pushed) holds an event of
- * thread tid of pid. */
-static int recw_seen(struct recw *rw, uint32_t pid, uint32_t tid)
+/* --keep-last: kept record item - 1 (counted from the first) holds an
+ * event of thread tid of pid. */
+static int recw_seen(struct recw *rw, uint32_t pid, uint32_t tid, uint64_t item)
 {
-	if (u64map_put(&rw->seen, (uint64_t)pid << 32 | tid, rw->pushed + 1) < 0 ||
-	    u64map_put(&rw->seen, (uint64_t)pid << 32, rw->pushed + 1) < 0)
+	if (u64map_put(&rw->seen, (uint64_t)pid << 32 | tid, item) < 0 ||
+	    u64map_put(&rw->seen, (uint64_t)pid << 32, item) < 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -222,40 +229,69 @@ static bool recw_in_window(const struct recw *rw, uint32_t pid, uint32_t tid)
 	return u64map_get(&rw->seen, (uint64_t)pid << 32 | tid) > rw->dropped;
 }
 
-/* --keep-last: one record kept, the oldest overwritten while the kept
- * ones hold more than keep bytes (the newest always stays). */
+/* --keep-last: one record overwritten, counted (a run start is kept). */
+static int recw_drop(struct recw *rw, uint32_t type, const uint8_t *p, uint32_t len,
+		     uint64_t events, uint64_t spans)
+{
+	rw->kept -= RECORD_HDR + len;
+	if (type == RECORD_RUNSTART) { /* which threads are whose run: kept */
+		struct record_in in = {p, p + len, true};
+		uint64_t run = record_get_u64(&in);
+		if (GROW(rw->pinned, rw->npinned + 1, rw->cappinned, 8) < 0)
+			return -ENOMEM;
+		rw->pinned[rw->npinned++] = run;
+		return 0;
+	}
+	rw->win.events += events;
+	rw->win.spans += spans;
+	rw->win.messages += type == RECORD_MESSAGE;
+	rw->win.samples += type == RECORD_INTERVAL;
+	rw->win.bytes += RECORD_HDR + len;
+	return 0;
+}
+
+/* --keep-last: one record kept (small ones packed), the oldest overwritten
+ * while the kept ones hold more than keep bytes (the newest always stays). */
 static int recw_keep(struct recw *rw, enum record_type type, const void *payload, size_t len,
 		     uint64_t events, uint64_t spans)
 {
-	if (GROW(rw->item, rw->nitem + 1, rw->capitem, 64) < 0)
-		return -ENOMEM;
-	uint8_t *p = malloc(len ? len : 1);
-	if (!p)
-		return -ENOMEM;
-	memcpy(p, payload, len);
-	rw->item[rw->nitem++] = (struct recitem){p, (uint32_t)type, (uint32_t)len, events, spans};
+	struct recitem *pack = rw->packing ? &rw->item[rw->nitem - 1] : NULL;
+	bool small = type != RECORD_EVENTS && len <= RECW_PACK - 8;
+	if (!small || !pack || pack->len + 8 + len > RECW_PACK) {
+		if (GROW(rw->item, rw->nitem + 1, rw->capitem, 64) < 0)
+			return -ENOMEM;
+		uint8_t *p = malloc(small ? RECW_PACK : len ? len : 1);
+		if (!p)
+			return -ENOMEM;
+		rw->item[rw->nitem++] = (struct recitem){p, small ? RECW_PACKED : (uint32_t)type,
+							 small ? 0 : (uint32_t)len, events, spans};
+		if (!small)
+			memcpy(p, payload, len);
+		rw->pushed++;
+		rw->packing = small;
+		pack = small ? &rw->item[rw->nitem - 1] : NULL;
+	}
+	if (small) {
+		uint32_t h[2] = {(uint32_t)type, (uint32_t)len};
+		memcpy(pack->p + pack->len, h, sizeof h);
+		memcpy(pack->p + pack->len + sizeof h, payload, len);
+		pack->len += (uint32_t)(sizeof h + len);
+	}
 	rw->kept += RECORD_HDR + len;
-	rw->pushed++;
 	rw->nrunstart += type == RECORD_RUNSTART;
-	while (rw->kept > rw->keep && rw->nitem - rw->first > 1) {
+	int e = 0;
+	while (e == 0 && rw->kept > rw->keep && rw->nitem - rw->first > 1) {
 		struct recitem *it = &rw->item[rw->first++];
 		rw->dropped++;
-		rw->kept -= RECORD_HDR + it->len;
-		if (it->type == RECORD_RUNSTART) { /* which threads are whose run: kept */
-			struct record_in in = {it->p, it->p + it->len, true};
-			uint64_t run = record_get_u64(&in);
-			if (GROW(rw->pinned, rw->npinned + 1, rw->cappinned, 8) < 0) {
-				free(it->p);
-				return -ENOMEM;
-			}
-			rw->pinned[rw->npinned++] = run;
-		} else {
-			rw->win.events += it->events;
-			rw->win.spans += it->spans;
-			rw->win.messages += it->type == RECORD_MESSAGE;
-			rw->win.samples += it->type == RECORD_INTERVAL;
-			rw->win.bytes += RECORD_HDR + it->len;
+		for (uint32_t o = 0; it->type == RECW_PACKED && e == 0 && o < it->len;) {
+			uint32_t h[2];
+			memcpy(h, it->p + o, sizeof h);
+			e = recw_drop(rw, h[0], it->p + o + sizeof h, h[1],
+				      h[0] == RECORD_ASYNC || h[0] == RECORD_ARG, 0);
+			o += (uint32_t)sizeof h + h[1];
 		}
+		if (it->type != RECW_PACKED)
+			e = recw_drop(rw, it->type, it->p, it->len, it->events, it->spans);
 		free(it->p);
 	}
 	if (rw->first > 64 && rw->first * 2 > rw->nitem) {
@@ -263,7 +299,7 @@ static int recw_keep(struct recw *rw, enum record_type type, const void *payload
 		rw->nitem -= rw->first;
 		rw->first = 0;
 	}
-	return 0;
+	return e;
 }
 
 /* The open block, after the strings its events name, and the arguments
@@ -514,8 +550,17 @@ static int recw_dump(struct writer *w, bool snapshot)
 			e = recw_put(w, RECORD_RUNSTART, p, pbenc_put_varint(p, rw->pinned[i]));
 	}
 	u64map_release(&gone);
-	for (size_t i = rw->first; e == 0 && i < rw->nitem; i++)
-		e = recw_put(w, (enum record_type)rw->item[i].type, rw->item[i].p, rw->item[i].len);
+	for (size_t i = rw->first; e == 0 && i < rw->nitem; i++) {
+		const struct recitem *it = &rw->item[i];
+		for (uint32_t o = 0; it->type == RECW_PACKED && e == 0 && o < it->len;) {
+			uint32_t h[2];
+			memcpy(h, it->p + o, sizeof h);
+			e = recw_put(w, (enum record_type)h[0], it->p + o + sizeof h, h[1]);
+			o += (uint32_t)sizeof h + h[1];
+		}
+		if (it->type != RECW_PACKED)
+			e = recw_put(w, (enum record_type)it->type, it->p, it->len);
+	}
 	if (e == 0 && snapshot && rw->len)
 		e = recw_put(w, RECORD_EVENTS, rw->block, rw->len);
 	if (e == 0)
@@ -621,8 +666,8 @@ static void recw_message(struct writer *w, const struct span_event *ev)
 		b.len += ev->len;
 	}
 	if (r == 0 && rw->keep) {
-		r = b.oom ? -ENOMEM : recw_seen(rw, ev->pid, ev->tid);
-		r = r < 0 ? r : recw_keep(rw, RECORD_MESSAGE, b.p, b.len, 0, 0);
+		r = b.oom ? -ENOMEM : recw_keep(rw, RECORD_MESSAGE, b.p, b.len, 0, 0);
+		r = r < 0 ? r : recw_seen(rw, ev->pid, ev->tid, rw->pushed);
 		free(b.p);
 	} else if (r == 0)
 		r = recw_put_buf(w, RECORD_MESSAGE, &b);
@@ -654,8 +699,8 @@ static void recw_async(struct writer *w, const struct span_event *ev)
 	rb_u64(&b, ev->enters);
 	rb_u64(&b, ev->threads);
 	if (r == 0 && rw->keep) {
-		r = b.oom ? -ENOMEM : recw_seen(rw, ev->pid, ev->tid);
-		r = r < 0 ? r : recw_keep(rw, RECORD_ASYNC, b.p, b.len, 1, 0);
+		r = b.oom ? -ENOMEM : recw_keep(rw, RECORD_ASYNC, b.p, b.len, 1, 0);
+		r = r < 0 ? r : recw_seen(rw, ev->pid, ev->tid, rw->pushed);
 		free(b.p);
 	} else if (r == 0)
 		r = recw_put_buf(w, RECORD_ASYNC, &b);
@@ -680,7 +725,7 @@ static void recw_arg(struct writer *w, const struct span_event *ev)
 			return;
 		}
 	}
-	if (rw->keep && recw_seen(rw, ev->pid, ev->tid) < 0) {
+	if (rw->keep && recw_seen(rw, ev->pid, ev->tid, rw->pushed + 1) < 0) {
 		w->err = -ENOMEM;
 		return;
 	}
@@ -745,7 +790,7 @@ static void recw_span(void *arg, const struct span_event *ev)
 	uint8_t *p = rw->block + rw->len, *b0 = p++;
 	uint8_t f = (uint8_t)(k | (ev->flags & SPAN_F_UNFINISHED ? 8 : 0));
 	if (!rw->len || ev->pid != rw->pid || ev->tid != rw->tid) {
-		if (rw->keep && recw_seen(rw, ev->pid, ev->tid) < 0) {
+		if (rw->keep && recw_seen(rw, ev->pid, ev->tid, rw->pushed + 1) < 0) {
 			w->err = -ENOMEM;
 			return;
 		}

@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -600,6 +601,42 @@ int main(void)
 	   "threads with nothing in the window are not in it (%zu), one with events is "
 	   "named (%zu)",
 	   dead, live);
+	recfile_close(rf);
+
+	/* small records (typed arguments, messages) are kept in memory about
+	 * as large as they are in the file, not each with an allocation and
+	 * an index entry that weigh more than the record itself */
+	fp = fopen(path, "w");
+	w = (struct writer){.ops = &record_writer_ops, .fp = fp, .head = &h};
+	w.opts.keep_last = 512u << 10; /* fewer records than got holds */
+	w.opts.path = kpath;
+	ok(w.ops->start(&w, &h) == 0, "a third window starts");
+	w.ops->run(&w, 0);
+	struct mallinfo2 m0 = mallinfo2();
+	for (size_t k = 0; k < 150000; k++)
+		w.ops->span(&w, &(struct span_event){.kind = SPAN_ARG,
+						     .pid = 100,
+						     .tid = 100,
+						     .ts = ++ats,
+						     .name = orig[0].name,
+						     .flags = SPAN_ARG_I64,
+						     .value = (int64_t)k});
+	struct mallinfo2 m1 = mallinfo2();
+	size_t u0 = m0.uordblks + m0.hblkhd, u1 = m1.uordblks + m1.hblkhd;
+	size_t grown = u1 > u0 ? u1 - u0 : 0;
+	ok(recwrite_window(&w, &win) && win.events > 0 && grown < (512u << 10) * 3 / 2,
+	   "a window of 512 KiB of small records takes %zu bytes of memory", grown);
+	ok(w.ops->finish(&w, &rep) == 0, "the third window is written");
+	w.ops->release(&w);
+	ok(fclose(fp) == 0, "the third window's file is complete");
+	rf = replay(path, &st2, &nv2, &err);
+	rw = rf ? recfile_window(rf) : NULL;
+	size_t nargs = 0;
+	for (size_t k = 0; k < ngot; k++)
+		nargs += got[k].ev.kind == SPAN_ARG &&
+			 got[k].ev.value == (int64_t)(150000 - ngot + k);
+	ok(rf && err == 0 && rw && rw->events + nargs == 150000 && nargs == ngot,
+	   "the last arguments are kept, in order, the others counted: %zu kept", nargs);
 	recfile_close(rf);
 
 	free(buf);
