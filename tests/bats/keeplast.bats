@@ -64,8 +64,8 @@ overwritten() {
 	# the last spans are there, the first are not
 	json_names k.json >names
 	grep -qx phase0199 names
-	! grep -qx phase0000 names
-	! grep -qx run names
+	run ! grep -qx phase0000 names
+	run ! grep -qx run names
 	# the process began before the window: its name is kept all the same
 	jq -r '.spans.threads[0].process_name' k.json | grep -q '^span_phases'
 	# the stream's own counts are the whole run's
@@ -92,7 +92,7 @@ overwritten() {
 	# the window's: the last phase, not the first (the flame chart may merge
 	# what is narrower than a pixel: the trace holds every name)
 	grep -aq phase0099 live.pftrace
-	! grep -aq phase0000 live.pftrace
+	run ! grep -aq phase0000 live.pftrace
 	# while the JSON counts the whole run, and has no window
 	assert_equal "$(json_spans live.json)" 50101
 	assert_equal "$(jq '.spans.window.keep_last' live.json)" null
@@ -111,7 +111,7 @@ overwritten() {
 	assert_equal "$(jq '.runs | length' k.json)" 2
 	json_names k.json >names
 	grep -qx phase0099 names
-	! grep -qx phase0000 names
+	run ! grep -qx phase0000 names
 }
 
 @test "keep-last: SIGUSR2 writes a snapshot while the target goes on; its status stays" {
@@ -137,8 +137,8 @@ overwritten() {
 	assert_equal "$(jq '.spans.window.snapshot' snap.json)" true
 	json_names snap.json >names
 	grep -qx phase0049 names
-	! grep -qx phase0050 names
-	! grep -qx phase0000 names
+	run ! grep -qx phase0050 names
+	run ! grep -qx phase0000 names
 	assert_equal "$(jq '.runs | length' snap.json)" 0
 	# the final file: the end of the run, the counts, the status
 	run -0 "$SPANSTAT" report --json=k.json k.rec
@@ -185,7 +185,7 @@ overwritten() {
 	cat err
 	assert_equal "$code" 3
 	grep -qx "spanstat: cannot write a snapshot to '/dev/stdout': a stream (a FIFO, a device or spanstat's own output), which a snapshot cannot replace; the record is written when the run ends" err
-	! grep -q 'snapshot of' err
+	run ! grep -q 'snapshot of' err
 	run -0 "$SPANSTAT" report --json=k.json k.rec
 	echo "$output"
 	refute_output --partial 'is damaged'
