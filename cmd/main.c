@@ -963,6 +963,10 @@ static int commit_outputs(struct cli *c, int code)
 			errline(why ? why : "cannot write output");
 			free(why);
 			code = code ? code : EXIT_SPANSTAT;
+			/* not in place: not said written, nor read again (a
+			 * --keep-last snapshot may be there in its stead) */
+			if (c->w[k].ops)
+				c->w[k].err = -EIO;
 		}
 	}
 	return code;

@@ -210,3 +210,22 @@ overwritten() {
 	[ "$(jq '.spans.window.cut' m.json)" -gt 0 ]
 	grep -q "^ span window: 2 of the 3 files hold the last bytes of their events (--keep-last, 393216 bytes in all); [0-9,]* spans ([0-9,]* events) before them were overwritten, [0-9]* cut at the window's start left out" m.txt
 }
+
+@test "keep-last: a record file that could not be put in place is not said kept, nor made into traces" {
+	mkdir d
+	rm -f go go.ready
+	"$SPANSTAT" --keep-last=128K --record=d/k.rec --perfetto=k.pftrace -o /dev/null \
+		-- "$PHASES" 100 500 go 2>err &
+	local pid=$! i code=0
+	for ((i = 0; i < 3000; i++)); do [ -e go.ready ] && break; sleep 0.01; done
+	[ -e go.ready ] || fail "the target never got half way"
+	rm -rf d
+	touch go
+	wait "$pid" || code=$?
+	cat err
+	assert_equal "$code" 125
+	grep -q "^spanstat: cannot write 'd/k.rec': " err
+	run ! grep -q "keeps the last" err
+	grep -qx "spanstat: cannot write --perfetto 'k.pftrace': the record file it is made from was not written" err
+	[ ! -e k.pftrace ]
+}
