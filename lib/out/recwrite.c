@@ -579,6 +579,22 @@ bool recwrite_window(const struct writer *w, struct record_window *win)
 	return true;
 }
 
+/* A snapshot's file could not be opened or put in place: the output file's
+ * cause ("cannot write 'F': why") said as the snapshot's. */
+static int recw_snapshot_fail(char **cause, int e, const char *path)
+{
+	char *in = cause ? *cause : NULL;
+	const char *q = in ? strstr(in, "': ") : NULL;
+	if (cause)
+		*cause = NULL;
+	cause_set(cause, e, "cannot write a snapshot to '%s': %s", path,
+		  q    ? q + 3
+		  : in ? in
+		       : strerror(-e));
+	free(in);
+	return e;
+}
+
 int recwrite_snapshot(struct writer *w, char **cause)
 {
 	struct recw *rw = w->ops == &record_writer_ops ? w->priv : NULL;
@@ -591,7 +607,7 @@ int recwrite_snapshot(struct writer *w, char **cause)
 	struct outfile of;
 	int e = outfile_open(&of, path, 0, cause);
 	if (e < 0)
-		return e;
+		return recw_snapshot_fail(cause, e, path);
 	if (!outfile_replaces(&of)) { /* a snapshot there would come ahead of the
 				       * end's file: two record files in one */
 		outfile_abort(&of);
@@ -612,7 +628,8 @@ int recwrite_snapshot(struct writer *w, char **cause)
 		return cause_set(cause, e, "cannot write a snapshot to '%s': %s", path,
 				 strerror(-e));
 	}
-	return outfile_commit(&of, cause);
+	e = outfile_commit(&of, cause);
+	return e < 0 ? recw_snapshot_fail(cause, e, path) : 0;
 }
 
 static int recw_interval(struct writer *w, const struct interval_sample *s)

@@ -229,3 +229,22 @@ overwritten() {
 	grep -qx "spanstat: cannot write --perfetto 'k.pftrace': the record file it is made from was not written" err
 	[ ! -e k.pftrace ]
 }
+
+@test "keep-last: a snapshot that cannot be written says it was the snapshot" {
+	mkdir d
+	rm -f go go.ready
+	"$SPANSTAT" record --keep-last=128K -o d/k.rec -- "$PHASES" 100 500 go 2>err &
+	local pid=$! i code=0
+	for ((i = 0; i < 3000; i++)); do [ -e go.ready ] && break; sleep 0.01; done
+	[ -e go.ready ] || fail "the target never got half way"
+	rm -rf d
+	kill -USR2 "$pid"
+	for ((i = 0; i < 3000; i++)); do grep -q 'snapshot' err && break; sleep 0.01; done
+	touch go
+	wait "$pid" || code=$?
+	cat err
+	assert_equal "$code" 125
+	grep -qx "spanstat: cannot write a snapshot to 'd/k.rec': No such file or directory" err
+	grep -qx "spanstat: cannot write 'd/k.rec': No such file or directory" err
+	assert_equal "$(wc -l <err)" 2
+}
