@@ -22,6 +22,8 @@
 #include "writer.h"
 
 #define NEV 40000
+/* the captures: every event of a test, or a window of 150000 arguments */
+#define NGOT (150000 + 16)
 
 static struct span_event orig[NEV + 16];
 static uint64_t orig_vals[NEV + 16][2], orig_cum[NEV + 16][2];
@@ -42,6 +44,8 @@ static unsigned got_intervals, got_runstarts;
 static void cap_span(void *arg, const struct span_event *ev)
 {
 	(void)arg;
+	if (ngot == NGOT)
+		abort(); /* a test wrote more than it can check */
 	struct capture *c = &got[ngot++];
 	c->ev = *ev;
 	snprintf(c->name, sizeof c->name, "%s", strtab_get(got_strings, ev->name));
@@ -160,7 +164,7 @@ int main(void)
 	snprintf(path, sizeof path, "%s/r.rec", dir);
 	snprintf(cut, sizeof cut, "%s/cut.rec", dir);
 	snprintf(bad, sizeof bad, "%s/bad.rec", dir);
-	got = calloc(NEV + 16, sizeof *got);
+	got = calloc(NGOT, sizeof *got);
 
 	/* the session: one event, two span values, names with a view */
 	struct strtab st;
