@@ -39,6 +39,16 @@ size_t utf8esc_seqlen(const unsigned char *s, size_t n)
 	return len;
 }
 
+bool utf8esc_valid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s);
+	for (size_t i = 0, len; i < n; i += len)
+		if (!(len = utf8esc_seqlen(p + i, n - i)))
+			return false;
+	return true;
+}
+
 char *utf8esc_dup(const char *s)
 {
 	static const char hex[] = "0123456789ABCDEF";

@@ -9,10 +9,13 @@
 #ifndef SPANSTAT_UTF8ESC_H
 #define SPANSTAT_UTF8ESC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if invalid. */
 size_t utf8esc_seqlen(const unsigned char *s, size_t n);
+/* Whether the NUL-terminated s is valid UTF-8 throughout. */
+bool utf8esc_valid(const char *s);
 /* The escaped form of the NUL-terminated s, malloc'd; NULL on ENOMEM. */
 char *utf8esc_dup(const char *s);
 

@@ -116,21 +116,12 @@ static cJSON *json_text(cJSON *obj, const char *key, const char *s)
 	return item;
 }
 
-static bool json_utf8(const char *s)
-{
-	size_t n = strlen(s);
-	for (size_t i = 0, len; i < n; i += len)
-		if (!(len = utf8esc_seqlen((const unsigned char *)s + i, n - i)))
-			return false;
-	return true;
-}
-
 /* A string spanstat names itself (an event's name or unit, the host's):
  * as it is when valid UTF-8, else escaped as json_text does (one read
  * back from a record file may hold any bytes). */
 static cJSON *json_name(cJSON *obj, const char *key, const char *s)
 {
-	if (!json_utf8(s))
+	if (!utf8esc_valid(s))
 		return json_text(obj, key, s);
 	return cJSON_AddStringToObject(obj, key, s);
 }
@@ -440,7 +431,7 @@ static void json_node_values(cJSON *o, const struct span_tree *t, uint32_t i,
 		if (spanmetric_info(x)->key || spanmetric_info(x)->split)
 			continue; /* not one of those kept by name */
 		/* a key as json_name writes the name */
-		char *esc = json_utf8(x->name) ? NULL : utf8esc_dup(x->name);
+		char *esc = utf8esc_valid(x->name) ? NULL : utf8esc_dup(x->name);
 		const char *key = esc ? esc : x->name;
 		if (!x->supported) {
 			cJSON_AddNullToObject(m, key);

@@ -55,6 +55,7 @@
 #include "grow.h"
 #include "pbenc.h"
 #include "u64map.h"
+#include "utf8esc.h"
 #include "spannames.h"
 #include "writer.h"
 
@@ -277,6 +278,24 @@ static void pf_packet_done(struct writer *w, struct perfetto *p, size_t m)
 		pf_flush(w, p);
 }
 
+/* A text from outside (a name, message, category, argument, command line):
+ * as it is when valid UTF-8, as the trace format requires; else escaped as
+ * JSON escapes it (utf8esc.h), so the two outputs name it alike. */
+static void pf_text(struct pbenc *e, uint32_t field, const char *s)
+{
+	if (utf8esc_valid(s)) {
+		pbenc_string(e, field, s);
+		return;
+	}
+	char *x = utf8esc_dup(s);
+	if (!x) {
+		e->err = -ENOMEM;
+		return;
+	}
+	pbenc_string(e, field, x);
+	free(x);
+}
+
 static const char *pf_str(const struct perfetto *p, uint32_t id)
 {
 	return p->strings ? strtab_get(p->strings, id) : "";
@@ -300,8 +319,8 @@ static uint64_t pf_process_desc(struct writer *w, struct perfetto *p, uint64_t t
 	size_t pd = pbenc_open(e, TD_PROCESS);
 	pbenc_varint(e, PD_PID, pid);
 	if (name) {
-		pbenc_string(e, PD_CMDLINE, pf_str(p, name));
-		pbenc_string(e, PD_NAME, pf_str(p, name));
+		pf_text(e, PD_CMDLINE, pf_str(p, name));
+		pf_text(e, PD_NAME, pf_str(p, name));
 	}
 	pbenc_close(e, pd);
 	pbenc_close(e, td);
@@ -330,7 +349,7 @@ static void pf_thread_desc(struct writer *w, struct perfetto *p, struct pf_threa
 	pbenc_varint(e, THD_PID, t->pid);
 	pbenc_varint(e, THD_TID, t->tid);
 	if (name)
-		pbenc_string(e, THD_NAME, pf_str(p, name));
+		pf_text(e, THD_NAME, pf_str(p, name));
 	pbenc_close(e, thd);
 	pbenc_close(e, td);
 	pf_packet_done(w, p, m);
@@ -516,7 +535,7 @@ pf_fast_event(struct perfetto *p, struct pf_thread *t, uint64_t ts, int type, ui
 static void pf_uint_arg(struct pbenc *e, const char *name, uint64_t v)
 {
 	size_t da = pbenc_open(e, TE_DEBUG_ANNOTATION);
-	pbenc_string(e, DA_NAME, name);
+	pf_text(e, DA_NAME, name);
 	pbenc_varint(e, DA_UINT, v);
 	pbenc_close_min(e, da);
 }
@@ -529,7 +548,7 @@ static void pf_arg_annotation(struct perfetto *p, const struct pf_arg *a)
 {
 	struct pbenc *e = &p->enc;
 	size_t da = pbenc_open(e, TE_DEBUG_ANNOTATION);
-	pbenc_string(e, DA_NAME, pf_str(p, a->key));
+	pf_text(e, DA_NAME, pf_str(p, a->key));
 	double d;
 	switch (a->type) {
 	case SPAN_ARG_I64:
@@ -546,7 +565,7 @@ static void pf_arg_annotation(struct perfetto *p, const struct pf_arg *a)
 		pbenc_bool(e, DA_BOOL, a->bits != 0);
 		break;
 	default:
-		pbenc_string(e, DA_STRING, pf_str(p, (uint32_t)a->bits));
+		pf_text(e, DA_STRING, pf_str(p, (uint32_t)a->bits));
 		break;
 	}
 	pbenc_close_min(e, da);
@@ -672,7 +691,7 @@ static void pf_slice(struct writer *w, struct perfetto *p, const struct span_eve
 		size_t id = pbenc_open(e, PKT_INTERNED_DATA);
 		size_t en = pbenc_open(e, ID_EVENT_NAMES);
 		pbenc_varint(e, EN_IID, name);
-		pbenc_string(e, EN_NAME, pf_str(p, name));
+		pf_text(e, EN_NAME, pf_str(p, name));
 		pbenc_close_min(e, en);
 		pbenc_close_min(e, id);
 	}
@@ -686,7 +705,7 @@ static void pf_slice(struct writer *w, struct perfetto *p, const struct span_eve
 		pbenc_string(e, TE_NAME, buf);
 	}
 	if (cat) /* spanstat_category(): the UI filters slices by it */
-		pbenc_string(e, TE_CATEGORIES, cat);
+		pf_text(e, TE_CATEGORIES, cat);
 	if (type == TYPE_SLICE_END && ev->vals && p->metrics && pf_has_values(p, ev))
 		pf_values(p, ev);
 	if (type == TYPE_SLICE_END && (ev->flags & SPAN_F_UNFINISHED)) {
@@ -727,7 +746,7 @@ static void pf_arg(struct writer *w, struct perfetto *p, const struct span_event
 	size_t m = pf_thread_packet(p, t, ev->ts);
 	size_t te = pbenc_open(e, PKT_TRACK_EVENT);
 	pbenc_varint(e, TE_TYPE, TYPE_INSTANT);
-	pbenc_string(e, TE_NAME, pf_str(p, ev->name));
+	pf_text(e, TE_NAME, pf_str(p, ev->name));
 	pf_arg_annotation(p, &a);
 	pbenc_close_min(e, te);
 	pf_packet_done(w, p, m);
@@ -749,7 +768,7 @@ static void pf_message(struct writer *w, struct perfetto *p, const struct span_e
 	size_t m = pf_thread_packet(p, t, ev->ts);
 	size_t te = pbenc_open(e, PKT_TRACK_EVENT);
 	pbenc_varint(e, TE_TYPE, TYPE_INSTANT);
-	pbenc_string(e, TE_NAME, text);
+	pf_text(e, TE_NAME, text);
 	size_t da = pbenc_open(e, TE_DEBUG_ANNOTATION);
 	pbenc_string(e, DA_NAME, "message");
 	pbenc_bool(e, DA_BOOL, 1);
@@ -768,7 +787,7 @@ static uint64_t pf_async_key(const struct span_event *ev)
 static void pf_async_name(struct pbenc *e, const struct perfetto *p, const struct span_event *ev)
 {
 	uint32_t name = spannames_shown(p->names, ev->name);
-	pbenc_string(e, TE_NAME, name && p->strings ? pf_str(p, name) : "async");
+	pf_text(e, TE_NAME, name && p->strings ? pf_str(p, name) : "async");
 }
 
 /* An async span (spanstat_async_begin): a track of its own under its
@@ -794,7 +813,7 @@ static void pf_async(struct writer *w, struct perfetto *p, const struct span_eve
 		pbenc_varint(e, TD_UUID, uuid);
 		pbenc_varint(e, TD_PARENT, parent);
 		uint32_t name = spannames_shown(p->names, ev->name);
-		pbenc_string(e, TD_NAME, name && p->strings ? pf_str(p, name) : "async");
+		pf_text(e, TD_NAME, name && p->strings ? pf_str(p, name) : "async");
 		pbenc_close(e, td);
 		pf_packet_done(w, p, m);
 		m = pf_packet(p, ev->ts);
@@ -875,10 +894,10 @@ static void pf_counter_desc(struct writer *w, struct perfetto *p, uint64_t ts, u
 	pbenc_varint(e, TD_UUID, uuid);
 	if (parent)
 		pbenc_varint(e, TD_PARENT, parent);
-	pbenc_string(e, TD_NAME, name);
+	pf_text(e, TD_NAME, name);
 	size_t cd = pbenc_open(e, TD_COUNTER);
 	if (unit && *unit)
-		pbenc_string(e, CD_UNIT_NAME, unit);
+		pf_text(e, CD_UNIT_NAME, unit);
 	else
 		pbenc_varint(e, CD_UNIT, UNIT_COUNT);
 	pbenc_close(e, cd);

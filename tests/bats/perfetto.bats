@@ -18,7 +18,8 @@ setup_file() {
 	if ! command -v protoc >/dev/null 2>&1; then
 		PF_MISSING="protoc not installed (Debian package protobuf-compiler)"
 	fi
-	export THREADS FORK DIE FINSTR SPIN TRUTH LOOP
+	export THREADS FORK DIE FINSTR SPIN TRUTH LOOP DEEP
+	DEEP=$(build_workload span_deep $(span_link_flags))
 	TRUTH=$(build_workload span_truth -pthread $(span_link_flags))
 	LOOP=$(build_workload span_loop $(span_link_flags))
 	THREADS=$(build_workload span_threads $(span_link_flags))
@@ -302,4 +303,21 @@ task-clock msec"
 	SPANSTAT_PERFETTO_OFFICIAL=$PWD/none SPANSTAT_REQUIRE_SHARED=1 run -2 "$pf" <t.pftrace
 	SPANSTAT_PERFETTO_OFFICIAL=$PWD/none SPANSTAT_REQUIRE_SHARED= run -0 "$pf" <t.pftrace
 	assert_output --partial 'thread_name:'
+}
+
+@test "names that are not UTF-8 are written escaped as in JSON, so the trace's strings are valid UTF-8" {
+	run "$SPANSTAT" --perfetto=b.pftrace --json=b.json -- "$DEEP" bytes $'arg\xff%'
+	assert_success
+	pf_load b.pftrace
+	# protoc prints bytes past ASCII as octal escapes: only cafe's e-acute,
+	# valid UTF-8 that goes as it is
+	run grep -c '\\[0-3][0-7][0-7]' b.pftrace.txt
+	assert_output 1
+	grep -qF 'caf\303\251' b.pftrace.txt
+	local n
+	for n in 'bad%FF%FE' 'trunc%E2%82' 't%80x'; do
+		grep -qF "\"$n\"" b.pftrace.txt || fail "$n is not in the trace"
+	done
+	# the escaped names are JSON's
+	grep -qF '"bad%FF%FE"' b.json
 }
