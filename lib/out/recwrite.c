@@ -665,11 +665,29 @@ static void recw_run(struct writer *w, unsigned run)
 		w->err = r;
 }
 
+/* The record b of an event of its own (a message, an async span's event),
+ * r what flushing the block before it gave: kept in the window (as events
+ * events of it) or written, and b freed either way. */
+static void recw_event_record(struct writer *w, const struct span_event *ev, enum record_type type,
+			      struct recbuf *b, uint64_t events, int r)
+{
+	struct recw *rw = w->priv;
+	if (r == 0 && rw->keep) {
+		r = b->oom ? -ENOMEM : recw_keep(rw, type, b->p, b->len, events, 0);
+		r = r < 0 ? r : recw_seen(rw, ev->pid, ev->tid, rw->pushed);
+		free(b->p);
+	} else if (r == 0)
+		r = recw_put_buf(w, type, b);
+	else
+		free(b->p);
+	if (r < 0)
+		w->err = r;
+}
+
 /* A message: a record of its own after the block before it, so that a
  * replay gives it to the outputs where it came. */
 static void recw_message(struct writer *w, const struct span_event *ev)
 {
-	struct recw *rw = w->priv;
 	struct recbuf b = {0};
 	int r = recw_flush(w);
 	rb_u64(&b, ev->pid);
@@ -682,16 +700,7 @@ static void recw_message(struct writer *w, const struct span_event *ev)
 		memcpy(b.p + b.len, ev->text, ev->len);
 		b.len += ev->len;
 	}
-	if (r == 0 && rw->keep) {
-		r = b.oom ? -ENOMEM : recw_keep(rw, RECORD_MESSAGE, b.p, b.len, 0, 0);
-		r = r < 0 ? r : recw_seen(rw, ev->pid, ev->tid, rw->pushed);
-		free(b.p);
-	} else if (r == 0)
-		r = recw_put_buf(w, RECORD_MESSAGE, &b);
-	else
-		free(b.p);
-	if (r < 0)
-		w->err = r;
+	recw_event_record(w, ev, RECORD_MESSAGE, &b, 0, r);
 }
 
 /* An async span's event: a record of its own after the block before it and
@@ -715,16 +724,7 @@ static void recw_async(struct writer *w, const struct span_event *ev)
 	rb_u64(&b, ev->value > 0 ? (uint64_t)ev->value : 0);
 	rb_u64(&b, ev->enters);
 	rb_u64(&b, ev->threads);
-	if (r == 0 && rw->keep) {
-		r = b.oom ? -ENOMEM : recw_keep(rw, RECORD_ASYNC, b.p, b.len, 1, 0);
-		r = r < 0 ? r : recw_seen(rw, ev->pid, ev->tid, rw->pushed);
-		free(b.p);
-	} else if (r == 0)
-		r = recw_put_buf(w, RECORD_ASYNC, &b);
-	else
-		free(b.p);
-	if (r < 0)
-		w->err = r;
+	recw_event_record(w, ev, RECORD_ASYNC, &b, 1, r);
 }
 
 /* A typed argument: into the ARG record of the open block, at its place
