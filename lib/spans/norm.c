@@ -39,8 +39,11 @@ static void norm_async_emit(struct normaliser *n, const struct norm_proc *p,
 				.aid = a->id};
 	if (k == SPAN_ASYNC_END) {
 		ev.begin_ts = a->begin;
-		/* a damaged time near 2^64 can make busy pass INT64_MAX */
-		ev.value = a->busy > INT64_MAX ? INT64_MAX : (int64_t)a->busy;
+		/* busy lies within begin..end even when the times went back (a
+		 * damaged stream: an end before an exit), and below INT64_MAX */
+		uint64_t busy = a->busy, life = ns >= a->begin ? ns - a->begin : 0;
+		busy = busy < life ? busy : life;
+		ev.value = busy > INT64_MAX ? INT64_MAX : (int64_t)busy;
 		ev.enters = a->enters;
 		ev.threads = a->threads;
 	}
