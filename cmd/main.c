@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -117,6 +118,7 @@ struct cli {
 	const char *path[OUT_MAX]; /* OUT_SUMMARY: -o FILE or NULL for stderr */
 	char *expanded[OUT_MAX];   /* path[k] with its %-sequences expanded */
 	bool append, spans_table, spans_location, folded_threads, list, compensate;
+	unsigned jobs;					  /* report -j (0: the online CPUs) */
 	enum { MODE_RUN, MODE_RECORD, MODE_REPORT } mode; /* spanstat, record, report */
 	enum demangle_mode demangle;
 	struct spanfilter filter;
@@ -263,6 +265,13 @@ static void mode_check(const struct cli *c, int id, const char *w1, const char *
 			modes = options_modes(o);
 		}
 	const char *name = buf;
+	if (c->mode == MODE_RUN) {
+		if (!(modes & OPTM_RUN))
+			die("%s is an option of 'spanstat report', which makes the outputs from a "
+			    "record file",
+			    name);
+		return;
+	}
 	if (c->mode == MODE_RECORD && !(modes & OPTM_RECORD) && (modes & OPTM_REPORT))
 		die("record: %s is an option of 'spanstat report', which makes the outputs from "
 		    "the record file",
@@ -309,6 +318,13 @@ static void subcommand_help(int mode)
 		      "imbalance (max - mean) / max; --perfetto writes one trace, a process group "
 		      "per\n"
 		      "rank, on one clock.\n"
+		      "  -j, --jobs=N  make the outputs with N threads (default: one per online "
+		      "CPU;\n"
+		      "                -j 1: one); each output that takes span events "
+		      "(--perfetto,\n"
+		      "                --flamechart) replays the record in a thread of its "
+		      "own; the\n"
+		      "                outputs are the same bytes for any N\n"
 		      "Exit status: 0, or 125 on bad input.  See spanstat-record(5).\n",
 		      stdout);
 }
@@ -352,7 +368,7 @@ static void parse(struct cli *c, int argc, char **argv)
 		int id = getopt_long(argc, argv, so, lo, &idx);
 		if (id < 0)
 			break;
-		if (c->mode != MODE_RUN && id != ':' && id != '?')
+		if (id != ':' && id != '?')
 			mode_check(c, id, argv[optind - 1], optind >= 2 ? argv[optind - 2] : "");
 		if (id >= OPT_OUT_FIRST && id < OPT_OUT_FIRST + out_n - 1) {
 			c->path[1 + id - OPT_OUT_FIRST] = optarg; /* the registry's outputs */
@@ -443,6 +459,11 @@ static void parse(struct cli *c, int argc, char **argv)
 			break;
 		case OPT_COMPENSATE:
 			c->compensate = true;
+			break;
+		case OPT_JOBS:
+			c->jobs = parse_count("--jobs", optarg, 1, RECREPORT_MAX_JOBS,
+					      "expected a whole number of threads from 1 to "
+					      "256");
 			break;
 		case OPT_SPAN_EVENTS:
 			if (evlist_parse(&c->span_evl, optarg, &cause) < 0)
@@ -1030,6 +1051,13 @@ static void report_warn(void *ctx, const char *msg)
 	errline(msg);
 }
 
+/* report's threads without -j: one per online CPU. */
+static unsigned report_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > RECREPORT_MAX_JOBS ? RECREPORT_MAX_JOBS : (unsigned)n;
+}
+
 /* spanstat report [OPTIONS] FILE...: the outputs, from record files. */
 static int report_main(struct cli *c, int argc, char **argv)
 {
@@ -1066,6 +1094,7 @@ static int report_main(struct cli *c, int argc, char **argv)
 				    .writers = c->wv,
 				    .nwriters = c->nw,
 				    .compensate = c->compensate,
+				    .jobs = c->jobs ? c->jobs : report_jobs(),
 				    .stop = &sr.set,
 				    .warn = report_warn};
 	int r = recreport_run(&ro, &failed, &cause);

@@ -111,6 +111,10 @@ static const struct opt_def options_own[] = {
 	 0, OPTM_MEASURE},
 	{OPT_COMPENSATE, 0, "compensate", NULL,
 	 "take the instrumentation's own measured cost out of every span's time", 0, OPTM_OUTPUT},
+	{OPT_JOBS, 'j', "jobs", "N",
+	 "report: threads that make the outputs (default: one per online CPU; 1: one "
+	 "thread); they are the same bytes whatever N is",
+	 0, OPTM_REPORT},
 	{OPT_SPAN_EVENTS, 0, "span-events", "LIST",
 	 "count these events (-e's syntax) in every span, each thread counting its own; "
 	 "repeatable",

@@ -22,6 +22,7 @@ enum opt_id {
 	OPT_NULL = 'n',
 	OPT_CGROUP = 'G',
 	OPT_NO_AGGR = 'A',
+	OPT_JOBS = 'j',
 	OPT_HELP = 'h',
 	OPT_VERSION = 'V',
 	OPT_APPEND = 256,

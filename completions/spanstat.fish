@@ -194,6 +194,7 @@ end
 for o in weight
     complete -c spanstat -n '__spanstat_subcommand report' -l $o -x -a 'wall cpu off-cpu allocs alloc-bytes' -d 'What --folded counts'
 end
+complete -c spanstat -n '__spanstat_subcommand report' -s j -l jobs -x -d 'Make the outputs with N threads (same bytes for any N)'
 for o in h:help:'Show the help' V:version:'Show the version'
     set -l so (string split -m 2 : -- $o)
     complete -c spanstat -n '__spanstat_subcommand report' -s $so[1] -l $so[2] -d $so[3]

@@ -28,14 +28,97 @@ int analysis_init(struct analysis *a, struct writer *const *writers, size_t nwri
 	return span_trees_set_values(&a->tree, nval) < 0 ? -EINVAL : 0;
 }
 
+void analysis_jobs(struct analysis *a, unsigned jobs)
+{
+	a->jobs = jobs;
+}
+
+size_t analysis_parts(const struct analysis *a, struct analysis *const **parts)
+{
+	*parts = a->partv;
+	return a->nparts;
+}
+
+/* Whether writer i is a part's during the replay. */
+static bool analysis_fanned(const struct analysis *a, size_t i)
+{
+	return a->fanned && a->fanned[i];
+}
+
+/* Writer k writes to the file of a part's writer before it: that one's
+ * group. */
+static bool analysis_shares(const struct analysis *a, size_t k, const unsigned *group, unsigned *g)
+{
+	FILE *fp = a->writers[k]->fp;
+	for (size_t i = 0; fp && i < k; i++)
+		if (a->fanned[i] && a->writers[i]->fp == fp) {
+			*g = group[i];
+			return true;
+		}
+	return false;
+}
+
+/* The parts (analysis_jobs): each writer that streams in a group of its
+ * own, but those of one file in one, the groups round the parts. */
+static int analysis_split(struct analysis *a)
+{
+	size_t nw = a->nwriters;
+	unsigned *group = calloc(nw + 1, sizeof *group), ngroups = 0;
+	a->fanned = calloc(nw + 1, sizeof *a->fanned);
+	if (!group || !a->fanned) {
+		free(group);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nw; i++) {
+		if (!a->writers[i]->ops->span)
+			continue;
+		if (!analysis_shares(a, i, group, &group[i]))
+			group[i] = ngroups++;
+		a->fanned[i] = true;
+	}
+	for (size_t i = 0; i < nw; i++) {
+		const struct writer_ops *o = a->writers[i]->ops;
+		if (!a->fanned[i] && (o->run || o->interval) &&
+		    analysis_shares(a, i, group, &group[i]))
+			a->fanned[i] = true;
+	}
+	size_t np = ngroups < a->jobs - 1 ? ngroups : a->jobs - 1;
+	int r = 0;
+	if (np) {
+		a->parts = calloc(np, sizeof *a->parts);
+		a->partv = calloc(np + 1, sizeof *a->partv);
+		a->partw = calloc(nw, sizeof *a->partw);
+		r = a->parts && a->partv && a->partw ? 0 : -ENOMEM;
+	}
+	size_t n = 0;
+	for (size_t p = 0; r == 0 && p < np; p++) {
+		struct analysis *pa = &a->parts[p];
+		pa->writers = a->partw + n;
+		for (size_t i = 0; i < nw; i++)
+			if (a->fanned[i] && group[i] % np == p)
+				a->partw[n++] = a->writers[i];
+		pa->nwriters = (size_t)(a->partw + n - pa->writers);
+		pa->spans = true;
+		pa->part = true;
+		pa->head = a->head;
+		a->partv[p + 1] = pa;
+	}
+	if (r == 0 && np) {
+		a->partv[0] = a;
+		a->nparts = np + 1;
+	}
+	free(group);
+	return r;
+}
+
 int analysis_sinks(struct analysis *a, int (*add)(void *ctx, struct span_sink sink), void *ctx)
 {
 	if (!a->spans)
 		return 0;
-	int r = add(ctx, (struct span_sink){span_trees_event, &a->tree});
+	int r = a->part ? 0 : add(ctx, (struct span_sink){span_trees_event, &a->tree});
 	for (size_t i = 0; r == 0 && i < a->nwriters; i++) {
 		struct writer *w = a->writers[i];
-		if (w->ops->span)
+		if (w->ops->span && !analysis_fanned(a, i))
 			r = add(ctx, (struct span_sink){w->ops->span, w});
 	}
 	return r;
@@ -58,7 +141,7 @@ void analysis_run(struct analysis *a, unsigned run)
 {
 	a->tree.run = run;
 	for (size_t i = 0; i < a->nwriters; i++)
-		if (a->writers[i]->ops->run)
+		if (a->writers[i]->ops->run && !analysis_fanned(a, i))
 			a->writers[i]->ops->run(a->writers[i], run);
 }
 
@@ -72,14 +155,14 @@ int analysis_start(struct analysis *a, const struct run_head *h)
 		if (r < 0)
 			return r;
 	}
-	return 0;
+	return a->jobs > 1 && a->spans ? analysis_split(a) : 0;
 }
 
 int analysis_interval(struct analysis *a, const struct interval_sample *s)
 {
 	for (size_t i = 0; i < a->nwriters; i++) {
 		struct writer *w = a->writers[i];
-		int r = w->ops->interval ? w->ops->interval(w, s) : 0;
+		int r = w->ops->interval && !analysis_fanned(a, i) ? w->ops->interval(w, s) : 0;
 		if (r < 0)
 			return r;
 	}
@@ -287,6 +370,10 @@ int analysis_finish(struct analysis *a, const struct run_end *e, const struct re
 
 void analysis_release(struct analysis *a)
 {
+	free(a->fanned);
+	free(a->parts);
+	free(a->partv);
+	free(a->partw);
 	free(a->count);
 	free(a->stat);
 	free(a->unit_count);

@@ -29,12 +29,34 @@ struct analysis {
 	struct count *unit_count; /* the means per unit (head's aggr), or NULL */
 	struct stat_summary *unit_stat;
 	struct report rep;
+	/* analysis_jobs: the writers that take span events, replayed to in
+	 * threads of their own (analysis_parts) */
+	unsigned jobs;
+	bool part;		 /* a part: writers only, no tree */
+	bool *fanned;		 /* by writer: a part's during the replay */
+	struct analysis **partv; /* this one, then its parts */
+	size_t nparts;
+	struct analysis *parts;
+	struct writer **partw; /* the parts' writers, part after part */
 };
 
 /* spans: span events and trees come; nval: values per span. */
 int analysis_init(struct analysis *a, struct writer *const *writers, size_t nwriters, bool spans,
 		  unsigned nval);
-/* Every sink span events go to: the tree, then each writer that streams.
+/* Threads for the replay of a record (before analysis_start; 1, the
+ * default: the caller's only).  With jobs > 1 and spans, analysis_start
+ * splits off parts: the writers that take span events (those writing to
+ * one file, and the writers that do not stream but write there too, stay
+ * together) go round jobs - 1 parts, and this analysis keeps the tree and
+ * the other writers.  A source replays its events into each part as into
+ * this one (recfile_replay_parts), each part in a thread of its own: every
+ * writer gets the very calls it would get from one replay, so the outputs
+ * are the same bytes whatever jobs is. */
+void analysis_jobs(struct analysis *a, unsigned jobs);
+/* This analysis and its parts (*parts[0] is a), or 0 when it has none. */
+size_t analysis_parts(const struct analysis *a, struct analysis *const **parts);
+/* Every sink span events go to: the tree, then each writer that streams
+ * (a part's writers go to the part's, not this one's).
  * add is the source's (decoder_add_sink or a reader's); its first error
  * is returned, else 0. */
 int analysis_sinks(struct analysis *a, int (*add)(void *ctx, struct span_sink sink), void *ctx);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/signalfd.h>
 #include <sys/mman.h>
@@ -68,8 +69,6 @@ struct recfile {
 	double cost;
 	bool have_end;
 	struct record_window win;
-	struct u64map open;    /* a window's replay: (pid, tid) -> spans open + 1 */
-	struct u64map aopen;   /* and its async spans begun: (pid, id) hashed -> 1 */
 	struct timespec start; /* the first run's start (END) */
 	uint64_t start_mono;
 	/* the records to replay (events, samples, run starts) whose CRC held:
@@ -79,9 +78,6 @@ struct recfile {
 		uint32_t type, len;
 	} * todo;
 	size_t ntodo, captodo;
-	/* replay */
-	struct span_sink *sink; /* where replayed events go, in order */
-	size_t nsink, capsink;
 };
 
 bool recfile_is(const void *buf, size_t len)
@@ -127,16 +123,21 @@ static int64_t rf_i64(struct record_in *in)
 
 /* Whether one of the stop signals is pending: -EINTR, else 0.  Looks only
  * every RF_STOP_EVERY records (a system call). */
-static int rf_stopped(struct recfile *rf)
+static int rf_stopped_at(const struct recfile *rf, unsigned *till)
 {
-	if (!rf->stop || rf->till_stop--)
+	if (!rf->stop || (*till)--)
 		return 0;
-	rf->till_stop = RF_STOP_EVERY;
+	*till = RF_STOP_EVERY;
 	sigset_t pend;
 	if (sigpending(&pend) < 0)
 		return 0;
 	sigandset(&pend, &pend, rf->stop);
 	return sigisemptyset(&pend) ? 0 : -EINTR;
+}
+
+static int rf_stopped(struct recfile *rf)
+{
+	return rf_stopped_at(rf, &rf->till_stop);
 }
 
 /* Whether a record that a resynchronising reader may take starts at off:
@@ -827,8 +828,6 @@ void recfile_close(struct recfile *rf)
 		munmap((void *)rf->map, rf->anon);
 	else
 		free((void *)rf->map);
-	u64map_release(&rf->open);
-	u64map_release(&rf->aopen);
 	for (int i = 0; rf->argv && i < rf->head.argc; i++)
 		free(rf->argv[i]);
 	free(rf->argv);
@@ -852,7 +851,6 @@ void recfile_close(struct recfile *rf)
 	free(rf->info.version);
 	free(rf->id);
 	free(rf->todo);
-	free(rf->sink);
 	for (unsigned i = 0; rf->run && i < rf->head.runs; i++)
 		if (i < rf->nruns || rf->have_run[i])
 			free(rf->run[i].counts);
@@ -908,20 +906,32 @@ struct rf_args {
 	struct span_event ev;
 };
 
+/* One replay of the events: several run at once (recfile_replay_parts),
+ * each with its own of everything the replay changes; the file is only
+ * read. */
 struct rf_replay {
+	struct recfile *rf;
 	struct analysis *a;
 	const struct record_replay *how;
 	uint64_t vals[SPANMETRIC_MAX], cum[SPANMETRIC_MAX];
 	struct rf_args args;
 	int err;
+	struct span_sink *sink; /* where replayed events go, in order */
+	size_t nsink, capsink;
+	struct u64map open;  /* a window's replay: (pid, tid) -> spans open + 1 */
+	struct u64map aopen; /* and its async spans begun: (pid, id) hashed -> 1 */
+	/* what it found: bad records, events blocks among them, spans and
+	 * arguments cut at a window's start */
+	uint64_t bad_records, lost_events, cut, cut_args;
+	unsigned till_stop;
 };
 
 static int rf_add_sink(void *ctx, struct span_sink sink)
 {
-	struct recfile *rf = ctx;
-	if (GROW(rf->sink, rf->nsink + 1, rf->capsink, 4) < 0)
+	struct rf_replay *rp = ctx;
+	if (GROW(rp->sink, rp->nsink + 1, rp->capsink, 4) < 0)
 		return -ENOMEM;
-	rf->sink[rf->nsink++] = sink;
+	rp->sink[rp->nsink++] = sink;
 	return 0;
 }
 
@@ -939,8 +949,9 @@ static uint32_t rf_prefixed(struct recfile *rf, const char *prefix, uint32_t nam
 
 /* The next argument of the ARG record into ga->ev: false at its end or at
  * one that breaks the format (then a bad record, the rest left out). */
-static bool rf_arg_next(struct recfile *rf, struct rf_args *ga)
+static bool rf_arg_next(struct recfile *rf, struct rf_replay *rp)
 {
+	struct rf_args *ga = &rp->args;
 	struct record_in *in = &ga->in;
 	ga->have = false;
 	if (ga->bad || in->p >= in->end)
@@ -962,7 +973,7 @@ static bool rf_arg_next(struct recfile *rf, struct rf_args *ga)
 	if (!in->ok || depth > NORM_MAX_DEPTH || !key || type >= SPAN_ARG_TYPES ||
 	    (type == SPAN_ARG_BOOL && value > 1) || (type == SPAN_ARG_STR && !value)) {
 		ga->bad = true;
-		rf->dmg.bad_records++;
+		rp->bad_records++;
 		return false;
 	}
 	ga->ev = (struct span_event){
@@ -989,16 +1000,16 @@ static void rf_args_upto(struct recfile *rf, struct rf_replay *rp, uint64_t k)
 	while (ga->have && ga->pos <= k) {
 		struct span_event ev = ga->ev;
 		if (rf->win.present && ev.depth &&
-		    u64map_get(&rf->open, (uint64_t)ev.pid << 32 | ev.tid) <= 1) {
-			rf->win.cut_args++;
+		    u64map_get(&rp->open, (uint64_t)ev.pid << 32 | ev.tid) <= 1) {
+			rp->cut_args++;
 		} else {
 			ev.pid += how->pid_base;
 			ev.tid += how->pid_base;
 			ev.ts += (uint64_t)how->ts_shift;
-			for (size_t i = 0; i < rf->nsink; i++)
-				rf->sink[i].event(rf->sink[i].arg, &ev);
+			for (size_t i = 0; i < rp->nsink; i++)
+				rp->sink[i].event(rp->sink[i].arg, &ev);
 		}
-		rf_arg_next(rf, ga);
+		rf_arg_next(rf, rp);
 	}
 }
 
@@ -1075,36 +1086,36 @@ static void rf_events(struct recfile *rf, struct rf_replay *rp, struct record_in
 		 * the window's start, counted and left out (its begin is not
 		 * invented), so that every end the outputs get has its begin */
 		if (rf->win.present && (k == SPAN_BEGIN || k == SPAN_END)) {
-			uint64_t key = (uint64_t)pid << 32 | tid, n = u64map_get(&rf->open, key);
+			uint64_t key = (uint64_t)pid << 32 | tid, n = u64map_get(&rp->open, key);
 			if (k == SPAN_END && n <= 1) {
-				rf->win.cut++;
+				rp->cut++;
 				continue;
 			}
-			if (u64map_put(&rf->open, key, k == SPAN_BEGIN ? (n ? n : 1) + 1 : n - 1) <
+			if (u64map_put(&rp->open, key, k == SPAN_BEGIN ? (n ? n : 1) + 1 : n - 1) <
 			    0) {
 				rp->err = -ENOMEM;
 				break;
 			}
 		}
-		for (size_t i = 0; i < rf->nsink; i++)
-			rf->sink[i].event(rf->sink[i].arg, &ev);
+		for (size_t i = 0; i < rp->nsink; i++)
+			rp->sink[i].event(rp->sink[i].arg, &ev);
 	}
 	/* its CRC held but an event did not decode: the rest of the block is
 	 * lost, and said to be (with the arguments among it) */
 	if (bad) {
-		rf->dmg.bad_records++;
-		rf->dmg.lost_events++;
+		rp->bad_records++;
+		rp->lost_events++;
 	} else {
 		rf_args_upto(rf, rp, n);
 		if (rp->args.have) { /* past the block's end */
-			rf->dmg.bad_records++;
+			rp->bad_records++;
 			rp->args.have = false;
 		}
 	}
 }
 
 /* A MESSAGE record, to the sinks; a damaged one is a bad record. */
-static void rf_message(struct recfile *rf, struct rf_replay *rp, struct record_in *in)
+static void rf_message(struct rf_replay *rp, struct record_in *in)
 {
 	const struct record_replay *how = rp->how;
 	uint64_t pid = record_get_u64(in), tid = record_get_u64(in), ts = record_get_u64(in),
@@ -1112,7 +1123,7 @@ static void rf_message(struct recfile *rf, struct rf_replay *rp, struct record_i
 	if (!in->ok || pid > UINT32_MAX || tid > UINT32_MAX || depth > NORM_MAX_DEPTH ||
 	    len > SPAN_MESSAGE_MAX || len != (uint64_t)(in->end - in->p) ||
 	    memchr(in->p, '\0', (size_t)len)) {
-		rf->dmg.bad_records++;
+		rp->bad_records++;
 		return;
 	}
 	struct span_event ev = {.kind = SPAN_MESSAGE,
@@ -1122,8 +1133,8 @@ static void rf_message(struct recfile *rf, struct rf_replay *rp, struct record_i
 				.depth = (uint32_t)depth,
 				.text = (const char *)in->p,
 				.len = (uint32_t)len};
-	for (size_t i = 0; i < rf->nsink; i++)
-		rf->sink[i].event(rf->sink[i].arg, &ev);
+	for (size_t i = 0; i < rp->nsink; i++)
+		rp->sink[i].event(rp->sink[i].arg, &ev);
 }
 
 /* An ASYNC record, to the sinks; a damaged one is a bad record. */
@@ -1136,7 +1147,7 @@ static void rf_async(struct recfile *rf, struct rf_replay *rp, struct record_in 
 	if (!in->ok || in->p != in->end || v[0] > 3 || v[1] > UINT32_MAX || v[2] > UINT32_MAX ||
 	    v[4] > UINT32_MAX || v[5] == 0 || v[6] > SPAN_F_UNFINISHED || v[8] > v[3] ||
 	    v[9] > INT64_MAX || v[10] > UINT32_MAX || v[11] > UINT32_MAX) {
-		rf->dmg.bad_records++;
+		rp->bad_records++;
 		return;
 	}
 	struct span_event ev = {.kind = (enum span_kind)(SPAN_ASYNC_BEGIN + v[0]),
@@ -1156,20 +1167,20 @@ static void rf_async(struct recfile *rf, struct rf_replay *rp, struct record_in 
 	 * records given (its begin is not invented) */
 	if (rf->win.present) {
 		uint64_t key = v[5] * UINT64_C(0x9e3779b97f4a7c15) + v[1];
-		bool begun = u64map_get(&rf->aopen, key) != 0;
-		if (ev.kind == SPAN_ASYNC_BEGIN && u64map_put(&rf->aopen, key, 1) < 0) {
+		bool begun = u64map_get(&rp->aopen, key) != 0;
+		if (ev.kind == SPAN_ASYNC_BEGIN && u64map_put(&rp->aopen, key, 1) < 0) {
 			rp->err = -ENOMEM;
 			return;
 		}
 		if (ev.kind != SPAN_ASYNC_BEGIN && !begun) {
-			rf->win.cut += ev.kind == SPAN_ASYNC_END;
+			rp->cut += ev.kind == SPAN_ASYNC_END;
 			return;
 		}
 		if (ev.kind == SPAN_ASYNC_END)
-			u64map_del(&rf->aopen, key);
+			u64map_del(&rp->aopen, key);
 	}
-	for (size_t i = 0; i < rf->nsink; i++)
-		rf->sink[i].event(rf->sink[i].arg, &ev);
+	for (size_t i = 0; i < rp->nsink; i++)
+		rp->sink[i].event(rp->sink[i].arg, &ev);
 }
 
 /* An ARG record not read with the EVENTS block before it: that block was
@@ -1178,8 +1189,8 @@ static void rf_async(struct recfile *rf, struct rf_replay *rp, struct record_in 
 static void rf_arg_alone(struct recfile *rf, struct rf_replay *rp, struct record_in *in)
 {
 	rp->args = (struct rf_args){.in = *in};
-	while (rf_arg_next(rf, &rp->args))
-		rf->win.cut_args += rf->win.present;
+	while (rf_arg_next(rf, rp))
+		rp->cut_args += rf->win.present;
 	rp->args.have = false;
 }
 
@@ -1193,7 +1204,7 @@ static int rf_pass2(struct recfile *rf, uint32_t type, struct record_in *in, voi
 		break;
 	case RECORD_MESSAGE:
 		if (rf->head.spans)
-			rf_message(rf, rp, in);
+			rf_message(rp, in);
 		break;
 	case RECORD_ASYNC:
 		if (rf->head.spans)
@@ -1210,7 +1221,7 @@ static int rf_pass2(struct recfile *rf, uint32_t type, struct record_in *in, voi
 		break;
 	}
 	case RECORD_INTERVAL: {
-		struct interval_sample s;
+		struct interval_sample s = {0}; /* no rows per unit */
 		uint64_t run = record_get_u64(in);
 		s.t_ns = record_get_u64(in);
 		s.mono_ns = record_get_u64(in) + (uint64_t)rp->how->ts_shift;
@@ -1229,33 +1240,99 @@ static int rf_pass2(struct recfile *rf, uint32_t type, struct record_in *in, voi
 	return 0;
 }
 
-int recfile_replay(struct recfile *rf, struct analysis *a, const struct record_replay *how)
+/* One replay, rp's analysis and sinks set: 0, -ENOMEM or -EINTR. */
+static int rf_replay_run(struct rf_replay *rp)
 {
-	static const struct record_replay none;
-	struct rf_replay rp = {.a = a, .how = how ? how : &none};
-	rf->nsink = 0;
-	if ((rp.how->extra && rf_add_sink(rf, *rp.how->extra) < 0) ||
-	    analysis_sinks(a, rf_add_sink, rf) < 0)
-		return -ENOMEM;
+	struct recfile *rf = rp->rf;
 	for (size_t i = 0; i < rf->ntodo; i++) {
 		const uint8_t *p = rf->map + rf->todo[i].off;
 		struct record_in in = {p, p + rf->todo[i].len, true};
 		uint32_t type = rf->todo[i].type;
 		/* the arguments given among a block's events: read with it */
-		rp.args = (struct rf_args){0};
+		rp->args = (struct rf_args){0};
 		if (type == RECORD_EVENTS && i + 1 < rf->ntodo &&
 		    rf->todo[i + 1].type == RECORD_ARG) {
 			const uint8_t *q = rf->map + rf->todo[++i].off;
-			rp.args.in = (struct record_in){q, q + rf->todo[i].len, true};
-			rf_arg_next(rf, &rp.args);
+			rp->args.in = (struct record_in){q, q + rf->todo[i].len, true};
+			rf_arg_next(rf, rp);
 		}
-		int r = rf_pass2(rf, type, &in, &rp);
+		int r = rf_pass2(rf, type, &in, rp);
 		if (r == 0)
-			r = rp.err;
+			r = rp->err;
 		if (r == 0)
-			r = rf_stopped(rf);
+			r = rf_stopped_at(rf, &rp->till_stop);
 		if (r < 0)
 			return r;
 	}
 	return 0;
+}
+
+static void *rf_replay_thread(void *arg)
+{
+	struct rf_replay *rp = arg;
+	rp->err = rf_replay_run(rp);
+	return NULL;
+}
+
+int recfile_replay(struct recfile *rf, struct analysis *a, const struct record_replay *how)
+{
+	return recfile_replay_parts(rf, &a, 1, how);
+}
+
+int recfile_replay_parts(struct recfile *rf, struct analysis *const *parts, size_t nparts,
+			 const struct record_replay *how)
+{
+	static const struct record_replay none;
+	struct rf_replay *rp = calloc(nparts, sizeof *rp);
+	pthread_t *th = calloc(nparts, sizeof *th);
+	bool *started = calloc(nparts, sizeof *started);
+	int r = rp && th && started ? 0 : -ENOMEM;
+	for (size_t k = 0; r == 0 && k < nparts; k++) {
+		rp[k] = (struct rf_replay){.rf = rf,
+					   .a = parts[k],
+					   .how = how ? how : &none,
+					   .till_stop = RF_STOP_EVERY};
+		if ((k == 0 && rp[k].how->extra && rf_add_sink(&rp[k], *rp[k].how->extra) < 0) ||
+		    analysis_sinks(parts[k], rf_add_sink, &rp[k]) < 0)
+			r = -ENOMEM;
+	}
+	/* the others in threads of their own, which take no signal; a prefix
+	 * grows the string table that writers read: then one at a time */
+	bool together = !(how && how->prefix);
+	sigset_t all, old;
+	sigfillset(&all);
+	for (size_t k = 1; r == 0 && together && k < nparts; k++) {
+		pthread_sigmask(SIG_BLOCK, &all, &old);
+		int e = pthread_create(&th[k], NULL, rf_replay_thread, &rp[k]);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		started[k] = e == 0;
+		if (e) /* in this thread, after the first */
+			break;
+	}
+	if (r == 0)
+		r = rf_replay_run(&rp[0]);
+	for (size_t k = 1; k < nparts && rp; k++) {
+		if (started[k])
+			pthread_join(th[k], NULL);
+		else if (r == 0)
+			rp[k].err = rf_replay_run(&rp[k]);
+		if (r == 0)
+			r = rp[k].err;
+	}
+	/* what the file lost, as the first replay found it */
+	if (rp && r == 0) {
+		rf->dmg.bad_records += rp[0].bad_records;
+		rf->dmg.lost_events += rp[0].lost_events;
+		rf->win.cut += rp[0].cut;
+		rf->win.cut_args += rp[0].cut_args;
+	}
+	for (size_t k = 0; rp && k < nparts; k++) {
+		free(rp[k].sink);
+		u64map_release(&rp[k].open);
+		u64map_release(&rp[k].aopen);
+	}
+	free(rp);
+	free(th);
+	free(started);
+	return r;
 }

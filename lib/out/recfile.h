@@ -139,6 +139,15 @@ struct record_replay {
 /* Feeds the events, samples and run starts, in recorded order, to a;
  * 0, -ENOMEM, or -EINTR when a stop signal came. */
 int recfile_replay(struct recfile *rf, struct analysis *a, const struct record_replay *how);
+/* The same into several analyses that share nothing they change (each
+ * its own writers; analysis_parts): every one gets every event, sample and
+ * run start, parts[0] in the calling thread (how->extra too; what the file
+ * lost is counted from its replay), each other in a thread of its own that
+ * takes no signal (one after another in the calling thread with a prefix,
+ * whose names grow the string table the writers read).  0, or the first
+ * error, in the order of parts. */
+int recfile_replay_parts(struct recfile *rf, struct analysis *const *parts, size_t nparts,
+			 const struct record_replay *how);
 
 /* The file's window (present false: it holds the whole session); cut is
  * whole after recfile_replay. */

@@ -229,6 +229,8 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 		 : -ENOMEM;
 	have_an = runs != NULL;
 	if (r == 0)
+		analysis_jobs(&an, o->jobs);
+	if (r == 0)
 		r = analysis_start(&an, &head);
 	/* the first run's start, as the live run knows it once run 0 started */
 	for (size_t i = 0; i < n; i++) {
@@ -269,7 +271,10 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 				how.extra = &extra;
 			}
 		}
-		r = recfile_replay(f[i].rf, &an, &how);
+		struct analysis *const *parts;
+		size_t nparts = analysis_parts(&an, &parts);
+		r = nparts ? recfile_replay_parts(f[i].rf, parts, nparts, &how)
+			   : recfile_replay(f[i].rf, &an, &how);
 		/* after the replay, which finds the blocks that do not decode */
 		rr_damage(o, o->files[i], recfile_damage(f[i].rf));
 		rr_window(o, o->files[i], recfile_window(f[i].rf));

@@ -15,6 +15,7 @@
 #include "writer.h"
 
 #define RECREPORT_MAX_FILES 1000
+#define RECREPORT_MAX_JOBS 256 /* -j */
 
 struct recreport_opts {
 	const char *const *files;
@@ -22,6 +23,8 @@ struct recreport_opts {
 	struct writer *const *writers;
 	size_t nwriters;
 	bool compensate;
+	/* threads (analysis_jobs): 0 or 1, the caller's only */
+	unsigned jobs;
 	/* signals (blocked by the caller) that stop the reading: a wait for a
 	 * FIFO's writer or a long file ends with -EINTR; NULL: none */
 	const sigset_t *stop;

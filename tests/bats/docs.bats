@@ -11,7 +11,8 @@
 #   man page   the tag line after each .TP in .SH OPTIONS, options written
 #              "\-e" and "\-\-event"; examples are ".EX" lines "$ spanstat ...",
 #              an optional trailing "# exit status N"
-#   bash       what _spanstat puts in COMPREPLY for "spanstat -" (run for real)
+#   bash       what _spanstat puts in COMPREPLY for "spanstat -" and "spanstat
+#              report -" (run for real)
 #   zsh        _arguments specs, one per option name: '(excl)*-e+[...' or
 #              '(excl)--event=[...'
 #   fish       "complete -c spanstat ... -s X -l name ..." lines
@@ -71,8 +72,12 @@ bash_complete() {
 		printf "%s\n" "${COMPREPLY[@]}"' _ "$BASH_COMPLETION" "$DOCS_BASHCOMP" "$@"
 }
 
+# spanstat's and, for its own options (-j), spanstat report's
 bash_options() {
-	bash_complete - | sed 's/=$//'
+	{
+		bash_complete -
+		bash_complete report -
+	} | sed 's/=$//'
 }
 
 zsh_options() {
