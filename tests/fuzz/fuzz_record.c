@@ -17,7 +17,8 @@
  * ranks; only for inputs up to FUZZ_MERGE_MAX bytes, as a merged report's
  * JSON grows with the square of the span depth: every .ranks.spans[] entry
  * spells its whole path), bit 5 -x (CSV) instead of the summary, bits 6-7
- * --spans and --spans=location.  fuzz.mk caps inputs at 16 KiB (-max_len)
+ * --spans and --spans=location, bit 8 the report made again with -j 3
+ * (it must be the same bytes).  fuzz.mk caps inputs at 16 KiB (-max_len)
  * for the same reason: the folded stacks of N nested spans hold N^2/2
  * frames, and nothing but the size of the file bounds N.
  *
@@ -180,6 +181,53 @@ struct fuzz_out {
 	size_t len;
 };
 
+enum { O_SUMMARY, O_JSON, O_FOLDED, O_PERFETTO, O_PPROF, O_GRAPH, O_CHART, O_N };
+
+/* `spanstat report -j jobs` of files with every output, into out (O_N of
+ * them, closed); recreport_run's status. */
+static int fuzz_report(const char *const *files, size_t nfiles, unsigned flags, const char *weight,
+		       unsigned jobs, struct fuzz_out *out, struct fuzz_warn *warn, char **cause)
+{
+	const struct writer_ops *ops[O_N] = {flags & 32 ? &csv_writer_ops : &summary_writer_ops,
+					     &json_writer_ops,
+					     &folded_writer_ops,
+					     &perfetto_writer_ops,
+					     &pprof_writer_ops,
+					     &flamegraph_writer_ops,
+					     &flamechart_writer_ops};
+	struct writer *wv[O_N];
+	memset(out, 0, O_N * sizeof *out);
+	for (int k = 0; k < O_N; k++) {
+		struct writer *w = &out[k].w;
+		w->ops = ops[k];
+		w->fp = open_memstream(&out[k].buf, &out[k].len);
+		if (!w->fp)
+			abort();
+		w->opts.csv_sep = flags & 32 ? "," : NULL;
+		w->opts.spans_table = flags & 64;
+		w->opts.spans_location = flags & 128;
+		w->opts.folded_threads = flags & 1;
+		w->opts.weight = weight;
+		wv[k] = w;
+	}
+	struct recreport_opts ro = {.files = files,
+				    .nfiles = nfiles,
+				    .writers = wv,
+				    .nwriters = O_N,
+				    .compensate = flags & 8,
+				    .jobs = jobs,
+				    .warn = fuzz_on_warn,
+				    .ctx = warn};
+	const struct writer *failed = NULL;
+	int r = recreport_run(&ro, &failed, cause);
+	for (int k = 0; k < O_N; k++) {
+		if (out[k].w.ops->release)
+			out[k].w.ops->release(&out[k].w);
+		fclose(out[k].w.fp);
+	}
+	return r;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
@@ -289,51 +337,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	strtab_release(&strings);
 
 	/* `spanstat report` with every output */
-	enum { O_SUMMARY, O_JSON, O_FOLDED, O_PERFETTO, O_PPROF, O_GRAPH, O_CHART, O_N };
-	const struct writer_ops *ops[O_N] = {flags & 32 ? &csv_writer_ops : &summary_writer_ops,
-					     &json_writer_ops,
-					     &folded_writer_ops,
-					     &perfetto_writer_ops,
-					     &pprof_writer_ops,
-					     &flamegraph_writer_ops,
-					     &flamechart_writer_ops};
 	struct fuzz_out out[O_N];
-	struct writer *wv[O_N];
-	memset(out, 0, sizeof out);
-	for (int k = 0; k < O_N; k++) {
-		struct writer *w = &out[k].w;
-		w->ops = ops[k];
-		w->fp = open_memstream(&out[k].buf, &out[k].len);
-		if (!w->fp)
-			abort();
-		w->opts.csv_sep = flags & 32 ? "," : NULL;
-		w->opts.spans_table = flags & 64;
-		w->opts.spans_location = flags & 128;
-		w->opts.folded_threads = flags & 1;
-		w->opts.weight = weight;
-		wv[k] = w;
-	}
 	const char *files[2] = {fuzz_path, fuzz_path};
+	size_t nfiles = flags & 16 && size <= FUZZ_MERGE_MAX ? 2 : 1;
 	struct fuzz_warn warn = {0};
-	struct recreport_opts ro = {.files = files,
-				    .nfiles = flags & 16 && size <= FUZZ_MERGE_MAX ? 2 : 1,
-				    .writers = wv,
-				    .nwriters = O_N,
-				    .compensate = flags & 8,
-				    .warn = fuzz_on_warn,
-				    .ctx = &warn};
-	const struct writer *failed = NULL;
-	int r = recreport_run(&ro, &failed, &cause);
-	for (int k = 0; k < O_N; k++) {
-		if (out[k].w.ops->release)
-			out[k].w.ops->release(&out[k].w);
-		fclose(out[k].w.fp);
+	int r = fuzz_report(files, nfiles, flags, weight, 1, out, &warn, &cause);
+	/* and, for half the inputs, with -j 3 (the trace and the flame chart
+	 * each replayed in a thread of its own): the same bytes, the same
+	 * status and the same warnings */
+	if (flags & 256) {
+		struct fuzz_out jout[O_N];
+		struct fuzz_warn jwarn = {0};
+		char *jcause = NULL;
+		int jr = fuzz_report(files, nfiles, flags, weight, 3, jout, &jwarn, &jcause);
+		if (jr != r || jwarn.n != warn.n || !jcause != !cause ||
+		    (cause && strcmp(cause, jcause) != 0))
+			abort(); /* -j changed what the report said */
+		for (int k = 0; k < O_N; k++) {
+			if (jout[k].len != out[k].len || jout[k].w.err != out[k].w.err ||
+			    memcmp(jout[k].buf, out[k].buf, out[k].len) != 0)
+				abort(); /* -j changed an output's bytes */
+			free(jout[k].buf);
+		}
+		free(jcause);
 	}
 	if ((r == 0) != (opened == 0) || (r < 0 && !cause))
 		abort(); /* the report and the reader disagree on the file */
 	free(cause);
 	if (r == 0) {
-		if (damaged || window ? warn.n == 0 : warn.n != 0 && ro.nfiles == 1)
+		if (damaged || window ? warn.n == 0 : warn.n != 0 && nfiles == 1)
 			abort(); /* damage or a window unsaid, or a whole file warned
 				  * about (a merge may warn of two files of one rank) */
 		/* the outputs that take no weight never fail in memory */
