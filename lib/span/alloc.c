@@ -13,11 +13,13 @@
  * Each thread counts, in initial-exec TLS, the allocations it made, the
  * blocks it freed and their bytes (cumulative; the recorder takes them at
  * every begin and end through spanstat__alloc_counts() and keeps the
- * differences).  Bytes are usable sizes: the allocator's malloc_usable_size
- * of the block, taken when it is handed out and again before it is freed,
- * so the two always balance (malloc(100) is 104 bytes under glibc).  A block
- * freed by another thread, or in a later span, counts where it is freed; a
- * realloc counts as the free of the old block and the allocation of the new.
+ * differences; what it allocates for itself it brackets with
+ * spanstat__alloc_quiet(), and that is not counted).  Bytes are usable
+ * sizes: the allocator's malloc_usable_size of the block, taken when it is
+ * handed out and again before it is freed, so the two always balance
+ * (malloc(100) is 104 bytes under glibc).  A block freed by another thread,
+ * or in a later span, counts where it is freed; a realloc counts as the free
+ * of the old block and the allocation of the new.
  *
  * Counted once: one call may reach another of ours (libstdc++'s new calls
  * malloc, glibc's reallocarray calls realloc), so a wrapper counts only what
@@ -107,9 +109,17 @@ static void *al_base;			/* the object holding the allocator's malloc */
 /* glibc's allocator, whose usable size is read inline: the size word of
  * glibc's chunk header lies just below the block (its low bits are flags;
  * an mmapped chunk has two header words, others lend the next chunk's first
- * word), as malloc_usable_size computes it.  al_init() checks the reading
- * against glibc's own malloc_usable_size before it is trusted. */
+ * word), as malloc_usable_size computes it.  The reading is checked against
+ * glibc's own malloc_usable_size on the program's first AL_CHECKS blocks of
+ * each kind (in the heap, mmapped) before it is trusted alone; one that
+ * disagrees turns it off for good (al_glibc 0: glibc's function measures).
+ * The check measures the program's own blocks: a probe of blocks of our own
+ * would leave its freed pieces in the program's heap (memalign's leading and
+ * trailing fragments, a raised mmap threshold), and the program's later
+ * blocks would be cut from them, with other usable sizes than without us. */
 static int al_glibc;
+#define AL_CHECKS 64
+static int al_unchecked[2] = {AL_CHECKS, AL_CHECKS};
 
 static inline AL_NOI size_t al_glibc_usable(const void *p)
 {
@@ -128,6 +138,15 @@ static __thread volatile int al_resolving __attribute__((tls_model("initial-exec
  * object; dlsym allocates its error strings), not counted, and never
  * measured again (no recursion). */
 static __thread volatile int al_quiet __attribute__((tls_model("initial-exec")));
+
+/* The span library's own work (its filters' symbol tables and demangling):
+ * between spanstat__alloc_quiet(1) and spanstat__alloc_quiet(-1) what the
+ * thread allocates and frees is the recorder's, not the program's, and is
+ * not counted.  Nests. */
+AL_API void spanstat__alloc_quiet(int delta)
+{
+	al_quiet += delta;
+}
 
 /* ---- the bootstrap arena ------------------------------------------------- */
 
@@ -198,29 +217,6 @@ static AL_NOI void al_set(enum al_slot s, void *fn)
 	__atomic_store_n(&al_fn[s], fn, __ATOMIC_RELEASE);
 }
 
-/* Whether glibc's malloc_usable_size says what the inline reading says, on
- * blocks of each kind (small, large, mmapped, over-aligned, calloc'ed). */
-static AL_NOI int al_glibc_agrees(void)
-{
-	static const size_t sizes[] = {0, 1, 24, 100, 1000, 70000, 300000, 4u << 20};
-	void *(*m)(size_t) = (void *(*)(size_t))al_fn[AL_MALLOC];
-	void *(*c)(size_t, size_t) = (void *(*)(size_t, size_t))al_fn[AL_CALLOC];
-	void *(*a)(size_t, size_t) = (void *(*)(size_t, size_t))al_fn[AL_MEMALIGN];
-	void (*f)(void *) = (void (*)(void *))al_fn[AL_FREE];
-	if (!m || !c || !a || !f)
-		return 0;
-	int ok = 1;
-	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-		void *b[3] = {m(sizes[i]), c(1, sizes[i]), a(4096, sizes[i])};
-		for (int k = 0; k < 3; k++) {
-			if (b[k] && al_glibc_usable(b[k]) != al_sizer(b[k]))
-				ok = 0;
-			f(b[k]);
-		}
-	}
-	return ok;
-}
-
 /* Looks every function up, once; 0 while this thread is doing so (dlsym
  * came back to us) or when there is no malloc to be had. */
 static AL_NOI int al_init(void)
@@ -245,8 +241,7 @@ static AL_NOI int al_init(void)
 	if (al_own[AL_USABLE])
 		al_sizer = (size_t(*)(void *))al_fn[AL_USABLE];
 	al_resolving = 0;
-	al_glibc = al_sizer && al_base == al_object_of((void *)gnu_get_libc_version) &&
-		   al_glibc_agrees();
+	al_glibc = al_sizer && al_base == al_object_of((void *)gnu_get_libc_version);
 	st = m && al_fn[AL_FREE] && al_fn[AL_CALLOC] && al_fn[AL_REALLOC] ? AL_READY : AL_BROKEN;
 	__atomic_store_n(&al_state, st, __ATOMIC_RELEASE);
 	return st == AL_READY;
@@ -331,10 +326,28 @@ static AL_NOI __attribute__((noreturn)) void al_none(enum al_slot s)
 
 /* ---- counting ------------------------------------------------------------ */
 
+/* The inline reading u of block p, checked against glibc's own while it is
+ * still being checked; glibc's, when they disagree. */
+static AL_NOI __attribute__((noinline)) size_t al_glibc_check(void *p, size_t u, int kind)
+{
+	size_t g = al_sizer(p);
+	if (g != u) {
+		__atomic_store_n(&al_glibc, 0, __ATOMIC_RELAXED);
+		return g;
+	}
+	__atomic_fetch_sub(&al_unchecked[kind], 1, __ATOMIC_RELAXED);
+	return u;
+}
+
 static inline AL_NOI size_t al_size(void *p)
 {
-	if (AL_LIKELY(al_glibc))
-		return al_glibc_usable(p);
+	if (AL_LIKELY(__atomic_load_n(&al_glibc, __ATOMIC_RELAXED))) {
+		size_t u = al_glibc_usable(p);
+		int kind = (((const size_t *)p)[-1] >> 1) & 1; /* mmapped */
+		if (AL_UNLIKELY(__atomic_load_n(&al_unchecked[kind], __ATOMIC_RELAXED) > 0))
+			return al_glibc_check(p, u, kind);
+		return u;
+	}
 	al_quiet++;
 	size_t u = al_sizer ? al_sizer(p) : 0;
 	al_quiet--;

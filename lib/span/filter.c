@@ -5,7 +5,10 @@
  * in any target process: no printing, no exiting, nothing beyond libc and
  * libdl, no locks (the per-object cache is a list published with
  * compare-and-swap), and allocation only in recf_parse() and while resolving
- * a name. */
+ * a name.  What resolving keeps (the objects' symbol tables) is mapped, not
+ * taken from the program's heap: freed pieces of it there would be cut into
+ * the program's later blocks, whose sizes --span-allocs counts; only the
+ * demangler's short-lived strings come from malloc. */
 #include "config.h"
 
 #include "filter.h"
@@ -47,11 +50,13 @@ struct recf_sym {
  * never changed or freed afterwards. */
 struct recf_obj {
 	struct recf_obj *next;
-	uintptr_t bias; /* link_map l_addr */
-	char *path;	/* link_map l_name as it was */
-	struct recf_sym *sym;
+	uintptr_t bias;	      /* link_map l_addr */
+	char *path;	      /* link_map l_name as it was, in the object's mapping */
+	size_t len;	      /* of that mapping (the object and its path) */
+	struct recf_sym *sym; /* one mapping with names, of tlen bytes */
 	size_t nsym;
 	char *names;
+	size_t tlen;
 };
 
 typedef char *(*recf_demangle_fn)(const char *, char *, size_t *, int *);
@@ -218,6 +223,45 @@ static RECF_NOI int recf_sym_cmp(const void *a, const void *b)
 	return x->name < y->name ? -1 : x->name > y->name;
 }
 
+/* n bytes of zeroed memory of our own, out of the program's heap; NULL if
+ * none. */
+static RECF_NOI void *recf_map(size_t n)
+{
+	void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return m == MAP_FAILED ? NULL : m;
+}
+
+static RECF_NOI void recf_sift(struct recf_sym *a, size_t i, size_t n)
+{
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			return;
+		if (c + 1 < n && recf_sym_cmp(&a[c], &a[c + 1]) < 0)
+			c++;
+		if (recf_sym_cmp(&a[i], &a[c]) >= 0)
+			return;
+		struct recf_sym t = a[i];
+		a[i] = a[c];
+		a[c] = t;
+		i = c;
+	}
+}
+
+/* Sorts a[0..n) by recf_sym_cmp in place: a heap sort, since glibc's qsort
+ * takes its scratch from malloc. */
+static RECF_NOI void recf_sort(struct recf_sym *a, size_t n)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		recf_sift(a, i, n);
+	for (size_t end = n; end-- > 1;) {
+		struct recf_sym t = a[0];
+		a[0] = a[end];
+		a[end] = t;
+		recf_sift(a, 0, end);
+	}
+}
+
 /* The section table of the ELF image at m (size bytes), checked; NULL if it
  * is not a native ELF file with one. */
 static RECF_NOI const ElfW(Shdr) * recf_sections(const unsigned char *m, size_t size, size_t *n)
@@ -277,20 +321,16 @@ static RECF_NOI int recf_load_table(struct recf_obj *o, const unsigned char *m, 
 			if (pass == 0) {
 				if (k == 0 || bytes > UINT32_MAX)
 					return -1;
-				o->sym = malloc(k * sizeof *o->sym);
-				o->names = malloc(bytes);
-				if (!o->sym || !o->names) {
-					free(o->sym);
-					free(o->names);
-					o->sym = NULL;
-					o->names = NULL;
+				o->tlen = k * sizeof *o->sym + bytes;
+				o->sym = recf_map(o->tlen);
+				if (!o->sym)
 					return -1;
-				}
+				o->names = (char *)(o->sym + k);
 				o->nsym = k;
 				k = bytes = 0;
 			}
 		}
-		qsort(o->sym, o->nsym, sizeof *o->sym, recf_sym_cmp);
+		recf_sort(o->sym, o->nsym);
 		return 0;
 	}
 	return -1;
@@ -322,10 +362,9 @@ static RECF_NOI void recf_load(struct recf_obj *o, const char *path)
 
 static RECF_NOI void recf_obj_free(struct recf_obj *o)
 {
-	free(o->sym);
-	free(o->names);
-	free(o->path);
-	free(o);
+	if (o->sym)
+		munmap(o->sym, o->tlen);
+	munmap(o, o->len);
 }
 
 static RECF_NOI struct recf_obj *recf_find(struct recf_obj *from, struct recf_obj *to,
@@ -346,15 +385,13 @@ static RECF_NOI struct recf_obj *recf_object(const struct link_map *lm)
 	struct recf_obj *o = recf_find(head, NULL, lm->l_addr, path);
 	if (o)
 		return o;
-	o = calloc(1, sizeof *o);
+	size_t plen = strlen(path) + 1;
+	o = recf_map(sizeof *o + plen);
 	if (!o)
 		return NULL;
+	o->len = sizeof *o + plen;
 	o->bias = lm->l_addr;
-	o->path = strdup(path);
-	if (!o->path) {
-		free(o);
-		return NULL;
-	}
+	o->path = memcpy((char *)(o + 1), path, plen);
 	/* the main program's l_name is empty: its file is /proc/self/exe */
 	recf_load(o, *path ? path : "/proc/self/exe");
 	for (;;) {
@@ -532,11 +569,13 @@ RECF_NOI unsigned recf_classify_code(const struct recf_spec *s, uintptr_t addr)
 	}
 	r |= recf_classify_name(s, dm);
 	size_t cap = strlen(dm) + 1;
-	char *base = malloc(cap);
+	char small[512];
+	char *base = cap <= sizeof small ? small : malloc(cap);
 	for (int level = 1; base && level <= 2; level++)
 		if (recf_base_name(dm, level, base, cap) == 0)
 			r |= recf_classify_name(s, base);
-	free(base);
+	if (base != small)
+		free(base);
 	free(dm);
 	return r;
 }

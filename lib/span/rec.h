@@ -262,6 +262,7 @@ extern struct recv_spec rec_vspec; /* SPANSTAT_VALUES: what begins and ends carr
 extern unsigned rec_nvals;	   /* rec_vspec.n */
 extern int rec_offcpu;		   /* SPANSTAT_OFFCPU: aggregating threads mark switched spans */
 extern const uint64_t *(*rec_alloc_fn)(void); /* libspanstat-alloc's counts */
+extern void (*rec_alloc_quiet)(int delta);    /* its bracket: the recorder's own */
 extern int rec_agg_mode;		      /* SPANSTAT_AGG: threads with a slot aggregate */
 extern int rec_filtering;		      /* SPANSTAT_FILTER set some filter */
 extern struct recf_spec rec_filter;	      /* the filters */

@@ -8,7 +8,10 @@
 
 /* What --filter and --exclude say of key (by its name or its category),
  * cached per thread: a category declared after a thread met the name does
- * not change what the thread decided. */
+ * not change what the thread decided.  Deciding for a function reads its
+ * object's symbol table and demangles its name, allocating: that is the
+ * recorder's own work, never counted in the span the program is in
+ * (--span-allocs), which is why it runs quiet. */
 static REC_NOI unsigned rec_classify(struct rec_thread *t, uint64_t key)
 {
 	if (!rec_filter.nfilter && !rec_filter.nexclude)
@@ -17,10 +20,15 @@ static REC_NOI unsigned rec_classify(struct rec_thread *t, uint64_t key)
 	if (c->key == key)
 		return c->cls;
 	const char *name = (const char *)(uintptr_t)key;
+	void (*quiet)(int) = rec_alloc_quiet;
+	if (quiet)
+		quiet(1);
 	unsigned cls = key & REC_CODE_TAG
 			       ? recf_classify_code(&rec_filter, (uintptr_t)(key & ~REC_CODE_TAG))
 			       : recf_classify_name(&rec_filter, name) |
 					 recf_classify_cat(&rec_filter, rec_cat_of(name));
+	if (quiet)
+		quiet(-1);
 	c->key = key;
 	c->cls = cls;
 	return cls;

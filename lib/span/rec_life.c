@@ -35,6 +35,7 @@ struct recv_spec rec_vspec; /* SPANSTAT_VALUES: what begins and ends carry */
 unsigned rec_nvals;	    /* rec_vspec.n */
 int rec_offcpu;		    /* SPANSTAT_OFFCPU: aggregating threads mark switched spans */
 const uint64_t *(*rec_alloc_fn)(void); /* libspanstat-alloc's counts */
+void (*rec_alloc_quiet)(int delta);    /* its bracket: the recorder's own */
 int rec_agg_mode;		       /* SPANSTAT_AGG: threads with a slot aggregate */
 int rec_filtering;		       /* SPANSTAT_FILTER set some filter */
 struct recf_spec rec_filter;	       /* the filters */
@@ -252,9 +253,11 @@ __attribute__((constructor)) static REC_NOI void rec_connect(void)
 	rec_filtering = recf_active(&rec_filter);
 	recv_parse(rec_getenv(SPANSTAT_ENV_VALUES), &rec_vspec);
 	rec_nvals = rec_vspec.n;
-	if (rec_vspec.allocs)
+	if (rec_vspec.allocs) {
 		rec_alloc_fn =
 			(const uint64_t *(*)(void))dlsym(RTLD_DEFAULT, "spanstat__alloc_counts");
+		rec_alloc_quiet = (void (*)(int))dlsym(RTLD_DEFAULT, "spanstat__alloc_quiet");
+	}
 	const char *off = rec_getenv(SPANSTAT_ENV_OFFCPU);
 	rec_offcpu = off && strcmp(off, "1") == 0;
 	if (path && strlen(path) < sizeof rec_pipe_path)

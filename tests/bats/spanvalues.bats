@@ -271,6 +271,43 @@ thread_node() {
 	assert_output --partial "not preloaded"
 }
 
+@test "--span-allocs leaves the program's heap as it finds it, filters and all" {
+	# Its blocks are cut from what the heap holds free: a piece that spanstat
+	# left there would give a malloc(100) inside a span 120 usable bytes, not
+	# 104 (a raised mmap threshold, a 1 MiB block from the heap).
+	local heap base
+	heap=$(build_workload alloc_heap -finstrument-functions $(span_link_flags))
+	base=$("$heap")
+	[[ "$base" == "free chunks "* ]]
+	for opts in "" "--exclude=nomatch" "--filter=cat:io" "--perfetto=s.pftrace --exclude=nomatch"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr timeout -k 5 60 "$SPANSTAT" $opts --span-allocs --json=x.json -o /dev/null -- "$heap"
+		assert_success
+		assert_output "$base"
+	done
+}
+
+@test "--span-allocs: what the recorder allocates to judge a function under the filters is not the span's" {
+	# The filters demangle each C++ function's name on its first call, inside
+	# its caller's span; only outer's own block of 100 bytes is counted (in
+	# main's too, which holds outer).
+	local q mode
+	q=$(build_cxx_workload span_cxx_quiet span_cxx_quiet $(span_link_flags)) || return 1
+	for mode in agg stream; do
+		for filt in --exclude=nomatch --exclude=cat:cpu; do
+			run "$SPANSTAT" $(mode_opts "$mode") --json=x.json --span-allocs "$filt" \
+				-e task-clock -- "$q"
+			assert_success
+			for fn in main outer; do
+				assert_equal "$(node x.json $fn '[.allocs, .alloc_bytes, .frees, .free_bytes]' | jq -c .)" \
+					'[1,104,1,104]'
+			done
+			assert_equal "$(jq -c '[.spans.merged.nodes[] | select(.name | test("Worker")) | .allocs + .frees] | unique' x.json)" '[0]'
+			assert_equal "$(jq '.spans.merged.nodes | length' x.json)" 4
+		done
+	done
+}
+
 @test "on- and off-CPU time of every span, unasked, in both transports" {
 	for mode in agg stream; do
 		for how in "" threads; do
