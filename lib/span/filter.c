@@ -550,14 +550,26 @@ static RECF_NOI recf_demangle_fn recf_demangler(void)
 	return f;
 }
 
-RECF_NOI unsigned recf_classify_code(const struct recf_spec *s, uintptr_t addr)
+/* What the name globs say of text, and the category globs of its category
+ * (by cat_of, when given). */
+static RECF_NOI unsigned recf_classify_text(const struct recf_spec *s, const char *text,
+					    recf_cat_of_fn cat_of)
+{
+	unsigned r = recf_classify_name(s, text);
+	if (cat_of)
+		r |= recf_classify_cat(s, cat_of(text));
+	return r;
+}
+
+RECF_NOI unsigned recf_classify_code_cat(const struct recf_spec *s, uintptr_t addr,
+					 recf_cat_of_fn cat_of)
 {
 	if (!s->nfilter && !s->nexclude)
 		return 0;
 	const char *sym = recf_symbol(addr);
 	if (!sym)
 		return 0;
-	unsigned r = recf_classify_name(s, sym);
+	unsigned r = recf_classify_text(s, sym, cat_of);
 	recf_demangle_fn dem;
 	if (strncmp(sym, "_Z", 2) != 0 || !(dem = recf_demangler()))
 		return r;
@@ -567,15 +579,20 @@ RECF_NOI unsigned recf_classify_code(const struct recf_spec *s, uintptr_t addr)
 		free(dm);
 		return r;
 	}
-	r |= recf_classify_name(s, dm);
+	r |= recf_classify_text(s, dm, cat_of);
 	size_t cap = strlen(dm) + 1;
 	char small[512];
 	char *base = cap <= sizeof small ? small : malloc(cap);
 	for (int level = 1; base && level <= 2; level++)
 		if (recf_base_name(dm, level, base, cap) == 0)
-			r |= recf_classify_name(s, base);
+			r |= recf_classify_text(s, base, cat_of);
 	if (base != small)
 		free(base);
 	free(dm);
 	return r;
+}
+
+RECF_NOI unsigned recf_classify_code(const struct recf_spec *s, uintptr_t addr)
+{
+	return recf_classify_code_cat(s, addr, NULL);
 }

@@ -64,6 +64,12 @@ RECF_HIDDEN unsigned recf_classify_cat(const struct recf_spec *s, const char *ca
  * Any of them matching counts; an address without a symbol matches nothing.
  * Without filter or exclude globs it resolves nothing and returns 0. */
 RECF_HIDDEN unsigned recf_classify_code(const struct recf_spec *s, uintptr_t addr);
+/* The same, and the category globs against the category cat_of() gives
+ * each of those texts (the name a function's spans are shown by is one of
+ * them, and its category is the text's, as spanstat_category() declared). */
+typedef const char *(*recf_cat_of_fn)(const char *text);
+RECF_HIDDEN unsigned recf_classify_code_cat(const struct recf_spec *s, uintptr_t addr,
+					    recf_cat_of_fn cat_of);
 
 /* For the tests: the symbol recf_classify_code() resolves addr to (NULL if
  * none), valid for the life of the process. */

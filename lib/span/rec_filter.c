@@ -24,7 +24,8 @@ static REC_NOI unsigned rec_classify(struct rec_thread *t, uint64_t key)
 	if (quiet)
 		quiet(1);
 	unsigned cls = key & REC_CODE_TAG
-			       ? recf_classify_code(&rec_filter, (uintptr_t)(key & ~REC_CODE_TAG))
+			       ? recf_classify_code_cat(
+					 &rec_filter, (uintptr_t)(key & ~REC_CODE_TAG), rec_cat_of)
 			       : recf_classify_name(&rec_filter, name) |
 					 recf_classify_cat(&rec_filter, rec_cat_of(name));
 	if (quiet)

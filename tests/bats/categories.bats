@@ -4,8 +4,10 @@
 # node in the JSON, as Perfetto's slice categories and as a column of the
 # span table (only when a name has one), the same aggregated in the target
 # and streamed, in the report of a record, and filtered by --filter=cat:GLOB
-# and --exclude=cat:GLOB inside the target, both modes agreeing; one a
-# vfork()ed child declares is counted dropped (as its message is).
+# and --exclude=cat:GLOB inside the target, both modes agreeing, for names
+# given by text and for functions (-finstrument-functions, -pg, --lib-calls)
+# by their symbols' names; one a vfork()ed child declares is counted dropped
+# (as its message is).
 
 load helpers
 bats_require_minimum_version 1.5.0
@@ -227,4 +229,72 @@ refused"
 		assert_equal "$(jq -c '[.spans.decode.dropped, .spans.messages]' v.json)" "[12,0]"
 		assert_equal "$(jq -c '[.spans.merged.nodes[] | .category] | unique' v.json)" "[null]"
 	done
+}
+
+@test "categories: --filter=cat: and --exclude=cat: select -finstrument-functions functions, in every mode" {
+	local fn mode
+	fn=$(build_workload span_cat_fn -O1 -finstrument-functions $(span_link_flags))
+	# fcats MODE FILE OPTIONS...: the merged tree of span_cat_fn run under
+	# OPTIONS, aggregated in the target, streamed (--perfetto) or recorded
+	# and reported, into FILE
+	fcats() {
+		local mode=$1 out=$2
+		shift 2
+		case $mode in
+		agg) timeout -k 5 120 "$SPANSTAT" --json="$out" "$@" -- "$fn" ;;
+		stream) timeout -k 5 120 "$SPANSTAT" --perfetto=s.pftrace --json="$out" "$@" -- "$fn" ;;
+		record)
+			timeout -k 5 120 "$SPANSTAT" record -o r.rec "$@" -- "$fn" &&
+				timeout -k 5 120 "$SPANSTAT" report --json="$out" r.rec
+			;;
+		esac
+	}
+	for mode in agg stream record; do
+		# the outputs show the categories of the functions' names ...
+		run -0 fcats "$mode" a.json
+		run cats a.json
+		assert_output "0 main null 1
+1 crunch cpu 3
+2 load io 3"
+		# ... and the filters select by them, as they do for names given by text
+		run -0 fcats "$mode" f.json --filter=cat:io
+		run cats f.json
+		assert_output "0 load io 3"
+		run -0 fcats "$mode" e.json --exclude=cat:cpu
+		run cats e.json
+		assert_output "0 main null 1"
+		# a category glob, and an exclude inside a filter
+		run -0 fcats "$mode" g.json --filter='cat:c*'
+		run cats g.json
+		assert_output "0 crunch cpu 3
+1 load io 3"
+		run -0 fcats "$mode" x.json --filter='cat:c*' --exclude=cat:io
+		run cats x.json
+		assert_output "0 crunch cpu 3"
+	done
+}
+
+@test "categories: --filter=cat: and --exclude=cat: select -pg functions and --lib-calls calls" {
+	local pg
+	pg=$(build_workload span_cat_fn -O1 -pg $(span_link_flags))
+	run -0 timeout -k 5 120 "$SPANSTAT" --json=a.json -- "$pg"
+	run cats a.json
+	assert_output "0 main null 1
+1 crunch cpu 3
+2 load io 3"
+	run -0 timeout -k 5 120 "$SPANSTAT" --json=f.json --filter=cat:io -- "$pg"
+	run cats f.json
+	assert_output "0 load io 3"
+	run -0 timeout -k 5 120 "$SPANSTAT" --perfetto=s.pftrace --json=e.json --exclude=cat:cpu -- "$pg"
+	run cats e.json
+	assert_output "0 main null 1"
+	# a library call's span has the category of the function's name
+	run -0 timeout -k 5 120 "$SPANSTAT" --lib-calls=getppid --json=l.json --filter=cat:sys -- "$pg"
+	run cats l.json
+	assert_output "0 getppid sys 2"
+	run -0 timeout -k 5 120 "$SPANSTAT" --lib-calls=getppid --json=x.json --exclude=cat:sys -- "$pg"
+	run cats x.json
+	assert_output "0 main null 1
+1 crunch cpu 3
+2 load io 3"
 }

@@ -255,6 +255,43 @@ static void test_classify_code(void)
 	recf_release(&s);
 }
 
+/* Categories the tests declare: of a C symbol, and of a C++ function by its
+ * name without parameters. */
+static const char *tf_cat_of(const char *text)
+{
+	if (strcmp(text, "tf_static_helper") == 0)
+		return "io";
+	if (strcmp(text, "ns::Klass::method") == 0)
+		return "cpu";
+	return NULL;
+}
+
+static void test_classify_code_cat(void)
+{
+	struct recf_spec s;
+	recf_parse("filter=cat:io\n", &s);
+	is_int(recf_classify_code_cat(&s, (uintptr_t)tf_static_helper, tf_cat_of), RECF_FILTER,
+	       "cat: matches the category of a function's symbol");
+	is_int(recf_classify_code_cat(&s, (uintptr_t)tf_exported_fn, tf_cat_of), 0,
+	       "a function without a category matches no cat: glob");
+	is_int(recf_classify_code(&s, (uintptr_t)tf_static_helper), 0,
+	       "without categories, cat: matches no function");
+	static char data[16];
+	is_int(recf_classify_code_cat(&s, (uintptr_t)data, tf_cat_of), 0,
+	       "data matches no category");
+	recf_release(&s);
+	recf_parse("exclude=cat:c*\n", &s);
+	is_int(recf_classify_code_cat(&s, (uintptr_t)tf_mangled, tf_cat_of), RECF_EXCLUDE,
+	       "a C++ function by the category of its demangled name");
+	is_int(recf_classify_code_cat(&s, (uintptr_t)tf_static_helper, tf_cat_of), 0,
+	       "another category does not match");
+	recf_release(&s);
+	recf_parse("filter=tf_static_*\nexclude=cat:io\n", &s);
+	is_int(recf_classify_code_cat(&s, (uintptr_t)tf_static_helper, tf_cat_of),
+	       RECF_FILTER | RECF_EXCLUDE, "a name glob and a category glob both count");
+	recf_release(&s);
+}
+
 static void test_spanstat_side(void)
 {
 	static const struct {
@@ -349,6 +386,7 @@ int main(void)
 	test_classify_name();
 	test_base_name();
 	test_classify_code();
+	test_classify_code_cat();
 	test_spanstat_side();
 	return tap_done();
 }
