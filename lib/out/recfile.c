@@ -19,6 +19,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <sys/signalfd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -906,6 +907,14 @@ struct rf_args {
 	struct span_event ev;
 };
 
+/* What the replays of one recfile_replay_parts share: where the first
+ * failed, and how far each part got (see rf_replay_at). */
+struct rf_sync {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	atomic_size_t fail_at; /* the first record a replay failed at (SIZE_MAX: none) */
+};
+
 /* One replay of the events: several run at once (recfile_replay_parts),
  * each with its own of everything the replay changes; the file is only
  * read. */
@@ -924,6 +933,12 @@ struct rf_replay {
 	 * arguments cut at a window's start */
 	uint64_t bad_records, lost_events, cut, cut_args;
 	unsigned till_stop;
+	/* several replays: what they share; the first's, the others (which
+	 * it waits for at each sample); a part's, the records it is done
+	 * with (under sync->mu; SIZE_MAX: all); the record it failed at */
+	struct rf_sync *sync;
+	struct rf_replay *parts;
+	size_t nparts, reached, failed_at;
 };
 
 static int rf_add_sink(void *ctx, struct span_sink sink)
@@ -1240,14 +1255,42 @@ static int rf_pass2(struct recfile *rf, uint32_t type, struct record_in *in, voi
 	return 0;
 }
 
-/* One replay, rp's analysis and sinks set: 0, -ENOMEM or -EINTR. */
+/* Replay rp is at record i, a sample: a part says so; the first waits
+ * until every part is there too.  One replay stops at the first record an
+ * output fails at (a -I sample to a full disk), and the first replay's
+ * outputs print the samples as they come (the summary's -I lines): it
+ * takes a sample only when no part failed before it, so that it prints
+ * the lines one replay would have printed, whatever the threads' pace. */
+static void rf_replay_at(struct rf_replay *rp, size_t i)
+{
+	struct rf_sync *sy = rp->sync;
+	pthread_mutex_lock(&sy->mu);
+	if (!rp->parts) {
+		rp->reached = i;
+		pthread_cond_broadcast(&sy->cv);
+	}
+	for (size_t k = 1; rp->parts && k < rp->nparts; k++)
+		while (rp->parts[k].reached < i)
+			pthread_cond_wait(&sy->cv, &sy->mu);
+	pthread_mutex_unlock(&sy->mu);
+}
+
+/* One replay, rp's analysis and sinks set: 0, -ENOMEM or -EINTR.  With
+ * others (rp->sync), it stops without an error past a record another
+ * failed at. */
 static int rf_replay_run(struct rf_replay *rp)
 {
 	struct recfile *rf = rp->rf;
+	struct rf_sync *sy = rp->sync;
 	for (size_t i = 0; i < rf->ntodo; i++) {
+		size_t at = i;
 		const uint8_t *p = rf->map + rf->todo[i].off;
 		struct record_in in = {p, p + rf->todo[i].len, true};
 		uint32_t type = rf->todo[i].type;
+		if (sy && type == RECORD_INTERVAL)
+			rf_replay_at(rp, at);
+		if (sy && atomic_load_explicit(&sy->fail_at, memory_order_relaxed) < at)
+			return 0;
 		/* the arguments given among a block's events: read with it */
 		rp->args = (struct rf_args){0};
 		if (type == RECORD_EVENTS && i + 1 < rf->ntodo &&
@@ -1261,16 +1304,30 @@ static int rf_replay_run(struct rf_replay *rp)
 			r = rp->err;
 		if (r == 0)
 			r = rf_stopped_at(rf, &rp->till_stop);
-		if (r < 0)
+		if (r < 0) {
+			rp->failed_at = at;
+			size_t f = sy ? atomic_load(&sy->fail_at) : 0;
+			while (at < f && !atomic_compare_exchange_weak(&sy->fail_at, &f, at))
+				;
 			return r;
+		}
 	}
 	return 0;
 }
 
+/* A part's replay, to its end: then the first need not wait for it. */
+static void rf_replay_part(struct rf_replay *rp)
+{
+	rp->err = rf_replay_run(rp);
+	pthread_mutex_lock(&rp->sync->mu);
+	rp->reached = SIZE_MAX;
+	pthread_cond_broadcast(&rp->sync->cv);
+	pthread_mutex_unlock(&rp->sync->mu);
+}
+
 static void *rf_replay_thread(void *arg)
 {
-	struct rf_replay *rp = arg;
-	rp->err = rf_replay_run(rp);
+	rf_replay_part(arg);
 	return NULL;
 }
 
@@ -1297,7 +1354,19 @@ int recfile_replay_parts(struct recfile *rf, struct analysis *const *parts, size
 			r = -ENOMEM;
 	}
 	/* the others in threads of their own, which take no signal; a prefix
-	 * grows the string table that writers read: then one at a time */
+	 * grows the string table that writers read: then one at a time, and
+	 * before the first, which then knows where they failed */
+	struct rf_sync sy = {.mu = PTHREAD_MUTEX_INITIALIZER,
+			     .cv = PTHREAD_COND_INITIALIZER,
+			     .fail_at = SIZE_MAX};
+	for (size_t k = 0; r == 0 && k < nparts; k++) {
+		rp[k].sync = nparts > 1 ? &sy : NULL;
+		rp[k].failed_at = SIZE_MAX;
+	}
+	if (r == 0 && nparts > 1) {
+		rp[0].parts = rp;
+		rp[0].nparts = nparts;
+	}
 	bool together = !(how && how->prefix);
 	sigset_t all, old;
 	sigfillset(&all);
@@ -1306,19 +1375,25 @@ int recfile_replay_parts(struct recfile *rf, struct analysis *const *parts, size
 		int e = pthread_create(&th[k], NULL, rf_replay_thread, &rp[k]);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		started[k] = e == 0;
-		if (e) /* in this thread, after the first */
+		if (e) /* in this thread, before the first */
 			break;
 	}
+	for (size_t k = 1; r == 0 && k < nparts; k++)
+		if (!started[k])
+			rf_replay_part(&rp[k]);
 	if (r == 0)
-		r = rf_replay_run(&rp[0]);
-	for (size_t k = 1; k < nparts && rp; k++) {
+		rp[0].err = rf_replay_run(&rp[0]);
+	for (size_t k = 1; started && k < nparts; k++)
 		if (started[k])
 			pthread_join(th[k], NULL);
-		else if (r == 0)
-			rp[k].err = rf_replay_run(&rp[k]);
-		if (r == 0)
-			r = rp[k].err;
-	}
+	/* the error of the replay that failed first in the file (the one
+	 * replay's), those stopped by it having none */
+	size_t first = SIZE_MAX;
+	for (size_t k = 0; r == 0 && k < nparts; k++)
+		if (rp[k].err && (first == SIZE_MAX || rp[k].failed_at < rp[first].failed_at))
+			first = k;
+	if (first != SIZE_MAX)
+		r = rp[first].err;
 	/* what the file lost, as the first replay found it */
 	if (rp && r == 0) {
 		rf->dmg.bad_records += rp[0].bad_records;

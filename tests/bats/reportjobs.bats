@@ -124,3 +124,27 @@ same_bytes() {
 	assert_output "spanstat: -j is an option of 'spanstat report', which makes the outputs from a record file"
 	run -0 "$SPANSTAT" report -j 256 --folded=f.folded t.rec
 }
+
+@test "reportjobs: an output that fails at a -I sample stops every thread where one would stop" {
+	[ -w /dev/full ] || skip "no /dev/full"
+	timeout 120 "$SPANSTAT" record -o t.rec -r 2 -I 10 -e task-clock -- "$THREADS" 2>/dev/null
+	OMPI_COMM_WORLD_RANK=1 timeout 120 "$SPANSTAT" record -o t1.rec -I 10 -e task-clock \
+		-- "$THREADS" 2>/dev/null
+	# the summary's -I lines of a whole report
+	timeout 120 "$SPANSTAT" report -j1 t.rec >whole.out 2>/dev/null
+	for files in t.rec "t.rec t1.rec"; do
+		for j in 1 2 4; do
+			# shellcheck disable=SC2086
+			run --separate-stderr -125 timeout 120 "$SPANSTAT" report -j$j \
+				--perfetto=/dev/full --json=x.json --flamechart=x.svg $files
+			assert_equal "$stderr" "spanstat: report: cannot make the report: No space left on device"
+			printf '%s\n' "$output" >"lines.$j"
+			[ ! -e x.json ] && [ ! -e x.svg ]
+		done
+		# the trace fails before the end: the -I lines up to there, the same
+		# for any -j
+		[ "$(wc -l <lines.1)" -lt "$(grep -c task-clock whole.out)" ]
+		cmp lines.1 lines.2
+		cmp lines.1 lines.4
+	done
+}
