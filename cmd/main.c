@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -118,7 +119,7 @@ struct cli {
 	const char *path[OUT_MAX]; /* OUT_SUMMARY: -o FILE or NULL for stderr */
 	char *expanded[OUT_MAX];   /* path[k] with its %-sequences expanded */
 	bool append, spans_table, spans_location, folded_threads, list, compensate;
-	unsigned jobs;					  /* report -j (0: the online CPUs) */
+	unsigned jobs; /* report -j (0: the CPUs it may run on) */
 	enum { MODE_RUN, MODE_RECORD, MODE_REPORT } mode; /* spanstat, record, report */
 	enum demangle_mode demangle;
 	struct spanfilter filter;
@@ -318,13 +319,12 @@ static void subcommand_help(int mode)
 		      "imbalance (max - mean) / max; --perfetto writes one trace, a process group "
 		      "per\n"
 		      "rank, on one clock.\n"
-		      "  -j, --jobs=N  make the outputs with N threads (default: one per online "
-		      "CPU;\n"
-		      "                -j 1: one); each output that takes span events "
-		      "(--perfetto,\n"
-		      "                --flamechart) replays the record in a thread of its "
-		      "own; the\n"
-		      "                outputs are the same bytes for any N\n"
+		      "  -j, --jobs=N  make the outputs with N threads (default: one per CPU it "
+		      "may\n"
+		      "                run on; -j 1: one); each output that takes span events\n"
+		      "                (--perfetto, --flamechart) replays the record in a thread "
+		      "of\n"
+		      "                its own; the outputs are the same bytes for any N\n"
 		      "Exit status: 0, or 125 on bad input.  See spanstat-record(5).\n",
 		      stdout);
 }
@@ -1051,10 +1051,23 @@ static void report_warn(void *ctx, const char *msg)
 	errline(msg);
 }
 
-/* report's threads without -j: one per online CPU. */
+/* report's threads without -j: one per CPU it may run on (its affinity,
+ * as nproc counts: a job bound to one core of a node gets one thread, not
+ * threads that take turns on that core), else one per online CPU. */
 static unsigned report_jobs(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	for (size_t ncpu = 1024; ncpu <= (1u << 20); ncpu *= 2) {
+		cpu_set_t *set = CPU_ALLOC(ncpu);
+		size_t size = CPU_ALLOC_SIZE(ncpu);
+		int r = set ? sched_getaffinity(0, size, set) : -1;
+		int e = errno;
+		if (r == 0)
+			n = CPU_COUNT_S(size, set);
+		CPU_FREE(set);
+		if (r == 0 || !set || e != EINVAL)
+			break;
+	}
 	return n < 1 ? 1 : n > RECREPORT_MAX_JOBS ? RECREPORT_MAX_JOBS : (unsigned)n;
 }
 

@@ -112,7 +112,7 @@ static const struct opt_def options_own[] = {
 	{OPT_COMPENSATE, 0, "compensate", NULL,
 	 "take the instrumentation's own measured cost out of every span's time", 0, OPTM_OUTPUT},
 	{OPT_JOBS, 'j', "jobs", "N",
-	 "report: threads that make the outputs (default: one per online CPU; 1: one "
+	 "report: threads that make the outputs (default: one per CPU it may run on; 1: one "
 	 "thread); they are the same bytes whatever N is",
 	 0, OPTM_REPORT},
 	{OPT_SPAN_EVENTS, 0, "span-events", "LIST",

@@ -148,3 +148,21 @@ same_bytes() {
 		cmp lines.1 lines.4
 	done
 }
+
+@test "reportjobs: without -j, one thread per CPU the report may run on, not per online CPU" {
+	command -v strace >/dev/null || skip "no strace"
+	command -v taskset >/dev/null || skip "no taskset"
+	[ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ] || skip "one online CPU"
+	timeout 60 "$SPANSTAT" record -o t.rec -- "$THREADS" 2>/dev/null
+	cpu=$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')
+	# threads started: one clone each (the trace replayed in a thread of its own)
+	clones() {
+		timeout 60 taskset -c "$cpu" strace -f -qq -e trace=clone,clone3 -o st.txt \
+			"$SPANSTAT" report "$@" --perfetto=t.pftrace t.rec >/dev/null 2>&1
+		grep -c clone st.txt || true
+	}
+	run -0 clones -j2
+	assert_output 1
+	run -0 clones
+	assert_output 0
+}
