@@ -707,6 +707,7 @@ int diff_main(int argc, char **argv)
 					     : diff_flamegraph(out[k].fp, &d, name[0], name[1]);
 		char *cause = NULL;
 		if (err) {
+			err = outfile_why(&out[k], err);
 			outfile_abort(&out[k]);
 			die_soft("cannot write %s '%s': %s", dout_opt[k], path[k], strerror(-err));
 			code = EXIT_SPANSTAT;

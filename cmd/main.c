@@ -955,7 +955,7 @@ static int commit_outputs(struct cli *c, int code)
 		if (k == OUT_SUMMARY)
 			tee_close(c);
 		if (c->w[k].ops && c->w[k].err < 0) {
-			int e = -c->w[k].err;
+			int e = -outfile_why(&c->out[k], c->w[k].err);
 			if (k == OUT_SUMMARY && !c->path[k] && c->w[k].fp == stdout)
 				die_soft("cannot write the summary to standard output: %s",
 					 stdout_why(e));

@@ -25,6 +25,81 @@ enum { OUTFILE_STDOUT, OUTFILE_REPLACE, OUTFILE_APPENDING, OUTFILE_INPLACE };
 /* As the kernel's MAXSYMLINKS. */
 enum { OUTFILE_MAX_LINKS = 40 };
 
+/* The descriptor under an output's stream, and the first error a write
+ * to it met: stdio keeps only "an error happened", and a writer that finds
+ * ferror() set would otherwise say EIO for a full disk or a closed pipe. */
+struct outfile_sink {
+	int fd;
+	int err;
+};
+
+static ssize_t outfile_sink_write(void *cookie, const char *buf, size_t len)
+{
+	struct outfile_sink *k = cookie;
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = write(k->fd, buf + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!k->err)
+				k->err = n < 0 ? errno : ENOSPC;
+			if (n == 0)
+				errno = ENOSPC;
+			/* what was written counts; nothing: the error */
+			return done ? (ssize_t)done : -1;
+		}
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+static int outfile_sink_close(void *cookie)
+{
+	struct outfile_sink *k = cookie;
+	int r = k->fd >= 0 ? close(k->fd) : 0;
+	k->fd = -1;
+	return r;
+}
+
+/* fdopen(fd, mode) whose stream remembers its first write error
+ * (outfile_error); fd is of's from then on, closed with the stream. */
+static FILE *outfile_fdopen(struct outfile *of, int fd, const char *mode)
+{
+	struct outfile_sink *k = calloc(1, sizeof *k);
+	if (!k)
+		return NULL;
+	k->fd = fd;
+	FILE *fp = fopencookie(
+		k, mode,
+		(cookie_io_functions_t){.write = outfile_sink_write, .close = outfile_sink_close});
+	if (!fp) {
+		free(k);
+		return NULL;
+	}
+	of->sink = k;
+	of->sink_fd = fd;
+	return fp;
+}
+
+int outfile_error(const struct outfile *of)
+{
+	return of->sink ? of->sink->err : 0;
+}
+
+int outfile_why(const struct outfile *of, int err)
+{
+	int e = outfile_error(of);
+	return err == -EIO && e ? -e : err;
+}
+
+/* -errno for a stream that failed: the write's own error when it is known. */
+static int outfile_stream_err(const struct outfile *of)
+{
+	int e = outfile_error(of);
+	return -(e ? e : errno ? errno : EIO);
+}
+
 static int outfile_fail(char **cause, int err, const char *path)
 {
 	return cause_set(cause, -err, "cannot write '%s': %s", path, strerror(err));
@@ -132,6 +207,7 @@ static void outfile_free(struct outfile *of)
 	free(of->name);
 	free(of->tmp);
 	free(of->buf);
+	free(of->sink);
 	memset(of, 0, sizeof *of);
 	of->fd = of->dirfd = -1;
 }
@@ -151,7 +227,7 @@ static int outfile_open_special(struct outfile *of, const struct stat *st, int f
 		return outfile_fail(cause, errno, of->path);
 	int fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0 ||
-	    !(of->fp = fdopen(fd, append ? "a" : "w"))) {
+	    !(of->fp = outfile_fdopen(of, fd, "w"))) {
 		int e = errno;
 		close(fd);
 		return outfile_fail(cause, e, of->path);
@@ -174,7 +250,7 @@ static int outfile_open_std(struct outfile *of, const struct stat *given, char *
 		    st.st_ino != given->st_ino)
 			continue;
 		int fd = fcntl(std, F_DUPFD_CLOEXEC, 3);
-		if (fd < 0 || !(of->fp = fdopen(fd, "w"))) {
+		if (fd < 0 || !(of->fp = outfile_fdopen(of, fd, "w"))) {
 			int e = errno;
 			if (fd >= 0)
 				close(fd);
@@ -320,7 +396,7 @@ int outfile_open(struct outfile *of, const char *path, int flags, char **cause)
 		goto fail;
 	}
 	if ((exists && !of->in_place && (r = outfile_keep_mode(fd, &st)) < 0) ||
-	    !(of->fp = fdopen(fd, "w"))) {
+	    !(of->fp = outfile_fdopen(of, fd, "w"))) {
 		int e = r < 0 ? -r : errno;
 		close(fd);
 		if (of->tmp)
@@ -440,12 +516,13 @@ static int outfile_link(struct outfile *of, int fd)
 
 static int outfile_commit_replace(struct outfile *of)
 {
-	int fd = fileno(of->fp);
+	int fd = of->sink_fd;
 	struct stat cur;
 	int r = 0;
 
+	errno = 0;
 	if (fflush(of->fp) != 0 || ferror(of->fp))
-		r = -(errno ? errno : EIO);
+		r = outfile_stream_err(of);
 	bool exists =
 		(of->copy ? stat(of->path, &cur) : fstatat(of->dirfd, of->name, &cur, 0)) == 0 &&
 		S_ISREG(cur.st_mode);
@@ -492,7 +569,8 @@ int outfile_commit(struct outfile *of, char **cause)
 		outfile_free(of);
 		return r;
 	case OUTFILE_INPLACE:
-		r = ferror(of->fp) ? -EIO : 0;
+		errno = 0;
+		r = fflush(of->fp) != 0 || ferror(of->fp) ? outfile_stream_err(of) : 0;
 		if (fclose(of->fp) != 0 && r == 0)
 			r = -errno;
 		of->fp = NULL;

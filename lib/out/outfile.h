@@ -48,12 +48,20 @@ struct outfile {
 	bool has_id, exists, null_device;
 	dev_t dev;
 	ino_t ino;
+	struct outfile_sink *sink; /* private: the stream's descriptor and first error */
+	int sink_fd;
 };
 
 /* Opens path for writing (flags: enum outfile_flags): everything that can
  * fail before the target starts fails here, with *cause set and nothing
  * created or changed.  Returns 0 or -errno. */
 int outfile_open(struct outfile *of, const char *path, int flags, char **cause);
+/* The first error (an errno) a write to the output met, 0 for none: what a
+ * writer that saw only ferror() failed with. */
+int outfile_error(const struct outfile *of);
+/* err, a writer's -errno for of, or the write's own error in place of the
+ * -EIO a writer that saw only ferror() returns. */
+int outfile_why(const struct outfile *of, int err);
 /* Puts the output in place.  Returns 0 or -errno (then nothing is left
  * behind and an existing file keeps its contents, except a hard-linked one
  * whose rewrite failed halfway). */

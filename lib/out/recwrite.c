@@ -622,6 +622,7 @@ int recwrite_snapshot(struct writer *w, char **cause)
 	e = recw_dump(w, true);
 	if (e == 0 && fflush(of.fp) != 0)
 		e = -(errno ? errno : EIO);
+	e = outfile_why(&of, e);
 	w->fp = fp;
 	if (e < 0) {
 		outfile_abort(&of);

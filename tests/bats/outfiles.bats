@@ -475,3 +475,44 @@ same_file() {
 	run -125 env OMPI_COMM_WORLD_RANK=2 "$SPANSTAT" --json=a2.json --folded=a%r.json -- true
 	assert_output --partial "a2.json"
 }
+
+# full_outputs PATH: runs every file output of a live run, of a report and
+# of a diff into PATH, each alone, and checks that each failure names the
+# full device or disk (ENOSPC), never "Input/output error".
+full_outputs() {
+	local p=$1 o
+	for o in --output --json --folded --perfetto --pprof --flamegraph --flamechart --record; do
+		run --separate-stderr "$SPANSTAT" "$o=$p" --spans -- "$DEMO" 20000
+		# the summary goes to standard error instead, with the target's status
+		[ "$status" -ne 0 ] || [ "$o" = --output ] || fail "$o=$p: status 0"
+		[[ $stderr == *"'$p': No space left on device"* ]] || fail "$o: $stderr"
+	done
+	for o in --output --json --folded --perfetto --pprof --flamegraph --flamechart; do
+		run --separate-stderr "$SPANSTAT" report "$o=$p" t.rec
+		[ "$status" -eq 125 ] || [ "$o" = --output ] || fail "report $o: status $status"
+		[[ $stderr == *"'$p': No space left on device"* ]] || fail "report $o: $stderr"
+	done
+	for o in --json --folded --flamegraph; do
+		run --separate-stderr "$SPANSTAT" diff "$o=$p" a.json a.json
+		[ "$status" -eq 125 ] || fail "diff $o: status $status"
+		[[ $stderr == *"'$p': No space left on device"* ]] || fail "diff $o: $stderr"
+	done
+}
+
+@test "a full disk or device is said as such by every output, never as an I/O error" {
+	DEMO=$(build_workload demo -finstrument-functions)
+	timeout 60 "$SPANSTAT" record -o t.rec -- "$DEMO" 2000 >/dev/null 2>&1
+	"$SPANSTAT" --json=a.json --spans -- "$DEMO" 2000 >/dev/null 2>&1
+	[ -w /dev/full ] || skip "no /dev/full"
+	full_outputs /dev/full # written in place
+	# a file system with no room left: the output's temporary file fails
+	[ "$(id -u)" = 0 ] || return 0
+	mkdir mnt
+	mount -t tmpfs -o size=4k tmpfs mnt 2>/dev/null || return 0
+	head -c 4096 /dev/zero >mnt/fill 2>/dev/null || true
+	local r=0
+	full_outputs "$PWD/mnt/x" || r=1
+	[ "$(ls mnt)" = fill ] || r=1 # nothing left behind
+	umount mnt
+	[ "$r" -eq 0 ]
+}
