@@ -896,9 +896,14 @@ static void open_outputs(struct cli *c, const char *command)
 		}
 		sfp = c->tee;
 	}
+	/* another output on stdout: "-", or its file by another name
+	 * (/dev/stdout, /proc/self/fd/1, the file stdout is redirected to) */
 	bool taken = false;
+	struct stat so;
+	bool have_so = !std_closed[1] && fstat(STDOUT_FILENO, &so) == 0;
 	for (int k = 0; k < OUT_MAX; k++)
-		taken |= c->path[k] && strcmp(c->path[k], "-") == 0;
+		taken |= c->path[k] && (strcmp(c->path[k], "-") == 0 ||
+					(have_so && outfile_is(&c->out[k], so.st_dev, so.st_ino)));
 	if (c->mode == MODE_REPORT && !c->path[OUT_SUMMARY] && !taken && !std_closed[1])
 		sfp = stdout;
 	if (c->mode != MODE_RECORD)

@@ -516,3 +516,25 @@ full_outputs() {
 	umount mnt
 	[ "$r" -eq 0 ]
 }
+
+@test "report: an output on standard output by any name moves the summary to standard error" {
+	THREADS=$(build_workload span_threads $(span_link_flags))
+	timeout 60 "$SPANSTAT" record -o t.rec -- "$THREADS" >/dev/null 2>&1
+	"$SPANSTAT" report --perfetto=alone.pf t.rec >/dev/null 2>&1
+	for p in - /dev/stdout /proc/self/fd/1; do
+		# stdout a regular file, then a pipe
+		"$SPANSTAT" report --perfetto="$p" t.rec >out.pf 2>err.txt
+		cmp out.pf alone.pf
+		grep -q 'Performance counter stats' err.txt
+		"$SPANSTAT" report --perfetto="$p" t.rec 2>err.txt | cat >piped.pf
+		cmp piped.pf alone.pf
+		grep -q 'Performance counter stats' err.txt
+	done
+	# the file stdout goes to, by its own name
+	"$SPANSTAT" report --perfetto=same.pf t.rec >same.pf 2>err.txt
+	cmp same.pf alone.pf
+	grep -q 'Performance counter stats' err.txt
+	# no other output there: the summary on stdout as before
+	run --separate-stderr -0 "$SPANSTAT" report --perfetto=x.pf t.rec
+	assert_output --partial 'Performance counter stats'
+}
