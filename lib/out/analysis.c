@@ -158,13 +158,18 @@ int analysis_start(struct analysis *a, const struct run_head *h)
 	return a->jobs > 1 && a->spans ? analysis_split(a) : 0;
 }
 
+/* A writer that fails at a sample (a full disk) keeps its error for the
+ * end, where it is said, and takes no more samples; the others go on, as
+ * for a failure anywhere else: one bad output never costs the others. */
 int analysis_interval(struct analysis *a, const struct interval_sample *s)
 {
 	for (size_t i = 0; i < a->nwriters; i++) {
 		struct writer *w = a->writers[i];
-		int r = w->ops->interval && !analysis_fanned(a, i) ? w->ops->interval(w, s) : 0;
+		if (w->err || !w->ops->interval || analysis_fanned(a, i))
+			continue;
+		int r = w->ops->interval(w, s);
 		if (r < 0)
-			return r;
+			w->err = r;
 	}
 	return 0;
 }

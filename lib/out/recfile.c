@@ -1256,9 +1256,9 @@ static int rf_pass2(struct recfile *rf, uint32_t type, struct record_in *in, voi
 }
 
 /* Replay rp is at record i, a sample: a part says so; the first waits
- * until every part is there too.  One replay stops at the first record an
- * output fails at (a -I sample to a full disk), and the first replay's
- * outputs print the samples as they come (the summary's -I lines): it
+ * until every part is there too.  One replay stops at the first record
+ * it fails at (no memory: a writer's own failure stays its own), and the
+ * first replay's outputs print the samples as they come (the summary's -I lines): it
  * takes a sample only when no part failed before it, so that it prints
  * the lines one replay would have printed, whatever the threads' pace. */
 static void rf_replay_at(struct rf_replay *rp, size_t i)

@@ -538,3 +538,17 @@ full_outputs() {
 	run --separate-stderr -0 "$SPANSTAT" report --perfetto=x.pf t.rec
 	assert_output --partial 'Performance counter stats'
 }
+
+@test "an output that fails at a -I sample fails alone: the others and the -I lines go on" {
+	[ -w /dev/full ] || skip "no /dev/full"
+	THREADS=$(build_workload span_threads $(span_link_flags))
+	run --separate-stderr -125 timeout 60 "$SPANSTAT" -I 20 -e task-clock --perfetto=/dev/full \
+		--json=x.json -- sh -c "sleep 0.2; $THREADS"
+	grep -qx "spanstat: cannot write --perfetto '/dev/full': No space left on device" <<<"$stderr"
+	# every sample, to the end: the summary's -I lines and the JSON's
+	[ "$(grep -c task-clock <<<"$stderr")" -ge 5 ]
+	jq -e '(.intervals | length) >= 5 and (.spans.threads | length) > 0' x.json >/dev/null
+	# the target's own failure outranks it
+	run --separate-stderr -3 timeout 60 "$SPANSTAT" -I 20 -e task-clock --perfetto=/dev/full \
+		-- sh -c 'sleep 0.1; exit 3'
+}
