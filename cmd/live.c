@@ -78,7 +78,9 @@ static void live_snapshot(void *ctx)
 			continue;
 		}
 		struct stat st;
-		if (stat(w->opts.path, &st) == 0)
+		if (l->snapped)
+			l->snapped(l->snapped_ctx, w, &win);
+		else if (stat(w->opts.path, &st) == 0)
 			fprintf(stderr,
 				"[ spanstat: snapshot of %.3f MB to '%s'; %" PRIu64
 				" spans overwritten so far ]\n",

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "analysis.h"
+#include "recfile.h"
 #include "session.h"
 
 struct live {
@@ -15,6 +16,10 @@ struct live {
 	struct writer *const *writers; /* the caller's */
 	size_t nwriters;
 	struct session_consumer consumer; /* what the session is handed */
+	/* after a snapshot of record writer w was written (SIGUSR2 with
+	 * --keep-last): the caller's, or NULL to say where it went */
+	void (*snapped)(void *ctx, const struct writer *w, const struct record_window *win);
+	void *snapped_ctx;
 };
 
 /* Sets l up to take a session's facts for the writers; the session gets

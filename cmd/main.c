@@ -134,6 +134,9 @@ struct cli {
 	struct writer w[OUT_MAX];
 	struct writer *wv[OUT_MAX];
 	size_t nw;
+	/* --keep-last with trace outputs and no record file: the window's
+	 * record, private (a directory of its own), removed at the end */
+	char *keep_dir, *keep_rec;
 };
 
 /* Standard streams that were closed when spanstat started: each now holds a
@@ -643,6 +646,26 @@ static void expand_paths(struct cli *c)
 }
 
 /* Checks what only makes sense together, before anything is created. */
+/* Whether output k is made from the record file once it is written: the
+ * trace outputs of a live run with --keep-last, which show the window kept
+ * (as spanstat report makes them from the file), not the whole run. */
+static bool from_window(const struct cli *c, int k)
+{
+	return c->keep_last && c->mode == MODE_RUN && k > 0 && k < out_n && c->path[k] &&
+	       (output_table[k - 1].ops == &perfetto_writer_ops ||
+		output_table[k - 1].ops == &flamechart_writer_ops);
+}
+
+/* Whether a live run with --keep-last has a trace output to show the
+ * window in (with no record file, the window is kept in a private one). */
+static bool keeps_traces(const struct cli *c)
+{
+	for (int k = 1; k < out_n; k++)
+		if (from_window(c, k))
+			return true;
+	return false;
+}
+
 static void check(struct cli *c, int nargs)
 {
 	if (c->append && !c->path[OUT_SUMMARY])
@@ -765,9 +788,10 @@ static void check(struct cli *c, int nargs)
 		    c->aggr_opt);
 	if (c->cgroup && c->for_each_cgroup)
 		die("--for-each-cgroup cannot be combined with --cgroup (-G)");
-	if (c->keep_last && !c->path[out_record])
-		die("--keep-last needs a record file: spanstat record, or --record=FILE");
-	if (c->keep_last && strcmp(c->path[out_record], "-") == 0)
+	if (c->keep_last && !c->path[out_record] && !keeps_traces(c))
+		die("--keep-last needs a record file or a trace output: spanstat record, "
+		    "--record=FILE, --perfetto or --flamechart");
+	if (c->keep_last && c->path[out_record] && strcmp(c->path[out_record], "-") == 0)
 		die("--keep-last needs a record file, not standard output: a snapshot replaces the "
 		    "file");
 	if (c->null_run && (c->cgroup || c->for_each_cgroup))
@@ -775,19 +799,9 @@ static void check(struct cli *c, int nargs)
 		    c->cgroup ? "--cgroup" : "--for-each-cgroup");
 }
 
-/* Whether output k is made from the record file once it is written: the
- * trace outputs of a live run with --keep-last, which show the window kept
- * (as spanstat report makes them from the file), not the whole run. */
-static bool from_window(const struct cli *c, int k)
+static void init_writer(const struct cli *c, struct writer *w, int k, const struct writer_ops *ops,
+			FILE *fp)
 {
-	return c->keep_last && c->mode == MODE_RUN && k > 0 && k < out_n && c->path[k] &&
-	       (output_table[k - 1].ops == &perfetto_writer_ops ||
-		output_table[k - 1].ops == &flamechart_writer_ops);
-}
-
-static void add_writer(struct cli *c, int k, const struct writer_ops *ops, FILE *fp)
-{
-	struct writer *w = &c->w[k];
 	memset(w, 0, sizeof *w);
 	w->ops = ops;
 	w->fp = fp;
@@ -800,7 +814,12 @@ static void add_writer(struct cli *c, int k, const struct writer_ops *ops, FILE 
 		w->opts.keep_last = c->keep_last;
 		w->opts.path = c->path[k];
 	}
-	c->wv[c->nw++] = w;
+}
+
+static void add_writer(struct cli *c, int k, const struct writer_ops *ops, FILE *fp)
+{
+	init_writer(c, &c->w[k], k, ops, fp);
+	c->wv[c->nw++] = &c->w[k];
 }
 
 static void release_writers(struct cli *c)
@@ -836,12 +855,44 @@ static void tee_close(struct cli *c)
 	c->tee = NULL;
 }
 
+/* The private record of --keep-last's traces: made before the outputs are
+ * opened, in a directory of its own under $TMPDIR (else /tmp). */
+static void keep_private(struct cli *c)
+{
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	if (asprintf(&c->keep_dir, "%s/spanstat-window.XXXXXX", tmp) < 0)
+		die("out of memory");
+	if (!mkdtemp(c->keep_dir))
+		die("--keep-last: cannot make a directory for the window's record in '%s': %s", tmp,
+		    strerror(errno));
+	if (asprintf(&c->keep_rec, "%s/window.rec", c->keep_dir) < 0) {
+		rmdir(c->keep_dir);
+		die("out of memory");
+	}
+	c->path[out_record] = c->keep_rec;
+}
+
+/* Removes the private record and its directory (none: nothing). */
+static void keep_cleanup(struct cli *c)
+{
+	if (!c->keep_dir)
+		return;
+	unlink(c->keep_rec);
+	rmdir(c->keep_dir);
+	free(c->keep_rec);
+	free(c->keep_dir);
+	c->keep_rec = c->keep_dir = NULL;
+}
+
 static void abort_outputs(struct cli *c)
 {
 	release_writers(c);
 	tee_close(c);
 	for (int k = 0; k < OUT_MAX; k++)
 		outfile_abort(&c->out[k]);
+	keep_cleanup(c);
 }
 
 /* Refuses outputs that would destroy what they should not: two naming one
@@ -981,8 +1032,11 @@ static int commit_outputs(struct cli *c, int code)
 				die_soft("cannot write %s '%s': --weight=%s cannot be counted here",
 					 optname(k), c->path[k], c->weight);
 			else
-				die_soft("cannot write %s '%s': %s", optname(k), c->path[k],
-					 strerror(e));
+				die_soft("cannot write %s '%s': %s",
+					 k == out_record && c->keep_rec
+						 ? "the traces' window (--keep-last)"
+						 : optname(k),
+					 c->path[k], strerror(e));
 			outfile_abort(&c->out[k]);
 			code = code ? code : EXIT_SPANSTAT;
 		} else if (outfile_commit(&c->out[k], &why) < 0) {
@@ -996,6 +1050,58 @@ static int commit_outputs(struct cli *c, int code)
 		}
 	}
 	return code;
+}
+
+/* SIGUSR2 with --keep-last: the snapshot of the record file is written
+ * (w, its window win); each trace output is made from it now, as at the
+ * end, and put in place while the run goes on. */
+static void snapshot_traces(void *ctx, const struct writer *rw, const struct record_window *win)
+{
+	struct cli *c = ctx;
+	struct stat st;
+	if (!c->keep_rec && stat(rw->opts.path, &st) == 0)
+		fprintf(stderr,
+			"[ spanstat: snapshot of %.3f MB to '%s'; %" PRIu64
+			" spans overwritten so far ]\n",
+			(double)st.st_size / 1e6, rw->opts.path, win->spans);
+	for (int k = 1; k < out_n; k++) {
+		if (!from_window(c, k))
+			continue;
+		struct outfile of;
+		char *cause = NULL;
+		if (outfile_open(&of, c->path[k], 0, &cause) < 0) {
+			errline(cause ? cause : "cannot write a snapshot");
+			free(cause);
+			continue;
+		}
+		struct writer w;
+		struct writer *wv[1] = {&w};
+		init_writer(c, &w, k, output_table[k - 1].ops, of.fp);
+		const char *files[1] = {rw->opts.path};
+		struct recreport_opts ro = {.files = files,
+					    .nfiles = 1,
+					    .writers = wv,
+					    .nwriters = 1,
+					    .compensate = c->compensate};
+		const struct writer *failed = NULL;
+		int r = recreport_run(&ro, &failed, &cause);
+		int e = r < 0 ? -r : w.err < 0 ? -outfile_why(&of, w.err) : 0;
+		if (w.ops->release)
+			w.ops->release(&w);
+		if (e) {
+			outfile_abort(&of);
+			die_soft("cannot write a snapshot to %s '%s': %s", optname(k), c->path[k],
+				 cause ? cause : strerror(e));
+		} else if (outfile_commit(&of, &cause) < 0) {
+			errline(cause ? cause : "cannot write a snapshot");
+		} else {
+			fprintf(stderr,
+				"[ spanstat: snapshot of the window to %s '%s'; %" PRIu64
+				" spans overwritten so far ]\n",
+				optname(k), c->path[k], win->spans);
+		}
+		free(cause);
+	}
 }
 
 /* --keep-last's --perfetto and --flamechart: made from the record file
@@ -1029,9 +1135,9 @@ static int window_outputs(struct cli *c, int code, const struct sigrelay *sr)
 		char *why = NULL;
 		int e = r < 0 ? -r : c->w[k].err < 0 ? -c->w[k].err : 0;
 		if (e == ENOENT && !have)
-			die_soft("cannot write %s '%s': the record file it is made from was not "
-				 "written",
-				 optname(k), c->path[k]);
+			die_soft("cannot write %s '%s': the %s it is made from was not written",
+				 optname(k), c->path[k],
+				 c->keep_rec ? "window (--keep-last)" : "record file");
 		else if (e)
 			die_soft("cannot write %s '%s': %s", optname(k), c->path[k],
 				 cause ? cause : strerror(e));
@@ -1235,10 +1341,14 @@ static int run_main(struct cli *c, int argc, char **argv)
 			 "are unknown",
 			 argv[optind], why ? why : "its allocator is out of reach");
 	free(why);
+	if (c->keep_last && !c->path[out_record])
+		keep_private(c);
 	open_outputs(c, argv[optind]);
 
 	struct live live;
 	live_init(&live, c->wv, c->nw);
+	live.snapped = snapshot_traces;
+	live.snapped_ctx = c;
 	struct session_opts so = {
 		.argc = argc - optind,
 		.argv = argv + optind,
@@ -1303,14 +1413,16 @@ static int run_main(struct cli *c, int argc, char **argv)
 	if (c->w[out_record].ops && !c->w[out_record].err &&
 	    recwrite_window(&c->w[out_record], &win))
 		fprintf(stderr,
-			"[ spanstat: '%s' keeps the last %" PRIu64
+			"[ spanstat: %s%s%s keeps the last %" PRIu64
 			" bytes of events (--keep-last): "
 			"%" PRIu64 " spans (%" PRIu64 " events, %" PRIu64 " messages, %" PRIu64
 			" samples, %" PRIu64 " bytes) before them were overwritten ]\n",
-			c->path[out_record], win.size, win.spans, win.events, win.messages,
-			win.samples, win.bytes);
+			c->keep_rec ? "the traces' window" : "'",
+			c->keep_rec ? "" : c->path[out_record], c->keep_rec ? "" : "'", win.size,
+			win.spans, win.events, win.messages, win.samples, win.bytes);
 	release_writers(c);
 	code = window_outputs(c, code, &sr);
+	keep_cleanup(c);
 	if (!c->path[OUT_SUMMARY] && fflush(stderr) != 0)
 		code = code ? code : EXIT_SPANSTAT;
 	/* A signal that came after the last run's target was reaped found

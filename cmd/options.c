@@ -152,9 +152,10 @@ static const struct opt_def options_own[] = {
 	 "hold counts only",
 	 0, OPTM_MEASURE},
 	{OPT_KEEP_LAST, 0, "keep-last", "SIZE",
-	 "a flight recorder: the record file keeps only the last SIZE bytes of events (K, M, G: "
-	 "KiB, MiB, GiB; at least 128K), says what was overwritten, and is written when the "
-	 "command ends or as a snapshot on SIGUSR2",
+	 "a flight recorder: the record file (or, without one, --perfetto and --flamechart) "
+	 "keeps only the last SIZE bytes of events (K, M, G: KiB, MiB, GiB; at least 128K), "
+	 "says what was overwritten, and is written when the command ends or as a snapshot on "
+	 "SIGUSR2",
 	 0, OPTM_MEASURE},
 	{OPT_LIST, 0, "list", NULL, "list the events usable here (optionally matching PATTERN)", 0,
 	 OPTM_MEASURE},

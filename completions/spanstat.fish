@@ -106,7 +106,7 @@ complete -c spanstat -n __spanstat_no_command -s I -l interval-print -x -d 'Prin
 complete -c spanstat -n __spanstat_no_command -l interval-count -x -d 'With -I, print N intervals, then no more'
 complete -c spanstat -n __spanstat_no_command -s D -l delay -x -d 'Start counting MS milliseconds after COMMAND starts'
 complete -c spanstat -n __spanstat_no_command -l timeout -x -d 'Stop after MS milliseconds; COMMAND gets SIGTERM'
-complete -c spanstat -n __spanstat_no_command -l keep-last -x -a '128K 1M 64M 1G' -d 'Keep only the last SIZE of events in the record file (flight recorder)'
+complete -c spanstat -n __spanstat_no_command -l keep-last -x -a '128K 1M 64M 1G' -d 'Keep only the last SIZE of events in the record file or traces (flight recorder)'
 complete -c spanstat -n __spanstat_no_command -s n -l null -d 'Count nothing, only the times'
 complete -c spanstat -n __spanstat_no_command -l pre -x -d 'Shell command to run before each run'
 complete -c spanstat -n __spanstat_no_command -l post -x -d 'Shell command to run after each run'

@@ -163,7 +163,7 @@ overwritten() {
 		assert_output "spanstat: invalid --keep-last '$bad': expected a size from 128K to 64G: bytes, or a number with K, M or G (KiB, MiB, GiB)"
 	done
 	run -125 "$SPANSTAT" --keep-last=1M -- "$PHASES" 2 2
-	assert_output "spanstat: --keep-last needs a record file: spanstat record, or --record=FILE"
+	assert_output "spanstat: --keep-last needs a record file or a trace output: spanstat record, --record=FILE, --perfetto or --flamechart"
 	run -125 "$SPANSTAT" record --keep-last=1M -o - -- "$PHASES" 2 2
 	assert_output --partial "spanstat: --keep-last needs a record file, not standard output"
 	run -125 "$SPANSTAT" report --keep-last=1M a.rec
@@ -247,4 +247,57 @@ overwritten() {
 	grep -qx "spanstat: cannot write a snapshot to 'd/k.rec': No such file or directory" err
 	grep -qx "spanstat: cannot write 'd/k.rec': No such file or directory" err
 	assert_equal "$(wc -l <err)" 2
+}
+
+@test "keep-last: without a record file, --perfetto and --flamechart are a flight recorder" {
+	mkdir tmp
+	export TMPDIR=$PWD/tmp
+	run --separate-stderr -0 "$SPANSTAT" --keep-last=128K --perfetto=t.pftrace \
+		--flamechart=t.svg --json=t.json -- "$PHASES" 100 500
+	grep -q "^\[ spanstat: the traces' window keeps the last 131072 bytes of events (--keep-last): [0-9]* spans" <<<"$stderr"
+	# the window's last phases, not the first; the JSON counts the whole run
+	grep -aq phase0099 t.pftrace
+	run ! grep -aq phase0000 t.pftrace
+	[ -s t.svg ]
+	assert_equal "$(json_spans t.json)" 50101
+	# the private record is gone, its directory too
+	assert_equal "$(ls -A tmp)" ""
+	# the same bytes as a report of the window's record would make: made
+	# from a record the same way, the trace decodes as report's does
+	run -0 "$SPANSTAT" --keep-last=128K --record=k.rec --perfetto=r.pftrace -- "$PHASES" 100 500
+	run -0 "$SPANSTAT" report --perfetto=rep.pftrace k.rec
+	cmp r.pftrace rep.pftrace
+	# no room for the window's record: said, the traces not made, 125
+	run --separate-stderr -125 env TMPDIR=/nonexistent "$SPANSTAT" --keep-last=128K \
+		--perfetto=x.pftrace -- "$PHASES" 2 2
+	assert_equal "$stderr" "spanstat: --keep-last: cannot make a directory for the window's record in '/nonexistent': No such file or directory"
+	[ ! -e x.pftrace ]
+}
+
+@test "keep-last: SIGUSR2 makes the traces of the window so far while the target goes on" {
+	mkdir tmp
+	export TMPDIR=$PWD/tmp
+	rm -f go go.ready
+	"$SPANSTAT" --keep-last=128K --perfetto=t.pftrace --flamechart=t.svg -- \
+		"$PHASES" 100 2000 go 3 2>err &
+	local pid=$! i code=0
+	for ((i = 0; i < 3000; i++)); do [ -e go.ready ] && break; sleep 0.01; done
+	[ -e go.ready ] || fail "the target never got half way"
+	kill -USR2 "$pid"
+	for ((i = 0; i < 3000; i++)); do grep -q 'snapshot of the window to --flamechart' err && break; sleep 0.01; done
+	cp t.pftrace snap.pftrace
+	cp t.svg snap.svg
+	touch go
+	wait "$pid" || code=$?
+	cat err
+	assert_equal "$code" 3
+	grep -q "^\[ spanstat: snapshot of the window to --perfetto 't.pftrace'; [0-9]* spans overwritten so far \]" err
+	# the snapshot: the first half's last spans, nothing after
+	grep -aq phase0049 snap.pftrace
+	run ! grep -aq phase0050 snap.pftrace
+	run ! grep -aq phase0000 snap.pftrace
+	[ -s snap.svg ]
+	# the end: the run's last
+	grep -aq phase0099 t.pftrace
+	assert_equal "$(ls -A tmp)" ""
 }
