@@ -334,6 +334,7 @@ REC_NOI __attribute__((noinline)) void rec_calib_end(const char *name);
 
 /* rec_filter.c */
 REC_NOI void rec_filter_flush(struct rec_thread *t, unsigned upto);
+REC_NOI void rec_filter_settle(struct rec_thread *t, uint64_t now);
 REC_NOI unsigned rec_filter_flags(struct rec_thread *t, unsigned d, uint64_t key);
 REC_NOI void rec_filter_begin(struct rec_thread *t, unsigned d, uint64_t now);
 REC_NOI void rec_filter_end(struct rec_thread *t, uint64_t now);

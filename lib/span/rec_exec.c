@@ -80,8 +80,11 @@ static REC_NOI void rec_exec_flush(void)
 			rec_exec_tell_drops(t);
 			continue;
 		}
-		if (t->slot || (t->pos <= t->rec + REC_WORDS && t->pos >= t->rec + REC_FIRST))
+		if (t->slot || (t->pos <= t->rec + REC_WORDS && t->pos >= t->rec + REC_FIRST)) {
+			if (t->pid)
+				rec_filter_settle(t, rec_now());
 			rec_flush(t);
+		}
 		rec_exec_tell_drops(t);
 		atomic_store(&t->busy, 0);
 	}

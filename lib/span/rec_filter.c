@@ -60,6 +60,24 @@ REC_NOI void rec_filter_flush(struct rec_thread *t, unsigned upto)
 		t->fdone = upto;
 }
 
+/* The thread or its process ends (exit, _exit, a fatal signal, the
+ * thread's end, an exec) with spans open: the begins --min-duration holds
+ * back of those that have lasted it by now are sent, from their own
+ * begins, so that spanstat closes them there as unfinished as it closes any
+ * span left open; shorter ones stay out.  Caller holds t->busy. */
+REC_NOI void rec_filter_settle(struct rec_thread *t, uint64_t now)
+{
+	if (!rec_filter.min_dur)
+		return;
+	unsigned n = t->depth < REC_STACK ? t->depth : REC_STACK, upto = 0;
+	for (unsigned i = t->fdone; i < n; i++)
+		if ((t->ffl[i] & (REC_F_PENDING | REC_F_SENT)) == REC_F_PENDING &&
+		    (int64_t)(now - t->fts[i]) >= 0 && now - t->fts[i] >= rec_filter.min_dur)
+			upto = i + 1;
+	if (upto)
+		rec_filter_flush(t, upto);
+}
+
 /* The filter flags (REC_F_*) a span beginning at depth d with key gets. */
 REC_NOI unsigned rec_filter_flags(struct rec_thread *t, unsigned d, uint64_t key)
 {

@@ -103,13 +103,15 @@ REC_NOI void rec_finish(int sig)
 	}
 	rec_set_on(0);
 	atomic_store(&rec_exit_deadline, rec_mono() + REC_EXIT_WAIT_MS * UINT64_C(1000000));
-	uint64_t ts = rec_now();
+	uint64_t ts = rec_now(), end = ts;
 	struct rec_thread *self = rec_self;
 	for (struct rec_thread *t = atomic_load(&rec_threads); t; t = t->next) {
 		if (!atomic_load(&t->live) || atomic_exchange(&t->busy, 1))
 			continue;
 		if (!t->slot && (t->pos > t->rec + REC_WORDS || t->pos < t->rec + REC_FIRST))
 			t->pos = t->rec + REC_FIRST; /* torn by a racing thread: give up on it */
+		if (t->pid)
+			rec_filter_settle(t, end);
 		if ((int64_t)(t->last - ts) > 0)
 			ts = t->last; /* the exit is no earlier than any event */
 		if (t->agg && (int64_t)(t->agg->last_ts - ts) > 0)

@@ -145,6 +145,7 @@ REC_NOI void rec_thread_end(void *arg)
 			t->guard = 0;
 		}
 		uint64_t ts = rec_now();
+		rec_filter_settle(t, ts);
 		if (ts > t->last)
 			t->last = ts;
 		if (t->agg) {

@@ -235,3 +235,23 @@ setup_file() {
 	# shellcheck disable=SC2086
 	assert_equal "$(fpaths --filter=mid --perfetto=f.pftrace)" "$(printf '%s\n' mid 'mid;leaf_b')"
 }
+
+@test "--min-duration: a span held back and still open at the end is sent when it lasted long enough" {
+	local heldopen how mode
+	heldopen=$(build_workload span_heldopen $(span_link_flags))
+	for how in exit _exit abort exec; do
+		for mode in aggregate stream; do
+			opts=()
+			[ "$mode" = aggregate ] || opts=(--perfetto=h.pftrace)
+			run "$SPANSTAT" "${opts[@]}" --spans --json=h.json -e task-clock \
+				--min-duration=1ms -- "$heldopen" "$how"
+			echo "$how $mode: $(jq -c '[.spans.merged.nodes[] | [.name, .count, .unfinished, .total_ns]]' h.json)"
+			# whole (~200 ms) and thread-whole (100 ms) lasted long enough:
+			# closed at the end and marked, as without the filter; brief not
+			assert_equal "$(jq -c '[.spans.merged.nodes[] | [.name, .count, .unfinished]] | sort' h.json)" \
+				'[["thread-whole",1,1],["whole",1,1]]'
+			[ "$(jq '.spans.merged.nodes[] | select(.name == "whole") | .total_ns' h.json)" -ge 190000000 ]
+			[ "$(jq '.spans.merged.nodes[] | select(.name == "thread-whole") | .total_ns' h.json)" -ge 95000000 ]
+		done
+	done
+}
