@@ -916,9 +916,11 @@ static cJSON *json_spans(const struct report *r, struct json_lists *lists)
 		  {"over_limit", ds->over_limit},
 		  {"clock_unknown", ds->clock_unknown},
 		  {"lines", ds->lines},
-		  {"bad_lines", ds->bad_lines}};
+		  {"bad_lines", ds->bad_lines},
+		  {"misnested", ds->misnested}};
 	for (size_t k = 0; k < sizeof dk / sizeof dk[0]; k++)
-		if (r->dstats_lost) /* a record whose END is lost */
+		if (r->dstats_lost || dk[k].v == DECODE_UNKNOWN) /* a record whose END is lost,
+								  * or older than the count */
 			cJSON_AddNullToObject(d, dk[k].key);
 		else
 			json_u64(d, dk[k].key, dk[k].v);

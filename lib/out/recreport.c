@@ -286,7 +286,9 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 			uint64_t *d = (uint64_t *)&ds;
 			const uint64_t *s = (const uint64_t *)e.dstats;
 			for (size_t k = 0; k < sizeof ds / sizeof(uint64_t); k++)
-				d[k] += s[k];
+				d[k] = d[k] == DECODE_UNKNOWN || s[k] == DECODE_UNKNOWN
+					       ? DECODE_UNKNOWN
+					       : d[k] + s[k];
 		}
 		/* one file's unknown counts make the sum unknown */
 		dstats_lost |= e.dstats_lost;

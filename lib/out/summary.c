@@ -805,6 +805,11 @@ static void summary_span_problems(FILE *fp, const struct decode_stats *d, uint64
 		{d->bad_records, "bad record", "bad records"},
 		{d->bad_ids, "event with an unknown name", "events with unknown names"},
 		{d->unmatched, "unmatched end", "unmatched ends"},
+		{d->misnested == DECODE_UNKNOWN ? 0 : d->misnested,
+		 "span nested under a span that began after it (its thread's library and "
+		 "line-protocol events came out of time order)",
+		 "spans nested under spans that began after them (their thread's library and "
+		 "line-protocol events came out of time order)"},
 		{d->unnamed,
 		 "span begun in a drop whose name the target could not tell (not shown)",
 		 "spans begun in a drop whose names the target could not tell (not shown)"},

@@ -969,6 +969,7 @@ const struct decode_stats *decoder_stats(const struct decoder *d)
 	m->view.unmatched += ns->unmatched + ns->async_bad;
 	m->view.unfinished += ns->unfinished;
 	m->view.over_limit += ns->over_limit;
+	m->view.misnested += ns->misnested;
 	m->view.bad_bytes += d->frame.bad_bytes;
 	m->view.bad_records += d->frame.truncated;
 	return &m->view;

@@ -62,6 +62,8 @@ struct norm_stats {
 	uint64_t async;	     /* async spans begun */
 	uint64_t async_bad;  /* async enters, exits and ends of no open span (or an
 			      * exit by a thread that had not entered it) */
+	uint64_t misnested;  /* begins nested under an open span that began after
+			      * them (out of time order) */
 };
 
 #define NORM_MAX_ASYNC 65536 /* open async spans per process */
@@ -297,6 +299,10 @@ static inline void norm_begin(struct normaliser *n, struct norm_thread *t, uint6
 	}
 	if (__builtin_expect(t->depth == t->cap, 0) && norm_grow(n, t) < 0)
 		return;
+	/* a parent that began after its child: two sources of one thread (the
+	 * library's events and the line protocol's) arrived out of time order */
+	if (__builtin_expect(t->depth != 0 && ns < t->stk[t->depth - 1].begin, 0))
+		n->stats.misnested++;
 	if (n->nval) {
 		norm_values(n, t, v);
 		memcpy(t->val + (uint64_t)t->depth * n->nval, norm_vlast(n, t),

@@ -35,9 +35,16 @@ struct decode_stats {
 				 * full pipe or ring (WIRE_WAITED): inside its spans */
 	uint64_t unnamed;	/* spans begun in a drop and open after it whose
 				 * names the target could not tell (WIRE_RESYNC) */
+	uint64_t misnested;	/* spans nested under an open span that began after
+				 * them: a thread's events from two sources (the
+				 * library's, the line protocol's) came out of time
+				 * order; DECODE_UNKNOWN in a record file older
+				 * than the count */
 };
 
 /* Fields of struct decode_stats, in order: as a record file keeps them. */
-#define DECODE_STATS_N 19
+#define DECODE_STATS_N 20
+/* A count a record file does not have (written before it was kept). */
+#define DECODE_UNKNOWN UINT64_MAX
 
 #endif

@@ -261,3 +261,22 @@ outer;late 1"
 	assert_equal "$(jq -c '[.spans.merged.nodes[] | [.name, .total_ns]]' c.json)" \
 		'[["outer",60],["inner",10],["late",10]]'
 }
+
+@test "a span nested under one that began after it is counted and said, in every mode" {
+	MIXED=$(build_workload span_lines_mixed $(span_link_flags))
+	# lib-outer reaches spanstat (at exit) after line-mid, which began after it
+	# (and the 100 "warm" spans before it, in the same unread batch)
+	run --separate-stderr -0 "$SPANSTAT" --spans --json=live.json --perfetto=live.pf -- "$MIXED"
+	grep -q "span data: 101 spans nested under spans that began after them" <<<"$stderr"
+	assert_equal "$(jq '.spans.decode.misnested' live.json)" 101
+	run -0 "$SPANSTAT" record -o mixed.rec -- "$MIXED"
+	run --separate-stderr -0 "$SPANSTAT" report --json=rep.json mixed.rec
+	grep -q "span data: 101 spans nested under spans that began after them" <<<"$output"
+	assert_equal "$(jq '.spans.decode.misnested' rep.json)" 101
+	# aggregating, the target's own tree and the lines' are apart: none
+	run --separate-stderr -0 "$SPANSTAT" --spans --json=agg.json -- "$MIXED"
+	assert_equal "$(jq '.spans.decode.misnested' agg.json)" 0
+	# one source alone, in order: none
+	run --separate-stderr -0 "$SPANSTAT" --json=ok.json -- python3 "$WORKLOADS/lines_py.py"
+	assert_equal "$(jq '.spans.decode.misnested' ok.json)" 0
+}
