@@ -170,6 +170,7 @@ struct perfetto {
 	struct pf_thread **th;
 	size_t nth, cap_th;
 	struct pf_thread *recent[PF_RECENT]; /* by pf_recent_slot: threads taking turns */
+	bool tracks; /* a metric of the run has a counter track (pf_value_tracks) */
 	uint64_t global_track;
 	const struct spanmetrics *metrics; /* what spans carry, or NULL */
 	uint64_t *event_track;		   /* -I: uuid per perf event */
@@ -195,6 +196,16 @@ static uint64_t pf_uuid(struct writer *w, struct perfetto *p, struct u64map *m, 
 	return u;
 }
 
+/* Whether a metric of ms has a counter track: without one, begins and ends
+ * skip pf_value_tracks (its loop over the metrics cost every event). */
+static bool pf_any_track(const struct spanmetrics *ms)
+{
+	for (unsigned k = 0; ms && k < ms->n; k++)
+		if (spanmetric_info(&ms->m[k])->track)
+			return true;
+	return false;
+}
+
 static struct perfetto *pf_state(struct writer *w)
 {
 	if (w->priv)
@@ -210,6 +221,7 @@ static struct perfetto *pf_state(struct writer *w)
 		p->strings = w->head->strings;
 		p->names = w->head->names;
 		p->metrics = w->head->metrics && w->head->metrics->n ? w->head->metrics : NULL;
+		p->tracks = pf_any_track(p->metrics);
 	}
 	p->next_seq = PF_GLOBAL_SEQ;
 	w->priv = p;
@@ -941,12 +953,12 @@ __attribute__((noinline)) static void pf_event(struct writer *w, const struct sp
 	switch (ev->kind) {
 	case SPAN_BEGIN:
 		pf_slice(w, p, ev, TYPE_SLICE_BEGIN);
-		if (p->metrics)
+		if (p->tracks)
 			pf_value_tracks(w, p, ev);
 		break;
 	case SPAN_END:
 		pf_slice(w, p, ev, TYPE_SLICE_END);
-		if (p->metrics)
+		if (p->tracks)
 			pf_value_tracks(w, p, ev);
 		break;
 	case SPAN_INSTANT:
@@ -1075,6 +1087,7 @@ static int perfetto_start(struct writer *w, const struct run_head *h)
 		p->strings = h->strings;
 		p->names = h->names;
 		p->metrics = h->metrics && h->metrics->n ? h->metrics : NULL;
+		p->tracks = pf_any_track(p->metrics);
 	}
 	if (p->started)
 		return 0;
