@@ -311,13 +311,10 @@ static inline void norm_begin(struct normaliser *n, struct norm_thread *t, uint6
 	t->stk[t->depth].name = name;
 	t->stk[t->depth].flags = flags;
 	t->stk[t->depth].begin = ns;
-	struct span_event ev = {.kind = SPAN_BEGIN,
-				.pid = t->pid,
-				.tid = t->tid,
-				.ts = ns,
-				.name = name,
-				.depth = t->depth++,
-				.cum = n->nval ? norm_vlast(n, t) : NULL};
+	struct span_event ev;
+	span_event_init(&ev, SPAN_BEGIN, t->pid, t->tid, ns, name);
+	ev.depth = t->depth++;
+	ev.cum = n->nval ? norm_vlast(n, t) : NULL;
 	norm_emit(n, &ev);
 }
 
@@ -339,16 +336,13 @@ static inline void norm_end(struct normaliser *n, struct norm_thread *t, uint64_
 	uint32_t depth = t->depth;
 	const struct norm_stack *e = &t->stk[--depth];
 	t->depth = depth;
-	struct span_event ev = {.kind = SPAN_END,
-				.pid = t->pid,
-				.tid = t->tid,
-				.ts = ns > e->begin ? ns : e->begin,
-				.name = name,
-				.depth = depth,
-				.flags = e->flags,
-				.begin_ts = e->begin,
-				.vals = n->nval ? norm_delta(n, t, depth) : NULL,
-				.cum = n->nval ? norm_vlast(n, t) : NULL};
+	struct span_event ev;
+	span_event_init(&ev, SPAN_END, t->pid, t->tid, ns > e->begin ? ns : e->begin, name);
+	ev.depth = depth;
+	ev.flags = e->flags;
+	ev.begin_ts = e->begin;
+	ev.vals = n->nval ? norm_delta(n, t, depth) : NULL;
+	ev.cum = n->nval ? norm_vlast(n, t) : NULL;
 	n->stats.spans++;
 	n->stats.unfinished += e->flags & SPAN_F_UNFINISHED;
 	norm_emit(n, &ev);

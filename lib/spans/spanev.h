@@ -7,6 +7,7 @@
 #define SPANSTAT_SPANEV_H
 
 #include <stdint.h>
+#include <stddef.h>
 
 enum span_kind {
 	SPAN_PROCESS, /* a process started recording: pid, ppid (value), name */
@@ -90,6 +91,31 @@ struct span_event {
 	uint32_t enters;      /* ASYNC_END: how many times threads entered it */
 	uint32_t threads;     /* ASYNC_END: how many threads did */
 };
+
+/* An event of kind k with every other field 0 or NULL, set field by field:
+ * a designated initialiser zeroes the whole struct with a rep stos, whose
+ * start-up cost was a sixth of the decoder's time per begin. */
+static inline void span_event_init(struct span_event *ev, enum span_kind k, uint32_t pid,
+				   uint32_t tid, uint64_t ts, uint32_t name)
+{
+	ev->kind = k;
+	ev->pid = pid;
+	ev->tid = tid;
+	ev->ts = ts;
+	ev->name = name;
+	ev->flags = 0;
+	ev->depth = 0;
+	ev->begin_ts = 0;
+	ev->value = 0;
+	ev->vals = NULL;
+	ev->cum = NULL;
+	ev->text = NULL;
+	ev->len = 0;
+	ev->aid = 0;
+	ev->parent = 0;
+	ev->enters = 0;
+	ev->threads = 0;
+}
 
 struct span_sink {
 	void (*event)(void *arg, const struct span_event *ev);
