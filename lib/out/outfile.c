@@ -434,13 +434,37 @@ static int outfile_commit_append(struct outfile *of)
 	of->fp = NULL;
 	if (r < 0)
 		return r;
+	bool created = false; /* by this commit: taken back if nothing goes in */
 	if (of->fd < 0) {
-		of->fd = openat(of->dirfd, of->name,
-				O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY | O_CLOEXEC, 0666);
+		of->fd =
+			openat(of->dirfd, of->name,
+			       O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0666);
+		created = of->fd >= 0;
+		if (of->fd < 0 && errno == EEXIST)
+			of->fd = openat(of->dirfd, of->name,
+					O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY | O_CLOEXEC, 0666);
 		if (of->fd < 0)
 			return -errno;
 	}
-	r = outfile_write_all(of->fd, of->buf, of->len);
+	/* the write as outfile_write_all's, counting what went in: a write
+	 * cut short (a full disk) takes its part back off the log's end, as
+	 * long as no other appender wrote after it */
+	size_t done = 0;
+	while (done < of->len && r == 0) {
+		ssize_t w = write(of->fd, of->buf + done, of->len - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			r = w < 0 ? -errno : -ENOSPC;
+		else
+			done += (size_t)w;
+	}
+	struct stat st;
+	off_t end = done ? lseek(of->fd, 0, SEEK_CUR) : -1;
+	if (r < 0 && end >= (off_t)done && fstat(of->fd, &st) == 0 && st.st_size == end)
+		(void)!ftruncate(of->fd, end - (off_t)done);
+	if (r < 0 && created && fstat(of->fd, &st) == 0 && st.st_size == 0)
+		unlinkat(of->dirfd, of->name, 0);
 	if (close(of->fd) < 0 && r == 0)
 		r = -errno;
 	of->fd = -1;

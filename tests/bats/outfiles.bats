@@ -551,4 +551,22 @@ full_outputs() {
 	# the target's own failure outranks it
 	run --separate-stderr -3 timeout 60 "$SPANSTAT" -I 20 -e task-clock --perfetto=/dev/full \
 		-- sh -c 'sleep 0.1; exit 3'
+
+@test "--append on a full disk appends no part of the summary, and creates no log" {
+	[ "$(id -u)" = 0 ] || skip "needs root to mount a small tmpfs"
+	mkdir full
+	mount -t tmpfs -o size=8k tmpfs full || skip "cannot mount a tmpfs here"
+	# the log's one page has room for part of a summary, then the disk is full
+	head -c 4000 /dev/zero | tr '\0' x >full/log
+	dd if=/dev/zero of=full/fill bs=1k count=8 status=none 2>/dev/null || true
+	cp full/log before
+	local r=0
+	run --separate-stderr -3 "$SPANSTAT" -o full/log --append -e task-clock -- sh -c 'exit 3'
+	cmp -s before full/log || r=1
+	[[ "$stderr" == "spanstat: cannot write --output 'full/log': No space left on device; the summary follows on standard error"$'\n'*"Performance counter stats"* ]] || r=2
+	run --separate-stderr -0 "$SPANSTAT" -o full/new.log --append -e task-clock -- true
+	[ ! -e full/new.log ] || r=3
+	ls -A full >list
+	umount full
+	[ "$r" -eq 0 ] || fail "check $r failed: $(cat list)"
 }
