@@ -12,6 +12,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -564,6 +565,9 @@ int diff_main(int argc, char **argv)
 	const char *path[DOUT_MAX] = {NULL};
 	opterr = 0;
 	optind = 1;
+	/* a reader that goes away (spanstat diff ... | head) is an output that
+	 * cannot be written, status 125 with its line, not death by SIGPIPE */
+	signal(SIGPIPE, SIG_IGN);
 	for (int c; (c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1;) {
 		switch (c) {
 		case 't':
@@ -698,19 +702,31 @@ int diff_main(int argc, char **argv)
 		if (unwritten[k])
 			die_soft("%s '%s' not written: the span paths are not comparable",
 				 dout_opt[k], unwritten[k]);
+	bool stdout_failed = false; /* said once, by the output that met it */
 	for (int k = 0; k < DOUT_MAX; k++) {
 		if (!path[k])
 			continue;
+		errno = 0;
 		int err = k == DOUT_JSON ? diff_json(out[k].fp, &d, order, name[0], name[1], &opt,
 						     warn, nwarn)
 			  : k == DOUT_FOLDED ? diff_folded(out[k].fp, &d)
 					     : diff_flamegraph(out[k].fp, &d, name[0], name[1]);
+		int wrote_errno = errno;
 		char *cause = NULL;
+		bool to_stdout = strcmp(path[k], "-") == 0;
 		if (err) {
 			err = outfile_why(&out[k], err);
+			if (to_stdout && err == -EIO && wrote_errno) /* stdout's own stream */
+				err = -wrote_errno;
 			outfile_abort(&out[k]);
-			die_soft("cannot write %s '%s': %s", dout_opt[k], path[k], strerror(-err));
+			if (to_stdout)
+				die_soft("cannot write %s to standard output: %s", dout_opt[k],
+					 strerror(-err));
+			else
+				die_soft("cannot write %s '%s': %s", dout_opt[k], path[k],
+					 strerror(-err));
 			code = EXIT_SPANSTAT;
+			stdout_failed |= to_stdout;
 		} else if (outfile_commit(&out[k], &cause) < 0) {
 			die_soft("%s", cause ? cause : "cannot write an output");
 			code = EXIT_SPANSTAT;
@@ -724,8 +740,10 @@ int diff_main(int argc, char **argv)
 		free(warn[w]);
 	free(order);
 	diff_release(&d);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		errline("cannot write the comparison to standard output");
+	errno = 0;
+	if ((fflush(stdout) != 0 || ferror(stdout)) && !stdout_failed) {
+		die_soft("cannot write the comparison to standard output: %s",
+			 strerror(errno ? errno : EIO));
 		return EXIT_SPANSTAT;
 	}
 	return code;

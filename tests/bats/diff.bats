@@ -363,3 +363,20 @@ json.dump(d, open("big.json", "w"))'
 	run "$SPANSTAT" diff deep.json deep.json
 	[ "$status" -ne 125 ]
 }
+
+@test "diff: a reader that goes away is an output not written (125 and its line), never death by SIGPIPE" {
+	# many changed quantities, so that the listing outgrows a pipe's buffer
+	many_paths old.json 1 1.0 10
+	many_paths new.json 2 1.3 11
+	local o
+	for o in --all --json=- --flamegraph=-; do
+		run bash -c '"$0" diff "$1" old.json new.json 2>err | head -c 10 >/dev/null
+			echo "${PIPESTATUS[0]}"; cat err' "$SPANSTAT" "$o"
+		[ "${lines[0]}" = 125 ] || fail "$o: status ${lines[0]}: $output"
+		case $o in
+		--all) [ "${lines[1]}" = "spanstat: cannot write the comparison to standard output: Broken pipe" ] ;;
+		*) [ "${lines[1]}" = "spanstat: cannot write ${o%=-} to standard output: Broken pipe" ] ;;
+		esac || fail "$o: $output"
+		[ "${#lines[@]}" -eq 2 ] || fail "$o: $output"
+	done
+}
