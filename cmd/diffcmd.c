@@ -89,9 +89,10 @@ static FILE *diff_open(const char *path, char *head, size_t size, size_t *len)
 	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "re");
 	if (!f)
 		die("cannot read '%s': %s", path, strerror(errno));
+	errno = 0;
 	*len = fread(head, 1, size, f);
-	if (ferror(f))
-		die("cannot read '%s': %s", path, strerror(EIO));
+	if (ferror(f)) /* read(2)'s errno: a directory is EISDIR */
+		die("cannot read '%s': %s", path, strerror(errno ? errno : EIO));
 	return f;
 }
 

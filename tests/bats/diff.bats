@@ -181,6 +181,9 @@ verdict() { # verdict FILE NAME FIELD: the verdict of one item of a --json compa
 	assert_output "spanstat: 'other.json': not a spanstat JSON document with a run (spanstat --json)"
 	run -125 "$SPANSTAT" diff ok.json missing.json
 	assert_output "spanstat: cannot read 'missing.json': No such file or directory"
+	mkdir adir
+	run -125 "$SPANSTAT" diff ok.json adir
+	assert_output "spanstat: cannot read 'adir': Is a directory"
 	run -125 "$SPANSTAT" diff ok.json
 	assert_output "spanstat: diff takes two files, OLD and NEW (see 'spanstat diff --help')"
 	run -125 "$SPANSTAT" diff --threshold=-1 ok.json ok.json
