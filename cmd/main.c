@@ -998,10 +998,32 @@ static int commit_summary(struct cli *c, int code)
 	return code;
 }
 
+/* The option that named output k, as the user gave it: spanstat record's
+ * -o names the record file. */
+static const char *out_opt(const struct cli *c, int k)
+{
+	if (k == out_record && c->keep_rec)
+		return "the traces' window (--keep-last)";
+	return c->mode == MODE_RECORD && k == out_record ? "--output" : optname(k);
+}
+
+/* The line for an output that could not be put in place (err, -errno, from
+ * outfile_commit), naming its option as every other output error does. */
+static void commit_failed(const struct cli *c, int k, int err, const char *why)
+{
+	if (err >= 0 || !c->path[k])
+		errline(why ? why : "cannot write output");
+	else if (strcmp(c->path[k], "-") == 0)
+		die_soft("cannot write %s to standard output: %s", out_opt(c, k), stdout_why(-err));
+	else
+		die_soft("cannot write %s '%s': %s", out_opt(c, k), c->path[k], strerror(-err));
+}
+
 static int commit_outputs(struct cli *c, int code)
 {
 	for (int k = 0; k < OUT_MAX; k++) {
 		char *why = NULL;
+		int e;
 		if (from_window(c, k) && !c->w[k].ops)
 			continue; /* made later, from the record file */
 		if (k == OUT_SUMMARY && c->tee && c->w[k].ops && !c->w[k].err) {
@@ -1011,7 +1033,7 @@ static int commit_outputs(struct cli *c, int code)
 		if (k == OUT_SUMMARY)
 			tee_close(c);
 		if (c->w[k].ops && c->w[k].err < 0) {
-			int e = -outfile_why(&c->out[k], c->w[k].err);
+			e = -outfile_why(&c->out[k], c->w[k].err);
 			if (k == OUT_SUMMARY && !c->path[k] && c->w[k].fp == stdout)
 				die_soft("cannot write the summary to standard output: %s",
 					 stdout_why(e));
@@ -1019,28 +1041,25 @@ static int commit_outputs(struct cli *c, int code)
 				die_soft("cannot write the summary to standard error: %s",
 					 strerror(e));
 			else if (!c->path[k] || strcmp(c->path[k], "-") == 0)
-				die_soft("cannot write %s to standard output: %s", optname(k),
+				die_soft("cannot write %s to standard output: %s", out_opt(c, k),
 					 stdout_why(e));
 			else if ((out_flags(k) & OUTPUT_WEIGHT) && c->weight && e == ENOENT &&
 				 strncmp(c->weight, SPANWEIGHT_ARG, strlen(SPANWEIGHT_ARG)) == 0)
 				die_soft("cannot write %s '%s': --weight=%s: no span had a "
 					 "number argument '%s'",
-					 optname(k), c->path[k], c->weight,
+					 out_opt(c, k), c->path[k], c->weight,
 					 c->weight + strlen(SPANWEIGHT_ARG));
 			else if ((out_flags(k) & OUTPUT_WEIGHT) && c->weight &&
 				 (e == ENOTSUP || e == ENOENT))
 				die_soft("cannot write %s '%s': --weight=%s cannot be counted here",
-					 optname(k), c->path[k], c->weight);
+					 out_opt(c, k), c->path[k], c->weight);
 			else
-				die_soft("cannot write %s '%s': %s",
-					 k == out_record && c->keep_rec
-						 ? "the traces' window (--keep-last)"
-						 : optname(k),
-					 c->path[k], strerror(e));
+				die_soft("cannot write %s '%s': %s", out_opt(c, k), c->path[k],
+					 strerror(e));
 			outfile_abort(&c->out[k]);
 			code = code ? code : EXIT_SPANSTAT;
-		} else if (outfile_commit(&c->out[k], &why) < 0) {
-			errline(why ? why : "cannot write output");
+		} else if ((e = outfile_commit(&c->out[k], &why)) < 0) {
+			commit_failed(c, k, e, why);
 			free(why);
 			code = code ? code : EXIT_SPANSTAT;
 			/* not in place: not said written, nor read again (a
@@ -1136,15 +1155,15 @@ static int window_outputs(struct cli *c, int code, const struct sigrelay *sr)
 		int e = r < 0 ? -r : c->w[k].err < 0 ? -c->w[k].err : 0;
 		if (e == ENOENT && !have)
 			die_soft("cannot write %s '%s': the %s it is made from was not written",
-				 optname(k), c->path[k],
+				 out_opt(c, k), c->path[k],
 				 c->keep_rec ? "window (--keep-last)" : "record file");
 		else if (e)
-			die_soft("cannot write %s '%s': %s", optname(k), c->path[k],
+			die_soft("cannot write %s '%s': %s", out_opt(c, k), c->path[k],
 				 cause ? cause : strerror(e));
 		if (e)
 			outfile_abort(&c->out[k]);
-		else if (outfile_commit(&c->out[k], &why) < 0) {
-			errline(why ? why : "cannot write output");
+		else if ((e = outfile_commit(&c->out[k], &why)) < 0) {
+			commit_failed(c, k, e, why);
 			e = EIO;
 		}
 		free(why);

@@ -481,15 +481,24 @@ static int outfile_copy_into(struct outfile *of, int from)
 	sigset_t all, old;
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
-	int to = of->copy ? open(of->path, O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC)
-			  : openat(of->dirfd, of->name, O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC);
+	int to = of->copy ? open(of->path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+			  : openat(of->dirfd, of->name, O_WRONLY | O_NOCTTY | O_CLOEXEC);
 	if (to < 0) {
 		int e = errno;
 		sigmask_set(SIG_SETMASK, &old, NULL);
 		return -e;
 	}
-	int r = 0;
-	for (off_t off = 0;;) {
+	/* the room first, past the old end without moving it: a full disk
+	 * then leaves the old contents whole (a file system without fallocate
+	 * is written as it comes); the new contents are written over the old,
+	 * and the file cut to their size */
+	struct stat fs;
+	int r = fstat(from, &fs) < 0 ? -errno : 0;
+	if (r == 0 && fs.st_size > 0 && fallocate(to, FALLOC_FL_KEEP_SIZE, 0, fs.st_size) < 0 &&
+	    errno != EOPNOTSUPP && errno != ENOSYS)
+		r = -errno;
+	off_t off = 0;
+	while (r == 0) {
 		ssize_t n = pread(from, buf, sizeof buf, off);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -501,6 +510,8 @@ static int outfile_copy_into(struct outfile *of, int from)
 			break;
 		off += n;
 	}
+	if (r == 0 && ftruncate(to, off) < 0)
+		r = -errno;
 	if (close(to) < 0 && r == 0)
 		r = -errno;
 	sigmask_set(SIG_SETMASK, &old, NULL);

@@ -570,3 +570,27 @@ full_outputs() {
 	umount full
 	[ "$r" -eq 0 ] || fail "check $r failed: $(cat list)"
 }
+
+@test "a hard-linked output on a disk with no room for it keeps its old contents; the line names the option" {
+	[ "$(id -u)" = 0 ] || skip "needs root to mount a small tmpfs"
+	DEMO=$(build_workload demo -finstrument-functions)
+	"$SPANSTAT" record -o t.rec -- "$DEMO" 2000 >/dev/null 2>&1
+	"$SPANSTAT" report --json=ref.json t.rec 2>/dev/null # the same bytes every time
+	local pages=$((($(stat -c %s ref.json) + 4095) / 4096))
+	[ "$pages" -ge 2 ] || fail "the JSON is too small to fill the disk with"
+	mkdir full
+	# room for the temporary file, not for the copy into the linked file too
+	mount -t tmpfs -o size=$(((pages + 1 + pages / 2) * 4))k tmpfs full || skip "cannot mount a tmpfs here"
+	echo old >full/out
+	ln full/out full/other
+	local r=0
+	run --separate-stderr "$SPANSTAT" report --json=full/out t.rec
+	[ "$status" -eq 125 ] && [ "$stderr" = "spanstat: cannot write --json 'full/out': No space left on device" ] || r=1
+	[ "$(cat full/other)" = old ] || r=2
+	# spanstat record's -o is named as the user gave it
+	head -c 1M /dev/zero >full/fill 2>/dev/null || true
+	[ $r -ne 0 ] || run --separate-stderr "$SPANSTAT" record -o full/x.rec -e task-clock -- true
+	[ $r -ne 0 ] || { [ "$status" -eq 125 ] && [ "$stderr" = "spanstat: cannot write --output 'full/x.rec': No space left on device" ]; } || r=3
+	umount full
+	[ "$r" -eq 0 ] || fail "check $r failed: $stderr"
+}
