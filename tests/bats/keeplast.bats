@@ -224,7 +224,7 @@ overwritten() {
 	wait "$pid" || code=$?
 	cat err
 	assert_equal "$code" 125
-	grep -q "^spanstat: cannot write 'd/k.rec': " err
+	grep -q "^spanstat: cannot write --record 'd/k.rec': " err
 	run ! grep -q "keeps the last" err
 	grep -qx "spanstat: cannot write --perfetto 'k.pftrace': the record file it is made from was not written" err
 	[ ! -e k.pftrace ]
@@ -245,7 +245,7 @@ overwritten() {
 	cat err
 	assert_equal "$code" 125
 	grep -qx "spanstat: cannot write a snapshot to 'd/k.rec': No such file or directory" err
-	grep -qx "spanstat: cannot write 'd/k.rec': No such file or directory" err
+	grep -qx "spanstat: cannot write --output 'd/k.rec': No such file or directory" err
 	assert_equal "$(wc -l <err)" 2
 }
 
