@@ -836,7 +836,9 @@ static void release_writers(struct cli *c)
 static ssize_t tee_write(void *arg, const char *buf, size_t n)
 {
 	struct cli *c = arg;
-	if (fwrite(buf, 1, n, c->out[OUT_SUMMARY].fp) != n && !c->tee_err)
+	/* through to the file at once: the tee is flushed at each -I sample */
+	FILE *to = c->out[OUT_SUMMARY].fp;
+	if ((fwrite(buf, 1, n, to) != n || fflush(to) != 0) && !c->tee_err)
 		c->tee_err = errno ? errno : EIO;
 	if (!c->copy_lost &&
 	    (n > SIZE_MAX - c->copy_len || GROW(c->copy, c->copy_len + n, c->copy_cap, 4096) < 0))

@@ -594,3 +594,25 @@ full_outputs() {
 	umount full
 	[ "$r" -eq 0 ] || fail "check $r failed: $stderr"
 }
+
+@test "-I lines reach a FIFO or a pipe as they come; a reader that goes away costs neither the run nor its status" {
+	mkfifo fifo
+	local fd
+	# a reader from the start (read-write: opening blocks on nothing); the
+	# first sample is read while the target still runs (it waits for it)
+	exec {fd}<>fifo
+	(IFS= read -r head && IFS= read -r first && echo "$first" >first) <&"$fd" 3>&- &
+	run -3 timeout 60 "$SPANSTAT" -o fifo -I 100 -e task-clock -- \
+		sh -c 'for i in $(seq 100); do [ -s first ] && exit 3; sleep 0.05; done; exit 9'
+	exec {fd}>&-
+	grep -q task-clock first
+	# standard output's reader goes away while -I lines are written: the
+	# target runs on, its status stays, the line says which output failed
+	local o
+	for o in "" -x,; do
+		run bash -c '"$0" -I 10 $1 -o - -e task-clock,page-faults -- sh -c "sleep 1; exit 3" 2>err |
+			head -c 10 >/dev/null; echo "${PIPESTATUS[0]}"; cat err' "$SPANSTAT" "$o"
+		[ "${lines[0]}" = 3 ] || fail "$o: status: $output"
+		[ "${lines[1]}" = "spanstat: cannot write --output to standard output: Broken pipe" ] || fail "$o: $output"
+	done
+}
