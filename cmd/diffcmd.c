@@ -734,8 +734,11 @@ int diff_main(int argc, char **argv)
 		}
 		free(cause);
 	}
-	bool json_stdout = path[DOUT_JSON] && strcmp(path[DOUT_JSON], "-") == 0;
-	if (!json_stdout)
+	/* an output on standard output has it alone: no listing in its lines */
+	bool std_out = false;
+	for (int k = 0; k < DOUT_MAX; k++)
+		std_out |= path[k] && strcmp(path[k], "-") == 0;
+	if (!std_out)
 		diff_report(&d, order, name[0], name[1], &opt, all);
 	for (int w = 0; w < nwarn; w++)
 		free(warn[w]);

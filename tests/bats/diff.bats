@@ -158,6 +158,9 @@ verdict() { # verdict FILE NAME FIELD: the verdict of one item of a --json compa
 	run -0 cat d.folded
 	assert_line 'main 1000000 500000'
 	assert_line 'main;work 100000000 150000000'
+	# on standard output, the stacks alone: flamegraph.pl reads no listing
+	run --separate-stderr -1 "$SPANSTAT" diff --folded=- old.json new2.json
+	assert_equal "$output" "$(cat d.folded)"
 	run -0 xmllint --noout d.svg
 	# work grew by half: red; main's own time halved but main in total grew: red too
 	grep -q 'data-n="work" data-l="0"><title>work (old 100000000, new 150000000 ns, +50.00%)' d.svg
