@@ -3,7 +3,6 @@
 
 #include "live.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,30 +37,9 @@ static void live_run(void *ctx, unsigned run)
 	analysis_run(&((struct live *)ctx)->an, run);
 }
 
-/* A -I sample to every writer.  One that cannot write it (standard
- * output's reader went away) fails alone, as at the end of the run: it
- * takes no more samples and is said when the outputs are committed, while
- * the target runs on and its status is kept; the session itself stops only
- * for want of memory. */
 static int live_interval(void *ctx, const struct interval_sample *s)
 {
-	struct live *l = ctx;
-	for (size_t i = 0; i < l->nwriters; i++) {
-		struct writer *w = l->writers[i];
-		if (w->err || !w->ops->interval)
-			continue;
-		errno = 0;
-		int r = w->ops->interval(w, s);
-		if (r == -ENOMEM)
-			return r;
-		/* out now, as perf stat's lines are: a FIFO or a pipe shows each
-		 * sample as it comes (a file is put in place at the end anyway) */
-		if (r == 0 && w->fp && fflush(w->fp) != 0)
-			r = -EIO;
-		if (r < 0) /* a stream's own errno (EPIPE) over its EIO */
-			w->err = r == -EIO && errno ? -errno : r;
-	}
-	return 0;
+	return analysis_interval(&((struct live *)ctx)->an, s);
 }
 
 static int live_import(void *ctx, const struct span_import *im)

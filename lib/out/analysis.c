@@ -158,18 +158,27 @@ int analysis_start(struct analysis *a, const struct run_head *h)
 	return a->jobs > 1 && a->spans ? analysis_split(a) : 0;
 }
 
-/* A writer that fails at a sample (a full disk) keeps its error for the
- * end, where it is said, and takes no more samples; the others go on, as
- * for a failure anywhere else: one bad output never costs the others. */
+/* A writer that fails at a sample (a full disk, standard output's reader
+ * gone) keeps its error for the end, where it is said, and takes no more
+ * samples; the others go on, as for a failure anywhere else: one bad
+ * output never costs the others, nor the target's status.  Each stream is
+ * flushed, as perf stat's lines are: a FIFO or a pipe shows each sample as
+ * it comes (a file is put in place at the end anyway).  Only want of
+ * memory stops it all. */
 int analysis_interval(struct analysis *a, const struct interval_sample *s)
 {
 	for (size_t i = 0; i < a->nwriters; i++) {
 		struct writer *w = a->writers[i];
 		if (w->err || !w->ops->interval || analysis_fanned(a, i))
 			continue;
+		errno = 0;
 		int r = w->ops->interval(w, s);
-		if (r < 0)
-			w->err = r;
+		if (r == -ENOMEM)
+			return r;
+		if (r == 0 && w->fp && fflush(w->fp) != 0)
+			r = -EIO;
+		if (r < 0) /* a stream's own errno (EPIPE) over its EIO */
+			w->err = r == -EIO && errno ? -errno : r;
 	}
 	return 0;
 }

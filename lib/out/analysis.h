@@ -68,8 +68,9 @@ const struct span_trees *analysis_tree(const struct analysis *a);
 void analysis_run(struct analysis *a, unsigned run);
 /* The head, before anything else: each writer's start. */
 int analysis_start(struct analysis *a, const struct run_head *h);
-/* A -I sample, to every writer; a writer that fails keeps its error (said at
- * the end) and takes no more.  Returns 0. */
+/* A -I sample, to every writer, each stream flushed; a writer that fails
+ * keeps its error (said at the end) and takes no more.  Returns 0, or
+ * -ENOMEM. */
 int analysis_interval(struct analysis *a, const struct interval_sample *s);
 int analysis_import(struct analysis *a, const struct span_import *im);
 /* The report of e's runs (runinfo.h) and ranks (several ranks of one job,
