@@ -588,6 +588,12 @@ static int rf_pass1(struct recfile *rf, uint32_t type, struct record_in *in, voi
 			rf->win = w;
 		break;
 	}
+	case RECORD_HEAD: /* a second one: no writer writes it */
+		rf->dmg.bad_records++;
+		break;
+	default: /* a newer writer's, or a type damaged outside the CRC: said */
+		rf->dmg.unknown++;
+		break;
 	}
 	return 0;
 }

@@ -97,6 +97,8 @@ struct record_damage {
 	uint64_t skipped_bytes; /* between records: a damaged header, and what the
 				 * reader skipped to the next record whose CRC held */
 	uint64_t lost_events;	/* events blocks among the bad records */
+	uint64_t unknown;	/* intact records of types this reader does not know
+				 * (a newer writer's, or a damaged type), skipped */
 	bool no_end;		/* the END record is missing: the recording stopped */
 	unsigned lost_runs;	/* runs whose results are missing */
 };

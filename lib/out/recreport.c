@@ -66,6 +66,14 @@ static void rr_damage(const struct recreport_opts *o, const char *file,
 				     d->lost_runs, d->lost_runs == 1 ? "" : "s") >= 0)
 		o->warn(o->ctx, m);
 	free(m);
+	m = NULL;
+	if (d->unknown &&
+	    asprintf(&m,
+		     "report: '%s': %" PRIu64 " record%s of a type this spanstat does not know "
+		     "skipped (written by a newer spanstat, or a damaged header)",
+		     file, d->unknown, d->unknown == 1 ? "" : "s") >= 0)
+		o->warn(o->ctx, m);
+	free(m);
 }
 
 /* A --keep-last file: what it holds of the run, and what it left out. */

@@ -9,6 +9,8 @@ so the reader has to judge what is inside.  OPs, in order:
                       span event that has it
   head:old            the HEAD as the first files have it: cut after the span
                       values (without the program and its build id)
+  type:FROM=TO        the first record of type FROM becomes of type TO (its
+                      payload and CRC unchanged: the type is outside the CRC)
 """
 import struct
 import sys
@@ -137,6 +139,10 @@ def main():
             recs.append((int(t), p))
         elif op == "head:old":
             recs = [(t, head_old(p) if t == 1 else p) for t, p in recs]
+        elif op.startswith("type:"):
+            a, b = (int(x) for x in op[5:].split("="))
+            i = next(i for i, (t, _) in enumerate(recs) if t == a)
+            recs[i] = (b, recs[i][1])
         elif op.startswith("ev:"):
             field, val = op[3:].split("=")
             recs = [(t, events(p, n, field, int(val, 0)) if t == 4 else p) for t, p in recs]
