@@ -614,6 +614,8 @@ int diff_main(int argc, char **argv)
 	if (argc - optind != 2)
 		die("diff takes two files, OLD and NEW (see 'spanstat diff --help')");
 	const char *name[2] = {argv[optind], argv[optind + 1]};
+	if (strcmp(name[0], "-") == 0 && strcmp(name[1], "-") == 0)
+		die("OLD and NEW are both standard input ('-'): it can be read once");
 	for (int a = 0; a < DOUT_MAX; a++)
 		for (int b = a + 1; b < DOUT_MAX; b++)
 			if (path[a] && path[b] && strcmp(path[a], path[b]) == 0)

@@ -18,6 +18,7 @@
 #include "diff.h"
 #include "stats.h"
 #include "u64map.h"
+#include "writer.h"
 
 /* A value every span carries, and whether each side collected it. */
 struct diff_vfam {
@@ -177,6 +178,7 @@ struct diff_read {
 	char **cause;
 	unsigned runs, threads;
 	bool version, have_runs, have_spans, collected;
+	double schema;	  /* its schema_version */
 	uint64_t top_run; /* the largest run a thread named, + 1 */
 	unsigned top_thread;
 	size_t *evcache; /* a run's k-th event: its item + 1, as the last run had it */
@@ -760,7 +762,9 @@ static int diff_document(struct diff_read *r, struct diff_in *in)
 				if (!(v = din_value(in)))
 					err = diff_not_json(r);
 				else if (*k == 's')
-					r->version = cJSON_IsNumber(v);
+					r->schema = (r->version = cJSON_IsNumber(v))
+							    ? v->valuedouble
+							    : 0;
 				else if (*k == 'c' && !d->command[s])
 					err = diff_join(v, NULL, ' ', &d->command[s]);
 				else if (*k == 'e' && !d->events[s])
@@ -782,6 +786,13 @@ static int diff_document(struct diff_read *r, struct diff_in *in)
 	din_ws(in);
 	if (in->p != in->end)
 		return diff_not_json(r);
+	/* a newer schema changed what some field means: not compared as ours */
+	if (r->version && r->schema > JSON_SCHEMA_VERSION)
+		return cause_set(
+			r->cause, -EINVAL,
+			"schema_version %g is newer than this spanstat reads (%d): compare it "
+			"with the spanstat that wrote it",
+			r->schema, JSON_SCHEMA_VERSION);
 	if (r->version && r->have_runs && r->runs < 1) /* a damaged record's, or a cut run */
 		return cause_set(r->cause, -EINVAL,
 				 "no run's results are known (a damaged or partial recording): "

@@ -37,8 +37,6 @@
 #define PACKAGE_VERSION "0.1.0"
 #endif
 
-#define JSON_SCHEMA_VERSION 2
-
 /* One -I sample, copied: the caller's counts live only for the call. */
 struct json_interval {
 	unsigned run;

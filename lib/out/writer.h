@@ -59,6 +59,9 @@ struct writer {
 extern const struct writer_ops summary_writer_ops;
 extern const struct writer_ops csv_writer_ops;
 extern const struct writer_ops json_writer_ops;
+/* The JSON document's schema_version (spanstat-json(5)): bumped on
+ * incompatible changes; diff refuses a newer one. */
+#define JSON_SCHEMA_VERSION 2
 extern const struct writer_ops folded_writer_ops;
 extern const struct writer_ops perfetto_writer_ops;
 extern const struct writer_ops pprof_writer_ops;

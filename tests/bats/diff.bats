@@ -386,3 +386,13 @@ json.dump(d, open("big.json", "w"))'
 		[ "${#lines[@]}" -eq 2 ] || fail "$o: $output"
 	done
 }
+
+@test "diff: a newer schema_version and standard input twice are refused with one line" {
+	session old.json 100 101 99 100.5 99.5
+	run -0 "$SPANSTAT" diff old.json old.json
+	jq '.schema_version = 99' old.json >new99.json
+	run -125 "$SPANSTAT" diff old.json new99.json
+	assert_output "spanstat: 'new99.json': schema_version 99 is newer than this spanstat reads (2): compare it with the spanstat that wrote it"
+	run -125 "$SPANSTAT" diff - - <old.json
+	assert_output "spanstat: OLD and NEW are both standard input ('-'): it can be read once"
+}
