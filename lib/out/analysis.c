@@ -290,7 +290,9 @@ void analysis_rusage(const struct run_end *e, struct report *rep)
 				       stats_sat_long(mi / k + 0.5), stats_sat_long(ma / k + 0.5),
 				       stats_sat_long(vc / k + 0.5), stats_sat_long(ic / k + 0.5)};
 	rep->elapsed = stats_summary(&el);
-	rep->span_wall_ns = stats_sat_u64(sw); /* a damaged record's runs: any sum */
+	/* a damaged record's runs: any sum; with runs lost, the spans hold
+	 * time the known runs' walls do not: their share is unknown */
+	rep->span_wall_ns = e->lost_runs ? 0 : stats_sat_u64(sw);
 }
 
 static int analysis_report(struct analysis *a, const struct run_end *e,

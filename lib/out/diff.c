@@ -180,6 +180,8 @@ struct diff_read {
 	bool version, have_runs, have_spans, collected;
 	double schema;	  /* its schema_version */
 	uint64_t top_run; /* the largest run a thread named, + 1 */
+	uint64_t end_run; /* the largest .runs[].run, + 1: a report that lost some
+			   * runs' results lists the others by their numbers */
 	unsigned top_thread;
 	size_t *evcache; /* a run's k-th event: its item + 1, as the last run had it */
 	size_t evcap;
@@ -396,6 +398,16 @@ __attribute__((format(printf, 4, 5))) static int diff_number(struct diff_read *r
 
 static const char *const diff_rusage[] = {"elapsed_ns", "user_ns", "sys_ns", "max_rss_kib"};
 
+/* A node id or run number: a whole number JSON can hold exactly. */
+static bool diff_id(const cJSON *n, uint64_t *id)
+{
+	if (!cJSON_IsNumber(n) || !(n->valuedouble >= 0) || n->valuedouble > 0x1p53 ||
+	    n->valuedouble != floor(n->valuedouble))
+		return false;
+	*id = (uint64_t)n->valuedouble;
+	return true;
+}
+
 /* One element of .runs: its counters and rusage as run r->runs. */
 static int diff_run(struct diff_read *r, const cJSON *run)
 {
@@ -403,6 +415,12 @@ static int diff_run(struct diff_read *r, const cJSON *run)
 	unsigned k = r->runs;
 	if (!cJSON_IsObject(run))
 		return cause_set(r->cause, -EINVAL, "run %u is not an object", k);
+	uint64_t no = k;
+	const cJSON *rn = cJSON_GetObjectItemCaseSensitive(run, "run");
+	if (rn && (!diff_id(rn, &no) || no >= UINT32_MAX))
+		return cause_set(r->cause, -EINVAL, "run %u: a run number that is not one", k);
+	if (no + 1 > r->end_run)
+		r->end_run = no + 1;
 	const cJSON *ev;
 	size_t e = 0;
 	cJSON_ArrayForEach(ev, cJSON_GetObjectItemCaseSensitive(run, "events"))
@@ -472,16 +490,6 @@ static char *diff_frame(const char *name)
 	if (f)
 		*o = '\0';
 	return f;
-}
-
-/* A node id: a whole number JSON can hold exactly. */
-static bool diff_id(const cJSON *n, uint64_t *id)
-{
-	if (!cJSON_IsNumber(n) || !(n->valuedouble >= 0) || n->valuedouble > 0x1p53 ||
-	    n->valuedouble != floor(n->valuedouble))
-		return false;
-	*id = (uint64_t)n->valuedouble;
-	return true;
 }
 
 /* A node's field as a sample of run k. */
@@ -799,7 +807,7 @@ static int diff_document(struct diff_read *r, struct diff_in *in)
 				 "nothing to compare");
 	if (!r->version || !r->have_runs)
 		return diff_not_ours(r);
-	if (r->top_run > r->runs)
+	if (r->top_run > r->runs && r->top_run > r->end_run)
 		return cause_set(r->cause, -EINVAL,
 				 "span thread %u: of run %" PRIu64
 				 ", but the document has %u run%s",

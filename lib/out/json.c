@@ -829,7 +829,10 @@ static cJSON *json_spans(const struct report *r, struct json_lists *lists)
 	cJSON_AddBoolToObject(o, "collected", st != NULL);
 	/* what each node's self_weight counts (--weight) */
 	json_name(o, "weight", lists->weight ? lists->weight : "wall");
-	json_u64(o, "wall_ns", r->span_wall_ns);
+	if (r->span_wall_ns) /* 0: no run's wall, or runs lost (analysis.c) */
+		json_u64(o, "wall_ns", r->span_wall_ns);
+	else
+		cJSON_AddNullToObject(o, "wall_ns");
 	json_u64(o, "instants", st ? st->instants : 0);
 	json_u64(o, "counters", st ? st->counters : 0);
 	json_u64(o, "messages", st ? st->messages : 0);
@@ -1152,7 +1155,7 @@ static cJSON *json_build(const struct json *j, const struct run_head *h, const s
 		const struct run_result *rr = &r->run[k];
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddItemToArray(runs, o);
-		cJSON_AddNumberToObject(o, "run", k);
+		cJSON_AddNumberToObject(o, "run", rr->index);
 		if (rr->counts)
 			cJSON_AddItemToObject(
 				o, "events",

@@ -627,6 +627,7 @@ static int rf_runs(struct recfile *rf)
 		if (!rf->have_run[i])
 			continue;
 		struct run_result rr = rf->run[i];
+		rr.index = i;
 		rf->run[i].counts = NULL; /* moved: freed once, at k */
 		rf->run[k++] = rr;
 	}
@@ -902,6 +903,7 @@ void recfile_end(const struct recfile *rf, struct run_end *e)
 	e->dstats = rf->head.spans ? &rf->ds : NULL;
 	e->dstats_lost = rf->head.spans && !rf->have_end;
 	e->event_cost_ns = rf->cost;
+	e->lost_runs = rf->dmg.lost_runs;
 }
 
 /* The ARG record after an EVENTS block, read along with it: the next

@@ -251,7 +251,9 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 		}
 		rr_earliest(&head, &st, mono + (uint64_t)shift[i]);
 	}
-	unsigned base = 0, ncost = 0;
+	/* runs found so far (nbase), and asked for (base: the threads of file i
+	 * are of runs base + k, whatever runs lost their results) */
+	unsigned base = 0, nbase = 0, ncost = 0, lost = 0;
 	double cost = 0;
 	bool dstats_lost = false;
 	for (size_t i = 0; r == 0 && i < n; i++) {
@@ -288,8 +290,12 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 		rr_window(o, o->files[i], recfile_window(f[i].rf));
 		struct run_end e;
 		recfile_end(f[i].rf, &e);
-		memcpy(runs + base, e.run, e.nruns * sizeof *runs);
-		base += e.nruns;
+		memcpy(runs + nbase, e.run, e.nruns * sizeof *runs);
+		for (unsigned k = 0; k < e.nruns; k++) /* numbered as their threads */
+			runs[nbase + k].index += base;
+		nbase += e.nruns;
+		base += recfile_head(f[i].rf)->runs;
+		lost += e.lost_runs;
 		if (e.dstats) {
 			uint64_t *d = (uint64_t *)&ds;
 			const uint64_t *s = (const uint64_t *)e.dstats;
@@ -339,7 +345,8 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 			      .dstats = head.spans ? &ds : NULL,
 			      .dstats_lost = head.spans && dstats_lost,
 			      .event_cost_ns = ncost ? cost / ncost : 0,
-			      .compensate = o->compensate};
+			      .compensate = o->compensate,
+			      .lost_runs = lost};
 	r = analysis_finish(&an, &end, n > 1 ? &ranks : NULL, failed);
 	if (r < 0)
 		r = cause_set(cause, r, "report: cannot make the report: %s", strerror(-r));

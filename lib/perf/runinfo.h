@@ -36,6 +36,9 @@ struct run_result {
 	int exit_code;	  /* what spanstat exits with for this run */
 	uint64_t wall_ns; /* the whole run's wall time, --delay's included (the spans'
 			   * shares refer to it); 0: ru.elapsed_ns (an older record) */
+	unsigned index;	  /* the run's number in the session, as its threads name it
+			   * (a report of a record that lost some runs' results
+			   * lists the others under their own numbers) */
 };
 
 /* One instant on three clocks (spans and samples are stamped MONOTONIC):
@@ -120,6 +123,8 @@ struct run_end {
 	bool dstats_lost;		    /* dstats not known (report.h) */
 	double event_cost_ns;		    /* the instrumentation's cost per event, 0: unknown */
 	bool compensate;		    /* take it out of the span times */
+	unsigned lost_runs; /* runs whose results are missing (a damaged record): their
+			     * spans are there, their wall time is not */
 };
 
 #endif

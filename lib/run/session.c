@@ -890,6 +890,7 @@ static int session_one(struct session *s, unsigned run, char **cause)
 {
 	const struct session_opts *o = s->o;
 	struct run_result *rr = &s->run[run];
+	rr->index = run;
 	struct target t;
 	struct counters cs;
 	int r;

@@ -345,3 +345,30 @@ open("len.rec","wb").write(d)'
 	run --separate-stderr -0 "$SPANSTAT" report --json=r.json r.rec
 	assert_equal "$stderr" ""
 }
+
+@test "report: a run whose results are lost keeps the others' numbers; span shares unknown" {
+	run -0 "$SPANSTAT" record -o r.rec -r 3 -- "$THREADS"
+	# the first RUN record's payload damaged: run 0's results lost
+	python3 - <<'PY'
+import struct
+d = bytearray(open("r.rec", "rb").read())
+off = 16
+while off + 12 <= len(d):
+    t, ln, _ = struct.unpack_from("<III", d, off)
+    if t == 6:
+        d[off + 14] ^= 0xFF
+        break
+    off += 12 + ln
+open("bad.rec", "wb").write(d)
+PY
+	run --separate-stderr -0 "$SPANSTAT" report --spans --json=bad.json bad.rec
+	assert_equal "$(jq -c '[.runs[].run]' bad.json)" "[1,2]"
+	assert_equal "$(jq -c '[.spans.threads[].run] | unique' bad.json)" "[0,1,2]"
+	# spans of three runs over the walls of two: no share, not one above 100%
+	assert_equal "$(jq '.spans.wall_ns' bad.json)" null
+	run ! grep -E ' [0-9.]+% +[0-9.]+ [mun]?s ' <<<"$output"
+	# diff takes the report's own JSON of it, and the record
+	run -0 "$SPANSTAT" diff bad.json bad.json
+	run "$SPANSTAT" diff r.rec bad.rec
+	[ "$status" -ne 125 ] # a verdict, whichever
+}
