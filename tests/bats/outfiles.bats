@@ -551,6 +551,7 @@ full_outputs() {
 	# the target's own failure outranks it
 	run --separate-stderr -3 timeout 60 "$SPANSTAT" -I 20 -e task-clock --perfetto=/dev/full \
 		-- sh -c 'sleep 0.1; exit 3'
+}
 
 @test "--append on a full disk appends no part of the summary, and creates no log" {
 	[ "$(id -u)" = 0 ] || skip "needs root to mount a small tmpfs"
