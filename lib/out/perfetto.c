@@ -1026,12 +1026,15 @@ static void perfetto_span(void *arg, const struct span_event *ev)
 static void pf_clock_snapshot(struct perfetto *p, const struct run_head *h)
 {
 	struct pbenc *e = &p->enc;
-	/* the session's own (a recorded one's is from when it ran), else now */
-	struct run_clocks now;
+	/* the session's own (a recorded one's is from when it ran); a record
+	 * without one (older, or its head damaged): BOOTTIME taken as
+	 * MONOTONIC at its start, never the time of the report, so that its
+	 * reports are the same bytes whenever and however they are made */
+	struct run_clocks now = {0};
 	if (h && h->clocks.mono_ns)
 		now = h->clocks;
-	else
-		run_clocks_now(&now);
+	else if (h)
+		now.mono_ns = now.boot_ns = h->start_mono;
 	uint64_t boot = now.boot_ns, mono = now.mono_ns;
 
 	size_t m = pbenc_open(e, TRACE_PACKET);
