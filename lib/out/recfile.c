@@ -400,11 +400,7 @@ static int rf_head(struct recfile *rf, struct record_in *in)
 /* The common id of the file's string id. */
 static uint32_t rf_lost(struct recfile *rf, uint64_t id)
 {
-	if (id == 0)
-		return 0;
-	if (!rf->lost_id)
-		rf->lost_id = strtab_intern(rf->strings, "[lost]", 6);
-	return rf->lost_id;
+	return id == 0 ? 0 : rf->lost_id; /* interned at open (recfile_open) */
 }
 
 static inline uint32_t rf_id(struct recfile *rf, uint64_t id)
@@ -808,6 +804,11 @@ int recfile_open(struct recfile **out, const char *path, struct strtab *strings,
 		r = rf_names(rf);
 	if (r == 0)
 		r = rf_runs(rf);
+	/* what ids without a string show: interned now, after the file's
+	 * strings, never by the replays, which run in threads of their own
+	 * (report -j) and would race for the table and its order */
+	if (r == 0 && !(rf->lost_id = strtab_intern(rf->strings, "[lost]", 6)))
+		r = -ENOMEM;
 	if (r == -EINTR) {
 		recfile_close(rf);
 		return r;

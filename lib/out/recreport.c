@@ -236,8 +236,11 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 	r = runs ? analysis_init(&an, o->writers, o->nwriters, head.spans, head.metrics->n)
 		 : -ENOMEM;
 	have_an = runs != NULL;
+	/* several files (ranks) replay in one thread: their process names take
+	 * the rank's prefix as they come (rf_prefixed), interned into the
+	 * shared string table, which threads replaying at once would race for */
 	if (r == 0)
-		analysis_jobs(&an, o->jobs);
+		analysis_jobs(&an, n > 1 ? 1 : o->jobs);
 	if (r == 0)
 		r = analysis_start(&an, &head);
 	/* the first run's start, as the live run knows it once run 0 started */
