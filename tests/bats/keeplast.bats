@@ -27,6 +27,20 @@ json_names() {
 	jq -r '[.spans.threads[].nodes[] | .name] | unique | .[]' "$1"
 }
 
+# Waits (up to 30 s) for the target of a run in the background to get half
+# way (span_phases' go.ready), as its snapshot tests need.
+half_way() {
+	local i
+	for ((i = 0; i < 3000; i++)); do [ -e go.ready ] && break; sleep 0.01; done
+	[ -e go.ready ] || fail "the target never got half way"
+}
+
+# Waits (up to 30 s) for err, the background run's stderr, to hold TEXT.
+err_says() {
+	local i
+	for ((i = 0; i < 3000; i++)); do grep -q "$1" err && break; sleep 0.01; done
+}
+
 # N from "... N spans (" of the --keep-last line in a file of stderr.
 overwritten() {
 	sed -n 's/.*(--keep-last)[^:]*: \([0-9][0-9]*\) spans\{0,1\} (.*overwritten.*/\1/p' "$1" | head -1
@@ -117,11 +131,10 @@ overwritten() {
 @test "keep-last: SIGUSR2 writes a snapshot while the target goes on; its status stays" {
 	rm -f go go.ready
 	"$SPANSTAT" record --keep-last=128K -o k.rec -- "$PHASES" 100 2000 go 3 2>err &
-	local pid=$! i code=0
-	for ((i = 0; i < 3000; i++)); do [ -e go.ready ] && break; sleep 0.01; done
-	[ -e go.ready ] || fail "the target never got half way"
+	local pid=$! code=0
+	half_way
 	kill -USR2 "$pid"
-	for ((i = 0; i < 3000; i++)); do grep -q 'snapshot of' err && break; sleep 0.01; done
+	err_says 'snapshot of'
 	cp k.rec snap.rec
 	touch go
 	wait "$pid" || code=$?
@@ -175,11 +188,10 @@ overwritten() {
 	# file, two record files in one (the window's spans counted twice)
 	rm -f go go.ready
 	"$SPANSTAT" record --keep-last=128K -o /dev/stdout -- "$PHASES" 100 2000 go 3 >k.rec 2>err &
-	local pid=$! i code=0
-	for ((i = 0; i < 3000; i++)); do [ -e go.ready ] && break; sleep 0.01; done
-	[ -e go.ready ] || fail "the target never got half way"
+	local pid=$! code=0
+	half_way
 	kill -USR2 "$pid"
-	for ((i = 0; i < 3000; i++)); do grep -q 'snapshot' err && break; sleep 0.01; done
+	err_says 'snapshot'
 	touch go
 	wait "$pid" || code=$?
 	cat err
@@ -216,9 +228,8 @@ overwritten() {
 	rm -f go go.ready
 	"$SPANSTAT" --keep-last=128K --record=d/k.rec --perfetto=k.pftrace -o /dev/null \
 		-- "$PHASES" 100 500 go 2>err &
-	local pid=$! i code=0
-	for ((i = 0; i < 3000; i++)); do [ -e go.ready ] && break; sleep 0.01; done
-	[ -e go.ready ] || fail "the target never got half way"
+	local pid=$! code=0
+	half_way
 	rm -rf d
 	touch go
 	wait "$pid" || code=$?
@@ -234,12 +245,11 @@ overwritten() {
 	mkdir d
 	rm -f go go.ready
 	"$SPANSTAT" record --keep-last=128K -o d/k.rec -- "$PHASES" 100 500 go 2>err &
-	local pid=$! i code=0
-	for ((i = 0; i < 3000; i++)); do [ -e go.ready ] && break; sleep 0.01; done
-	[ -e go.ready ] || fail "the target never got half way"
+	local pid=$! code=0
+	half_way
 	rm -rf d
 	kill -USR2 "$pid"
-	for ((i = 0; i < 3000; i++)); do grep -q 'snapshot' err && break; sleep 0.01; done
+	err_says 'snapshot'
 	touch go
 	wait "$pid" || code=$?
 	cat err
@@ -280,11 +290,10 @@ overwritten() {
 	rm -f go go.ready
 	"$SPANSTAT" --keep-last=128K --perfetto=t.pftrace --flamechart=t.svg -- \
 		"$PHASES" 100 2000 go 3 2>err &
-	local pid=$! i code=0
-	for ((i = 0; i < 3000; i++)); do [ -e go.ready ] && break; sleep 0.01; done
-	[ -e go.ready ] || fail "the target never got half way"
+	local pid=$! code=0
+	half_way
 	kill -USR2 "$pid"
-	for ((i = 0; i < 3000; i++)); do grep -q 'snapshot of the window to --flamechart' err && break; sleep 0.01; done
+	err_says 'snapshot of the window to --flamechart'
 	cp t.pftrace snap.pftrace
 	cp t.svg snap.svg
 	touch go
