@@ -993,18 +993,20 @@ __attribute__((noinline)) static void pf_event(struct writer *w, const struct sp
 
 /* Checks for the hot path first: a begin, end or instant on a recent
  * thread, in time order, with its name already interned on its sequence
- * (or an end, which has none), and not closed by spanstat. */
+ * (or an end, which has none and no values to show), and not closed by
+ * spanstat; never with counter tracks, which every begin and end feeds. */
 static void perfetto_span(void *arg, const struct span_event *ev)
 {
 	struct writer *w = arg;
 	struct perfetto *p = w->priv;
 	struct pf_thread *t = p ? p->recent[pf_recent_slot(ev->pid, ev->tid)] : NULL;
-	if (t && !w->err && !p->metrics && t->key == pf_thread_key(ev->pid, ev->tid) &&
+	if (t && !w->err && !p->tracks && t->key == pf_thread_key(ev->pid, ev->tid) &&
 	    ev->ts >= t->last_ts && p->enc.cap - p->enc.len >= PF_FAST_MAX) {
 		int type = 0;
 		uint32_t name = 0;
 		if (ev->kind == SPAN_END && !(ev->flags & SPAN_F_UNFINISHED) &&
-		    !pf_args_at(t, ev->depth)) {
+		    !pf_args_at(t, ev->depth) &&
+		    !(ev->vals && p->metrics && pf_has_values(p, ev))) {
 			type = TYPE_SLICE_END;
 		} else if (ev->kind == SPAN_BEGIN || ev->kind == SPAN_INSTANT) {
 			name = spannames_shown(p->names, ev->name);
