@@ -171,6 +171,10 @@ struct perfetto {
 	size_t nth, cap_th;
 	struct pf_thread *recent[PF_RECENT]; /* by pf_recent_slot: threads taking turns */
 	bool tracks; /* a metric of the run has a counter track (pf_value_tracks) */
+	/* what an end's values show (pf_has_values): always something (a
+	 * supported value besides the split), or the split's off-CPU part */
+	bool vals_always;
+	int split; /* the supported split metric's index, or -1 */
 	uint64_t global_track;
 	const struct spanmetrics *metrics; /* what spans carry, or NULL */
 	uint64_t *event_track;		   /* -I: uuid per perf event */
@@ -206,6 +210,26 @@ static bool pf_any_track(const struct spanmetrics *ms)
 	return false;
 }
 
+/* The run's metrics (ms with none: NULL), and what of them every span's end
+ * checks, worked out once. */
+static void pf_set_metrics(struct perfetto *p, const struct spanmetrics *ms)
+{
+	p->metrics = ms && ms->n ? ms : NULL;
+	p->tracks = pf_any_track(p->metrics);
+	p->vals_always = false;
+	p->split = -1;
+	for (unsigned k = 0; p->metrics && k < ms->n; k++) {
+		if (!ms->m[k].supported)
+			continue;
+		if (!spanmetric_info(&ms->m[k])->split)
+			p->vals_always = true;
+		else if (p->split < 0)
+			p->split = (int)k;
+		else /* two splits: not a run spanstat makes; checked as any value */
+			p->vals_always = true;
+	}
+}
+
 static struct perfetto *pf_state(struct writer *w)
 {
 	if (w->priv)
@@ -220,8 +244,7 @@ static struct perfetto *pf_state(struct writer *w)
 	if (w->head) {
 		p->strings = w->head->strings;
 		p->names = w->head->names;
-		p->metrics = w->head->metrics && w->head->metrics->n ? w->head->metrics : NULL;
-		p->tracks = pf_any_track(p->metrics);
+		pf_set_metrics(p, w->head->metrics);
 	}
 	p->next_seq = PF_GLOBAL_SEQ;
 	w->priv = p;
@@ -600,13 +623,9 @@ static uint64_t pf_off_cpu(const struct span_event *ev, unsigned k)
  * CPU split, or a span that was switched out.  A span that ran on CPU
  * throughout carries none (its cpu time is its duration), so the split
  * costs bytes only where it says something. */
-static int pf_has_values(const struct perfetto *p, const struct span_event *ev)
+static inline int pf_has_values(const struct perfetto *p, const struct span_event *ev)
 {
-	const struct spanmetrics *ms = p->metrics;
-	for (unsigned k = 0; k < ms->n; k++)
-		if (ms->m[k].supported && (!spanmetric_info(&ms->m[k])->split || pf_off_cpu(ev, k)))
-			return 1;
-	return 0;
+	return p->vals_always || (p->split >= 0 && pf_off_cpu(ev, (unsigned)p->split));
 }
 
 /* A span's values as arguments of its slice (its end's track event). */
@@ -1091,8 +1110,7 @@ static int perfetto_start(struct writer *w, const struct run_head *h)
 	if (h) {
 		p->strings = h->strings;
 		p->names = h->names;
-		p->metrics = h->metrics && h->metrics->n ? h->metrics : NULL;
-		p->tracks = pf_any_track(p->metrics);
+		pf_set_metrics(p, h->metrics);
 	}
 	if (p->started)
 		return 0;
