@@ -918,7 +918,9 @@ static cJSON *json_spans(const struct report *r, struct json_lists *lists)
 		  {"clock_unknown", ds->clock_unknown},
 		  {"lines", ds->lines},
 		  {"bad_lines", ds->bad_lines},
-		  {"misnested", ds->misnested}};
+		  {"misnested", ds->misnested},
+		  {"unfollowed_objects", ds->unfollowed},
+		  {"unfollowed_slots", ds->unfol_slots}};
 	for (size_t k = 0; k < sizeof dk / sizeof dk[0]; k++)
 		if (r->dstats_lost || dk[k].v == DECODE_UNKNOWN) /* a record whose END is lost,
 								  * or older than the count */

@@ -844,6 +844,25 @@ static void summary_span_problems(FILE *fp, const struct decode_stats *d, uint64
 		fputs("\n\n", fp);
 }
 
+/* The loaded objects whose library calls --lib-calls could not follow (no
+ * room left for their stubs, WIRE_UNFOLLOWED): none of their calls are spans. */
+static void summary_unfollowed(FILE *fp, const struct decode_stats *d)
+{
+	if (!d->unfollowed || d->unfollowed == DECODE_UNKNOWN)
+		return;
+	char n[48], s[48];
+	fmt_grouped_u64(n, sizeof n, d->unfollowed);
+	if (d->unfol_slots == DECODE_UNKNOWN)
+		snprintf(s, sizeof s, "unknown");
+	else
+		fmt_grouped_u64(s, sizeof s, d->unfol_slots);
+	fprintf(fp,
+		" lib calls: %s loaded object%s not followed, with %s PLT slot%s the glob matched "
+		"(--lib-calls follows at most 16,384 objects and 262,144 slots at once): none of "
+		"their calls are spans\n\n",
+		n, d->unfollowed == 1 ? "" : "s", s, d->unfol_slots == 1 ? "" : "s");
+}
+
 /* The time the target's threads waited for room in spanstat's pipe or
  * rings: instrumentation too, inside the spans open meanwhile unless
  * --compensate took out what the streams placed. */
@@ -1124,6 +1143,8 @@ static int summary_spans(FILE *fp, const struct report *r, bool where)
 		      fp);
 	else if (r->dstats)
 		summary_span_problems(fp, r->dstats, r->spans ? r->spans->untracked : 0);
+	if (r->dstats && !r->dstats_lost)
+		summary_unfollowed(fp, r->dstats);
 	if (any && r->dstats)
 		summary_overhead(fp, r);
 	return err;

@@ -417,6 +417,9 @@ REC_NOI void rec_plt_longjmp(uintptr_t sp);
 REC_NOI void rec_plt_vfork(int child);
 /* dlclose unloaded what was at [lo, hi): the lib-call stubs of its objects are given back. */
 REC_NOI void rec_plt_gone(uintptr_t lo, uintptr_t hi);
+/* Tells spanstat the objects found since it last told whose calls are not
+ * followed (WIRE_UNFOLLOWED): before an exit or an exec; signal-safe. */
+REC_NOI void rec_plt_tell(void);
 /* rec_mcount.c, rec_event.c: -pg and -mfentry builds */
 /* The thread's hijacked returns, NULL until its first -pg function. */
 extern __thread struct rec_mstack *rec_mstkp __attribute__((tls_model("initial-exec")));

@@ -89,6 +89,7 @@ static REC_NOI void rec_exec_flush(void)
 		atomic_store(&t->busy, 0);
 	}
 	rec_send_waited(); /* the new image starts from 0 */
+	rec_plt_tell();
 }
 
 /* The value of `name` (with its '=') in envp, or NULL. */

@@ -121,6 +121,7 @@ REC_NOI void rec_finish(int sig)
 	}
 	char buf[64];
 	rec_send_waited();
+	rec_plt_tell();
 	uint64_t connect = rec_calib;
 	if (rec_calib_t) /* the run's measure, where it has one */
 		rec_recal_final();

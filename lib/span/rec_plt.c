@@ -45,7 +45,13 @@
  * (_Unwind_Resume, called by a cleanup's landing pad, unwinds on from its
  * caller's frame, whose return address must be the real one); -fno-plt
  * calls (through
- * GLOB_DAT slots, as function pointers are) are not followed. */
+ * GLOB_DAT slots, as function pointers are) are not followed.
+ *
+ * An object that finds no room for its stubs (REC_PLT_REGIONS objects or
+ * REC_PLT_SLOTS slots followed at once, or no memory) is not followed: it
+ * is counted once per load, with its wanted slots (struct rec_plt_refused),
+ * and spanstat is told (WIRE_UNFOLLOWED) after the scan, or before an exit
+ * or exec when recording could not send then. */
 #include "config.h"
 
 #include <dlfcn.h>
@@ -121,6 +127,18 @@ static __thread struct rec_plt_stack *rec_plt_me __attribute__((tls_model("initi
 static __thread int rec_plt_busy __attribute__((tls_model("initial-exec")));
 static __thread struct rec_plt_stack *rec_plt_hidden __attribute__((tls_model("initial-exec")));
 static pthread_mutex_t rec_plt_lock = PTHREAD_MUTEX_INITIALIZER; /* patching, not calls */
+
+/* An object loaded and not followed (no room), told already: found again
+ * at later scans, it is not counted again; forgotten when it is unloaded
+ * or patched after all (room was freed).  Under rec_plt_lock. */
+struct rec_plt_refused {
+	uintptr_t base; /* its load address */
+	int seen;	/* sweep: its object is still loaded */
+};
+static struct rec_plt_refused *rec_plt_refused; /* REC_PLT_REGIONS of them */
+static unsigned rec_plt_nrefused;
+/* Not followed and not told yet (WIRE_UNFOLLOWED): objects, their slots. */
+static _Atomic uint32_t rec_plt_untold, rec_plt_untold_slots;
 
 void rec_plt_entry(void);
 void rec_plt_return(void);
@@ -684,6 +702,43 @@ static REC_NOI int rec_plt_elsewhere(const void *addr)
 	return a == 1;
 }
 
+/* The entry of the refused object at base, or NULL. */
+static REC_NOI struct rec_plt_refused *rec_plt_refused_at(uintptr_t base)
+{
+	for (unsigned i = 0; i < rec_plt_nrefused; i++)
+		if (rec_plt_refused[i].base == base)
+			return &rec_plt_refused[i];
+	return NULL;
+}
+
+static REC_NOI void rec_plt_refused_drop(struct rec_plt_refused *e)
+{
+	*e = rec_plt_refused[--rec_plt_nrefused];
+}
+
+/* The object at base was not followed, slots of its wanted slots with it:
+ * counted, to be told.  A table that is full forgets it: then it is
+ * counted again at the next scan that finds it still loaded. */
+static REC_NOI void rec_plt_refuse(uintptr_t base, uint32_t slots)
+{
+	if (rec_plt_refused && rec_plt_nrefused < REC_PLT_REGIONS)
+		rec_plt_refused[rec_plt_nrefused++] = (struct rec_plt_refused){base, 1};
+	atomic_fetch_add_explicit(&rec_plt_untold, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&rec_plt_untold_slots, slots, memory_order_relaxed);
+}
+
+REC_NOI void rec_plt_tell(void)
+{
+	if (!atomic_load_explicit(&rec_plt_untold, memory_order_relaxed) || rec_unannounced())
+		return;
+	struct wire_unfollowed u = {atomic_exchange(&rec_plt_untold, 0),
+				    atomic_exchange(&rec_plt_untold_slots, 0)};
+	char buf[64];
+	size_t len = enc_simple(buf, sizeof buf, WIRE_UNFOLLOWED, rec_pid, 0, &u, sizeof u);
+	if (len && u.objects)
+		rec_write(buf, len);
+}
+
 /* Patches the wanted slots of one object; 0, or -1 when it had none.  A
  * lazy slot's function not looked up yet: the object waits for the next
  * walk (the scan's second), so that its slots take one region. */
@@ -748,7 +803,8 @@ static REC_NOI int rec_plt_object(struct dl_phdr_info *info)
 	if (pend)
 		return 0;
 	struct rec_plt_region *rg = NULL;
-	uint32_t k = 0;
+	uint32_t k = 0, lost = 0;
+	int refused = 0;
 	for (size_t r = 0; r < n; r++) {
 		if (ELF64_R_TYPE(jmprel[r].r_info) != R_X86_64_JUMP_SLOT)
 			continue;
@@ -770,8 +826,17 @@ static REC_NOI int rec_plt_object(struct dl_phdr_info *info)
 		}
 		if (!rec_plt_elsewhere(target))
 			continue; /* into this library, or nowhere known */
-		if (!rg && !(rg = rec_plt_region_new((uint32_t)n)))
-			break; /* a slot per relocation: k stays below rg->cap */
+		if (refused) {	  /* no room: its slots that would have been, counted */
+			lost++;
+			continue;
+		}
+		if (!rg && !(rg = rec_plt_region_new((uint32_t)n))) {
+			if (rec_plt_refused_at(base)) /* counted at its first scan */
+				return 0;
+			refused = 1;
+			lost++;
+			continue;
+		} /* a slot per relocation: k stays below rg->cap */
 		const char *copy = rec_plt_name(name);
 		if (!copy)
 			break;
@@ -786,6 +851,8 @@ static REC_NOI int rec_plt_object(struct dl_phdr_info *info)
 			      (const void *)rg->lo);
 		k++;
 	}
+	if (refused)
+		rec_plt_refuse(base, lost);
 	if (!rg)
 		return 0;
 	if (!k || mprotect((void *)rg->lo, rg->hi - rg->lo, PROT_READ | PROT_EXEC) != 0) {
@@ -795,6 +862,9 @@ static REC_NOI int rec_plt_object(struct dl_phdr_info *info)
 	rg->base = base;
 	rg->n = k;
 	rec_plt_active = 1;
+	struct rec_plt_refused *was = rec_plt_nrefused ? rec_plt_refused_at(base) : NULL;
+	if (was) /* followed after all: room was freed */
+		rec_plt_refused_drop(was);
 	/* the stores: the GOT is writable while lazy, read-only under RELRO */
 	uintptr_t pg = relro & ~(uintptr_t)4095;
 	size_t pglen = relro ? ((relro + relro_len + 4095) & ~(uintptr_t)4095) - pg : 0;
@@ -817,6 +887,9 @@ static REC_NOI int rec_plt_object(struct dl_phdr_info *info)
 static REC_NOI int rec_plt_seen(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
+	for (unsigned i = 0; !arg && i < rec_plt_nrefused; i++)
+		if (rec_plt_refused[i].base == info->dlpi_addr)
+			rec_plt_refused[i].seen = 1;
 	for (unsigned i = 0; i < rec_plt_nregions; i++) {
 		struct rec_plt_region *rg = &rec_plt_regions[i];
 		if (!rg->lo || rg->seen || !rg->n || rg->base != info->dlpi_addr ||
@@ -841,10 +914,15 @@ static REC_NOI void rec_plt_sweep(void)
 {
 	for (unsigned i = 0; i < rec_plt_nregions; i++)
 		rec_plt_regions[i].seen = 0;
+	for (unsigned i = 0; i < rec_plt_nrefused; i++)
+		rec_plt_refused[i].seen = 0;
 	dl_iterate_phdr(rec_plt_seen, NULL);
 	for (unsigned i = 0; i < rec_plt_nregions; i++)
 		if (rec_plt_regions[i].lo && !rec_plt_regions[i].seen)
 			rec_plt_region_free(&rec_plt_regions[i]);
+	for (unsigned i = rec_plt_nrefused; i > 0; i--) /* unloaded: a new load counts */
+		if (!rec_plt_refused[i - 1].seen)
+			rec_plt_refused_drop(&rec_plt_refused[i - 1]);
 }
 
 /* dlclose unloaded what was at [lo, hi): the regions of its objects are
@@ -861,6 +939,9 @@ REC_NOI void rec_plt_gone(uintptr_t lo, uintptr_t hi)
 	if (pthread_mutex_trylock(&rec_plt_lock) != 0)
 		return;
 	rec_plt_busy = 1;
+	for (unsigned i = rec_plt_nrefused; i > 0; i--) /* unloaded: a new load counts */
+		if (rec_plt_refused[i - 1].base >= lo && rec_plt_refused[i - 1].base < hi)
+			rec_plt_refused_drop(&rec_plt_refused[i - 1]);
 	for (unsigned i = 0; i < rec_plt_nregions; i++) {
 		struct rec_plt_region *rg = &rec_plt_regions[i];
 		uintptr_t got = rg->lo && rg->n ? (uintptr_t)rec_plt_slots[rg->first].got : 0;
@@ -919,6 +1000,8 @@ REC_NOI void rec_plt_scan(void)
 			break;
 		rec_plt_resolve();
 	}
+	if (__atomic_load_n(&rec_on, __ATOMIC_RELAXED)) /* else at the exit or exec */
+		rec_plt_tell();
 	pthread_mutex_unlock(&rec_plt_lock);
 	rec_plt_busy = busy;
 }
@@ -952,6 +1035,9 @@ REC_NOI void rec_plt_init(const char *glob, const char *from)
 	void *wm = mmap(NULL, REC_PLT_WANTS * sizeof *rec_plt_wants, PROT_READ | PROT_WRITE,
 			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	rec_plt_wants = wm == MAP_FAILED ? NULL : wm; /* without it: lazy slots unpatched */
+	void *fm = mmap(NULL, REC_PLT_REGIONS * sizeof *rec_plt_refused, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	rec_plt_refused = fm == MAP_FAILED ? NULL : fm; /* without it: counted at each scan */
 	rec_plt_regions = r;
 	rec_plt_slots = m;
 	rec_plt_scan();
@@ -977,6 +1063,9 @@ REC_NOI void rec_plt_gone(uintptr_t lo, uintptr_t hi)
 {
 	(void)lo;
 	(void)hi;
+}
+REC_NOI void rec_plt_tell(void)
+{
 }
 
 #endif

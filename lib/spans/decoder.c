@@ -763,6 +763,16 @@ static void decode_record(struct decoder *d, const struct wire_hdr *h, const uin
 		decode_add(&d->stats.waited_ns, decode_load64(pl));
 		ok = true;
 		break;
+	case WIRE_UNFOLLOWED: {
+		struct wire_unfollowed u;
+		if (paylen != sizeof u || !decode_proc(d, h->pid))
+			break;
+		memcpy(&u, pl, sizeof u);
+		decode_add(&d->stats.unfollowed, u.objects);
+		decode_add(&d->stats.unfol_slots, u.slots);
+		ok = true;
+		break;
+	}
 	case WIRE_UNCOUNTED: /* for the session, which marks those values unknown */
 		ok = paylen == sizeof(struct wire_uncounted) && h->tid != 0;
 		break;

@@ -40,10 +40,15 @@ struct decode_stats {
 				 * library's, the line protocol's) came out of time
 				 * order; DECODE_UNKNOWN in a record file older
 				 * than the count */
+	uint64_t unfollowed;	/* loaded objects whose library calls --lib-calls
+				 * could not follow, for want of room
+				 * (WIRE_UNFOLLOWED); DECODE_UNKNOWN in a record
+				 * file older than the count */
+	uint64_t unfol_slots;	/* their PLT slots the glob matched */
 };
 
 /* Fields of struct decode_stats, in order: as a record file keeps them. */
-#define DECODE_STATS_N 20
+#define DECODE_STATS_N 22
 /* A count a record file does not have (written before it was kept). */
 #define DECODE_UNKNOWN UINT64_MAX
 

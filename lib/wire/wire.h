@@ -93,6 +93,8 @@ enum wire_type {
 	WIRE_CATEGORY = 14,   /* struct wire_category + name bytes + category bytes */
 	WIRE_MESSAGE = 15,    /* struct wire_message + text bytes */
 	WIRE_ASYNC = 17,      /* struct wire_async (+ name bytes for a begin) */
+	WIRE_UNFOLLOWED = 18, /* struct wire_unfollowed: objects whose library calls
+			       * --lib-calls could not follow */
 };
 
 enum wire_op {
@@ -247,6 +249,18 @@ struct wire_async {
 	uint64_t id;
 	uint32_t op; /* enum wire_async_op */
 	uint32_t len;
+};
+
+/* WIRE_UNFOLLOWED: --lib-calls (span/rec_plt.c) found `objects` more
+ * loaded objects whose calls through the PLT it does not follow, for want
+ * of room (its limits of objects and of slots followed at once, or memory):
+ * their `slots` wanted PLT slots (matching the glob) were not patched, so
+ * none of their calls are spans.  Counts since the process last told (each
+ * load of an object once), sent after the scan that found them, before an
+ * exec and before WIRE_EXIT. */
+struct wire_unfollowed {
+	uint32_t objects;
+	uint32_t slots;
 };
 
 /* WIRE_EXIT: the process is ending; open spans are closed at `ts`.  A
