@@ -8,7 +8,8 @@
 # calls that never return (exit), that a longjmp, pthread_exit or a C++
 # throw leaves, a signal handler's calls inside a call in flight, tail calls
 # through a PLT, and dlopen'ed objects (--lib-calls-all); every tree stays
-# balanced (nothing unfinished but what never returned).  GLOB picks the
+# balanced (nothing unfinished but what never returned); objects loaded past
+# the slots followed at once are counted and said.  GLOB picks the
 # functions, the filters apply, bad input is refused, and the counts agree
 # with uftrace's when it is installed.
 
@@ -407,4 +408,99 @@ C
 	done
 	run -125 "$SPANSTAT" --lib-calls --spans -p $$
 	[ "${#lines[@]}" = 1 ]
+}
+
+# many_build N: libmany.so defines f0..f4095, user.so calls each of them
+# once through its PLT (call_all: 4,096 slots, bound at load), N copies of
+# it (u1.so...: objects of their own) and ./many, which dlopens its
+# arguments, calls call_all in each, dlcloses the last $1 and loads them
+# again, calling call_all in each once more
+many_build() {
+	awk 'BEGIN { for (i = 0; i < 4096; i++) printf "int f%d(void) { return %d; }\n", i, i }' \
+		>many.c
+	awk 'BEGIN { for (i = 0; i < 4096; i++) printf "int f%d(void);\n", i
+		print "int call_all(void) { int s = 0;"
+		for (i = 0; i < 4096; i++) printf "s += f%d();\n", i
+		print "return s; }" }' >user.c
+	cc -O1 -fPIC -shared many.c -o libmany.so
+	cc -O1 -fPIC -shared user.c -L. -lmany -Wl,-rpath,"$PWD" -Wl,-z,now -o user.so
+	cat >many_main.c <<'C'
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+static int load(const char *path, void **h)
+{
+	*h = dlopen(path, RTLD_NOW);
+	int (*f)(void) = *h ? (int (*)(void))dlsym(*h, "call_all") : NULL;
+	return f && f() == 4096 * 4095 / 2;
+}
+int main(int argc, char **argv)
+{
+	int again = atoi(argv[1]), n = argc - 2, calls = 0;
+	void *h[256];
+	for (int i = 0; i < n && i < 256; i++)
+		calls += load(argv[2 + i], &h[i]);
+	for (int i = n - again; i < n; i++)
+		dlclose(h[i]);
+	for (int i = n - again; i < n; i++)
+		calls += load(argv[2 + i], &h[i]);
+	printf("calls %d\n", calls);
+	return 0;
+}
+C
+	cc many_main.c -o many -ldl
+	local i
+	for ((i = 1; i <= $1; i++)); do
+		cp user.so "u$i.so"
+	done
+}
+
+# decoded FIELD: .spans.decode.FIELD of out.json
+decoded() {
+	jq ".spans.decode.$1" out.json
+}
+
+@test "objects beyond the 262,144 slots followed at once: counted and said, each load once" {
+	# 70 objects of 4,096 slots each: the last few find no room left
+	many_build 70
+	local objs=() i
+	for ((i = 1; i <= 70; i++)); do
+		objs+=("$PWD/u$i.so")
+	done
+	for mode in aggregate stream; do
+		lc_run "$mode" --lib-calls --lib-calls-all -- ./many 0 "${objs[@]}"
+		grep -qx "calls 70" stdout
+		local lost slots
+		lost=$(decoded unfollowed_objects)
+		slots=$(decoded unfollowed_slots)
+		# a few, each counted once however many scans found it again
+		[ "$lost" -ge 1 ] && [ "$lost" -le 10 ]
+		[ "$slots" = $((lost * 4096)) ]
+		# every call_all's calls are spans but for the objects said
+		[ "$(count f0)" = $((70 - lost)) ]
+		[ "$(count f4095)" = $((70 - lost)) ]
+		# unloaded and loaded again: new loads, counted again; those
+		# followed before take back the room they gave
+		lc_run "$mode" --lib-calls --lib-calls-all -- ./many 10 "${objs[@]}"
+		grep -qx "calls 80" stdout
+		[ "$(decoded unfollowed_objects)" = $((2 * lost)) ]
+		[ "$(decoded unfollowed_slots)" = $((2 * slots)) ]
+		[ "$(count f0)" = $((80 - 2 * lost)) ]
+	done
+	# the summary says it in a line
+	timeout 60 "$SPANSTAT" --lib-calls --lib-calls-all --spans -- ./many 0 "${objs[@]}" \
+		>stdout 2>stderr
+	local grouped
+	grouped=$(sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' <<<"$slots")
+	grep -qx " lib calls: $lost loaded objects\? not followed, with $grouped PLT slots the glob matched (--lib-calls follows at most 16,384 objects and 262,144 slots at once): none of their calls are spans" stderr
+	# within the limits: none, and no line
+	lc_run aggregate --lib-calls --lib-calls-all -- ./many 0 "${objs[@]:0:20}"
+	[ "$(decoded unfollowed_objects)" = 0 ]
+	[ "$(decoded unfollowed_slots)" = 0 ]
+	[ "$(count f0)" = 20 ]
+	timeout 60 "$SPANSTAT" --lib-calls --lib-calls-all --spans -- ./many 0 "${objs[@]:0:20}" \
+		>stdout 2>stderr
+	grep -q "Spans by name" stderr
+	run grep -c "lib calls:" stderr
+	assert_output 0
 }
