@@ -1007,6 +1007,28 @@ static void test_lost(void)
 	is_int(st.lost_records, 1, "seq going back: one record lost at least");
 	is_int(r->unbalanced, 0, "seq going back: balanced");
 	rec_free(r);
+
+	/* --lib-calls' objects not followed (WIRE_UNFOLLOWED): added up over
+	 * records and processes; one of a bad length, or of a process never
+	 * announced, is a bad record that counts nothing */
+	s.len = 0, s.nseq = 0;
+	s_hello(&s, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "p");
+	s_hello(&s, 6, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "q");
+	{
+		struct wire_unfollowed a = {3, 12288}, b = {1, 7};
+		const uint32_t longer[4] = {5, 5, 5, 5};
+		s_simple(&s, WIRE_UNFOLLOWED, 5, 0, &a, sizeof a);
+		s_simple(&s, WIRE_UNFOLLOWED, 6, 0, &b, sizeof b);
+		s_simple(&s, WIRE_UNFOLLOWED, 5, 0, longer, sizeof longer);
+		s_simple(&s, WIRE_UNFOLLOWED, 9, 0, &a, sizeof a);
+	}
+	s_exit(&s, 5, 700, 0);
+	s_exit(&s, 6, 700, 0);
+	r = run(&s, NULL, NULL, 0, &st);
+	is_int(st.unfollowed, 4, "unfollowed objects: added up");
+	is_int(st.unfol_slots, 12295, "unfollowed slots: added up");
+	is_int(st.bad_records, 2, "unfollowed: bad length, unknown process: bad records");
+	rec_free(r);
 	free(s.buf);
 }
 
