@@ -124,7 +124,7 @@ $(FUZZ_DIR)/fuzz_decode: $(FUZZ_SRCS) $(wildcard $(srcdir)/lib/*.h)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SRCS) -o $@ $(FUZZ_LIBS)
 
 corpus: $(FUZZ_DIR)/mkcorpus
-	rm -f $(srcdir)/tests/fuzz/corpus/seed-*
+	rm -f $(srcdir)/tests/fuzz/corpus/seed-[0-9]*
 	mkdir -p $(srcdir)/tests/fuzz/corpus
 	$(FUZZ_DIR)/mkcorpus $(srcdir)/tests/fuzz/corpus
 

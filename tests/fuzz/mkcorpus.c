@@ -113,6 +113,8 @@ int main(int argc, char **argv)
 	EVENTS(10, 12, 2100, B(2, 0), E(2, 9));
 	uint64_t v = 5;
 	PUT(enc_simple(AT, ROOM, WIRE_DROPPED, 10, 11, &v, 8));
+	struct wire_unfollowed uf = {3, 12288}; /* --lib-calls out of room */
+	PUT(enc_simple(AT, ROOM, WIRE_UNFOLLOWED, 10, 0, &uf, sizeof uf));
 	v = 2300;
 	PUT(enc_simple(AT, ROOM, WIRE_THREAD_EXIT, 10, 11, &v, 8));
 	struct wire_exit ex = {2400, 6, 0};
