@@ -271,6 +271,7 @@ extern char rec_exe[PATH_MAX];	/* /proc/self/exe at connect */
 extern uintptr_t rec_main_base; /* dladdr base of the main program */
 extern uint32_t rec_pid;
 extern atomic_int rec_exiting;
+extern int rec_late;		 /* the exit path ran: later events are counted (rec_late_event) */
 extern uint64_t rec_incarnation; /* the ts of our latest WIRE_HELLO */
 extern pthread_key_t rec_key;
 /* One page wiped in a fork child (MADV_WIPEONFORK): pid 0 there. */
@@ -352,6 +353,10 @@ REC_NOI int rec_ring_attach(struct rec_thread *t, uint64_t now);
 REC_NOI int rec_ring_putn(struct rec_thread *t, uint64_t word, const uint64_t *pl, unsigned n);
 REC_NOI void rec_ring_detach(struct rec_thread *t, uint64_t ts);
 REC_NOI void *rec_map_rings(const char *path);
+/* An event (key: its name) that came after the exit path had run: it can
+ * no longer be sent, so it is counted in the ring file (ring_file.late),
+ * which spanstat reads once the process is gone. */
+REC_NOI __attribute__((noinline)) void rec_late_event(uint64_t key);
 REC_NOI void rec_emit_pop(struct rec_thread *t, uint64_t n, uint64_t now, int to);
 REC_NOI void rec_emit_arg(struct rec_thread *t, uint64_t key, unsigned type, uint64_t val,
 			  uint64_t skey);

@@ -413,7 +413,12 @@ static REC_NOI __attribute__((noinline)) void rec_event_cold(uint64_t key, uint6
 							     int64_t val)
 {
 	int on = __atomic_load_n(&rec_on, __ATOMIC_RELAXED);
-	if (!on || !key || key == REC_CODE_TAG)
+	if (!on) {
+		if (__atomic_load_n(&rec_late, __ATOMIC_RELAXED))
+			rec_late_event(key); /* after the exit path: counted */
+		return;
+	}
+	if (!key || key == REC_CODE_TAG)
 		return;		     /* NULL name */
 	if (unlikely(rec_vforked)) { /* a vfork child's (rec_vfork.c): counted */
 		atomic_fetch_add_explicit(&rec_dropped, 1u + (unsigned)has_val,
@@ -469,6 +474,8 @@ static REC_HOT void rec_event_in(struct rec_thread *t, uint64_t key, uint64_t op
 	if (unlikely(!on || !t || (t->guard | t->nq))) {
 		if (on)
 			rec_event_cold(key, op, 0, 0);
+		else if (unlikely(__atomic_load_n(&rec_late, __ATOMIC_RELAXED)))
+			rec_late_event(key); /* after the exit path: counted */
 		return;
 	}
 	if (on == REC_ON_FILTERED) { /* a tail call: it holds the guard itself */
@@ -511,8 +518,11 @@ REC_API void spanstat_end(const char *name)
 /* A name by text: its kept copy's address is the name from here on. */
 static REC_HOT void rec_event_text(const char *text, size_t len, uint64_t op)
 {
-	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED) || !text)
+	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED) || !text) {
+		if (text && __atomic_load_n(&rec_late, __ATOMIC_RELAXED))
+			rec_late_event((uintptr_t)text); /* after the exit path */
 		return;
+	}
 	struct rec_thread *t = rec_self;
 	const char *name = rec_text_name(t, text, len);
 	if (likely(name != NULL))
@@ -586,8 +596,11 @@ REC_API void spanstat_thread_name(const char *name)
 
 REC_API void spanstat_category(const char *name, const char *category)
 {
-	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED) || !name || !category || !category[0])
+	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED) || !name || !category || !category[0]) {
+		if (name && category && category[0] && __atomic_load_n(&rec_late, __ATOMIC_RELAXED))
+			rec_late_event((uintptr_t)name); /* after the exit path */
 		return;
+	}
 	char mark = 0; /* its address only */
 	struct rec_thread *t = rec_side_enter_counted(&mark);
 	if (!t)
@@ -598,8 +611,11 @@ REC_API void spanstat_category(const char *name, const char *category)
 
 REC_API void spanstat_message_text(const char *text, size_t len)
 {
-	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED) || !text)
+	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED) || !text) {
+		if (text && __atomic_load_n(&rec_late, __ATOMIC_RELAXED))
+			rec_late_event((uintptr_t)text); /* after the exit path */
 		return;
+	}
 	char mark = 0; /* its address only */
 	struct rec_thread *t = rec_side_enter_counted(&mark);
 	if (!t)
@@ -614,8 +630,11 @@ REC_API void spanstat_message_text(const char *text, size_t len)
 /* An async span's event: one WIRE_ASYNC record on the pipe, at once. */
 static void rec_async(uint64_t id, enum wire_async_op op, const char *name)
 {
-	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED) || !id)
+	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED) || !id) {
+		if (id && __atomic_load_n(&rec_late, __ATOMIC_RELAXED))
+			rec_late_event(id); /* after the exit path */
 		return;
+	}
 	char mark = 0; /* its address only */
 	struct rec_thread *t = rec_side_enter(&mark);
 	if (!t) { /* not now (a handler inside the recorder): counted */
@@ -662,8 +681,11 @@ REC_API void spanstat_message(const char *text)
 static REC_NOI void rec_arg(const char *key, unsigned type, uint64_t val, const char *s, size_t len)
 {
 	int on = __atomic_load_n(&rec_on, __ATOMIC_RELAXED);
-	if (!on || !key)
+	if (!on || !key) {
+		if (key && __atomic_load_n(&rec_late, __ATOMIC_RELAXED))
+			rec_late_event((uintptr_t)key); /* after the exit path */
 		return;
+	}
 	char mark = 0; /* its address only */
 	struct rec_thread *t = rec_side_enter(&mark);
 	if (!t) {

@@ -44,6 +44,7 @@ char rec_exe[PATH_MAX];		       /* /proc/self/exe at connect */
 uintptr_t rec_main_base;	       /* dladdr base of the main program */
 uint32_t rec_pid;
 atomic_int rec_exiting;
+int rec_late;		  /* the exit path ran: later events are counted (rec_late_event) */
 static int rec_connected; /* the constructor installed handlers and the key */
 uint64_t rec_incarnation; /* the ts of our latest WIRE_HELLO */
 pthread_key_t rec_key;
@@ -102,6 +103,14 @@ REC_NOI void rec_finish(int sig)
 		me->guard = 0;
 	}
 	rec_set_on(0);
+	/* what comes after this (a destructor or exit handler that runs after
+	 * ours, another thread) is lost: counted in the ring file, where
+	 * spanstat reads it once we are gone; the API's inline wrappers call
+	 * in for that */
+	if (rec_shm) {
+		__atomic_store_n(&rec_late, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&spanstat_on_, 1, __ATOMIC_RELEASE);
+	}
 	atomic_store(&rec_exit_deadline, rec_mono() + REC_EXIT_WAIT_MS * UINT64_C(1000000));
 	uint64_t ts = rec_now(), end = ts;
 	struct rec_thread *self = rec_self;

@@ -536,6 +536,13 @@ REC_NOI void *rec_map_rings(const char *path)
 	return m;
 }
 
+REC_NOI __attribute__((noinline)) void rec_late_event(uint64_t key)
+{
+	struct ring_file *f = rec_shm;
+	if (f && key && key != REC_CODE_TAG) /* a NULL name is no event */
+		__atomic_fetch_add(&f->late, 1, __ATOMIC_RELAXED);
+}
+
 /* ---- appending an event -------------------------------------------------- */
 
 /* Appends one event for key at `now` (no earlier than t->last) to the

@@ -139,7 +139,8 @@ void spanstat_arg_str(const char *key, const char *s, size_t len);
 void __cyg_profile_func_enter(void *fn, void *call_site);
 void __cyg_profile_func_exit(void *fn, void *call_site);
 
-/* Not API: non-zero while spanstat collects in this process.  Unless
+/* Not API: non-zero while spanstat collects in this process (and after
+ * its exit path ran, while the events that come too late are counted).  Unless
  * SPANSTAT_NO_INLINE is defined, the calls above become inline wrappers that
  * test it first, so that a program not run under spanstat pays one load and
  * one predictable branch per call, not a call into the library.  Arguments

@@ -43,6 +43,10 @@
  * the process is gone (its EXIT or successor's HELLO read from the pipe, or
  * the stream's end), the reader consumes every word up to the first 0.
  *
+ * Events a process records after its exit path ran (rec_finish: at exit,
+ * _exit or a fatal signal) can no longer be sent: the writer counts them in
+ * ring_file.late, which outlives the process, and spanstat tells the count.
+ *
  * The reader trusts nothing here: the target can write anything into the
  * file.  Positions are bounded by RING_WORDS, the words it consumes become
  * wire records that the decoder validates like the pipe's. */
@@ -131,7 +135,12 @@ struct ring_file {
 			 * target reads): in the events they follow each begin
 			 * and end word; in aggregate mode they have an area */
 	uint32_t pad0;
-	uint64_t pad[5];
+	uint64_t late; /* events the target's processes recorded after their
+			* exit path had run (a destructor or exit handler
+			* that ran after the library's): not sent, counted
+			* here by the writers (atomically), read by spanstat
+			* once the processes are gone */
+	uint64_t pad[4];
 };
 
 /* One slot, RING_SLOT_BYTES: the writer's half, then the reader's. */
