@@ -909,6 +909,7 @@ static cJSON *json_spans(const struct report *r, struct json_lists *lists)
 		  {"switches_lost", ds->switches_lost},
 		  {"waited_ns", ds->waited_ns},
 		  {"no_exit", ds->no_exit},
+		  {"late", ds->late},
 		  {"bad_bytes", ds->bad_bytes},
 		  {"bad_records", ds->bad_records},
 		  {"bad_ids", ds->bad_ids},

@@ -827,6 +827,11 @@ static void summary_span_problems(FILE *fp, const struct decode_stats *d, uint64
 		 "processes with an uncalibrated clock"},
 		{d->no_exit, "process whose end was not seen (killed, _exit or records lost)",
 		 "processes whose end was not seen (killed, _exit or records lost)"},
+		{d->late == DECODE_UNKNOWN ? 0 : d->late,
+		 "event recorded after its process's exit path, not in the spans (a destructor "
+		 "or exit handler that ran after the library's)",
+		 "events recorded after their process's exit path, not in the spans (destructors "
+		 "or exit handlers that ran after the library's)"},
 	};
 	bool any = false;
 

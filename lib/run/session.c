@@ -1237,8 +1237,12 @@ int session_run(const struct session_opts *o, int *exit_code, char **cause)
 	for (unsigned i = 0; i < s.nsrc; i++)
 		if (s.src[i].finish)
 			s.src[i].finish(&s);
-	if (s.dec)
+	if (s.dec) {
 		decoder_finish(s.dec);
+		/* the target's processes are gone: what came after their exit
+		 * paths is all counted (unknown without the ring file) */
+		decoder_set_late(s.dec, s.rings ? ringsrc_late(s.rings) : DECODE_UNKNOWN);
+	}
 	session_offcpu_check(&s);
 	const char *failed = NULL;
 	int failed_err = 0;

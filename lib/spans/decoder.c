@@ -969,6 +969,11 @@ void decoder_count_lines(struct decoder *d, uint64_t events, uint64_t bad)
 	decode_add(&d->stats.bad_lines, bad);
 }
 
+void decoder_set_late(struct decoder *d, uint64_t n)
+{
+	d->stats.late = n;
+}
+
 const struct decode_stats *decoder_stats(const struct decoder *d)
 {
 	/* the view is derived state: refreshed on every read */

@@ -100,6 +100,10 @@ void decoder_count_lines(struct decoder *d, uint64_t events, uint64_t bad);
 /* End of stream: partial record counted as bad, open spans closed. */
 void decoder_finish(struct decoder *d);
 const struct decode_stats *decoder_stats(const struct decoder *d);
+/* The target's events that came after its exit path (decode_stats.late),
+ * as the ring file counted them once the target was gone; DECODE_UNKNOWN
+ * when nothing counted them. */
+void decoder_set_late(struct decoder *d, uint64_t n);
 /* The switch records that off-CPU times lack (decode_stats.switches_lost). */
 void decoder_count_switches_lost(struct decoder *d, uint64_t n);
 const struct strtab *decoder_strings(const struct decoder *d);

@@ -129,6 +129,12 @@ unsigned ringsrc_active(const struct ringsrc *r)
 	return n;
 }
 
+uint64_t ringsrc_late(const struct ringsrc *r)
+{
+	const struct ring_file *f = r->map;
+	return __atomic_load_n(&f->late, __ATOMIC_RELAXED);
+}
+
 /* Hands the record in progress to fn (when it has words, or news of drops). */
 static int rs_emit(struct ringsrc *r, struct rs_slot *q, ringsrc_fn fn, void *ctx)
 {

@@ -73,6 +73,9 @@ int ringsrc_drain_gone(struct ringsrc *r, uint32_t pid, uint64_t keep, ringsrc_f
 
 /* Rings in use right now (the session polls more often while some are). */
 unsigned ringsrc_active(const struct ringsrc *r);
+/* Events the target's processes recorded after their exit path had run
+ * (ring_file.late): the count, once they are gone. */
+uint64_t ringsrc_late(const struct ringsrc *r);
 /* The mapped file (RING_FILE_BYTES), for tests and the fuzzer to write into
  * as a target would. */
 void *ringsrc_file(struct ringsrc *r);

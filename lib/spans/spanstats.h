@@ -45,10 +45,16 @@ struct decode_stats {
 				 * (WIRE_UNFOLLOWED); DECODE_UNKNOWN in a record
 				 * file older than the count */
 	uint64_t unfol_slots;	/* their PLT slots the glob matched */
+	uint64_t late;		/* events the target recorded after its process's
+				 * exit path had run (a destructor or exit handler
+				 * later than the library's): not sent, so in no
+				 * span; counted in the ring file (ring.h).
+				 * DECODE_UNKNOWN without a ring file, or in a
+				 * record file older than the count */
 };
 
 /* Fields of struct decode_stats, in order: as a record file keeps them. */
-#define DECODE_STATS_N 22
+#define DECODE_STATS_N 23
 /* A count a record file does not have (written before it was kept). */
 #define DECODE_UNKNOWN UINT64_MAX
 

@@ -6,7 +6,8 @@
 # when its thread or process ends (exit, _exit, abort, SIGKILL, exec,
 # pthread_exit, a -finstrument-functions main that calls exit) ends where
 # the thread did, with its true on/off-CPU split, marked unfinished, alike
-# aggregated, streamed and recorded.
+# aggregated, streamed and recorded.  What a process records after the
+# library's exit path ran (a late destructor's spans) is counted and said.
 
 load helpers
 load pfreplay
@@ -309,4 +310,56 @@ open_run() {
 		[ "$off" -le "$total" ]
 	done
 	assert_equal "$(shape stream.json)" "$(shape aggregate.json)"
+}
+
+# late_lib NAME [FLAGS...]: span_late_lib built as NAME.so in the test's
+# directory, not linked with libspanstat (its destructor runs after the
+# library's)
+late_lib() {
+	local name=$1
+	shift
+	env -u CFLAGS -u LDFLAGS ${CC%% *} -O2 -g -fPIC -shared -I"$SPANSTAT_INCLUDEDIR" "$@" \
+		"$WORKLOADS/span_late_lib.c" -o "$name.so"
+}
+
+@test "events after the exit path (a late destructor's) are counted and said, aggregated, streamed and recorded" {
+	local prog lib mode n
+	prog=$(build_workload span_late -ldl $(span_link_flags))
+	late_lib liblate
+	late_lib liblatef -DNO_API -finstrument-functions
+	declare -A events=([liblate]=14 [liblatef]=16)
+	for lib in liblate liblatef; do
+		n=${events[$lib]}
+		for mode in aggregate stream record; do
+			if [ "$mode" = record ]; then
+				run "$SPANSTAT" record -o r.rec -e task-clock -- "$prog" "$PWD/$lib.so"
+				assert_success
+				run "$SPANSTAT" report --json=x.json r.rec
+			else
+				run "$SPANSTAT" $(mode_opts "$mode") --json=x.json --spans -e task-clock \
+					-- "$prog" "$PWD/$lib.so"
+			fi
+			assert_success
+			echo "$lib $mode"
+			# the spans before the exit path are all there
+			[ "$lib" = liblatef ] || assert_equal "$(count work x.json)" 5
+			# those after it are in no span, but counted and said
+			assert_equal "$(jq '[.spans.merged.nodes[] | select(.name == "late")] | length' x.json)" 0
+			assert_equal "$(jq '.spans.decode.late' x.json)" "$n"
+			assert_line --partial " span data: $n events recorded after their process's exit path, not in the spans"
+			assert_equal "$(jq -c '.spans.decode | [.no_exit, .unfinished, .dropped]' x.json)" "[0,0,0]"
+		done
+	done
+	# the folded output's run says it in JSON too
+	run "$SPANSTAT" --folded=f.txt --json=x.json -- "$prog" "$PWD/liblate.so"
+	assert_success
+	assert_equal "$(jq '.spans.decode.late' x.json)" 14
+	# a record file older than the count does not know it: null, and
+	# nothing said
+	"$SPANSTAT" record -o r.rec -e task-clock -- "$prog" "$PWD/liblate.so" >/dev/null 2>&1
+	python3 "$BATS_TEST_DIRNAME/recraft.py" r.rec old.rec end:20
+	run "$SPANSTAT" report --json=old.json old.rec
+	assert_success
+	assert_equal "$(jq -c '.spans.decode | [.late, .misnested, .no_exit]' old.json)" "[null,0,0]"
+	refute_output --partial "exit path"
 }

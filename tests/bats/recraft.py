@@ -9,6 +9,8 @@ so the reader has to judge what is inside.  OPs, in order:
                       span event that has it
   head:old            the HEAD as the first files have it: cut after the span
                       values (without the program and its build id)
+  end:N               the END's span stream counts cut to the first N, as a
+                      file written before the later ones were kept has them
   type:FROM=TO        the first record of type FROM becomes of type TO (its
                       payload and CRC unchanged: the type is outside the CRC)
 """
@@ -86,6 +88,12 @@ def head_old(head):
     return head[: r.i]
 
 
+def end_cut(end, keep):
+    r = Rd(end)
+    vals = [r.u() for _ in range(r.u())]
+    return uv(keep) + b"".join(uv(v) for v in vals[:keep]) + end[r.i :]
+
+
 # kinds: process, thread, begin, end, instant, counter, process end
 DEPTH, VALUE, DUR = (2, 3, 4, 5), (0, 5, 6), (3,)
 
@@ -139,6 +147,8 @@ def main():
             recs.append((int(t), p))
         elif op == "head:old":
             recs = [(t, head_old(p) if t == 1 else p) for t, p in recs]
+        elif op.startswith("end:"):
+            recs = [(t, end_cut(p, int(op[4:])) if t == 8 else p) for t, p in recs]
         elif op.startswith("type:"):
             a, b = (int(x) for x in op[5:].split("="))
             i = next(i for i, (t, _) in enumerate(recs) if t == a)
