@@ -61,6 +61,13 @@ struct recfile {
 	uint32_t *id; /* the file's string ids, mapped into strings */
 	uint32_t nid;
 	uint32_t lost_id; /* "[lost]": names whose strings were damaged */
+	/* END's names of processes (the file's string ids), when it has them;
+	 * pre_prefixed: recfile_prefix interned them with the prefix, so the
+	 * replays only look them up (prefix_id: the prefix alone) */
+	uint64_t *pnames;
+	size_t npnames;
+	bool have_pnames, pre_prefixed;
+	uint32_t prefix_id;
 	const uint8_t *names_rec;
 	size_t names_len;
 	struct run_result *run;
@@ -513,6 +520,25 @@ static void rf_end(struct recfile *rf, struct record_in *in)
 		rf->dmg.bad_records++;
 		return;
 	}
+	/* added later: the names of the processes (none in older files) */
+	if (in->p < in->end) {
+		uint64_t np = record_get_u64(in);
+		/* a byte each at least: more is damage */
+		uint64_t *pn = in->ok && np <= (uint64_t)(in->end - in->p)
+				       ? malloc((np ? np : 1) * sizeof *pn)
+				       : NULL;
+		for (uint64_t i = 0; pn && i < np; i++)
+			pn[i] = record_get_u64(in);
+		if (pn && in->ok) {
+			free(rf->pnames);
+			rf->pnames = pn;
+			rf->npnames = np;
+			rf->have_pnames = true;
+		} else {
+			free(pn);
+			rf->dmg.bad_records += !in->ok || np > (uint64_t)(in->end - in->p);
+		}
+	}
 	rf->ds = (struct decode_stats){
 		v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12],
 		v[13], v[14], v[15], v[16], v[17], v[18],
@@ -843,6 +869,7 @@ void recfile_close(struct recfile *rf)
 	for (int i = 0; rf->argv && i < rf->head.argc; i++)
 		free(rf->argv[i]);
 	free(rf->argv);
+	free(rf->pnames);
 	free(rf->target);
 	free(rf->exe);
 	free(rf->build_id);
@@ -962,16 +989,47 @@ static int rf_add_sink(void *ctx, struct span_sink sink)
 	return 0;
 }
 
-/* A process's name with the replay's prefix ("rank 2 (host) app"). */
-static uint32_t rf_prefixed(struct recfile *rf, const char *prefix, uint32_t name)
+/* A process's name with the replay's prefix ("rank 2 (host) app"), interned
+ * (intern) or looked up: 0 when it is not there, or without memory. */
+static uint32_t rf_with_prefix(struct recfile *rf, const char *prefix, uint32_t name, bool intern)
 {
 	char *s = NULL;
 	const char *n = strtab_get(rf->strings, name);
 	if (asprintf(&s, "%s%s%s", prefix, *n ? " " : "", n) < 0)
-		return name;
-	uint32_t id = strtab_intern(rf->strings, s, strlen(s));
+		return 0;
+	size_t len = strlen(s);
+	uint32_t id =
+		intern ? strtab_intern(rf->strings, s, len) : strtab_lookup(rf->strings, s, len);
 	free(s);
+	return id;
+}
+
+/* The name of a process of the replay, prefixed.  After recfile_prefix,
+ * only looked up (replays run in threads, and the table is shared): a name
+ * END did not list (damage) shows as the prefix alone; a file without the
+ * list replays in one thread (recfile_prefix said so), interning as it goes. */
+static uint32_t rf_prefixed(struct recfile *rf, const char *prefix, uint32_t name)
+{
+	if (rf->pre_prefixed) {
+		uint32_t id = rf_with_prefix(rf, prefix, name, false);
+		return id ? id : rf->prefix_id;
+	}
+	uint32_t id = rf_with_prefix(rf, prefix, name, true);
 	return id ? id : name;
+}
+
+int recfile_prefix(struct recfile *rf, const char *prefix)
+{
+	if (!rf->have_pnames)
+		return 0;
+	if (!(rf->prefix_id = rf_with_prefix(rf, prefix, 0, true)) ||
+	    !rf_with_prefix(rf, prefix, rf->lost_id, true))
+		return -ENOMEM;
+	for (size_t i = 0; i < rf->npnames; i++)
+		if (!rf_with_prefix(rf, prefix, rf_id(rf, rf->pnames[i]), true))
+			return -ENOMEM;
+	rf->pre_prefixed = true;
+	return 1;
 }
 
 /* The next argument of the ARG record into ga->ev: false at its end or at
@@ -1380,7 +1438,7 @@ int recfile_replay_parts(struct recfile *rf, struct analysis *const *parts, size
 		rp[0].parts = rp;
 		rp[0].nparts = nparts;
 	}
-	bool together = !(how && how->prefix);
+	bool together = !(how && how->prefix) || rf->pre_prefixed;
 	sigset_t all, old;
 	sigfillset(&all);
 	for (size_t k = 1; r == 0 && together && k < nparts; k++) {

@@ -138,6 +138,14 @@ struct record_replay {
 	const struct span_sink *extra;
 };
 
+/* Before the replays of a file whose process names take prefix (a report
+ * of several): interns the prefixed names the file's END lists, so that
+ * its replays only look them up and may run at once.  1 when done, 0 when
+ * the file has no such list (older, or its END lost: its replays then
+ * intern as they go, one at a time), -ENOMEM.  Call for the files in
+ * order, after every file was opened. */
+int recfile_prefix(struct recfile *rf, const char *prefix);
+
 /* Feeds the events, samples and run starts, in recorded order, to a;
  * 0, -ENOMEM, or -EINTR when a stop signal came. */
 int recfile_replay(struct recfile *rf, struct analysis *a, const struct record_replay *how);
@@ -145,8 +153,9 @@ int recfile_replay(struct recfile *rf, struct analysis *a, const struct record_r
  * its own writers; analysis_parts): every one gets every event, sample and
  * run start, parts[0] in the calling thread (how->extra too; what the file
  * lost is counted from its replay), each other in a thread of its own that
- * takes no signal (one after another in the calling thread with a prefix,
- * whose names grow the string table the writers read).  0, or the first
+ * takes no signal (one after another in the calling thread with a prefix
+ * recfile_prefix did not settle, whose names grow the string table the
+ * writers read).  0, or the first
  * error, in the order of parts. */
 int recfile_replay_parts(struct recfile *rf, struct analysis *const *parts, size_t nparts,
 			 const struct record_replay *how);

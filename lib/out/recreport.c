@@ -236,11 +236,27 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 	r = runs ? analysis_init(&an, o->writers, o->nwriters, head.spans, head.metrics->n)
 		 : -ENOMEM;
 	have_an = runs != NULL;
-	/* several files (ranks) replay in one thread: their process names take
-	 * the rank's prefix as they come (rf_prefixed), interned into the
-	 * shared string table, which threads replaying at once would race for */
+	/* several files (ranks): their process names take the rank's prefix,
+	 * interned now into the shared string table, file after file, so that
+	 * replays at once (-j) only read it; a file whose END does not list
+	 * its process names (older, or lost) interns them as its replay meets
+	 * them, which only one replay at a time may do */
+	bool settled = true;
+	for (size_t i = 0; r == 0 && n > 1 && i < n; i++) {
+		const struct record_info *in = recfile_info(f[i].rf);
+		if (asprintf(&f[i].prefix, "rank %ld (%s)", in->rank >= 0 ? in->rank : (long)i,
+			     in->host ? in->host : "") < 0) {
+			f[i].prefix = NULL;
+			r = -ENOMEM;
+			break;
+		}
+		int k = recfile_prefix(f[i].rf, f[i].prefix);
+		if (k < 0)
+			r = k;
+		settled &= k > 0;
+	}
 	if (r == 0)
-		analysis_jobs(&an, n > 1 ? 1 : o->jobs);
+		analysis_jobs(&an, settled ? o->jobs : 1);
 	if (r == 0)
 		r = analysis_start(&an, &head);
 	/* the first run's start, as the live run knows it once run 0 started */
@@ -260,18 +276,10 @@ int recreport_run(const struct recreport_opts *o, const struct writer **failed, 
 	double cost = 0;
 	bool dstats_lost = false;
 	for (size_t i = 0; r == 0 && i < n; i++) {
-		const struct record_info *in = recfile_info(f[i].rf);
 		struct record_replay how = {.ts_shift = shift[i], .run_base = base};
 		struct span_sink extra;
 		if (n > 1) {
 			how.pid_base = (uint32_t)(i + 1) << SPAN_PID_BITS;
-			if (asprintf(&f[i].prefix, "rank %ld (%s)",
-				     in->rank >= 0 ? in->rank : (long)i,
-				     in->host ? in->host : "") < 0) {
-				f[i].prefix = NULL;
-				r = -ENOMEM;
-				break;
-			}
 			how.prefix = f[i].prefix;
 			if (head.spans) {
 				if (span_trees_init(&f[i].tree) < 0) {

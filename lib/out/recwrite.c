@@ -94,6 +94,12 @@ struct recw {
 	struct recbuf args;
 	uint64_t nargs, apos, ats;
 	uint32_t apid, atid;
+	/* the names processes were given (SPAN_PROCESS), once each, in order:
+	 * in END, so that a report of several files can give them their
+	 * rank's prefix before it replays them in threads (recfile_prefix) */
+	struct u64map pnseen;
+	uint32_t *pnames;
+	size_t npnames, cappnames;
 	uint32_t nstr; /* strings written: ids below */
 	uint32_t ncat; /* categories written: catlog entries below */
 	unsigned nval;
@@ -796,6 +802,14 @@ static void recw_span(void *arg, const struct span_event *ev)
 		}
 	}
 	unsigned k = ev->kind;
+	if (k == SPAN_PROCESS && !u64map_get(&rw->pnseen, ev->name)) {
+		if (GROW(rw->pnames, rw->npnames + 1, rw->cappnames, 16) < 0 ||
+		    u64map_put(&rw->pnseen, ev->name, 1) < 0) {
+			w->err = -ENOMEM;
+			return;
+		}
+		rw->pnames[rw->npnames++] = ev->name;
+	}
 	if (rw->keep && (k == SPAN_PROCESS || k == SPAN_THREAD || k == SPAN_PROCESS_END)) {
 		if (GROW(rw->ident, rw->nident + 1, rw->capident, 64) < 0) {
 			w->err = -ENOMEM;
@@ -899,6 +913,10 @@ static int recw_finish(struct writer *w, const struct report *r)
 		rb_u64(&b, (uint64_t)r->head->start.tv_sec);
 		rb_u64(&b, (uint64_t)r->head->start.tv_nsec);
 		rb_u64(&b, r->head->start_mono);
+		/* added later: older files end above */
+		rb_u64(&b, rw->npnames);
+		for (size_t i = 0; i < rw->npnames; i++)
+			rb_u64(&b, rw->pnames[i]);
 		e = recw_put_buf(w, RECORD_END, &b);
 	}
 	if (e == 0 && fflush(w->fp) != 0)
@@ -917,6 +935,8 @@ static void recw_release(struct writer *w)
 		free(rw->ident);
 		free(rw->args.p);
 		u64map_release(&rw->seen);
+		u64map_release(&rw->pnseen);
+		free(rw->pnames);
 	}
 	free(w->priv);
 	w->priv = NULL;

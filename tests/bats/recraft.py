@@ -11,6 +11,7 @@ so the reader has to judge what is inside.  OPs, in order:
                       values (without the program and its build id)
   end:N               the END's span stream counts cut to the first N, as a
                       file written before the later ones were kept has them
+                      (and without the processes' names, kept later still)
   type:FROM=TO        the first record of type FROM becomes of type TO (its
                       payload and CRC unchanged: the type is outside the CRC)
 """
@@ -91,7 +92,14 @@ def head_old(head):
 def end_cut(end, keep):
     r = Rd(end)
     vals = [r.u() for _ in range(r.u())]
-    return uv(keep) + b"".join(uv(v) for v in vals[:keep]) + end[r.i :]
+    rest = r.i
+    r.u()  # the cost per event
+    for _ in range(r.u()):  # the metrics' supported flags
+        r.u()
+    for _ in range(4):  # runs, the start (s, ns) and its monotonic time
+        r.u()
+    # what follows (the processes' names) came later than any count cut
+    return uv(keep) + b"".join(uv(v) for v in vals[:keep]) + end[rest : r.i]
 
 
 # kinds: process, thread, begin, end, instant, counter, process end

@@ -4,7 +4,9 @@
 # thread, 2 and 4, and the default), for each output that takes span
 # events and for several at once, with span values, -I samples, runs,
 # messages, async spans, typed arguments, a --keep-last window, a damaged
-# file and the files of several ranks; what a file lost is said once; bad
+# file and the files of several ranks (which replay in threads of their own
+# unless a file is older than END's list of process names); what a file
+# lost is said once; bad
 # values get one line and status 125.  Never a timing: bench/report-bench
 # measures.
 
@@ -166,4 +168,34 @@ same_bytes() {
 	assert_output $((base + 1))
 	run -0 clones
 	assert_output "$base"
+}
+
+@test "reportjobs: the files of several ranks replay in threads of their own; older files one at a time" {
+	command -v strace >/dev/null || skip "no strace"
+	OMPI_COMM_WORLD_RANK=0 timeout 60 "$SPANSTAT" record -o r0.rec -- "$THREADS" 2>/dev/null
+	OMPI_COMM_WORLD_RANK=1 timeout 60 "$SPANSTAT" record -o r1.rec -- "$MSG" fork 2>/dev/null
+	# a file written before END listed the processes' names
+	python3 "$BATS_TEST_DIRNAME/recraft.py" r1.rec old1.rec end:19
+	# threads started: one clone each (the trace replayed in a thread of its own)
+	clones() {
+		timeout 60 strace -f -qq -e trace=clone,clone3 -o st.txt \
+			"$SPANSTAT" report --perfetto=t.pftrace "$@" >/dev/null 2>&1
+		grep -c clone st.txt || true
+	}
+	local base
+	base=$(clones -j1 r0.rec r1.rec)
+	# a thread per file, each replaying the trace
+	run -0 clones -j2 r0.rec r1.rec
+	assert_output $((base + 2))
+	run -0 clones -j2 r0.rec old1.rec
+	assert_output "$base"
+	# the same bytes either way, every process named with its rank
+	same_bytes r0.rec r1.rec -- --perfetto=r.pftrace --json=r.json --folded=r.folded
+	same_bytes r0.rec old1.rec -- --perfetto=o.pftrace --json=o.json
+	run -0 jq -r '[.. | objects | select(has("process_name")) | .process_name] | unique | .[]' r.json.2
+	assert_line --regexp '^rank 0 \(.*\) span_threads'
+	assert_line --regexp '^rank 1 \(.*\) span_msg'
+	refute_line --regexp '^span_'
+	run -0 jq -r '[.. | objects | select(has("process_name")) | .process_name] | unique | .[]' o.json.4
+	assert_line --regexp '^rank 1 \(.*\) span_msg'
 }
