@@ -67,6 +67,7 @@ struct flamechart {
 	struct u64map procname; /* pid -> name id */
 	struct fc_lane *lane;
 	size_t nlane, cap;
+	size_t last; /* the lane of the last event + 1 (0: none): threads take turns */
 	uint64_t t0; /* 0 until the first span */
 	uint64_t t1; /* the latest end of any span, drawn or dropped */
 	unsigned long merged, spans;
@@ -75,15 +76,20 @@ struct flamechart {
 
 static struct fc_lane *fc_lane(struct flamechart *c, uint32_t pid, uint32_t tid)
 {
+	if (c->last && c->lane[c->last - 1].pid == pid && c->lane[c->last - 1].tid == tid)
+		return &c->lane[c->last - 1];
 	uint64_t key = (uint64_t)pid << 32 | tid;
 	uint64_t at = u64map_get(&c->index, key);
-	if (at)
+	if (at) {
+		c->last = at;
 		return &c->lane[at - 1];
+	}
 	if (GROW(c->lane, c->nlane + 1, c->cap, 16) < 0)
 		return NULL;
 	if (u64map_put(&c->index, key, c->nlane + 1) < 0)
 		return NULL;
 	struct fc_lane *l = &c->lane[c->nlane++];
+	c->last = c->nlane;
 	memset(l, 0, sizeof *l);
 	l->pid = pid;
 	l->tid = tid;

@@ -1110,7 +1110,9 @@ static void rf_events(struct recfile *rf, struct rf_replay *rp, struct record_in
 	uint64_t n = 0; /* events read */
 	struct span_event ev;
 	while (in->p < in->end) {
-		rf_args_upto(rf, rp, n++);
+		if (__builtin_expect(rp->args.have, 0)) /* the block's typed arguments */
+			rf_args_upto(rf, rp, n);
+		n++;
 		uint8_t f = *in->p++;
 		unsigned k = f & 7;
 		if (k > SPAN_DAMAGE || (f & 128)) {
