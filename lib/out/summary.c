@@ -1117,6 +1117,21 @@ static void summary_args(FILE *fp, const struct span_trees *st)
 		n, st->args_unkept == 1 ? "argument" : "arguments");
 }
 
+/* What the span data lost or could not hold: the window of a --keep-last
+ * record, the span data line, the objects --lib-calls did not follow. */
+static void summary_span_losses(FILE *fp, const struct report *r)
+{
+	summary_window(fp, r->window);
+	if (r->dstats && r->dstats_lost)
+		fputs(" span data: what the target dropped or sent damaged is not known (the "
+		      "recording's end is lost)\n\n",
+		      fp);
+	else if (r->dstats)
+		summary_span_problems(fp, r->dstats, r->spans ? r->spans->untracked : 0);
+	if (r->dstats && !r->dstats_lost)
+		summary_unfollowed(fp, r->dstats);
+}
+
 static int summary_spans(FILE *fp, const struct report *r, bool where)
 {
 	struct span_tree scratch;
@@ -1141,18 +1156,19 @@ static int summary_spans(FILE *fp, const struct report *r, bool where)
 	summary_messages(fp, r->spans);
 	summary_args(fp, r->spans);
 	span_tree_release(&scratch);
-	summary_window(fp, r->window);
-	if (r->dstats && r->dstats_lost)
-		fputs(" span data: what the target dropped or sent damaged is not known (the "
-		      "recording's end is lost)\n\n",
-		      fp);
-	else if (r->dstats)
-		summary_span_problems(fp, r->dstats, r->spans ? r->spans->untracked : 0);
-	if (r->dstats && !r->dstats_lost)
-		summary_unfollowed(fp, r->dstats);
+	summary_span_losses(fp, r);
 	if (any && r->dstats)
 		summary_overhead(fp, r);
 	return err;
+}
+
+/* Without the span table (spans collected for other outputs: --folded, a
+ * graph, a trace), what the spans lost is said all the same, under the
+ * counters (the header said the damage): not the tables. */
+static void summary_span_only_losses(FILE *fp, const struct report *r)
+{
+	if (r->dstats)
+		summary_span_losses(fp, r);
 }
 
 /* A value of a counter across ranks, in its unit ("37.52 msec"). */
@@ -1294,6 +1310,8 @@ static int summary_finish(struct writer *w, const struct report *r)
 		err = summary_spans(w->fp, r, w->opts.spans_location);
 		if (err < 0)
 			return err;
+	} else {
+		summary_span_only_losses(w->fp, r);
 	}
 	return summary_error(w->fp);
 }
