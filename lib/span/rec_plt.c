@@ -223,8 +223,14 @@ REC_NOI const void *rec_plt_enter(uint32_t idx, uintptr_t *retp)
 		f->rescan = (unsigned char)sl->rescan;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		*retp = (uintptr_t)rec_plt_return;
-		if (f->on)
+		if (f->on) {
 			rec_lib_event(sl->key, REC_OP(WIRE_OP_BEGIN));
+		} else if (!sl->quiet && __atomic_load_n(&rec_late, __ATOMIC_RELAXED)) {
+			/* after the exit path: its begin, and its end that the
+			 * frame (off) will not record, counted (rec_late_event) */
+			rec_late_event(sl->key);
+			rec_late_event(sl->key);
+		}
 	} else if ((!s || s->depth >= REC_PLT_DEPTH) && !sl->quiet &&
 		   __atomic_load_n(&rec_on, __ATOMIC_RELAXED)) { /* not followed: counted */
 		atomic_fetch_add_explicit(&rec_dropped, 2, memory_order_relaxed);

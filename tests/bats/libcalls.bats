@@ -504,3 +504,16 @@ decoded() {
 	run grep -c "lib calls:" stderr
 	assert_output 0
 }
+
+@test "calls after the exit path (a late exit handler's) are counted as late, aggregated and streamed" {
+	local prog
+	prog=$(build_workload libcalls_late)
+	for mode in aggregate stream; do
+		lc_run "$mode" --lib-calls=getppid -- "$prog"
+		echo "$mode"
+		[ "$(named getppid)" = 5 ]
+		# the 7 calls of the handler: their begins and ends, counted
+		[ "$(jq '.spans.decode.late' out.json)" = 14 ]
+		[ "$(jq -c '.spans.decode | [.no_exit, .unfinished, .dropped]' out.json)" = "[0,0,0]" ]
+	done
+}
