@@ -829,9 +829,9 @@ static void summary_span_problems(FILE *fp, const struct decode_stats *d, uint64
 		 "processes whose end was not seen (killed, _exit or records lost)"},
 		{d->late == DECODE_UNKNOWN ? 0 : d->late,
 		 "event recorded after its process's exit path, not in the spans (a destructor "
-		 "or exit handler that ran after the library's)",
+		 "or exit handler that ran after the library's, or a thread still running then)",
 		 "events recorded after their process's exit path, not in the spans (destructors "
-		 "or exit handlers that ran after the library's)"},
+		 "or exit handlers that ran after the library's, or threads still running then)"},
 	};
 	bool any = false;
 
@@ -945,6 +945,11 @@ static void summary_why_none(FILE *fp, const struct report *r)
 		      "statically linked or set-user-ID program ignores LD_PRELOAD); link it "
 		      "dynamically with -lspanstat, or write spans as lines to SPANSTAT_LINES "
 		      "(spanstat-lines(5))\n\n",
+		      fp);
+	else if (r->dstats && !r->dstats_lost && r->dstats->late &&
+		 r->dstats->late != DECODE_UNKNOWN)
+		fputs(" no spans collected: the command's only span events came after its exit "
+		      "path (below)\n\n",
 		      fp);
 	else if (r->dstats && !r->dstats_lost)
 		fputs(" no spans collected: the command ran with the span library but began no "

@@ -110,6 +110,12 @@ REC_NOI void rec_finish(int sig)
 	if (rec_shm) {
 		__atomic_store_n(&rec_late, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&spanstat_on_, 1, __ATOMIC_RELEASE);
+	} else { /* nowhere to count them: spanstat is told they are unknown */
+		static const char none;
+		char nb[WIRE_HDR_SIZE];
+		size_t n = enc_simple(nb, sizeof nb, WIRE_NOLATE, rec_pid, 0, &none, 0);
+		if (n)
+			rec_write(nb, n);
 	}
 	atomic_store(&rec_exit_deadline, rec_mono() + REC_EXIT_WAIT_MS * UINT64_C(1000000));
 	uint64_t ts = rec_now(), end = ts;

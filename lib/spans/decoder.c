@@ -95,6 +95,7 @@ struct decoder {
 	void *hook_ctx;
 	struct decoder_values vals; /* what begins and ends carry (decoder_set_values) */
 	bool oom;
+	bool late_unknown; /* a process could not count its late events (WIRE_NOLATE) */
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -773,6 +774,10 @@ static void decode_record(struct decoder *d, const struct wire_hdr *h, const uin
 		ok = true;
 		break;
 	}
+	case WIRE_NOLATE:
+		ok = paylen == 0 && decode_proc(d, h->pid);
+		d->late_unknown |= ok;
+		break;
 	case WIRE_UNCOUNTED: /* for the session, which marks those values unknown */
 		ok = paylen == sizeof(struct wire_uncounted) && h->tid != 0;
 		break;
@@ -971,7 +976,8 @@ void decoder_count_lines(struct decoder *d, uint64_t events, uint64_t bad)
 
 void decoder_set_late(struct decoder *d, uint64_t n)
 {
-	d->stats.late = n;
+	/* a process without the ring file counted none: the sum is unknown */
+	d->stats.late = d->late_unknown ? DECODE_UNKNOWN : n;
 }
 
 const struct decode_stats *decoder_stats(const struct decoder *d)

@@ -95,6 +95,9 @@ enum wire_type {
 	WIRE_ASYNC = 17,      /* struct wire_async (+ name bytes for a begin) */
 	WIRE_UNFOLLOWED = 18, /* struct wire_unfollowed: objects whose library calls
 			       * --lib-calls could not follow */
+	WIRE_NOLATE = 19,     /* no payload: the process has no ring file, so what
+			       * it records after its exit path (this record is
+			       * sent on it, before WIRE_EXIT) is not counted */
 };
 
 enum wire_op {

@@ -362,10 +362,23 @@ late_lib() {
 			assert_equal "$(jq -c '.spans.decode | [.no_exit, .unfinished, .dropped]' x.json)" "[0,0,0]"
 		done
 	done
-	# the folded output's run says it in JSON too
+	# the folded output's run says it too, in JSON and without the table
 	run "$SPANSTAT" --folded=f.txt --json=x.json -- "$prog" exit
 	assert_success
 	assert_equal "$(jq '.spans.decode.late' x.json)" 14
+	assert_line --partial " span data: 14 events recorded after their process's exit path"
+	# spans that all came late: said so, not "began no span"
+	run "$SPANSTAT" --spans -- "$prog" only
+	assert_success
+	assert_line " no spans collected: the command's only span events came after its exit path (below)"
+	assert_line --partial " span data: 14 events recorded after their process's exit path"
+	refute_output --partial "began no span"
+	# a process without the ring file (its environment lost it) cannot
+	# count them: unknown, never 0
+	run "$SPANSTAT" --json=x.json -- sh -c "unset SPANSTAT_SHM; exec '$prog' exit"
+	assert_success
+	assert_equal "$(jq '.spans.decode.late' x.json)" null
+	refute_output --partial "exit path"
 	# a record file older than the count does not know it: null, and
 	# nothing said
 	"$SPANSTAT" record -o r.rec -e task-clock -- "$prog" exit >/dev/null 2>&1

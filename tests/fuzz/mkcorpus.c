@@ -115,6 +115,7 @@ int main(int argc, char **argv)
 	PUT(enc_simple(AT, ROOM, WIRE_DROPPED, 10, 11, &v, 8));
 	struct wire_unfollowed uf = {3, 12288}; /* --lib-calls out of room */
 	PUT(enc_simple(AT, ROOM, WIRE_UNFOLLOWED, 10, 0, &uf, sizeof uf));
+	PUT(enc_simple(AT, ROOM, WIRE_NOLATE, 10, 0, &uf, 0)); /* no ring file */
 	v = 2300;
 	PUT(enc_simple(AT, ROOM, WIRE_THREAD_EXIT, 10, 11, &v, 8));
 	struct wire_exit ex = {2400, 6, 0};

@@ -1,5 +1,5 @@
 /* span_late.c: a process whose spans partly come after the span library's
- * exit path.  Both ways record 5x "work" and return 0.
+ * exit path.  It records 5x "work" (but with "only") and returns 0.
  * Build: cc -O2 -g span_late.c -o span_late -ldl -lspanstat
  *
  *   span_late LIB    dlopens LIB (span_late_lib.c) and never dlcloses it:
@@ -8,7 +8,9 @@
  *   span_late exit   its destructor (before the library's) registers an
  *                    exit handler that runs after every destructor (glibc
  *                    runs handlers registered meanwhile once _dl_fini is
- *                    done); the handler records 7x "late": 14 events */
+ *                    done); the handler records 7x "late": 14 events
+ *   span_late only   as exit, without the 5x "work": its only spans are
+ *                    late */
 #include <dlfcn.h>
 #include <spanstat.h>
 #include <stdio.h>
@@ -36,15 +38,16 @@ __attribute__((destructor)) static void register_late(void)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fputs("span_late: usage: span_late LIB|exit\n", stderr);
+		fputs("span_late: usage: span_late LIB|exit|only\n", stderr);
 		return 1;
 	}
-	exit_mode = strcmp(argv[1], "exit") == 0;
+	int only = strcmp(argv[1], "only") == 0;
+	exit_mode = only || strcmp(argv[1], "exit") == 0;
 	if (!exit_mode && !dlopen(argv[1], RTLD_NOW)) {
 		fprintf(stderr, "span_late: %s\n", dlerror());
 		return 1;
 	}
-	for (int i = 0; i < 5; i++) {
+	for (int i = 0; i < 5 && !only; i++) {
 		spanstat_begin("work");
 		spanstat_end("work");
 	}
