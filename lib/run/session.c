@@ -830,9 +830,17 @@ static int session_pending(struct session *s)
 {
 	struct signalfd_siginfo si;
 	int first = 0;
+	bool snapped = false;
 	while (read(s->sfd, &si, sizeof si) == (ssize_t)sizeof si) {
-		if (session_snapshot(s, &si))
+		/* no target runs: a SIGUSR2 that came while the snapshot was
+		 * written has it all already (one per call, or a stream of
+		 * them would hold the next run back for ever) */
+		if (snapped && si.ssi_signo == SIGUSR2 && s->o->snapshot_usr2)
 			continue;
+		if (session_snapshot(s, &si)) {
+			snapped = true;
+			continue;
+		}
 		if (!first && sigrelay_foreign((int)si.ssi_signo, si.ssi_code, (pid_t)si.ssi_pid))
 			first = (int)si.ssi_signo;
 	}
@@ -1049,12 +1057,18 @@ static int session_one(struct session *s, unsigned run, char **cause)
 		/* Signals are read before the end is looked for, so one that
 		 * comes after the target ended stays pending: sigrelay_take()
 		 * finds it later. */
+		/* After a snapshot the end is looked for before any more
+		 * signals are read: a SIGUSR2 that comes while a snapshot is
+		 * written is pending again when it is done, and signalfd gives
+		 * it before SIGCHLD, so SIGUSR2 sent faster than snapshots are
+		 * written would keep spanstat from ever seeing the end.  The
+		 * next pass takes what is pending. */
 		struct signalfd_siginfo si;
 		while (read(s->sfd, &si, sizeof si) == (ssize_t)sizeof si) {
 			if (!sigrelay_foreign((int)si.ssi_signo, si.ssi_code, (pid_t)si.ssi_pid))
 				continue;
 			if (session_snapshot(s, &si))
-				continue;
+				break;
 			s->interrupted = true;
 			done |= t.ops->signal(&t, &si) == TARGET_SIGNAL_STOP;
 		}

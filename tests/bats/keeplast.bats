@@ -310,3 +310,34 @@ overwritten() {
 	grep -aq phase0099 t.pftrace
 	assert_equal "$(ls -A tmp)" ""
 }
+
+@test "keep-last: SIGUSR2 sent faster than snapshots are written does not keep spanstat from the end" {
+	mkdir tmp
+	export TMPDIR=$PWD/tmp
+	rm -f go go.ready
+	"$SPANSTAT" --keep-last=64M --perfetto=t.pftrace --flamechart=t.svg -o /dev/null -- \
+		"$PHASES" 100 5000 go 3 2>err &
+	local pid=$! code=0
+	half_way
+	# a SIGUSR2 every 10 ms for 20 s at most, while spanstat lives
+	(
+		end=$((SECONDS + 20))
+		while [ $SECONDS -lt $end ] && kill -USR2 "$pid" 2>/dev/null; do sleep 0.01; done
+	) &
+	local storm=$! t0=$SECONDS
+	touch go
+	wait "$pid" || code=$?
+	local took=$((SECONDS - t0))
+	kill "$storm" 2>/dev/null || true
+	wait "$storm" || true
+	grep -v 'snapshot of' err
+	echo "took $took s"
+	assert_equal "$code" 3
+	# the target takes well under a second: not the storm's 20 s
+	[ "$took" -lt 12 ]
+	grep -q "^\[ spanstat: snapshot of the window to --perfetto 't.pftrace'" err
+	grep -q "^\[ spanstat: the traces' window keeps the last 67108864 bytes" err
+	run ! grep -q '^spanstat:' err
+	grep -aq phase0099 t.pftrace
+	assert_equal "$(ls -A tmp)" ""
+}
