@@ -1126,8 +1126,11 @@ static void snapshot_traces(void *ctx, const struct writer *rw, const struct rec
 }
 
 /* --keep-last's --perfetto and --flamechart: made from the record file
- * just written, as spanstat report makes them (the same bytes). */
-static int window_outputs(struct cli *c, int code, const struct sigrelay *sr)
+ * just written, as spanstat report makes them (the same bytes).  The last
+ * target has ended: a signal now (a late SIGUSR2 or SIGTERM) has nothing
+ * left to stop, so it does not stop them either (the file, a whole one
+ * spanstat put in place, never makes the reading wait). */
+static int window_outputs(struct cli *c, int code)
 {
 	int k0 = 0;
 	for (int k = 1; k < out_n && !k0; k++)
@@ -1145,8 +1148,7 @@ static int window_outputs(struct cli *c, int code, const struct sigrelay *sr)
 				    .nfiles = 1,
 				    .writers = c->wv,
 				    .nwriters = c->nw,
-				    .compensate = c->compensate,
-				    .stop = &sr->set};
+				    .compensate = c->compensate};
 	const struct writer *failed = NULL;
 	char *cause = NULL;
 	int r = have ? recreport_run(&ro, &failed, &cause) : -ENOENT;
@@ -1442,7 +1444,7 @@ static int run_main(struct cli *c, int argc, char **argv)
 			c->keep_rec ? "" : c->path[out_record], c->keep_rec ? "" : "'", win.size,
 			win.spans, win.events, win.messages, win.samples, win.bytes);
 	release_writers(c);
-	code = window_outputs(c, code, &sr);
+	code = window_outputs(c, code);
 	keep_cleanup(c);
 	if (!c->path[OUT_SUMMARY] && fflush(stderr) != 0)
 		code = code ? code : EXIT_SPANSTAT;

@@ -311,6 +311,19 @@ overwritten() {
 	assert_equal "$(ls -A tmp)" ""
 }
 
+# Waits (up to 30 s) for the target of the run in the background (pid $1,
+# spanstat) to have ended: its child gone or a zombie.
+target_ended() {
+	local i tp st
+	for ((i = 0; i < 3000; i++)); do
+		tp=$(pgrep -P "$1" | head -1)
+		st=$(awk '{print $3}' "/proc/$tp/stat" 2>/dev/null) || true
+		[ -z "$tp" ] || [ "$st" = Z ] || [ -z "$st" ] && return 0
+		sleep 0.01
+	done
+	fail "the target never ended"
+}
+
 @test "keep-last: SIGUSR2 sent faster than snapshots are written does not keep spanstat from the end" {
 	mkdir tmp
 	export TMPDIR=$PWD/tmp
@@ -340,4 +353,28 @@ overwritten() {
 	run ! grep -q '^spanstat:' err
 	grep -aq phase0099 t.pftrace
 	assert_equal "$(ls -A tmp)" ""
+}
+
+@test "keep-last: a signal after the target ended does not stop the window's traces" {
+	mkdir tmp
+	export TMPDIR=$PWD/tmp
+	local sig
+	for sig in USR2 TERM; do
+		rm -f go go.ready t.pftrace
+		"$SPANSTAT" --keep-last=256M --perfetto=t.pftrace -o /dev/null -- \
+			"$PHASES" 400 5000 go 3 2>err &
+		local pid=$! code=0
+		half_way
+		touch go
+		target_ended "$pid"
+		# one signal, while the window (some 40 MB) is made into the trace
+		kill -"$sig" "$pid" 2>/dev/null || true
+		wait "$pid" || code=$?
+		cat err
+		# the target's status, and the trace whole
+		assert_equal "$code" 3
+		run ! grep -q '^spanstat:' err
+		grep -aq phase0399 t.pftrace
+		assert_equal "$(ls -A tmp)" ""
+	done
 }
