@@ -937,6 +937,15 @@ static void open_outputs(struct cli *c, const char *command)
 		}
 	}
 	check_outputs(c, command);
+	/* --keep-last's traces are made by reading the record file back: a
+	 * stream cannot be (a pipe would be read from, its reader robbed and
+	 * spanstat left waiting), nor a device or spanstat's own output */
+	if (keeps_traces(c) && c->path[out_record] && !outfile_replaces(&c->out[out_record])) {
+		abort_outputs(c);
+		die("--keep-last: cannot make the traces from the record file '%s': a stream (a "
+		    "FIFO, a device or spanstat's own output), which cannot be read back",
+		    c->path[out_record]);
+	}
 	/* the summary: -o, else stderr as perf stat's; a report's on stdout
 	 * unless another output is there */
 	FILE *sfp = c->path[OUT_SUMMARY] ? c->out[OUT_SUMMARY].fp : stderr;

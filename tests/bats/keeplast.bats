@@ -378,3 +378,19 @@ target_ended() {
 		assert_equal "$(ls -A tmp)" ""
 	done
 }
+
+@test "keep-last: traces made from a record file that is a stream are refused before the run" {
+	# they are made by reading the record file back: a pipe would be read
+	# from (its reader robbed, spanstat waiting for ever), /dev/null holds nothing
+	local f
+	for f in /dev/stdout /dev/null; do
+		rm -f ran
+		run -125 --separate-stderr bash -c "timeout -k 5 30 '$SPANSTAT' --keep-last=128K --record=$f \
+			--perfetto=x.pftrace -o /dev/null -- touch ran | cat >out.rec; exit \${PIPESTATUS[0]}"
+		assert_equal "$stderr" "spanstat: --keep-last: cannot make the traces from the record file '$f': a stream (a FIFO, a device or spanstat's own output), which cannot be read back"
+		[ ! -e x.pftrace ] && [ ! -e ran ]
+	done
+	# spanstat record's own file may be a stream: nothing reads it back
+	run -0 --separate-stderr bash -c "'$SPANSTAT' record --keep-last=128K -o /dev/stdout -- \"$PHASES\" 2 2 | cat >k.rec"
+	run -0 "$SPANSTAT" report -o /dev/null k.rec
+}
