@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -220,7 +221,7 @@ static uint64_t parse_size(const char *opt, const char *s)
 	default:
 		die("invalid %s '%s': %s", opt, s, why);
 	}
-	if (*end && end[1] && strcmp(end + 1, "iB") != 0)
+	if (*end && end[1] && strcasecmp(end + 1, "iB") != 0)
 		die("invalid %s '%s': %s", opt, s, why);
 	if (v > (UINT64_C(64) << 30) >> shift || v << shift < (128u << 10))
 		die("invalid %s '%s': %s", opt, s, why);

@@ -171,6 +171,11 @@ overwritten() {
 	assert_output --partial "keeps the last 131072 bytes"
 	run -0 "$SPANSTAT" record --keep-last=2GiB -o a.rec -- "$PHASES" 2 2
 	assert_output --partial "keeps the last 2147483648 bytes"
+	# either case, as the man page says
+	for good in 1mib 1MIB 1m; do
+		run -0 "$SPANSTAT" record --keep-last="$good" -o a.rec -- "$PHASES" 2 2
+		assert_output --partial "keeps the last 1048576 bytes"
+	done
 	for bad in 100K 1X 65G '' K 1.5M -1M 1MB; do
 		run -125 "$SPANSTAT" record --keep-last="$bad" -o b.rec -- "$PHASES" 2 2
 		assert_output "spanstat: invalid --keep-last '$bad': expected a size from 128K to 64G: bytes, or a number with K, M or G (KiB, MiB, GiB)"
