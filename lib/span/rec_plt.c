@@ -56,6 +56,7 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <link.h>
 #include <stdlib.h>
@@ -745,6 +746,76 @@ REC_NOI void rec_plt_tell(void)
 		rec_write(buf, len);
 }
 
+/* /proc/self/maps as the scan began (rec_plt_maps_read), for
+ * rec_plt_relocated: NUL-terminated, or NULL when it could not be read. */
+static char *rec_plt_maps;
+static size_t rec_plt_maps_cap;
+
+static REC_NOI void rec_plt_maps_read(void)
+{
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	size_t len = 0;
+	for (;;) {
+		if (fd < 0)
+			break;
+		if (len + 1 >= rec_plt_maps_cap) { /* room for a NUL and more */
+			size_t cap = rec_plt_maps_cap ? 2 * rec_plt_maps_cap : 1 << 16;
+			char *m = mmap(NULL, cap, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (m == MAP_FAILED) {
+				len = 0;
+				break;
+			}
+			if (rec_plt_maps) {
+				memcpy(m, rec_plt_maps, len);
+				munmap(rec_plt_maps, rec_plt_maps_cap);
+			}
+			rec_plt_maps = m;
+			rec_plt_maps_cap = cap;
+		}
+		ssize_t n = read(fd, rec_plt_maps + len, rec_plt_maps_cap - 1 - len);
+		if (n < 0) {
+			len = 0;
+			break;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (rec_plt_maps)
+		rec_plt_maps[len] = 0;
+}
+
+/* Whether the dynamic linker is done relocating the object whose RELRO
+ * segment is [relro, relro + len): it makes the segment's whole pages
+ * read-only after relocating, so a page of it still writable when the scan
+ * began is another thread's dlopen at work (the object is listed before it
+ * is relocated), whose writes a GOT patched and made read-only now would
+ * fault or undo.  Such an object waits for the next scan, the one its
+ * dlopen's return makes.  Without whole pages (nothing is protected) or
+ * without the maps, as before: relocated. */
+static REC_NOI int rec_plt_relocated(uintptr_t relro, uintptr_t len)
+{
+	uintptr_t lo = (relro + 4095) & ~(uintptr_t)4095, hi = (relro + len) & ~(uintptr_t)4095;
+	if (lo >= hi || !rec_plt_maps || !*rec_plt_maps)
+		return 1;
+	for (const char *l = rec_plt_maps; *l;) {
+		char *e;
+		uintptr_t a = (uintptr_t)strtoull(l, &e, 16), b = 0;
+		if (*e == '-')
+			b = (uintptr_t)strtoull(e + 1, &e, 16);
+		if (*e == ' ' && lo >= a && lo < b)
+			return e[2] != 'w';
+		const char *nl = strchr(l, '\n');
+		if (!nl)
+			break;
+		l = nl + 1;
+	}
+	return 0; /* mapped since the scan began: a dlopen at work */
+}
+
 /* Patches the wanted slots of one object; 0, or -1 when it had none.  A
  * lazy slot's function not looked up yet: the object waits for the next
  * walk (the scan's second), so that its slots take one region. */
@@ -763,6 +834,8 @@ static REC_NOI int rec_plt_object(struct dl_phdr_info *info)
 	}
 	if (!dyn)
 		return -1;
+	if (relro && !rec_plt_relocated(relro, relro_len))
+		return 0;
 	const ElfW(Rela) *jmprel = NULL;
 	size_t pltrelsz = 0;
 	const ElfW(Sym) *symtab = NULL;
@@ -1001,6 +1074,8 @@ REC_NOI void rec_plt_scan(void)
 	for (int pass = 0; pass < 2; pass++) {
 		unsigned nth = 0;
 		rec_plt_pending = 0;
+		if (rec_plt_all) /* objects other threads' dlopens are relocating */
+			rec_plt_maps_read();
 		dl_iterate_phdr(rec_plt_each, &nth);
 		if (!rec_plt_pending)
 			break;

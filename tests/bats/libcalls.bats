@@ -517,3 +517,56 @@ decoded() {
 		[ "$(jq -c '.spans.decode | [.no_exit, .unfinished, .dropped]' out.json)" = "[0,0,0]" ]
 	done
 }
+
+@test "threads that dlopen large objects at once: none patched before it is relocated" {
+	# a scan made by one thread's dlopen patched (and made read-only
+	# again) the GOT of an object another thread's dlopen had listed but
+	# not relocated yet: the dynamic linker then faulted relocating it
+	# (SIGSEGV in half the runs of 4 threads and 20 objects)
+	many_build 20
+	cat >storm.c <<'C'
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+static char **objs;
+static int nobj, calls;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static void *loader(void *arg)
+{
+	for (int i = (int)(long)arg; i < nobj; i += 4) {
+		void *h = dlopen(objs[i], RTLD_NOW);
+		int (*f)(void) = h ? (int (*)(void))dlsym(h, "call_all") : NULL;
+		int ok = f && f() == 4096 * 4095 / 2;
+		pthread_mutex_lock(&mu);
+		calls += ok;
+		pthread_mutex_unlock(&mu);
+	}
+	return NULL;
+}
+int main(int argc, char **argv)
+{
+	objs = argv + 1;
+	nobj = argc - 1;
+	pthread_t t[4];
+	for (long i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, loader, (void *)i);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	printf("calls %d\n", calls);
+	return 0;
+}
+C
+	cc -O1 -pthread storm.c -o storm -ldl
+	local objs=() i
+	for ((i = 1; i <= 20; i++)); do
+		objs+=("./u$i.so")
+	done
+	for i in 1 2 3 4 5 6; do
+		run timeout 120 "$SPANSTAT" --json=out.json --lib-calls --lib-calls-all -- ./storm "${objs[@]}"
+		assert_success
+		assert_line "calls 20"
+		# every object followed, each once its dlopen was done
+		[ "$(jq '[.spans.merged.nodes[] | select(.name == "f0") | .count] | add' out.json)" = 20 ]
+		[ "$(decoded unfollowed_objects)" = 0 ]
+	done
+}
