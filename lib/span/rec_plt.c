@@ -544,8 +544,6 @@ static REC_NOI const char *rec_plt_name(const char *name)
 {
 	static char *at, *end;
 	size_t n = strlen(name) + 1;
-	if (n > 4096)
-		return NULL;
 	uint64_t h = UINT64_C(14695981039346656037);
 	for (size_t i = 0; i + 1 < n; i++)
 		h = (h ^ (unsigned char)name[i]) * UINT64_C(1099511628211);
@@ -560,10 +558,19 @@ static REC_NOI const char *rec_plt_name(const char *name)
 			return c;
 	}
 	if ((size_t)(end - at) < n) {
-		void *m = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		/* a name longer than a chunk's quarter (a C++ template's) gets
+		 * pages of its own; the chunk in use stays */
+		size_t size = n > 16384 ? (n + 4095) & ~(size_t)4095 : 65536;
+		void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
 			       0);
 		if (m == MAP_FAILED)
 			return NULL;
+		if (n > 16384) {
+			memcpy(m, name, n);
+			if (room < REC_PLT_NAMES)
+				rec_plt_names[room] = m;
+			return m;
+		}
 		at = m;
 		end = at + 65536;
 	}

@@ -570,3 +570,24 @@ C
 		[ "$(decoded unfollowed_objects)" = 0 ]
 	done
 }
+
+@test "a function whose name is longer than 4,096 bytes: its calls are spans, and the slots after it" {
+	local long
+	long=$(printf 'a%.0s' $(seq 5000))
+	{
+		echo "int ${long}(void) { return 1; }"
+		echo "int after(void) { return 2; }"
+	} >lib.c
+	{
+		echo "int ${long}(void); int after(void);"
+		echo "int main(void) { int s = 0; for (int i = 0; i < 3; i++) s += ${long}() + after(); return s != 9; }"
+	} >main.c
+	cc -O1 -fPIC -shared lib.c -o liblong.so
+	cc -O1 main.c -L. -llong -Wl,-rpath,"$PWD" -o main
+	run timeout 60 "$SPANSTAT" --json=out.json --lib-calls -- ./main
+	assert_success
+	# before, the copy of the long name failed and the object's later
+	# slots were left unpatched, nothing said
+	[ "$(jq '[.spans.merged.nodes[] | select(.name | startswith("aaaa")) | .count] | add' out.json)" = 3 ]
+	[ "$(jq '[.spans.merged.nodes[] | select(.name == "after") | .count] | add' out.json)" = 3 ]
+}
