@@ -102,15 +102,17 @@ REC_NOI void rec_finish(int sig)
 		rec_drain(me, __atomic_load_n(&rec_on, __ATOMIC_RELAXED));
 		me->guard = 0;
 	}
-	rec_set_on(0);
 	/* what comes after this (a destructor or exit handler that runs after
 	 * ours, another thread) is lost: counted in the ring file, where
 	 * spanstat reads it once we are gone; the API's inline wrappers call
-	 * in for that */
+	 * in for that.  Counting starts before recording stops, and the
+	 * wrappers' flag never drops meanwhile: no event of another thread
+	 * falls between the two uncounted */
 	if (rec_shm) {
-		__atomic_store_n(&rec_late, 1, __ATOMIC_RELAXED);
-		__atomic_store_n(&spanstat_on_, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&rec_late, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&rec_on, 0, __ATOMIC_RELEASE);
 	} else { /* nowhere to count them: spanstat is told they are unknown */
+		rec_set_on(0);
 		static const char none;
 		char nb[WIRE_HDR_SIZE];
 		size_t n = enc_simple(nb, sizeof nb, WIRE_NOLATE, rec_pid, 0, &none, 0);
