@@ -41,15 +41,23 @@ speedscope_open() {
 		"$SPEEDSCOPE_DIR/index.html" >"$file.html"
 	# speedscope draws with WebGL and loads nothing without it: SwiftShader's,
 	# in software.  The DOM is dumped when 40 s of the page's time have passed
-	# (a clock that runs ahead while the page is idle).
-	timeout 120 chromium --headless --no-sandbox --disable-gpu --enable-unsafe-swiftshader \
-		--no-first-run --disable-background-networking --disable-component-update \
-		--disable-sync --host-resolver-rules='MAP * ~NOTFOUND' --lang=en-US \
-		--window-size=1280,1024 --virtual-time-budget=40000 \
-		--enable-logging=stderr --v=0 --user-data-dir="$dir/profile-$file" \
-		--dump-dom "file://$dir/$file.html#localProfilePath=$dir/$file.js&view=sandwich" \
-		2>"chromium-$file.log" >"$file.dom" || return 1
-	sed -n 's|.*<pre id="speedscope-probe">\([^<]*\)</pre>.*|\1|p' "$file.dom" | base64 -d
+	# (a clock that runs ahead while the page is idle).  On a machine
+	# busy with other work the page was once dumped before its import had
+	# ended (no profile exported): then it is opened once more.
+	local try
+	for try in 1 2; do
+		timeout 120 chromium --headless --no-sandbox --disable-gpu --enable-unsafe-swiftshader \
+			--no-first-run --disable-background-networking --disable-component-update \
+			--disable-sync --host-resolver-rules='MAP * ~NOTFOUND' --lang=en-US \
+			--window-size=1280,1024 --virtual-time-budget=40000 \
+			--enable-logging=stderr --v=0 --user-data-dir="$dir/profile-$file-$try" \
+			--dump-dom "file://$dir/$file.html#localProfilePath=$dir/$file.js&view=sandwich" \
+			2>"chromium-$file.log" >"$file.dom" || return 1
+		sed -n 's|.*<pre id="speedscope-probe">\([^<]*\)</pre>.*|\1|p' "$file.dom" |
+			base64 -d >"$file.seen"
+		jq -e '.exported.profiles | length > 0' "$file.seen" >/dev/null 2>&1 && break
+	done
+	cat "$file.seen"
 }
 
 # stacks: "path weight" per stack of speedscope's Export (the first
