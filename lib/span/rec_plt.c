@@ -796,16 +796,19 @@ static REC_NOI void rec_plt_maps_read(void)
 }
 
 /* Whether the dynamic linker is done relocating the object whose RELRO
- * segment is [relro, relro + len): it makes the segment's whole pages
- * read-only after relocating, so a page of it still writable when the scan
- * began is another thread's dlopen at work (the object is listed before it
- * is relocated), whose writes a GOT patched and made read-only now would
+ * segment is [relro, relro + len): it makes the pages from the one the
+ * segment begins in to the one it ends in (not that one) read-only after
+ * relocating, as glibc's _dl_protect_relro rounds both ends down (a small
+ * object's RELRO, less than a page that ends on a page's end, is its whole
+ * first page), so a page of it still writable when the scan began is
+ * another thread's dlopen at work (the object is listed before it is
+ * relocated), whose writes a GOT patched and made read-only now would
  * fault or undo.  Such an object waits for the next scan, the one its
- * dlopen's return makes.  Without whole pages (nothing is protected) or
+ * dlopen's return makes.  Without such a page (nothing is protected) or
  * without the maps, as before: relocated. */
 static REC_NOI int rec_plt_relocated(uintptr_t relro, uintptr_t len)
 {
-	uintptr_t lo = (relro + 4095) & ~(uintptr_t)4095, hi = (relro + len) & ~(uintptr_t)4095;
+	uintptr_t lo = relro & ~(uintptr_t)4095, hi = (relro + len) & ~(uintptr_t)4095;
 	if (lo >= hi || !rec_plt_maps || !*rec_plt_maps)
 		return 1;
 	for (const char *l = rec_plt_maps; *l;) {
