@@ -909,7 +909,11 @@ static cJSON *json_spans(const struct report *r, struct json_lists *lists)
 		  {"switches_lost", ds->switches_lost},
 		  {"waited_ns", ds->waited_ns},
 		  {"no_exit", ds->no_exit},
-		  {"late", ds->late},
+		  /* a process that could not count its own: the total unknown */
+		  {"late",
+		   ds->late_procs && ds->late_procs != DECODE_UNKNOWN ? DECODE_UNKNOWN : ds->late},
+		  {"late_counted", ds->late},
+		  {"late_uncounted_processes", ds->late_procs},
 		  {"bad_bytes", ds->bad_bytes},
 		  {"bad_records", ds->bad_records},
 		  {"bad_ids", ds->bad_ids},

@@ -827,7 +827,10 @@ static void summary_span_problems(FILE *fp, const struct decode_stats *d, uint64
 		 "processes with an uncalibrated clock"},
 		{d->no_exit, "process whose end was not seen (killed, _exit or records lost)",
 		 "processes whose end was not seen (killed, _exit or records lost)"},
-		{d->late == DECODE_UNKNOWN ? 0 : d->late,
+		/* with a process that could not count its own: the line below */
+		{d->late == DECODE_UNKNOWN || (d->late_procs && d->late_procs != DECODE_UNKNOWN)
+			 ? 0
+			 : d->late,
 		 "event recorded after its process's exit path, not in the spans (a destructor "
 		 "or exit handler that ran after the library's, or a thread still running then)",
 		 "events recorded after their process's exit path, not in the spans (destructors "
@@ -847,6 +850,23 @@ static void summary_span_problems(FILE *fp, const struct decode_stats *d, uint64
 	}
 	if (any)
 		fputs("\n\n", fp);
+	if (d->late_procs && d->late_procs != DECODE_UNKNOWN && d->late != DECODE_UNKNOWN) {
+		char n[48], p[48];
+		fmt_grouped_u64(n, sizeof n, d->late);
+		fmt_grouped_u64(p, sizeof p, d->late_procs);
+		if (d->late)
+			fprintf(fp,
+				" span data: events recorded after their process's exit path, not "
+				"in "
+				"the spans: at least %s; ",
+				n);
+		else
+			fputs(" span data: events recorded after their process's exit path, not in "
+			      "the spans: not known; ",
+			      fp);
+		fprintf(fp, "%s process%s without the ring file could not count %s\n\n", p,
+			d->late_procs == 1 ? "" : "es", d->late_procs == 1 ? "its own" : "theirs");
+	}
 }
 
 /* The loaded objects whose library calls --lib-calls could not follow (no
@@ -947,7 +967,7 @@ static void summary_why_none(FILE *fp, const struct report *r)
 		      "(spanstat-lines(5))\n\n",
 		      fp);
 	else if (r->dstats && !r->dstats_lost && r->dstats->late &&
-		 r->dstats->late != DECODE_UNKNOWN)
+		 r->dstats->late != DECODE_UNKNOWN && !r->dstats->late_procs)
 		fputs(" no spans collected: the command's only span events came after its exit "
 		      "path (below)\n\n",
 		      fp);

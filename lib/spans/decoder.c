@@ -95,7 +95,6 @@ struct decoder {
 	void *hook_ctx;
 	struct decoder_values vals; /* what begins and ends carry (decoder_set_values) */
 	bool oom;
-	bool late_unknown; /* a process could not count its late events (WIRE_NOLATE) */
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -776,7 +775,8 @@ static void decode_record(struct decoder *d, const struct wire_hdr *h, const uin
 	}
 	case WIRE_NOLATE:
 		ok = paylen == 0 && decode_proc(d, h->pid);
-		d->late_unknown |= ok;
+		if (ok)
+			decode_add(&d->stats.late_procs, 1);
 		break;
 	case WIRE_UNCOUNTED: /* for the session, which marks those values unknown */
 		ok = paylen == sizeof(struct wire_uncounted) && h->tid != 0;
@@ -976,8 +976,9 @@ void decoder_count_lines(struct decoder *d, uint64_t events, uint64_t bad)
 
 void decoder_set_late(struct decoder *d, uint64_t n)
 {
-	/* a process without the ring file counted none: the sum is unknown */
-	d->stats.late = d->late_unknown ? DECODE_UNKNOWN : n;
+	/* what the others counted: a process without the ring file counted
+	 * none of its own (late_procs says how many) */
+	d->stats.late = n;
 }
 
 const struct decode_stats *decoder_stats(const struct decoder *d)

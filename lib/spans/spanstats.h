@@ -50,11 +50,14 @@ struct decode_stats {
 				 * later than the library's): not sent, so in no
 				 * span; counted in the ring file (ring.h).
 				 * DECODE_UNKNOWN without a ring file, or in a
-				 * record file older than the count */
+				 * record file older than the count; with
+				 * late_procs, those the others counted */
+	uint64_t late_procs;	/* processes that could not count theirs (no
+				 * ring file: WIRE_NOLATE), so late is a least */
 };
 
 /* Fields of struct decode_stats, in order: as a record file keeps them. */
-#define DECODE_STATS_N 23
+#define DECODE_STATS_N 24
 /* A count a record file does not have (written before it was kept). */
 #define DECODE_UNKNOWN UINT64_MAX
 

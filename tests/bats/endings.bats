@@ -377,8 +377,14 @@ late_lib() {
 	# count them: unknown, never 0
 	run "$SPANSTAT" --json=x.json -- sh -c "unset SPANSTAT_SHM; exec '$prog' exit"
 	assert_success
-	assert_equal "$(jq '.spans.decode.late' x.json)" null
-	refute_output --partial "exit path"
+	assert_equal "$(jq -c '.spans.decode | [.late, .late_counted, .late_uncounted_processes]' x.json)" "[null,0,1]"
+	assert_line " span data: events recorded after their process's exit path, not in the spans: not known; 1 process without the ring file could not count its own"
+	# one that counted and one that could not: at least what was counted
+	run "$SPANSTAT" --json=x.json -- sh -c "'$prog' exit; unset SPANSTAT_SHM; '$prog' exit"
+	assert_success
+	assert_equal "$(jq -c '.spans.decode | [.late, .late_counted, .late_uncounted_processes]' x.json)" "[null,14,1]"
+	assert_line " span data: events recorded after their process's exit path, not in the spans: at least 14; 1 process without the ring file could not count its own"
+	refute_line --partial " span data: 14 events"
 	# a record file older than the count does not know it: null, and
 	# nothing said
 	"$SPANSTAT" record -o r.rec -e task-clock -- "$prog" exit >/dev/null 2>&1
