@@ -357,6 +357,12 @@ REC_NOI void *rec_map_rings(const char *path);
  * no longer be sent, so it is counted in the ring file (ring_file.late),
  * which spanstat reads once the process is gone. */
 REC_NOI __attribute__((noinline)) void rec_late_event(uint64_t key);
+/* An event while recording is off: counted when the exit path ran. */
+static inline void rec_late_maybe(uint64_t key)
+{
+	if (unlikely(__atomic_load_n(&rec_late, __ATOMIC_RELAXED)))
+		rec_late_event(key);
+}
 REC_NOI void rec_emit_pop(struct rec_thread *t, uint64_t n, uint64_t now, int to);
 REC_NOI void rec_emit_arg(struct rec_thread *t, uint64_t key, unsigned type, uint64_t val,
 			  uint64_t skey);

@@ -414,8 +414,7 @@ static REC_NOI __attribute__((noinline)) void rec_event_cold(uint64_t key, uint6
 {
 	int on = __atomic_load_n(&rec_on, __ATOMIC_RELAXED);
 	if (!on) {
-		if (__atomic_load_n(&rec_late, __ATOMIC_RELAXED))
-			rec_late_event(key); /* after the exit path: counted */
+		rec_late_maybe(key);
 		return;
 	}
 	if (!key || key == REC_CODE_TAG)
@@ -474,8 +473,8 @@ static REC_HOT void rec_event_in(struct rec_thread *t, uint64_t key, uint64_t op
 	if (unlikely(!on || !t || (t->guard | t->nq))) {
 		if (on)
 			rec_event_cold(key, op, 0, 0);
-		else if (unlikely(__atomic_load_n(&rec_late, __ATOMIC_RELAXED)))
-			rec_late_event(key); /* after the exit path: counted */
+		else
+			rec_late_maybe(key);
 		return;
 	}
 	if (on == REC_ON_FILTERED) { /* a tail call: it holds the guard itself */
@@ -519,8 +518,7 @@ REC_API void spanstat_end(const char *name)
 static REC_HOT void rec_event_text(const char *text, size_t len, uint64_t op)
 {
 	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED) || !text) {
-		if (text && __atomic_load_n(&rec_late, __ATOMIC_RELAXED))
-			rec_late_event((uintptr_t)text); /* after the exit path */
+		rec_late_maybe((uintptr_t)text);
 		return;
 	}
 	struct rec_thread *t = rec_self;
@@ -597,8 +595,8 @@ REC_API void spanstat_thread_name(const char *name)
 REC_API void spanstat_category(const char *name, const char *category)
 {
 	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED) || !name || !category || !category[0]) {
-		if (name && category && category[0] && __atomic_load_n(&rec_late, __ATOMIC_RELAXED))
-			rec_late_event((uintptr_t)name); /* after the exit path */
+		if (category && category[0])
+			rec_late_maybe((uintptr_t)name);
 		return;
 	}
 	char mark = 0; /* its address only */
@@ -612,8 +610,7 @@ REC_API void spanstat_category(const char *name, const char *category)
 REC_API void spanstat_message_text(const char *text, size_t len)
 {
 	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED) || !text) {
-		if (text && __atomic_load_n(&rec_late, __ATOMIC_RELAXED))
-			rec_late_event((uintptr_t)text); /* after the exit path */
+		rec_late_maybe((uintptr_t)text);
 		return;
 	}
 	char mark = 0; /* its address only */
@@ -631,8 +628,7 @@ REC_API void spanstat_message_text(const char *text, size_t len)
 static void rec_async(uint64_t id, enum wire_async_op op, const char *name)
 {
 	if (!__atomic_load_n(&rec_on, __ATOMIC_RELAXED) || !id) {
-		if (id && __atomic_load_n(&rec_late, __ATOMIC_RELAXED))
-			rec_late_event(id); /* after the exit path */
+		rec_late_maybe(id);
 		return;
 	}
 	char mark = 0; /* its address only */
@@ -682,8 +678,7 @@ static REC_NOI void rec_arg(const char *key, unsigned type, uint64_t val, const 
 {
 	int on = __atomic_load_n(&rec_on, __ATOMIC_RELAXED);
 	if (!on || !key) {
-		if (key && __atomic_load_n(&rec_late, __ATOMIC_RELAXED))
-			rec_late_event((uintptr_t)key); /* after the exit path */
+		rec_late_maybe((uintptr_t)key);
 		return;
 	}
 	char mark = 0; /* its address only */

@@ -1081,11 +1081,12 @@ REC_NOI void rec_plt_scan(void)
 	rec_plt_nwants = 0;
 	/* a walk, then (when it noted lazy slots' functions) their lookups and
 	 * another; what a third would need waits for the next scan */
+	/* once: an object mapped after it waits as one being relocated */
+	if (rec_plt_all) /* objects other threads' dlopens are relocating */
+		rec_plt_maps_read();
 	for (int pass = 0; pass < 2; pass++) {
 		unsigned nth = 0;
 		rec_plt_pending = 0;
-		if (rec_plt_all) /* objects other threads' dlopens are relocating */
-			rec_plt_maps_read();
 		dl_iterate_phdr(rec_plt_each, &nth);
 		if (!rec_plt_pending)
 			break;

@@ -415,15 +415,21 @@ C
 # it (u1.so...: objects of their own) and ./many, which dlopens its
 # arguments, calls call_all in each, dlcloses the last $1 and loads them
 # again, calling call_all in each once more
-many_build() {
-	awk 'BEGIN { for (i = 0; i < 4096; i++) printf "int f%d(void) { return %d; }\n", i, i }' \
-		>many.c
-	awk 'BEGIN { for (i = 0; i < 4096; i++) printf "int f%d(void);\n", i
+# plt_build N LIB USER: libLIB.so defines f0..fN-1, USER.so calls each of
+# them once through its PLT (call_all: N slots, bound at load)
+plt_build() {
+	awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) printf "int f%d(void) { return %d; }\n", i, i }' \
+		>"$2.c"
+	awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) printf "int f%d(void);\n", i
 		print "int call_all(void) { int s = 0;"
-		for (i = 0; i < 4096; i++) printf "s += f%d();\n", i
-		print "return s; }" }' >user.c
-	cc -O1 -fPIC -shared many.c -o libmany.so
-	cc -O1 -fPIC -shared user.c -L. -lmany -Wl,-rpath,"$PWD" -Wl,-z,now -o user.so
+		for (i = 0; i < n; i++) printf "s += f%d();\n", i
+		print "return s; }" }' >"$3.c"
+	cc -O1 -fPIC -shared "$2.c" -o "lib$2.so"
+	cc -O1 -fPIC -shared "$3.c" -L. -l"$2" -Wl,-rpath,"$PWD" -Wl,-z,now -o "$3.so"
+}
+
+many_build() {
+	plt_build 4096 many user
 	cat >many_main.c <<'C'
 #include <dlfcn.h>
 #include <stdio.h>
@@ -518,13 +524,11 @@ decoded() {
 	done
 }
 
-@test "threads that dlopen large objects at once: none patched before it is relocated" {
-	# a scan made by one thread's dlopen patched (and made read-only
-	# again) the GOT of an object another thread's dlopen had listed but
-	# not relocated yet: the dynamic linker then faulted relocating it
-	# (SIGSEGV in half the runs of 4 threads and 20 objects)
-	many_build 20
-	cat >storm.c <<'C'
+# storm_build N: ./storm OBJ...: 4 threads dlopen the objects (plt_build's
+# users of N slots) at once and call call_all in each; prints "calls K",
+# the objects whose sum came right
+storm_build() {
+	cat >storm.c <<C
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -536,7 +540,7 @@ static void *loader(void *arg)
 	for (int i = (int)(long)arg; i < nobj; i += 4) {
 		void *h = dlopen(objs[i], RTLD_NOW);
 		int (*f)(void) = h ? (int (*)(void))dlsym(h, "call_all") : NULL;
-		int ok = f && f() == 4096 * 4095 / 2;
+		int ok = f && f() == $1 * ($1 - 1) / 2;
 		pthread_mutex_lock(&mu);
 		calls += ok;
 		pthread_mutex_unlock(&mu);
@@ -557,18 +561,33 @@ int main(int argc, char **argv)
 }
 C
 	cc -O1 -pthread storm.c -o storm -ldl
+}
+
+# storm_check RUNS PREFIX N: RUNS runs of ./storm over PREFIX1.so ..
+# PREFIXN.so with --lib-calls-all: each succeeds, every object's calls
+# right and followed, each once its dlopen was done
+storm_check() {
 	local objs=() i
-	for ((i = 1; i <= 20; i++)); do
-		objs+=("./u$i.so")
+	for ((i = 1; i <= $3; i++)); do
+		objs+=("./$2$i.so")
 	done
-	for i in 1 2 3 4 5 6; do
+	for ((i = 1; i <= $1; i++)); do
 		run timeout 120 "$SPANSTAT" --json=out.json --lib-calls --lib-calls-all -- ./storm "${objs[@]}"
 		assert_success
-		assert_line "calls 20"
-		# every object followed, each once its dlopen was done
-		[ "$(jq '[.spans.merged.nodes[] | select(.name == "f0") | .count] | add' out.json)" = 20 ]
+		assert_line "calls $3"
+		[ "$(jq '[.spans.merged.nodes[] | select(.name == "f0") | .count] | add' out.json)" = "$3" ]
 		[ "$(decoded unfollowed_objects)" = 0 ]
 	done
+}
+
+@test "threads that dlopen large objects at once: none patched before it is relocated" {
+	# a scan made by one thread's dlopen patched (and made read-only
+	# again) the GOT of an object another thread's dlopen had listed but
+	# not relocated yet: the dynamic linker then faulted relocating it
+	# (SIGSEGV in half the runs of 4 threads and 20 objects)
+	many_build 20
+	storm_build 4096
+	storm_check 6 u 20
 }
 
 @test "a function whose name is longer than 4,096 bytes: its calls are spans, and the slots after it" {
@@ -597,63 +616,15 @@ C
 	# object's RELRO (less than a page, ending on a page's end) is its whole
 	# first page, which the scans took for nothing protected, and patched
 	# while another thread's dlopen relocated it (SIGSEGV in a run of 4)
-	local n=440 i
-	awk -v n=$n 'BEGIN { for (i = 0; i < n; i++) printf "int f%d(void) { return %d; }\n", i, i }' \
-		>small.c
-	awk -v n=$n 'BEGIN { for (i = 0; i < n; i++) printf "int f%d(void);\n", i
-		print "int call_all(void) { int s = 0;"
-		for (i = 0; i < n; i++) printf "s += f%d();\n", i
-		print "return s; }" }' >suser.c
-	cc -O1 -fPIC -shared small.c -o libsmall.so
-	cc -O1 -fPIC -shared suser.c -L. -lsmall -Wl,-rpath,"$PWD" -Wl,-z,now -o suser.so
+	plt_build 440 small suser
 	# the case: a RELRO shorter than a page, that begins inside one
 	local relro
 	relro=($(readelf -lW suser.so | awk '$1 == "GNU_RELRO" { print $3, $6 }'))
 	[ $((relro[1])) -lt 4096 ] && [ $((relro[0] % 4096)) -ne 0 ]
-	cat >sstorm.c <<'C'
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
-static char **objs;
-static int nobj, calls;
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static void *loader(void *arg)
-{
-	for (int i = (int)(long)arg; i < nobj; i += 4) {
-		void *h = dlopen(objs[i], RTLD_NOW);
-		int (*f)(void) = h ? (int (*)(void))dlsym(h, "call_all") : NULL;
-		int ok = f && f() == 440 * 439 / 2;
-		pthread_mutex_lock(&mu);
-		calls += ok;
-		pthread_mutex_unlock(&mu);
-	}
-	return NULL;
-}
-int main(int argc, char **argv)
-{
-	objs = argv + 1;
-	nobj = argc - 1;
-	pthread_t t[4];
-	for (long i = 0; i < 4; i++)
-		pthread_create(&t[i], NULL, loader, (void *)i);
-	for (int i = 0; i < 4; i++)
-		pthread_join(t[i], NULL);
-	printf("calls %d\n", calls);
-	return 0;
-}
-C
-	cc -O1 -pthread sstorm.c -o sstorm -ldl
-	local objs=()
+	storm_build 440
+	local i
 	for ((i = 1; i <= 60; i++)); do
 		cp suser.so "s$i.so"
-		objs+=("./s$i.so")
 	done
-	for ((i = 1; i <= 20; i++)); do
-		run timeout 120 "$SPANSTAT" --json=out.json --lib-calls --lib-calls-all -- ./sstorm "${objs[@]}"
-		assert_success
-		assert_line "calls 60"
-		# every object followed, each once its dlopen was done
-		[ "$(jq '[.spans.merged.nodes[] | select(.name == "f0") | .count] | add' out.json)" = 60 ]
-		[ "$(decoded unfollowed_objects)" = 0 ]
-	done
+	storm_check 20 s 60
 }
