@@ -909,6 +909,7 @@ static cJSON *json_spans(const struct report *r, struct json_lists *lists)
 		  {"switches_lost", ds->switches_lost},
 		  {"waited_ns", ds->waited_ns},
 		  {"no_exit", ds->no_exit},
+		  {"running", ds->running},
 		  /* a process that could not count its own: the total unknown */
 		  {"late",
 		   ds->late_procs && ds->late_procs != DECODE_UNKNOWN ? DECODE_UNKNOWN : ds->late},

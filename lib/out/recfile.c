@@ -545,7 +545,7 @@ static void rf_end(struct recfile *rf, struct record_in *in)
 		/* a file older than the count does not know it */
 		n > 19 ? v[19] : DECODE_UNKNOWN, n > 20 ? v[20] : DECODE_UNKNOWN,
 		n > 21 ? v[21] : DECODE_UNKNOWN, n > 22 ? v[22] : DECODE_UNKNOWN,
-		n > 23 ? v[23] : DECODE_UNKNOWN};
+		n > 23 ? v[23] : DECODE_UNKNOWN, n > 24 ? v[24] : DECODE_UNKNOWN};
 	rf->cost = isfinite(cost) && cost >= 0 ? cost : 0; /* an infinity times 0 spans is NaN */
 	for (unsigned i = 0; i < rf->metrics.n && nm == rf->metrics.n; i++)
 		rf->metrics.m[i].supported = sup[i];

@@ -827,6 +827,11 @@ static void summary_span_problems(FILE *fp, const struct decode_stats *d, uint64
 		 "processes with an uncalibrated clock"},
 		{d->no_exit, "process whose end was not seen (killed, _exit or records lost)",
 		 "processes whose end was not seen (killed, _exit or records lost)"},
+		{d->running == DECODE_UNKNOWN ? 0 : d->running,
+		 "process still running when the run ended (what it records from then on is not "
+		 "seen)",
+		 "processes still running when the run ended (what they record from then on is not "
+		 "seen)"},
 		/* with a process that could not count its own: the line below */
 		{d->late == DECODE_UNKNOWN || (d->late_procs && d->late_procs != DECODE_UNKNOWN)
 			 ? 0

@@ -502,6 +502,27 @@ static void session_hook(void *ctx, const struct wire_hdr *h, const uint8_t *pay
 	s->gone = GONE_LIVE;
 }
 
+/* Whether process pid of the target is still running as the run ends (the
+ * decoder's running callback): an orphan it left, a process spanstat
+ * attached to.  A zombie or a pid with no process has ended. */
+static bool session_running(void *ctx, uint32_t pid)
+{
+	(void)ctx;
+	char path[64], buf[256];
+	snprintf(path, sizeof path, "/proc/%u/stat", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	/* "pid (comm) S ...": the state follows the last ')' */
+	const char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] && !strchr("ZXx", p[2]);
+}
+
 static int session_spans_read(struct session *s, size_t limit, size_t *got);
 static int session_spans_poll_ms(struct session *s);
 static int session_spans_finish(struct session *s);
@@ -685,6 +706,7 @@ static int session_spans_setup(struct session *s, char **cause)
 		return session_fail(cause, ENOMEM, "cannot collect %s", "spans");
 	decoder_set_demangle(s->dec, s->o->demangle);
 	decoder_set_hook(s->dec, session_hook, s);
+	decoder_set_running(s->dec, session_running, s);
 	/* Without a ring file (no memfd), every thread records through the pipe. */
 	if (ringsrc_new(&s->rings, s->metrics.n - s->metrics.first_target) == 0) {
 		ringsrc_set_tree_fn(s->rings, session_ring_tree, s);

@@ -93,6 +93,8 @@ struct decoder {
 	struct wireframe frame;
 	decoder_hook_fn hook; /* sees each record of the byte stream first */
 	void *hook_ctx;
+	decoder_running_fn running; /* at decoder_finish: still running? */
+	void *running_ctx;
 	struct decoder_values vals; /* what begins and ends carry (decoder_set_values) */
 	bool oom;
 };
@@ -840,6 +842,12 @@ void decoder_set_hook(struct decoder *d, decoder_hook_fn fn, void *ctx)
 	d->hook_ctx = ctx;
 }
 
+void decoder_set_running(struct decoder *d, decoder_running_fn fn, void *ctx)
+{
+	d->running = fn;
+	d->running_ctx = ctx;
+}
+
 int decoder_record(struct decoder *d, const void *rec, size_t len)
 {
 	struct wire_hdr h;
@@ -899,8 +907,12 @@ void decoder_finish(struct decoder *d)
 			continue;
 		}
 		/* only processes that recorded something: a shell that loaded
-		 * the library and left through _exit() lost nothing */
-		if (p->ndefined || p->dropped)
+		 * the library and left through _exit() lost nothing; one still
+		 * running did not end, it goes on unseen */
+		if ((p->ndefined || p->dropped) && d->running &&
+		    d->running(d->running_ctx, np->pid))
+			d->stats.running++;
+		else if (p->ndefined || p->dropped)
 			d->stats.no_exit++;
 		decode_proc_end(d, p, 0, 0);
 	}

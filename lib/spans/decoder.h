@@ -20,6 +20,7 @@
 #define SPANSTAT_DECODER_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "demangle.h"
@@ -54,6 +55,11 @@ int decoder_record(struct decoder *d, const void *rec, size_t len);
 struct wire_hdr;
 typedef void (*decoder_hook_fn)(void *ctx, const struct wire_hdr *h, const uint8_t *payload);
 void decoder_set_hook(struct decoder *d, decoder_hook_fn fn, void *ctx);
+/* Whether process pid, which never said EXIT, is still running when the
+ * stream ends (decoder_finish): counted as running, not as no_exit.
+ * Without one (a replay), none is. */
+typedef bool (*decoder_running_fn)(void *ctx, uint32_t pid);
+void decoder_set_running(struct decoder *d, decoder_running_fn fn, void *ctx);
 /* For spans a source aggregated itself (ringsrc.c's trees): the strtab id of
  * process pid's name id (0: unknown), a duration and a timestamp of its clock
  * in ns, and their counts added to the stats. */

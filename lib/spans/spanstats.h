@@ -54,10 +54,15 @@ struct decode_stats {
 				 * late_procs, those the others counted */
 	uint64_t late_procs;	/* processes that could not count theirs (no
 				 * ring file: WIRE_NOLATE), so late is a least */
+	uint64_t running;	/* processes still running when the run ended (an
+				 * orphan the target left, an attached process):
+				 * what they record from then on is not seen.  Not
+				 * in no_exit; DECODE_UNKNOWN in a record file
+				 * older than the count */
 };
 
 /* Fields of struct decode_stats, in order: as a record file keeps them. */
-#define DECODE_STATS_N 24
+#define DECODE_STATS_N 25
 /* A count a record file does not have (written before it was kept). */
 #define DECODE_UNKNOWN UINT64_MAX
 

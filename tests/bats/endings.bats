@@ -394,3 +394,30 @@ late_lib() {
 	assert_equal "$(jq -c '.spans.decode | [.late, .misnested, .no_exit]' old.json)" "[null,0,0]"
 	refute_output --partial "exit path"
 }
+
+@test "a process the target leaves running is said running, not lost, in every mode" {
+	# the child records 10 "child" spans, tells its parent, and lives on 5 s
+	# after the target ended: what it recorded before is all there; what it
+	# records later is not seen, and the summary says so instead of calling
+	# its end unseen (killed or _exit)
+	local mode
+	for mode in aggregate stream record; do
+		if [ "$mode" = record ]; then
+			run "$SPANSTAT" record -o x.rec -e task-clock -- "$EXITW" orphan 3>&-
+			assert_success
+			run "$SPANSTAT" report --json=x.json --spans x.rec
+		else
+			run "$SPANSTAT" $(mode_opts "$mode") --json=x.json --spans -e task-clock -- "$EXITW" orphan 3>&-
+		fi
+		assert_success
+		assert_output --partial "1 process still running when the run ended (what it records from then on is not seen)"
+		refute_output --partial "end was not seen"
+		assert_equal "$(count child x.json)" 10
+		assert_equal "$(count parent x.json)" 10
+		assert_equal "$(count later x.json)" 0
+		assert_equal "$(jq -c '.spans.decode | [.running, .no_exit, .dropped]' x.json)" "[1,0,0]"
+	done
+	# a process killed before the end is no running one
+	run "$SPANSTAT" --json=x.json -e task-clock -- "$EXITW" kill
+	assert_equal "$(jq -c '.spans.decode | [.running, .no_exit]' x.json)" "[0,1]"
+}

@@ -14,6 +14,10 @@
  *   span_exit kill     3 threads record 1000x "thread-work" each and wait;
  *                      main records 1000x "work", begins "open" and kills
  *                      the whole process with SIGKILL
+ *   span_exit orphan   forks a child that records 10x "child", tells the
+ *                      parent so and lives on after it for 5 s (its stdio
+ *                      closed), then records 10x "later";
+ *                      the parent records 10x "parent" and returns 0
  *   span_exit threads N
  *                      N threads alive at once record 10x "t" each (more
  *                      threads than spanstat has rings: the rest use the
@@ -86,6 +90,28 @@ int main(int argc, char **argv)
 		waitpid(pid, &st, 0);
 		spans("parent", 10);
 		return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+	}
+	if (strcmp(mode, "orphan") == 0) {
+		int told[2];
+		if (pipe(told) != 0)
+			return 1;
+		pid_t pid = fork();
+		if (pid == 0) {
+			spans("child", 10);
+			for (int fd = 0; fd <= 2; fd++) /* nothing of the caller's held */
+				close(fd);
+			if (write(told[1], "x", 1) != 1)
+				_exit(1);
+			sleep(5); /* the parent is long gone */
+			spans("later", 10);
+			_exit(0);
+		}
+		close(told[1]);
+		char c;
+		if (read(told[0], &c, 1) != 1)
+			return 1;
+		spans("parent", 10);
+		return 0;
 	}
 	if (strcmp(mode, "vfork") == 0) {
 		spans("parent", 10);
