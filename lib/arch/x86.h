@@ -93,11 +93,13 @@ ARCH_INLINE uint64_t arch_rdpmc(uint32_t counter)
  * enter(address in the function, the slot of its return address), the
  * stack aligned for it (mcount is called as any function is; __fentry__
  * before the function's frame: with the stack 8 bytes lower), while
- * `on` is non-zero; otherwise it tail-jumps to *real (the C library's, for
- * gprof) or returns.  The return trampoline is where a hijacked function
- * returns to: it keeps the return registers (rax, rdx, xmm0, xmm1; st0 and
- * st1 are untouched, the library's C code having no x87 instruction) across
- * exit(the slot the return address was in), and jumps where exit says.
+ * `on` is non-zero; otherwise it adds 2 (the call's begin and end) to
+ * *late when that is set (the calls after the exit path, counted) and
+ * tail-jumps to *real (the C library's, for gprof) or returns.
+ * The return trampoline is where a hijacked function returns to: it keeps
+ * the return registers (rax, rdx, xmm0, xmm1; st0 and st1 are untouched,
+ * the library's C code having no x87 instruction) across exit(the slot the
+ * return address was in), and jumps where exit says.
  * `self` is mcount under a name of the library's own (hidden). */
 #define ARCH_HAVE_MCOUNT 1
 #define ARCH_MCOUNT_SAVE(frame)          \
@@ -137,7 +139,7 @@ ARCH_INLINE uint64_t arch_rdpmc(uint32_t counter)
 	"	movups 160(%rsp), %xmm6\n" \
 	"	movups 176(%rsp), %xmm7\n" \
 	"	add $" #frame ", %rsp\n"
-#define ARCH_MCOUNT_TRAMPOLINES(on, enter, exit, ret, real_mcount, real_fentry, self)           \
+#define ARCH_MCOUNT_TRAMPOLINES(on, late, enter, exit, ret, real_mcount, real_fentry, self)     \
 	__asm__(".text\n"                                                                       \
 		".globl mcount\n"                                                               \
 		".type mcount, @function\n"                                                     \
@@ -153,7 +155,11 @@ ARCH_INLINE uint64_t arch_rdpmc(uint32_t counter)
 			200) "	lea 8(%rbp), %rsi\n"                                             \
 			     "	call " #enter "\n" ARCH_MCOUNT_RESTORE(                         \
 				     200) "	ret\n"                                              \
-					  "1:	mov " #real_mcount "(%rip), %r11\n"             \
+					  "1:	mov " #late "(%rip), %r11\n"                    \
+					  "	test %r11, %r11\n"                                  \
+					  "	jz 3f\n"                                            \
+					  "	lock addq $2, (%r11)\n"                             \
+					  "3:	mov " #real_mcount "(%rip), %r11\n"             \
 					  "	test %r11, %r11\n"                                  \
 					  "	jz 2f\n"                                            \
 					  "	jmp *%r11\n"                                        \
@@ -170,7 +176,12 @@ ARCH_INLINE uint64_t arch_rdpmc(uint32_t counter)
 						       "	call " #enter                   \
 						       "\n" ARCH_MCOUNT_RESTORE(                \
 							       208) "	ret\n"                    \
-								    "1:	mov " #real_fentry      \
+								    "1:	mov " #late             \
+								    "(%rip), %r11\n"            \
+								    "	test %r11, %r11\n"        \
+								    "	jz 3f\n"                  \
+								    "	lock addq $2, (%r11)\n"   \
+								    "3:	mov " #real_fentry      \
 								    "(%rip), %r11\n"            \
 								    "	test %r11, %r11\n"        \
 								    "	jz 2f\n"                  \

@@ -358,6 +358,7 @@ REC_NOI void *rec_map_rings(const char *path);
  * which spanstat reads once the process is gone. */
 REC_NOI __attribute__((noinline)) void rec_late_event(uint64_t key);
 /* An event while recording is off: counted when the exit path ran. */
+extern uint64_t *rec_mcount_late; /* -pg calls after the exit path (rec_life.c) */
 static inline void rec_late_maybe(uint64_t key)
 {
 	if (unlikely(__atomic_load_n(&rec_late, __ATOMIC_RELAXED)))

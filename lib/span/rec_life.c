@@ -44,7 +44,10 @@ char rec_exe[PATH_MAX];		       /* /proc/self/exe at connect */
 uintptr_t rec_main_base;	       /* dladdr base of the main program */
 uint32_t rec_pid;
 atomic_int rec_exiting;
-int rec_late;		  /* the exit path ran: later events are counted (rec_late_event) */
+int rec_late; /* the exit path ran: later events are counted (rec_late_event) */
+/* where the -pg trampolines count a call after the exit path (ring.h's
+ * late): set with rec_late, NULL before */
+__attribute__((used)) uint64_t *rec_mcount_late;
 static int rec_connected; /* the constructor installed handlers and the key */
 uint64_t rec_incarnation; /* the ts of our latest WIRE_HELLO */
 pthread_key_t rec_key;
@@ -110,6 +113,8 @@ REC_NOI void rec_finish(int sig)
 	 * falls between the two uncounted */
 	if (rec_shm) {
 		__atomic_store_n(&rec_late, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&rec_mcount_late, &((struct ring_file *)rec_shm)->late,
+				 __ATOMIC_RELEASE);
 		__atomic_store_n(&rec_on, 0, __ATOMIC_RELEASE);
 	} else { /* nowhere to count them: spanstat is told they are unknown */
 		rec_set_on(0);

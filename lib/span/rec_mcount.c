@@ -128,8 +128,8 @@ __attribute__((constructor)) static REC_NOI void rec_mstack_init(void)
 /* The C library's mcount and __fentry__, for when nothing is recorded. */
 __attribute__((used)) void *rec_real_mcount, *rec_real_fentry;
 
-ARCH_MCOUNT_TRAMPOLINES(rec_on, rec_mcount_enter, rec_mcount_exit, rec_mcount_return,
-			rec_real_mcount, rec_real_fentry, rec_mcount_self);
+ARCH_MCOUNT_TRAMPOLINES(rec_on, rec_mcount_late, rec_mcount_enter, rec_mcount_exit,
+			rec_mcount_return, rec_real_mcount, rec_real_fentry, rec_mcount_self);
 ARCH_MCOUNT_CALIB_FN(rec_mcount_calib_fn, rec_mcount_calib_site, rec_mcount_self);
 
 __attribute__((constructor)) static REC_NOI void rec_mcount_lookup(void)
