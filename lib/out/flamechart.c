@@ -59,6 +59,7 @@ struct fc_lane {
 	uint32_t maxdepth;
 	struct fc_span *run; /* the pending run at each depth (count 0: none) */
 	uint32_t nrun;	     /* depths with room in run */
+	unsigned long spans; /* its spans, drawn or not */
 	bool async;	     /* the process's async spans (tid 0): rows, not depths */
 };
 
@@ -72,6 +73,7 @@ struct flamechart {
 	uint64_t t1; /* the latest end of any span, drawn or dropped */
 	unsigned long merged, spans;
 	unsigned long inruns; /* spans drawn in runs of siblings */
+	unsigned long roots;  /* outermost spans not drawn: no parent holds them */
 };
 
 static struct fc_lane *fc_lane(struct flamechart *c, uint32_t pid, uint32_t tid)
@@ -126,8 +128,10 @@ static int fc_run_close(struct flamechart *c, struct fc_lane *l, uint32_t d)
 		rc = fc_store(l, r);
 		if (rc == 0)
 			c->inruns += r->count;
-	} else {
+	} else if (d) {
 		c->merged += r->count;
+	} else { /* outermost: no parent holds them */
+		c->roots += r->count;
 	}
 	r->count = 0;
 	return rc;
@@ -194,6 +198,7 @@ static void fc_end(struct writer *w, struct flamechart *c, const struct span_eve
 		w->err = -ENOMEM;
 		return;
 	}
+	l->spans++;
 	/* the runs below this span are its children's: complete now */
 	if (fc_runs_close(c, l, ev->depth + 1) != 0) {
 		w->err = -ENOMEM;
@@ -227,10 +232,12 @@ static void fc_async(struct writer *w, struct flamechart *c, const struct span_e
 	struct fc_lane *l = fc_lane(c, ev->pid, 0);
 	uint64_t busy = ev->value > 0 ? (uint64_t)ev->value : 0;
 	struct fc_span sp = {b, ev->ts, ev->name, 0, ev->flags, 1, busy};
-	if (!l || fc_store(l, &sp) != 0)
+	if (!l || fc_store(l, &sp) != 0) {
 		w->err = -ENOMEM;
-	else
+	} else {
 		l->async = true;
+		l->spans++;
+	}
 }
 
 /* Puts the async lane's spans (in time order) on rows: each on the first
@@ -309,12 +316,20 @@ static const char *fc_text(const struct run_head *h, uint32_t id)
 	return h && h->strings ? spannames_text(h->names, h->strings, id) : "";
 }
 
-/* "WHAT NAME [ID]", the name cut to fit the width */
-static void fc_heading(FILE *fp, int y, const char *what, const char *name, uint32_t id)
+/* "WHAT NAME [ID]", the name cut to fit the width; a lane of small
+ * spans only (nothing drawn, yet not nothing) says so after it */
+static void fc_heading(FILE *fp, int y, const char *what, const char *name, uint32_t id,
+		       unsigned long small)
 {
-	char before[32], after[32];
+	char before[32], after[96], n[32] = "";
 	snprintf(before, sizeof before, "%s ", what);
-	snprintf(after, sizeof after, " [%" PRIu32 "]", span_real_pid(id));
+	if (small)
+		snprintf(n, sizeof n, "%lu", small);
+	snprintf(after, sizeof after, " [%" PRIu32 "]%s%s%s", span_real_pid(id), small ? ": " : "",
+		 n,
+		 !small	      ? ""
+		 : small == 1 ? " span, shorter than a pixel"
+			      : " spans, each shorter than a pixel");
 	svgkit_line(fp, SVGKIT_PAD, y + FC_LABEL - 4, "fill: rgb(80,80,80)", before,
 		    name && *name ? name : "?", after);
 }
@@ -344,7 +359,10 @@ static int fc_finish(struct writer *w, const struct report *r)
 		for (size_t k = 0; k < l->n; k++) {
 			struct fc_span *s = &l->s[k];
 			if ((s->e - s->b) * FC_PLOT < span) {
-				c->merged += s->count;
+				if (s->depth) /* an outermost one has no parent */
+					c->merged += s->count;
+				else
+					c->roots += s->count;
 				if (s->count > 1)
 					c->inruns -= s->count;
 				continue;
@@ -367,20 +385,22 @@ static int fc_finish(struct writer *w, const struct report *r)
 	int height = FC_TOP + FC_AXIS + SVGKIT_PAD;
 	int64_t last = -1; /* the pid of the last lane drawn */
 	for (size_t i = 0; i < c->nlane; i++) {
-		if (!c->lane[i].n)
+		if (!c->lane[i].spans)
 			continue;
 		if ((int64_t)c->lane[i].pid != last)
 			height += FC_LABEL;
 		last = c->lane[i].pid;
-		height += FC_LABEL + (int)(c->lane[i].maxdepth + 1) * SVGKIT_FRAME + FC_GAP;
+		height += FC_LABEL + FC_GAP;
+		if (c->lane[i].n)
+			height += (int)(c->lane[i].maxdepth + 1) * SVGKIT_FRAME;
 	}
 	FILE *fp = w->fp;
 	char hidden[192];
-	unsigned long small = c->merged + c->inruns;
+	unsigned long small = c->merged + c->inruns + c->roots;
 	snprintf(hidden, sizeof hidden,
-		 "%lu span%s of %lu shorter than a pixel: %lu drawn in runs of siblings, %lu "
-		 "merged into their parents",
-		 small, small == 1 ? "" : "s", c->spans, c->inruns, c->merged);
+		 "%lu of %lu spans under a pixel: %lu in runs, %lu in their parents, %lu "
+		 "outermost hidden",
+		 small, c->spans, c->inruns, c->merged, c->roots);
 	const struct svgkit_piece title[] = {
 		{"Flame chart: ", false},
 		{h && h->argc ? h->argv[0] : "", true},
@@ -394,19 +414,27 @@ static int fc_finish(struct writer *w, const struct report *r)
 	last = -1;
 	for (size_t i = 0; i < c->nlane; i++) {
 		const struct fc_lane *l = &c->lane[i];
-		if (!l->n)
+		/* a lane whose spans are all shorter than a pixel keeps its
+		 * heading, which says so: no thread vanishes from the chart */
+		if (!l->spans)
 			continue;
+		unsigned long small = l->n ? 0 : l->spans;
 		if ((int64_t)l->pid != last) {
 			last = l->pid;
 			fc_heading(fp, y, "process",
-				   fc_text(h, (uint32_t)u64map_get(&c->procname, l->pid)), l->pid);
+				   fc_text(h, (uint32_t)u64map_get(&c->procname, l->pid)), l->pid,
+				   0);
 			y += FC_LABEL;
 		}
 		if (l->async)
-			fc_heading(fp, y, "  async", "spans", l->pid);
+			fc_heading(fp, y, "  async", "spans", l->pid, small);
 		else
-			fc_heading(fp, y, "  thread", fc_text(h, l->name), l->tid);
+			fc_heading(fp, y, "  thread", fc_text(h, l->name), l->tid, small);
 		y += FC_LABEL;
+		if (!l->n) {
+			y += FC_GAP;
+			continue;
+		}
 		for (size_t k = 0; k < l->n; k++) {
 			const struct fc_span *s = &l->s[k];
 			char about[192], dur[32], at[32], busy[32], label[1024];

@@ -21,6 +21,12 @@ setup() {
 }
 
 # frames FILE: "lane depth x width name" per frame, in the order written
+# hidden_counts SVG: the chart's counts of spans under a pixel, as
+# "SMALL ALL IN_RUNS IN_PARENTS OUTERMOST"
+hidden_counts() {
+	sed -n -E 's/.*>([0-9]+) of ([0-9]+) spans under a pixel: ([0-9]+) in runs, ([0-9]+) in their parents, ([0-9]+) outermost hidden.*/\1 \2 \3 \4 \5/p' "$1"
+}
+
 frames() {
 	sed -n -E 's/.*<g class="f" data-d="([0-9]+)" data-v="[0-9]+" data-n="([^"]*)" data-l="([0-9]+)">.*<rect x="([0-9.]+)" y="-?[0-9]+" width="([0-9.]+)".*/\3 \1 \4 \5 \2/p' "$1"
 }
@@ -35,13 +41,14 @@ frames() {
 		grep -q "thread $name \\[$tid\\]" t.svg
 	done
 	assert_equal "$(grep -c '>process ' t.svg)" 1
-	assert_equal "$(frames t.svg | cut -d' ' -f1 | sort -u | wc -l)" \
-		"$(jq '[.spans.threads[] | select(.nodes | length > 0)] | length' t.json)"
+	# every thread with spans has its lane, drawn or said to be all small
+	assert_equal "$(grep -c '>  thread ' t.svg)" \
+		"$(jq '[.spans.threads[] | select(.nodes | length > 1)] | length' t.json)"
 	# drawn alone + drawn in runs + merged = every span the JSON counts
 	drawn=$(frames t.svg | grep -cvE ' ×[0-9]+$| [0-9]+ spans$' || true)
-	read -r small all inruns merged < <(sed -n -E 's/.*>([0-9]+) spans? of ([0-9]+) shorter than a pixel: ([0-9]+) drawn in runs of siblings, ([0-9]+) merged.*/\1 \2 \3 \4/p' t.svg)
+	read -r small all inruns merged roots < <(hidden_counts t.svg)
 	assert_equal "$all" "$(jq '[.spans.threads[].nodes[].count] | add' t.json)"
-	assert_equal "$((inruns + merged))" "$small"
+	assert_equal "$((inruns + merged + roots))" "$small"
 	assert_equal "$((drawn + small))" "$all"
 	# the main thread's spans, in time order, each with its own instance
 	run -0 jq -r '.spans.threads[] | select(.thread_name == "main-thread") | .tid' t.json
@@ -94,7 +101,7 @@ frames() {
 
 @test "--flamechart of a million spans: merged below a pixel, a small file, every span counted" {
 	run -0 "$SPANSTAT" --flamechart=l.svg --json=l.json -e task-clock -- "$LOOP" pairs 1000000
-	read -r merged all < <(sed -n -E 's/.*>([0-9]+) spans? of ([0-9]+) shorter than a pixel.*/\1 \2/p' l.svg)
+	read -r merged all _ < <(hidden_counts l.svg)
 	echo "merged $merged of $all"
 	assert_equal "$all" "$(jq '[.spans.threads[].nodes[].count] | add' l.json)"
 	[ "$all" -ge 1000000 ]
@@ -109,7 +116,7 @@ frames() {
 	# a command that emits no spans: an empty chart, still valid
 	run -0 "$SPANSTAT" --flamechart=e.svg -e task-clock -- true
 	run -0 xmllint --noout e.svg
-	grep -q '>0 spans of 0 shorter than a pixel' e.svg
+	grep -q '>0 of 0 spans under a pixel' e.svg
 }
 
 @test "--flamegraph and --flamechart: names that are not UTF-8 or hold markup stay valid XML" {
@@ -155,7 +162,7 @@ os.write(fd, ("B %d - %d A\nE %d - %d A\nB %d - %d B\nE %d - %d B\n" % (
     p, t, p, t + 10000000, p, t + 100000000, p, t + 100150000)).encode())
 time.sleep(0.15)'
 	run -0 xmllint --noout d.svg
-	grep -q '>1 span of 2 shorter than a pixel' d.svg
+	grep -q '>1 of 2 spans under a pixel: 0 in runs, 0 in their parents, 1 outermost hidden' d.svg
 	span=$(grep -o 'data-span-ns="[0-9]*"' d.svg | grep -o '[0-9]*')
 	a=$(grep -o '<title>A ([0-9.]* ms, at [0-9.]* ms' d.svg | sed 's/.*at \([0-9.]*\) ms/\1/')
 	# the axis spans at least A's start plus 100.1 ms (B's end, less rounding)
@@ -174,8 +181,25 @@ time.sleep(0.15)'
 	inruns=$(sed -n -E 's/.* tick ×([0-9]+)$/\1/p' f.txt | awk '{ s += $1 } END { print s + 0 }')
 	[ "${inruns:-0}" -ge 2500 ] || fail "only ${inruns:-0} ticks drawn in runs"
 	grep -qE '<title>tick ×[0-9]+ \([0-9]+ spans, busy [0-9.]+ [a-z]+ of [0-9.]+ [a-z]+, at ' b.svg
-	read -r small all runs merged < <(sed -n -E 's/.*>([0-9]+) spans? of ([0-9]+) shorter than a pixel: ([0-9]+) drawn in runs of siblings, ([0-9]+) merged.*/\1 \2 \3 \4/p' b.svg)
+	read -r small all runs merged roots < <(hidden_counts b.svg)
 	assert_equal "$all" 5002
 	assert_equal "$runs" "$inruns"
-	assert_equal "$((runs + merged))" "$small"
+	assert_equal "$((runs + merged + roots))" "$small"
+}
+
+@test "--flamechart: a thread whose spans are all shorter than a pixel keeps its heading, which says so" {
+	require_cmd python3
+	require_cmd xmllint
+	# thread 1: A, 100 ms; thread 2: S, 10 us in the middle, nothing else
+	run -0 "$SPANSTAT" --flamechart=d.svg -e task-clock -- python3 -c '
+import os, time
+fd = os.open(os.environ["SPANSTAT_LINES"], os.O_WRONLY | os.O_APPEND)
+p, t = os.getpid(), time.monotonic_ns()
+os.write(fd, ("B %d - %d A\nE %d - %d A\nB %d %d %d S\nE %d %d %d S\n" % (
+    p, t, p, t + 100000000, p, p + 1, t + 50000000, p, p + 1, t + 50010000)).encode())
+time.sleep(0.15)'
+	run -0 xmllint --noout d.svg
+	assert_equal "$(grep -c '>  thread ' d.svg)" 2
+	grep -q '>  thread ? \[[0-9]*\]: 1 span, shorter than a pixel<' d.svg
+	grep -q '>1 of 2 spans under a pixel: 0 in runs, 0 in their parents, 1 outermost hidden<' d.svg
 }
