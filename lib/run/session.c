@@ -9,6 +9,7 @@
 
 #include "session.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -502,14 +503,13 @@ static void session_hook(void *ctx, const struct wire_hdr *h, const uint8_t *pay
 	s->gone = GONE_LIVE;
 }
 
-/* Whether process pid of the target is still running as the run ends (the
- * decoder's running callback): an orphan it left, a process spanstat
- * attached to.  A zombie or a pid with no process has ended. */
-static bool session_running(void *ctx, uint32_t pid)
+/* Whether the task of directory dir (/proc/PID or /proc/PID/task/TID) has
+ * not ended: "pid (comm) S ...", the state after the last ')'; a zombie or
+ * a dead one has ended. */
+static bool session_task_live(const char *dir)
 {
-	(void)ctx;
-	char path[64], buf[256];
-	snprintf(path, sizeof path, "/proc/%u/stat", pid);
+	char path[64 + 256], buf[256];
+	snprintf(path, sizeof path, "%s/stat", dir);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
@@ -518,9 +518,76 @@ static bool session_running(void *ctx, uint32_t pid)
 	if (n <= 0)
 		return false;
 	buf[n] = 0;
-	/* "pid (comm) S ...": the state follows the last ')' */
 	const char *p = strrchr(buf, ')');
 	return p && p[1] == ' ' && p[2] && !strchr("ZXx", p[2]);
+}
+
+/* Whether the task of directory dir (/proc/PID or /proc/PID/task/TID)
+ * holds, in the environment its process started with, the entry env (our
+ * pipe's SPANSTAT_PIPE_ID): a process of the target, not another that took
+ * its pid since, nor one that a pid namespace numbers alike. */
+static bool session_env_has(const char *dir, const char *env)
+{
+	char path[64 + 256], buf[4096];
+	size_t len = strlen(env), have = 0;
+	snprintf(path, sizeof path, "%s/environ", dir);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	bool found = false, skip = false;
+	for (;;) { /* entries end with a NUL; buf keeps one entry's start */
+		ssize_t n = read(fd, buf + have, sizeof buf - 1 - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		buf[have] = 0;
+		char *e = buf, *end = buf + have;
+		for (char *z; (z = memchr(e, 0, (size_t)(end - e))); e = z + 1, skip = false)
+			if (!skip && (size_t)(z - e) == len && memcmp(e, env, len) == 0)
+				found = true;
+		if (found)
+			break;
+		/* an unended entry: kept to be read whole, unless longer than
+		 * buf (then it is not ours: its rest is skipped) */
+		have = (size_t)(end - e);
+		if (have >= sizeof buf - 1) {
+			have = 0;
+			skip = true;
+		}
+		memmove(buf, e, have);
+	}
+	close(fd);
+	return found;
+}
+
+/* Whether process pid of the target is still running as the run ends (the
+ * decoder's running callback): an orphan it left.  One of its threads
+ * alive (its leader may have ended, a zombie with no environment, while
+ * the others run on), and the process the pid names now is still the
+ * target's: else it has ended. */
+static bool session_running(void *ctx, uint32_t pid)
+{
+	struct session *s = ctx;
+	const char *id = NULL;
+	for (size_t i = 0; s->envp && s->envp[i] && !id; i++)
+		if (strncmp(s->envp[i], SPANSTAT_ENV_PIPE_ID "=", sizeof SPANSTAT_ENV_PIPE_ID) == 0)
+			id = s->envp[i];
+	char path[64], tpath[64 + 256];
+	snprintf(path, sizeof path, "/proc/%u", pid);
+	if (!id || session_task_live(path))
+		return id && session_env_has(path, id);
+	snprintf(path, sizeof path, "/proc/%u/task", pid);
+	DIR *dir = opendir(path);
+	bool live = false;
+	for (struct dirent *de; dir && !live && (de = readdir(dir));)
+		if (de->d_name[0] != '.' &&
+		    snprintf(tpath, sizeof tpath, "%s/%s", path, de->d_name) < (int)sizeof tpath)
+			live = session_task_live(tpath);
+	if (dir)
+		closedir(dir);
+	return live && session_env_has(tpath, id);
 }
 
 static int session_spans_read(struct session *s, size_t limit, size_t *got);

@@ -55,7 +55,7 @@ struct decode_stats {
 	uint64_t late_procs;	/* processes that could not count theirs (no
 				 * ring file: WIRE_NOLATE), so late is a least */
 	uint64_t running;	/* processes still running when the run ended (an
-				 * orphan the target left, an attached process):
+				 * orphan the target left):
 				 * what they record from then on is not seen.  Not
 				 * in no_exit; DECODE_UNKNOWN in a record file
 				 * older than the count */

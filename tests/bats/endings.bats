@@ -426,3 +426,24 @@ late_lib() {
 	run "$SPANSTAT" --json=x.json -e task-clock -- "$EXITW" kill
 	assert_equal "$(jq -c '.spans.decode | [.running, .no_exit]' x.json)" "[0,1]"
 }
+
+@test "running is asked of the process the records came from: a live thread, not a namesake pid" {
+	# a child whose main thread ended (pthread_exit) while another records
+	# and lives on: /proc shows its leader a zombie, the process runs
+	run "$SPANSTAT" --json=x.json --spans -e task-clock -- "$EXITW" leader 3>&-
+	assert_success
+	assert_output --partial "1 process still running when the run ended"
+	refute_output --partial "end was not seen"
+	assert_equal "$(count thread x.json)" 10
+	assert_equal "$(jq -c '.spans.decode | [.running, .no_exit]' x.json)" "[1,0]"
+	# killed in a pid namespace: its pid there (2) is another process here
+	# (kthreadd), which is no process of the target still running
+	local ns=(unshare -p -f)
+	[ "$(id -u)" = 0 ] || ns=(unshare -U -r -p -f)
+	"${ns[@]}" true 2>/dev/null || skip_or_fail "no pid namespace (unshare -p -f)"
+	run "$SPANSTAT" --json=x.json --spans -e task-clock -- "${ns[@]}" sh -c "\"$EXITW\" kill; true"
+	assert_success
+	assert_equal "$(count work x.json)" 1000
+	assert_equal "$(jq -c '.spans.decode | [.running, .no_exit]' x.json)" "[0,1]"
+	refute_output --partial "still running"
+}

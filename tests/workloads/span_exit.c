@@ -18,6 +18,12 @@
  *                      parent so and lives on after it for 5 s (its stdio
  *                      closed), then records 10x "later";
  *                      the parent records 10x "parent" and returns 0
+ *   span_exit leader   forks a child whose second thread records 10x
+ *                      "thread", tells the parent so and lives on 5 s (its
+ *                      stdio closed) while the child's main thread ends
+ *                      with pthread_exit (the process runs on: /proc shows
+ *                      its leader a zombie); the parent records 10x
+ *                      "parent" and returns 0
  *   span_exit threads N
  *                      N threads alive at once record 10x "t" each (more
  *                      threads than spanstat has rings: the rest use the
@@ -43,6 +49,20 @@ static void spans(const char *name, int n)
 }
 
 static pthread_barrier_t bar;
+static int told_fd;
+
+/* leader mode's thread: records, tells, lives on after the process's main
+ * thread ended */
+static void *outliver(void *arg)
+{
+	(void)arg;
+	spans("thread", 10);
+	if (write(told_fd, "x", 1) != 1)
+		_exit(1);
+	sleep(5);
+	spans("later", 10);
+	return NULL;
+}
 
 static void *worker(void *arg)
 {
@@ -105,6 +125,26 @@ int main(int argc, char **argv)
 			sleep(5); /* the parent is long gone */
 			spans("later", 10);
 			_exit(0);
+		}
+		close(told[1]);
+		char c;
+		if (read(told[0], &c, 1) != 1)
+			return 1;
+		spans("parent", 10);
+		return 0;
+	}
+	if (strcmp(mode, "leader") == 0) {
+		int told[2];
+		if (pipe(told) != 0)
+			return 1;
+		if (fork() == 0) {
+			pthread_t t;
+			for (int fd = 0; fd <= 2; fd++) /* nothing of the caller's held */
+				close(fd);
+			told_fd = told[1];
+			if (pthread_create(&t, NULL, outliver, NULL) != 0)
+				_exit(1);
+			pthread_exit(NULL);
 		}
 		close(told[1]);
 		char c;
