@@ -795,6 +795,18 @@ static int summary_span_tables(FILE *fp, const struct report *r, const struct sp
 /* One line naming what the decoder had to reject, when it rejected anything. */
 static void summary_span_problems(FILE *fp, const struct decode_stats *d, uint64_t untracked)
 {
+	/* one and many; with drops (gaps); with processes running at the end */
+	static const char *const unfinished[] = {
+		"unfinished span closed at exit",
+		"unfinished span closed at exit or at the run's end",
+		"unfinished span (closed at exit, or begun or ended in a drop)",
+		"unfinished span (closed at exit or at the run's end, or begun or ended in a drop)",
+		"unfinished spans closed at exit",
+		"unfinished spans closed at exit or at the run's end",
+		"unfinished spans (closed at exit, or begun or ended in a drop)",
+		"unfinished spans (closed at exit or at the run's end, or begun or ended in a "
+		"drop)"};
+	int running = d->running && d->running != DECODE_UNKNOWN;
 	const struct {
 		uint64_t n;
 		const char *one, *many;
@@ -813,11 +825,8 @@ static void summary_span_problems(FILE *fp, const struct decode_stats *d, uint64
 		{d->unnamed,
 		 "span begun in a drop whose name the target could not tell (not shown)",
 		 "spans begun in a drop whose names the target could not tell (not shown)"},
-		{d->unfinished,
-		 d->gaps ? "unfinished span (closed at exit, or begun or ended in a drop)"
-			 : "unfinished span closed at exit",
-		 d->gaps ? "unfinished spans (closed at exit, or begun or ended in a drop)"
-			 : "unfinished spans closed at exit"},
+		{d->unfinished, unfinished[2 * !!d->gaps + running],
+		 unfinished[4 + 2 * !!d->gaps + running]},
 		{untracked, "span beyond the aggregation limit",
 		 "spans beyond the aggregation limit"},
 		{d->over_limit, "event beyond the decoder's limits",

@@ -496,7 +496,8 @@ int offcpu_drain(struct offcpu *o)
 	return r ? r : oc_take(o, cutoff);
 }
 
-uint64_t offcpu_end(struct offcpu *o, uint32_t pid, uint32_t tid, uint64_t after)
+static uint64_t oc_end(struct offcpu *o, uint32_t pid, uint32_t tid, uint64_t after,
+		       bool alive_then)
 {
 	if (!o)
 		return 0;
@@ -509,7 +510,17 @@ uint64_t offcpu_end(struct offcpu *o, uint32_t pid, uint32_t tid, uint64_t after
 				end = m->exec[i];
 			break;
 		}
-	return end ? end : last >= after ? last : 0;
+	return end ? end : alive_then && last >= after ? last : 0;
+}
+
+uint64_t offcpu_end(struct offcpu *o, uint32_t pid, uint32_t tid, uint64_t after)
+{
+	return oc_end(o, pid, tid, after, true);
+}
+
+uint64_t offcpu_ended(struct offcpu *o, uint32_t pid, uint32_t tid, uint64_t after)
+{
+	return oc_end(o, pid, tid, after, false);
 }
 
 uint64_t offcpu_at(struct offcpu *o, uint32_t pid, uint32_t tid, uint64_t ns)

@@ -52,6 +52,9 @@ uint64_t offcpu_at(struct offcpu *o, uint32_t pid, uint32_t tid, uint64_t ns);
  * first; else the last switch of it known after `after` (it was alive then);
  * 0: nothing known.  o may be NULL (0). */
 uint64_t offcpu_end(struct offcpu *o, uint32_t pid, uint32_t tid, uint64_t after);
+/* As offcpu_end, but only its exit or exec: 0 when the kernel told of
+ * neither (it may still run). */
+uint64_t offcpu_ended(struct offcpu *o, uint32_t pid, uint32_t tid, uint64_t after);
 const struct offcpu_stats *offcpu_stats(const struct offcpu *o);
 void offcpu_close(struct offcpu *o);
 

@@ -44,6 +44,7 @@
 #include "spanmetric.h"
 #include "spantree.h"
 #include "stats.h"
+#include "u64map.h"
 #include "wire.h"
 
 #define SESSION_READ_BUF (1u << 20)
@@ -99,8 +100,13 @@ struct session {
 	/* trees handed over now end at (session_tree_end): */
 	enum { GONE_LIVE, GONE_EXIT, GONE_KERNEL } gone;
 	uint64_t gone_ts; /* GONE_EXIT: its EXIT's ts, in its clock */
-	char **envp;	  /* the target's environment when collecting */
-	char **owned;	  /* the entries of envp we allocated */
+	/* the stream's end (session_spans_finish): processes still running
+	 * then (session_running) end their threads at finish_ns, ns */
+	bool finishing;
+	uint64_t finish_ns;
+	struct u64map running; /* pid -> 1 */
+	char **envp;	       /* the target's environment when collecting */
+	char **owned;	       /* the entries of envp we allocated */
 	size_t nowned;
 	int exec_errno;	  /* the command could not be executed */
 	bool interrupted; /* a signal was relayed: no further runs */
@@ -244,8 +250,16 @@ static uint64_t session_off_cpu_at(void *ctx, uint32_t pid, uint32_t tid, uint64
 static uint64_t session_end_at(void *ctx, uint32_t pid, uint32_t tid, uint64_t after)
 {
 	struct session *s = ctx;
+	if (s->finishing && u64map_get(&s->running, pid)) {
+		/* still running at the stream's end: so is a thread whose end
+		 * the kernel did not tell */
+		uint64_t e = offcpu_ended(s->off, pid, tid, after);
+		return e ? e : s->finish_ns > after ? s->finish_ns : after;
+	}
 	return offcpu_end(s->off, pid, tid, after);
 }
+
+static bool session_running(void *ctx, uint32_t pid);
 
 /* When the thread of tree t ended, in ns, as the normaliser ends a thread
  * of the same process: when it said it ended (its last ts); else at its
@@ -258,6 +272,8 @@ static uint64_t session_tree_end(struct session *s, const struct ringsrc_tree *t
 		return last;
 	if (s->gone == GONE_EXIT)
 		end = decoder_ts_ns(s->dec, t->pid, s->gone_ts);
+	else if (s->gone == GONE_KERNEL && s->finishing && session_running(s, t->pid))
+		end = session_end_at(s, t->pid, t->tid, last);
 	else if (s->gone == GONE_KERNEL)
 		end = offcpu_end(s->off, t->pid, t->tid, last);
 	return end > last ? end : last;
@@ -562,14 +578,12 @@ static bool session_env_has(const char *dir, const char *env)
 	return found;
 }
 
-/* Whether process pid of the target is still running as the run ends (the
- * decoder's running callback): an orphan it left.  One of its threads
- * alive (its leader may have ended, a zombie with no environment, while
- * the others run on), and the process the pid names now is still the
- * target's: else it has ended. */
-static bool session_running(void *ctx, uint32_t pid)
+/* Whether process pid of the target is still running as the run ends: an
+ * orphan it left.  One of its threads alive (its leader may have ended, a
+ * zombie with no environment, while the others run on), and the process
+ * the pid names now is still the target's: else it has ended. */
+static bool session_running_now(struct session *s, uint32_t pid)
 {
-	struct session *s = ctx;
 	const char *id = NULL;
 	for (size_t i = 0; s->envp && s->envp[i] && !id; i++)
 		if (strncmp(s->envp[i], SPANSTAT_ENV_PIPE_ID "=", sizeof SPANSTAT_ENV_PIPE_ID) == 0)
@@ -588,6 +602,19 @@ static bool session_running(void *ctx, uint32_t pid)
 	if (dir)
 		closedir(dir);
 	return live && session_env_has(tpath, id);
+}
+
+/* session_running_now, remembered (session_end_at ends the threads of a
+ * process found running at finish_ns) */
+static bool session_running(void *ctx, uint32_t pid)
+{
+	struct session *s = ctx;
+	if (u64map_get(&s->running, pid))
+		return true;
+	if (!session_running_now(s, pid))
+		return false;
+	(void)u64map_put(&s->running, pid, 1); /* without memory: ended as the kernel told */
+	return true;
 }
 
 static int session_spans_read(struct session *s, size_t limit, size_t *got);
@@ -849,6 +876,8 @@ static int session_spans_poll_ms(struct session *s)
  * told, as the decoder ends them. */
 static int session_spans_finish(struct session *s)
 {
+	s->finishing = true;
+	s->finish_ns = session_now(CLOCK_MONOTONIC);
 	s->gone = GONE_KERNEL;
 	int r = s->rings ? ringsrc_drain_gone(s->rings, 0, 0, session_ring_record, s) : 0;
 	s->gone = GONE_LIVE;
@@ -1212,6 +1241,7 @@ static int session_one(struct session *s, unsigned run, char **cause)
 
 static void session_release(struct session *s)
 {
+	u64map_release(&s->running);
 	if (s->sfd >= 0) {
 		close(s->sfd);
 		sigrelay_unblock(&s->sr);

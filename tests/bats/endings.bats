@@ -421,6 +421,13 @@ late_lib() {
 		assert_equal "$(count parent x.json)" 10
 		assert_equal "$(count later x.json)" 0
 		assert_equal "$(jq -c '.spans.decode | [.running, .no_exit, .dropped]' x.json)" "[1,0,0]"
+		# "held", open while the run ended, ends there, unfinished: its
+		# 200 ms and more asleep are its time, off the CPU, not lost at its
+		# last event
+		assert_output --partial "1 unfinished span closed at exit or at the run's end"
+		assert_equal "$(jq -c '[.spans.merged.nodes[] | select(.name == "held") |
+			[.count, .unfinished, .total_ns >= 190000000, .off_cpu_ns >= 180000000]]' x.json)" \
+			'[[1,1,true,true]]'
 	done
 	# a process killed before the end is no running one
 	run "$SPANSTAT" --json=x.json -e task-clock -- "$EXITW" kill

@@ -14,10 +14,11 @@
  *   span_exit kill     3 threads record 1000x "thread-work" each and wait;
  *                      main records 1000x "work", begins "open" and kills
  *                      the whole process with SIGKILL
- *   span_exit orphan   forks a child that records 10x "child", tells the
- *                      parent so and lives on after it for 5 s (its stdio
- *                      closed), then records 10x "later";
- *                      the parent records 10x "parent" and returns 0
+ *   span_exit orphan   forks a child that records 10x "child", begins
+ *                      "held", tells the parent so and lives on after it
+ *                      for 5 s (its stdio closed), then ends "held" and
+ *                      records 10x "later"; the parent records 10x
+ *                      "parent", sleeps 200 ms and returns 0
  *   span_exit leader   forks a child whose second thread records 10x
  *                      "thread", tells the parent so and lives on 5 s (its
  *                      stdio closed) while the child's main thread ends
@@ -118,11 +119,13 @@ int main(int argc, char **argv)
 		pid_t pid = fork();
 		if (pid == 0) {
 			spans("child", 10);
+			spanstat_begin("held"); /* open, asleep, when the run ends */
 			for (int fd = 0; fd <= 2; fd++) /* nothing of the caller's held */
 				close(fd);
 			if (write(told[1], "x", 1) != 1)
 				_exit(1);
 			sleep(5); /* the parent is long gone */
+			spanstat_end("held");
 			spans("later", 10);
 			_exit(0);
 		}
@@ -131,6 +134,7 @@ int main(int argc, char **argv)
 		if (read(told[0], &c, 1) != 1)
 			return 1;
 		spans("parent", 10);
+		usleep(200000); /* "held" is open, off the CPU, all this time */
 		return 0;
 	}
 	if (strcmp(mode, "leader") == 0) {
