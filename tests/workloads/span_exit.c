@@ -119,7 +119,7 @@ int main(int argc, char **argv)
 		pid_t pid = fork();
 		if (pid == 0) {
 			spans("child", 10);
-			spanstat_begin("held"); /* open, asleep, when the run ends */
+			spanstat_begin("held");		/* open, asleep, when the run ends */
 			for (int fd = 0; fd <= 2; fd++) /* nothing of the caller's held */
 				close(fd);
 			if (write(told[1], "x", 1) != 1)
