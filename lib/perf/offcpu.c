@@ -78,8 +78,31 @@ struct offcpu {
 	size_t last; /* the thread found last, + 1 */
 	size_t nintervals;
 	struct offcpu_stats st;
-	uint8_t rec[512]; /* a record that wraps a ring's end */
+	uint8_t rec[512];				     /* a record that wraps a ring's end */
+	void (*tap)(void *ctx, const void *rec, size_t len); /* offcpu_set_tap */
+	void *tap_ctx;
 };
+
+void offcpu_set_tap(struct offcpu *o, void (*fn)(void *ctx, const void *rec, size_t len), void *ctx)
+{
+	o->tap = fn;
+	o->tap_ctx = ctx;
+}
+
+/* A switch about to be taken, to the tap as the record offcpu_feed takes. */
+static void oc_tap_switch(struct offcpu *o, const struct oc_rec *w)
+{
+	struct {
+		struct perf_event_header h;
+		uint32_t pid, tid;
+		uint64_t ts;
+	} r = {{PERF_RECORD_SWITCH, (uint16_t)(w->out ? PERF_RECORD_MISC_SWITCH_OUT : 0),
+		(uint16_t)sizeof r},
+	       w->pid,
+	       w->tid,
+	       w->ts};
+	o->tap(o->tap_ctx, &r, sizeof r);
+}
 
 struct offcpu *offcpu_new(void)
 {
@@ -361,9 +384,12 @@ static int oc_take(struct offcpu *o, uint64_t cutoff)
 	qsort(o->pend, o->npend, sizeof *o->pend, oc_cmp);
 	size_t k = 0;
 	int r = 0;
-	for (; k < o->npend && o->pend[k].ts <= cutoff && r == 0; k++)
+	for (; k < o->npend && o->pend[k].ts <= cutoff && r == 0; k++) {
+		if (o->tap)
+			oc_tap_switch(o, &o->pend[k]);
 		r = oc_switch(o, o->pend[k].pid, o->pend[k].tid, o->pend[k].ts,
 			      (int)o->pend[k].out);
+	}
 	memmove(o->pend, o->pend + k, (o->npend - k) * sizeof *o->pend);
 	o->npend -= k;
 	return r;
@@ -403,6 +429,8 @@ static int oc_record(struct offcpu *o, const uint8_t *p, size_t size)
 		}
 		memcpy(id, p + sizeof h, sizeof id);
 		memcpy(&ts, p + sizeof h + 16, sizeof ts);
+		if (ts && o->tap)
+			o->tap(o->tap_ctx, p, size);
 		return ts ? oc_exit(o, id[0], id[2], ts) : 0;
 	}
 	if (h.type == PERF_RECORD_COMM && (h.misc & PERF_RECORD_MISC_COMM_EXEC)) {
@@ -415,6 +443,8 @@ static int oc_record(struct offcpu *o, const uint8_t *p, size_t size)
 		}
 		memcpy(id, p + sizeof h, sizeof id);
 		memcpy(&ts, p + size - sizeof ts, sizeof ts);
+		if (ts && o->tap)
+			o->tap(o->tap_ctx, p, size);
 		return ts ? oc_exec(o, id[0], ts) : 0;
 	}
 	return 0; /* other records (FORK, a rename's COMM): not asked for, skipped */

@@ -64,5 +64,12 @@ void offcpu_close(struct offcpu *o);
  * trusted.  0, or -ENOMEM. */
 struct offcpu *offcpu_new(void);
 int offcpu_feed(struct offcpu *o, const void *buf, size_t len);
+/* A capture: fn sees each record just before o takes it into its table
+ * (switches as SWITCH records, in the order they are taken; exits and
+ * execs), so that offcpu_feed of them, one by one at their places, makes
+ * a table that answers as o did at every point.  Lost and bad records are
+ * not told (offcpu_stats has them).  NULL: none. */
+void offcpu_set_tap(struct offcpu *o, void (*fn)(void *ctx, const void *rec, size_t len),
+		    void *ctx);
 
 #endif

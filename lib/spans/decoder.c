@@ -95,6 +95,9 @@ struct decoder {
 	void *hook_ctx;
 	decoder_running_fn running; /* at decoder_finish: still running? */
 	void *running_ctx;
+	decoder_tap_fn tap; /* sees each record the decoder takes (a capture) */
+	void *tap_ctx;
+	struct decoder_symfn symfn; /* where code names are symbolised */
 	struct decoder_values vals; /* what begins and ends carry (decoder_set_values) */
 	bool oom;
 };
@@ -460,7 +463,7 @@ static void decode_view(struct decoder *d, uint32_t gid, const char *fn, const c
 	}
 	char where[1024];
 	unsigned line = 0;
-	if (symbols_where(d->sym, path, wn->addr, wn->base, where, sizeof where, &line) == 0)
+	if (d->symfn.where(d->symfn.ctx, path, wn->addr, wn->base, where, sizeof where, &line) == 0)
 		file = decode_intern(d, where, strlen(where), false);
 	if (spannames_set(&d->names, gid, text ? text : gid, file, file ? line : 0) < 0)
 		decode_refuse(d, true);
@@ -541,9 +544,7 @@ static bool decode_namedef(struct decoder *d, const struct wire_hdr *h, const ui
 		char path[WIRE_MAX_RECORD], fn[1024];
 		memcpy(path, bytes, n);
 		path[n] = '\0';
-		if (!d->sym)
-			d->sym = symbols_new();
-		size_t len = symbols_name(d->sym, path, wn.addr, wn.base, fn, sizeof fn);
+		size_t len = d->symfn.name(d->symfn.ctx, path, wn.addr, wn.base, fn, sizeof fn);
 		gid = decode_intern(d, fn, len, true);
 		if (gid && !spannames_known(&d->names, gid))
 			decode_view(d, gid, fn, path, &wn);
@@ -812,10 +813,64 @@ static void decode_framed(void *ctx, const struct wire_hdr *h, const void *rec, 
 	const uint8_t *pl = (const uint8_t *)rec + WIRE_HDR_SIZE;
 	if (d->hook)
 		d->hook(d->hook_ctx, h, pl);
+	if (d->tap)
+		d->tap(d->tap_ctx, rec, h->len);
 	decode_record(d, h, pl);
 }
 
 /* ---- API -------------------------------------------------------------- */
+
+/* The default symbolisation: symbols.c, on this machine's files. */
+static size_t decode_sym_name(void *ctx, const char *path, uint64_t addr, uint64_t base, char *fn,
+			      size_t size)
+{
+	return decoder_sym_name(ctx, path, addr, base, fn, size);
+}
+
+static int decode_sym_where(void *ctx, const char *path, uint64_t addr, uint64_t base, char *where,
+			    size_t size, unsigned *line)
+{
+	return decoder_sym_where(ctx, path, addr, base, where, size, line);
+}
+
+size_t decoder_sym_name(struct decoder *d, const char *path, uint64_t addr, uint64_t base, char *fn,
+			size_t size)
+{
+	if (!d->sym)
+		d->sym = symbols_new();
+	return symbols_name(d->sym, path, addr, base, fn, size);
+}
+
+int decoder_sym_where(struct decoder *d, const char *path, uint64_t addr, uint64_t base,
+		      char *where, size_t size, unsigned *line)
+{
+	if (!d->sym)
+		d->sym = symbols_new();
+	return symbols_where(d->sym, path, addr, base, where, size, line);
+}
+
+void decoder_set_symfn(struct decoder *d, const struct decoder_symfn *f)
+{
+	d->symfn = f ? *f : (struct decoder_symfn){decode_sym_name, decode_sym_where, d};
+}
+
+void decoder_set_tap(struct decoder *d, decoder_tap_fn fn, void *ctx)
+{
+	d->tap = fn;
+	d->tap_ctx = ctx;
+}
+
+void decoder_frame_counts(const struct decoder *d, uint64_t *bad_bytes, uint64_t *truncated)
+{
+	*bad_bytes = d->frame.bad_bytes;
+	*truncated = d->frame.truncated;
+}
+
+void decoder_count_frame(struct decoder *d, uint64_t bad_bytes, uint64_t truncated)
+{
+	decode_add(&d->stats.bad_bytes, bad_bytes);
+	decode_add(&d->stats.bad_records, truncated);
+}
 
 struct decoder *decoder_new(const struct spanclock *clock)
 {
@@ -828,6 +883,7 @@ struct decoder *decoder_new(const struct spanclock *clock)
 		return NULL;
 	}
 	spannames_init(&d->names, &d->strings);
+	d->symfn = (struct decoder_symfn){decode_sym_name, decode_sym_where, d};
 	if (clock && clock->valid && clock->mult) {
 		d->clock = *clock;
 		if (d->clock.shift > 63)
@@ -851,6 +907,8 @@ void decoder_set_running(struct decoder *d, decoder_running_fn fn, void *ctx)
 int decoder_record(struct decoder *d, const void *rec, size_t len)
 {
 	struct wire_hdr h;
+	if (d->tap)
+		d->tap(d->tap_ctx, rec, len);
 	if (len < WIRE_HDR_SIZE) {
 		d->stats.bad_bytes += len;
 		return 0;

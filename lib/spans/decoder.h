@@ -60,6 +60,35 @@ void decoder_set_hook(struct decoder *d, decoder_hook_fn fn, void *ctx);
  * Without one (a replay), none is. */
 typedef bool (*decoder_running_fn)(void *ctx, uint32_t pid);
 void decoder_set_running(struct decoder *d, decoder_running_fn fn, void *ctx);
+/* A capture (the record file's RAW blocks): fn sees every whole record the
+ * decoder takes, in the order it takes them, before it does: the byte
+ * stream's after the hook, and each decoder_record's (even one it refuses).
+ * Fed to decoder_record in that order, they make a decoder without the
+ * hook do what this one did (given the same symfn answers and the same
+ * calls from other sources at their places).  NULL: none. */
+typedef void (*decoder_tap_fn)(void *ctx, const void *rec, size_t len);
+void decoder_set_tap(struct decoder *d, decoder_tap_fn fn, void *ctx);
+/* Where code names are symbolised and located (symbols.h's symbols_name and
+ * symbols_where), by default this machine's files (decoder_sym_name and
+ * decoder_sym_where); a capture keeps the answers, a replay gives them
+ * back.  NULL: the default again. */
+struct decoder_symfn {
+	size_t (*name)(void *ctx, const char *path, uint64_t addr, uint64_t base, char *fn,
+		       size_t size);
+	int (*where)(void *ctx, const char *path, uint64_t addr, uint64_t base, char *where,
+		     size_t size, unsigned *line);
+	void *ctx;
+};
+void decoder_set_symfn(struct decoder *d, const struct decoder_symfn *f);
+size_t decoder_sym_name(struct decoder *d, const char *path, uint64_t addr, uint64_t base, char *fn,
+			size_t size);
+int decoder_sym_where(struct decoder *d, const char *path, uint64_t addr, uint64_t base,
+		      char *where, size_t size, unsigned *line);
+/* What the byte stream's framing rejected so far (bad_bytes, and records
+ * cut short), and the same counted into a decoder that was not fed the
+ * stream (a replay of a capture). */
+void decoder_frame_counts(const struct decoder *d, uint64_t *bad_bytes, uint64_t *truncated);
+void decoder_count_frame(struct decoder *d, uint64_t bad_bytes, uint64_t truncated);
 /* For spans a source aggregated itself (ringsrc.c's trees): the strtab id of
  * process pid's name id (0: unknown), a duration and a timestamp of its clock
  * in ns, and their counts added to the stats. */

@@ -35,7 +35,49 @@ struct linesrc {
 	bool skipping; /* in a line too long: up to its newline */
 	bool oom;      /* a note could not be kept (lines_raise) */
 	struct lines_stats st;
+	struct linesrc_procfn procfn; /* what /proc tells of a process */
 };
+
+static uint64_t lines_proc_start(uint32_t pid);
+
+static uint64_t lines_start_fn(void *ctx, uint32_t pid)
+{
+	(void)ctx;
+	return lines_proc_start(pid);
+}
+
+static size_t lines_comm_fn(void *ctx, uint32_t pid, char *buf, size_t size)
+{
+	(void)ctx;
+	return linesrc_proc_comm(pid, buf, size);
+}
+
+void linesrc_set_procfn(struct linesrc *ls, const struct linesrc_procfn *f)
+{
+	ls->procfn = f ? *f : (struct linesrc_procfn){lines_start_fn, lines_comm_fn, NULL};
+}
+
+uint64_t linesrc_proc_start(uint32_t pid)
+{
+	return lines_proc_start(pid);
+}
+
+size_t linesrc_proc_comm(uint32_t pid, char *buf, size_t size)
+{
+	char path[64];
+	if (!size)
+		return 0;
+	buf[0] = '\0';
+	snprintf(path, sizeof path, "/proc/%u/comm", pid);
+	FILE *f = fopen(path, "re");
+	if (f) {
+		if (!fgets(buf, (int)size, f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	return strlen(buf);
+}
 
 struct linesrc *linesrc_new(struct decoder *d, int64_t realtime_minus_mono)
 {
@@ -45,6 +87,7 @@ struct linesrc *linesrc_new(struct decoder *d, int64_t realtime_minus_mono)
 	ls->dec = d;
 	ls->norm = decoder_norm(d);
 	ls->rt_off = realtime_minus_mono;
+	linesrc_set_procfn(ls, NULL);
 	return ls;
 }
 
@@ -178,7 +221,7 @@ static uint64_t lines_began(const struct linesrc *ls, uint32_t pid)
 {
 	if (!ls->start)
 		return 0;
-	uint64_t at = lines_proc_start(pid);
+	uint64_t at = ls->procfn.start(ls->procfn.ctx, pid);
 	return at > ls->start ? at : ls->start;
 }
 
@@ -200,16 +243,9 @@ static struct norm_proc *lines_proc(struct linesrc *ls, uint32_t pid, uint64_t t
 		*early = true;
 		return NULL;
 	}
-	char path[64], comm[64] = "";
-	snprintf(path, sizeof path, "/proc/%u/comm", pid);
-	FILE *f = fopen(path, "re");
-	if (f) {
-		if (!fgets(comm, sizeof comm, f))
-			comm[0] = '\0';
-		fclose(f);
-	}
-	comm[strcspn(comm, "\n")] = '\0';
-	uint32_t name = comm[0] ? decoder_intern(ls->dec, comm, strlen(comm)) : 0;
+	char comm[64] = "";
+	size_t clen = ls->procfn.comm(ls->procfn.ctx, pid, comm, sizeof comm);
+	uint32_t name = clen ? decoder_intern(ls->dec, comm, clen) : 0;
 	p = norm_process_start(ls->norm, pid, 0, name, ts);
 	if (p) {
 		p->shared = true;

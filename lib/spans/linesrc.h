@@ -56,5 +56,17 @@ int linesrc_feed(struct linesrc *ls, const void *buf, size_t len, uint64_t now_n
 /* The end of the stream: a partial last line is bad; live processes end. */
 void linesrc_finish(struct linesrc *ls);
 const struct lines_stats *linesrc_stats(const struct linesrc *ls);
+/* What a source learns of a process from /proc (when it began, in
+ * CLOCK_MONOTONIC ns, 0: unknown; its name into buf, its length), by
+ * default this machine's (linesrc_proc_start, linesrc_proc_comm): a
+ * capture keeps the answers, a replay gives them back.  NULL: the default. */
+struct linesrc_procfn {
+	uint64_t (*start)(void *ctx, uint32_t pid);
+	size_t (*comm)(void *ctx, uint32_t pid, char *buf, size_t size);
+	void *ctx;
+};
+void linesrc_set_procfn(struct linesrc *ls, const struct linesrc_procfn *f);
+uint64_t linesrc_proc_start(uint32_t pid);
+size_t linesrc_proc_comm(uint32_t pid, char *buf, size_t size);
 
 #endif
