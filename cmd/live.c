@@ -88,6 +88,16 @@ static void live_snapshot(void *ctx)
 	}
 }
 
+static bool live_capture_on(void *ctx)
+{
+	return analysis_capture_on(&((struct live *)ctx)->an);
+}
+
+static void live_capture(void *ctx, const void *buf, size_t len)
+{
+	analysis_capture(&((struct live *)ctx)->an, buf, len);
+}
+
 static void live_release(void *ctx)
 {
 	analysis_release(&((struct live *)ctx)->an);
@@ -108,5 +118,7 @@ void live_init(struct live *l, struct writer *const *writers, size_t nwriters)
 					.tree = live_tree,
 					.finish = live_finish,
 					.snapshot = live_snapshot,
-					.release = live_release}};
+					.release = live_release,
+					.capture_on = live_capture_on,
+					.capture = live_capture}};
 }

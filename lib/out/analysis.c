@@ -124,6 +124,26 @@ int analysis_sinks(struct analysis *a, int (*add)(void *ctx, struct span_sink si
 	return r;
 }
 
+bool analysis_capture_on(struct analysis *a)
+{
+	bool any = false;
+	for (size_t i = 0; a->spans && i < a->nwriters; i++) {
+		struct writer *w = a->writers[i];
+		if (w->ops->capture_on && w->ops->capture_on(w))
+			any = true;
+	}
+	return any;
+}
+
+void analysis_capture(struct analysis *a, const void *buf, size_t len)
+{
+	for (size_t i = 0; i < a->nwriters; i++) {
+		struct writer *w = a->writers[i];
+		if (w->opts.raw && w->ops->capture && !w->err)
+			w->ops->capture(w, buf, len);
+	}
+}
+
 bool analysis_streams(const struct analysis *a)
 {
 	for (size_t i = 0; a->spans && i < a->nwriters; i++)

@@ -60,6 +60,10 @@ size_t analysis_parts(const struct analysis *a, struct analysis *const **parts);
  * add is the source's (decoder_add_sink or a reader's); its first error
  * is returned, else 0. */
 int analysis_sinks(struct analysis *a, int (*add)(void *ctx, struct span_sink sink), void *ctx);
+/* Whether a writer keeps the live session's raw capture (writer.h's
+ * capture_on, asked of each), and a block of it to each that does. */
+bool analysis_capture_on(struct analysis *a);
+void analysis_capture(struct analysis *a, const void *buf, size_t len);
 /* Whether a writer takes span events one by one (it streams). */
 bool analysis_streams(const struct analysis *a);
 /* The per-thread span trees (NULL without spans). */

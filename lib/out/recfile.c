@@ -29,6 +29,7 @@
 #include "grow.h"
 #include "cause.h"
 #include "norm.h"
+#include "rawrep.h"
 #include "recfile.h"
 #include "u64map.h"
 
@@ -199,7 +200,7 @@ static int rf_walk(struct recfile *rf,
 				break;
 			}
 			rf->dmg.bad_records++;
-			rf->dmg.lost_events += type == RECORD_EVENTS;
+			rf->dmg.lost_events += type == RECORD_EVENTS || type == RECORD_RAW;
 			rf->dmg.skipped_bytes += next - off;
 			off = next;
 			continue;
@@ -208,7 +209,7 @@ static int rf_walk(struct recfile *rf,
 		size_t after = off + RECORD_HDR + (size_t)len;
 		if ((uint32_t)crc32(0, p, len) != crc) {
 			rf->dmg.bad_records++;
-			rf->dmg.lost_events += type == RECORD_EVENTS;
+			rf->dmg.lost_events += type == RECORD_EVENTS || type == RECORD_RAW;
 			/* a damaged payload, or a damaged length when no record
 			 * starts where it ends: then go on at the next one */
 			size_t next = after < rf->size && !rf_frames(rf, after)
@@ -572,6 +573,7 @@ static int rf_pass1(struct recfile *rf, uint32_t type, struct record_in *in, voi
 	}
 	switch (type) {
 	case RECORD_EVENTS:
+	case RECORD_RAW:
 	case RECORD_INTERVAL:
 	case RECORD_RUNSTART:
 	case RECORD_MESSAGE:
@@ -817,11 +819,12 @@ int recfile_open(struct recfile **out, const char *path, struct strtab *strings,
 		return cause_set(cause, -EINVAL, "cannot read '%s': not a spanstat record file",
 				 path);
 	}
-	if (le32toh(v[0]) != RECORD_VERSION || le32toh(v[1]) != RECORD_FILE_HDR) {
+	if (le32toh(v[0]) < 1 || le32toh(v[0]) > RECORD_VERSION ||
+	    le32toh(v[1]) != RECORD_FILE_HDR) {
 		recfile_close(rf);
 		return cause_set(cause, -EINVAL,
 				 "cannot read '%s': record file version %u (this spanstat "
-				 "reads version %u)",
+				 "reads versions 1 to %u)",
 				 path, le32toh(v[0]), RECORD_VERSION);
 	}
 	bool head = false;
@@ -969,6 +972,7 @@ struct rf_replay {
 	size_t nsink, capsink;
 	struct u64map open;  /* a window's replay: (pid, tid) -> spans open + 1 */
 	struct u64map aopen; /* and its async spans begun: (pid, id) hashed -> 1 */
+	struct rawrep *raw;  /* the replay of RAW blocks, from the first */
 	/* what it found: bad records, events blocks among them, spans and
 	 * arguments cut at a window's start */
 	uint64_t bad_records, lost_events, cut, cut_args;
@@ -1272,6 +1276,48 @@ static void rf_async(struct recfile *rf, struct rf_replay *rp, struct record_in 
 		rp->sink[i].event(rp->sink[i].arg, &ev);
 }
 
+/* An event of the RAW replay: its ids the file's (the replay's decoder
+ * interns what the live one did, in the same order), moved as the
+ * replay's events are (rf_events), to the sinks. */
+static void rf_raw_event(void *arg, const struct span_event *ev0)
+{
+	struct rf_replay *rp = arg;
+	struct recfile *rf = rp->rf;
+	const struct record_replay *how = rp->how;
+	struct span_event ev = *ev0;
+	ev.name = rf_id(rf, ev.name);
+	if (ev.kind == SPAN_ARG && ev.flags == SPAN_ARG_STR)
+		ev.value = (int64_t)rf_id(rf, (uint64_t)ev.value);
+	ev.pid += how->pid_base;
+	ev.tid += how->pid_base;
+	ev.ts += (uint64_t)how->ts_shift;
+	if (ev.kind == SPAN_END || (ev.kind >= SPAN_ASYNC_BEGIN && ev.kind <= SPAN_ASYNC_END))
+		ev.begin_ts += (uint64_t)how->ts_shift;
+	if (ev.kind == SPAN_PROCESS && how->prefix)
+		ev.name = rf_prefixed(rf, how->prefix, ev.name);
+	for (size_t i = 0; i < rp->nsink; i++)
+		rp->sink[i].event(rp->sink[i].arg, &ev);
+}
+
+/* A RAW block, replayed (the replay begins at the first); one that does
+ * not parse is a bad record, what came before in it replayed. */
+static int rf_raw(struct recfile *rf, struct rf_replay *rp, struct record_in *in)
+{
+	(void)rf;
+	if (!rp->raw) {
+		if (!(rp->raw = rawrep_new()) ||
+		    rawrep_add_sink(rp->raw, (struct span_sink){rf_raw_event, rp}) < 0)
+			return -ENOMEM;
+	}
+	int r = rawrep_feed(rp->raw, in->p, (size_t)(in->end - in->p));
+	if (r == -EINVAL) {
+		rp->bad_records++;
+		rp->lost_events++;
+		r = 0;
+	}
+	return r;
+}
+
 /* An ARG record not read with the EVENTS block before it: that block was
  * lost (damage, said), or in a window overwritten, its arguments with it
  * (counted with the spans cut at the window's start). */
@@ -1302,6 +1348,10 @@ static int rf_pass2(struct recfile *rf, uint32_t type, struct record_in *in, voi
 	case RECORD_ARG:
 		if (rf->head.spans)
 			rf_arg_alone(rf, rp, in);
+		break;
+	case RECORD_RAW:
+		if (rf->head.spans)
+			return rf_raw(rf, rp, in);
 		break;
 	case RECORD_RUNSTART: {
 		uint64_t k = record_get_u64(in);
@@ -1386,6 +1436,8 @@ static int rf_replay_run(struct rf_replay *rp)
 			return r;
 		}
 	}
+	if (rp->raw) /* a capture cut short ends here */
+		rawrep_end(rp->raw);
 	return 0;
 }
 
@@ -1470,6 +1522,13 @@ int recfile_replay_parts(struct recfile *rf, struct analysis *const *parts, size
 		r = rp[first].err;
 	/* what the file lost, as the first replay found it */
 	if (rp && r == 0) {
+		/* a raw capture's statistics are its replay's, as the live
+		 * decoder's were (END has those of the live run that wrote it) */
+		const struct decode_stats *ds = rp[0].raw ? rawrep_stats(rp[0].raw) : NULL;
+		if (ds) {
+			rf->ds = *ds;
+			rf->cost = rawrep_event_cost_ns(rp[0].raw);
+		}
 		rf->dmg.bad_records += rp[0].bad_records;
 		rf->dmg.lost_events += rp[0].lost_events;
 		rf->win.cut += rp[0].cut;
@@ -1479,6 +1538,7 @@ int recfile_replay_parts(struct recfile *rf, struct analysis *const *parts, size
 		free(rp[k].sink);
 		u64map_release(&rp[k].open);
 		u64map_release(&rp[k].aopen);
+		rawrep_free(rp[k].raw);
 	}
 	free(rp);
 	free(th);

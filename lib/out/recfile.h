@@ -25,7 +25,7 @@
 #include "strtab.h"
 
 #define RECORD_MAGIC "SPANSREC"
-#define RECORD_VERSION 1u
+#define RECORD_VERSION 2u /* 2: RAW blocks; version 1 files are read too */
 #define RECORD_FILE_HDR 16u
 #define RECORD_HDR 12u
 #define RECORD_BLOCK (64u << 10)       /* events per block: at most this many bytes */
@@ -56,8 +56,11 @@ enum record_type {
 	/* --keep-last: the events are the run's last,
 	 * and what was overwritten before them */
 	RECORD_WINDOW = 13,
+	/* a block of the session's raw capture (rawcap.h): whole items, the
+	 * span inputs its replay decodes into the events (version 2) */
+	RECORD_RAW = 14,
 
-	RECORD_TYPE_LAST = RECORD_WINDOW /* a reader resynchronises on 1..this */
+	RECORD_TYPE_LAST = RECORD_RAW /* a reader resynchronises on 1..this */
 };
 
 /* A --keep-last file's window (RECORD_WINDOW): the events, messages and

@@ -100,6 +100,7 @@ struct recw {
 	struct u64map pnseen;
 	uint32_t *pnames;
 	size_t npnames, cappnames;
+	bool raw;      /* the session's raw capture comes (RAW), not its events */
 	uint32_t nstr; /* strings written: ids below */
 	uint32_t ncat; /* categories written: catlog entries below */
 	unsigned nval;
@@ -464,6 +465,7 @@ static int recw_start(struct writer *w, const struct run_head *h)
 	w->priv = rw;
 	rw->nval = h->metrics ? h->metrics->n : 0;
 	rw->keep = w->opts.keep_last;
+	rw->raw = w->opts.raw && !rw->keep;
 	return rw->keep ? 0 : recw_header(w, h); /* --keep-last: all at the end */
 }
 
@@ -779,12 +781,53 @@ static void recw_arg(struct writer *w, const struct span_event *ev)
 }
 
 /* The hot path: one event into the block. */
+/* The raw capture: whole RAW blocks (no --keep-last: its window is made of
+ * events), each after the strings the live decoder interned so far, which
+ * its replay will intern again with the same ids. */
+static bool recw_capture_on(struct writer *w)
+{
+	w->opts.raw = !w->opts.keep_last;
+	return w->opts.raw;
+}
+
+static void recw_capture(struct writer *w, const void *buf, size_t len)
+{
+	int r = recw_flush(w);
+	if (r == 0)
+		r = recw_strings(w);
+	if (r == 0)
+		r = recw_cats(w);
+	if (r == 0)
+		r = recw_put(w, RECORD_RAW, buf, len);
+	if (r < 0)
+		w->err = r;
+}
+
+/* With the raw capture, the events are its replay's: only the names of
+ * processes are kept, for END. */
+static void recw_raw_span(struct writer *w, const struct span_event *ev)
+{
+	struct recw *rw = w->priv;
+	if (ev->kind != SPAN_PROCESS || u64map_get(&rw->pnseen, ev->name))
+		return;
+	if (GROW(rw->pnames, rw->npnames + 1, rw->cappnames, 16) < 0 ||
+	    u64map_put(&rw->pnseen, ev->name, 1) < 0) {
+		w->err = -ENOMEM;
+		return;
+	}
+	rw->pnames[rw->npnames++] = ev->name;
+}
+
 static void recw_span(void *arg, const struct span_event *ev)
 {
 	struct writer *w = arg;
 	struct recw *rw = w->priv;
 	if (!rw || w->err)
 		return;
+	if (rw->raw) {
+		recw_raw_span(w, ev);
+		return;
+	}
 	if (__builtin_expect(ev->kind >= SPAN_MESSAGE, 0)) {
 		if (ev->kind == SPAN_MESSAGE)
 			recw_message(w, ev);
@@ -949,6 +992,8 @@ const struct writer_ops record_writer_ops = {
 	.interval = recw_interval,
 	.span = recw_span,
 	.run = recw_run,
+	.capture_on = recw_capture_on,
+	.capture = recw_capture,
 	.finish = recw_finish,
 	.release = recw_release,
 };

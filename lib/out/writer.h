@@ -32,6 +32,9 @@ struct writer_opts {
 	 * snapshots of SIGUSR2 */
 	uint64_t keep_last;
 	const char *path;
+	/* the session hands this writer its raw capture (capture_on said yes):
+	 * span events are then not its to keep */
+	bool raw;
 };
 
 struct writer;
@@ -43,6 +46,11 @@ struct writer_ops {
 	int (*interval)(struct writer *w, const struct interval_sample *s);
 	void (*span)(void *w, const struct span_event *ev); /* a span_sink */
 	void (*run)(struct writer *w, unsigned run);	    /* run `run` (-r, from 0) starts */
+	/* whether it keeps the session's raw capture (rawcap.h) instead of
+	 * the span events (asked once, before start; yes sets opts.raw), and
+	 * each block of it, in order among the other calls */
+	bool (*capture_on)(struct writer *w);
+	void (*capture)(struct writer *w, const void *buf, size_t len);
 	int (*finish)(struct writer *w, const struct report *r);
 	void (*release)(struct writer *w);
 };

@@ -36,6 +36,8 @@
 #include "norm.h"
 #include "perfev.h"
 #include "offcpu.h"
+#include "pbenc.h"
+#include "rawcap.h"
 #include "ringsrc.h"
 #include "sigrelay.h"
 #include "target.h"
@@ -52,6 +54,7 @@
 #define SESSION_STREAMING (64u << 10)  /* a read this big: spans are streaming */
 #define SESSION_DOZE_NS 300000	       /* then doze this long between reads */
 #define SESSION_RING_POLL_MS 5	       /* rings in use: drain at least this often */
+#define SESSION_CAP_BLOCK (64u << 10)  /* a capture goes to the consumer in blocks this big */
 
 extern char **environ;
 
@@ -108,10 +111,14 @@ struct session {
 	char **envp;	       /* the target's environment when collecting */
 	char **owned;	       /* the entries of envp we allocated */
 	size_t nowned;
-	int exec_errno;	  /* the command could not be executed */
-	bool interrupted; /* a signal was relayed: no further runs */
-	int hook_sig;	  /* the signal that killed a failed --pre or --post */
-	int signo;	  /* a signal that came while no target ran */
+	/* the raw capture (rawcap.h) the consumer keeps, when it does */
+	bool cap;
+	struct rawcap capb; /* what the consumer has not been handed yet */
+	int64_t rt_off;	    /* realtime - monotonic, the line source's */
+	int exec_errno;	    /* the command could not be executed */
+	bool interrupted;   /* a signal was relayed: no further runs */
+	int hook_sig;	    /* the signal that killed a failed --pre or --post */
+	int signo;	    /* a signal that came while no target ran */
 };
 
 static uint64_t session_now(clockid_t id)
@@ -226,6 +233,104 @@ static void session_env_free(struct session *s)
 		free(s->owned[i]);
 	free(s->envp);
 	s->envp = NULL;
+}
+
+/* ---- the raw capture (rawcap.h) ---------------------------------------- */
+
+/* What is captured so far, to the consumer: before anything else it hands
+ * on (a run start, a sample, the end), so that a replay meets them at the
+ * same places in the span stream. */
+static void session_cap_flush(struct session *s)
+{
+	if (!s->cap)
+		return;
+	if (s->capb.oom)
+		s->hook_err = -ENOMEM;
+	else if (s->capb.len)
+		s->an->capture(s->an->ctx, s->capb.p, s->capb.len);
+	s->capb.len = 0;
+}
+
+/* An item that answers may follow: the block is handed on before it when
+ * full, never between it and its answers. */
+static void session_cap_room(struct session *s)
+{
+	if (s->capb.len >= SESSION_CAP_BLOCK)
+		session_cap_flush(s);
+}
+
+static void session_tap_rec(void *ctx, const void *rec, size_t len)
+{
+	struct session *s = ctx;
+	session_cap_room(s);
+	rawcap_put(&s->capb, RAW_REC, rec, len, NULL, 0);
+}
+
+static void session_tap_off(void *ctx, const void *rec, size_t len)
+{
+	rawcap_put(&((struct session *)ctx)->capb, RAW_OFF, rec, len, NULL, 0);
+}
+
+static size_t session_sym_name(void *ctx, const char *path, uint64_t addr, uint64_t base, char *fn,
+			       size_t size)
+{
+	struct session *s = ctx;
+	size_t n = decoder_sym_name(s->dec, path, addr, base, fn, size);
+	rawcap_put(&s->capb, RAW_SYMNAME, fn, n, NULL, 0);
+	return n;
+}
+
+static int session_sym_where(void *ctx, const char *path, uint64_t addr, uint64_t base, char *where,
+			     size_t size, unsigned *line)
+{
+	struct session *s = ctx;
+	*line = 0;
+	if (size)
+		where[0] = '\0';
+	int r = decoder_sym_where(s->dec, path, addr, base, where, size, line);
+	uint8_t v[20];
+	size_t n = pbenc_put_varint(v, rawcap_zz(r));
+	n += pbenc_put_varint(v + n, *line);
+	rawcap_put(&s->capb, RAW_SYMWHERE, v, n, where, r == 0 ? strnlen(where, size) : 0);
+	return r;
+}
+
+static uint64_t session_proc_start(void *ctx, uint32_t pid)
+{
+	uint64_t at = linesrc_proc_start(pid);
+	rawcap_put_u64s(&((struct session *)ctx)->capb, RAW_PSTART, &at, 1);
+	return at;
+}
+
+static size_t session_proc_comm(void *ctx, uint32_t pid, char *buf, size_t size)
+{
+	size_t n = linesrc_proc_comm(pid, buf, size);
+	rawcap_put(&((struct session *)ctx)->capb, RAW_PCOMM, buf, n, NULL, 0);
+	return n;
+}
+
+/* Whether the consumer keeps a capture: then every input of the decoder
+ * is captured from now on, after what it was set up with. */
+static void session_cap_setup(struct session *s, const struct spanclock *clk)
+{
+	if (s->agg || !s->an->capture_on || !s->an->capture || !s->an->capture_on(s->an->ctx))
+		return;
+	s->cap = true;
+	uint64_t v[10] = {clk != NULL,
+			  clk ? clk->tsc0 : 0,
+			  clk ? clk->mono0 : 0,
+			  clk ? clk->mult : 0,
+			  clk ? clk->shift : 0,
+			  (uint64_t)s->o->demangle,
+			  rawcap_zz(s->rt_off),
+			  s->metrics.n,
+			  s->metrics.first_target,
+			  (uint64_t)(s->metrics.off_cpu + 1)};
+	rawcap_put_u64s(&s->capb, RAW_SETUP, v, 10);
+	decoder_set_tap(s->dec, session_tap_rec, s);
+	decoder_set_symfn(s->dec, &(struct decoder_symfn){session_sym_name, session_sym_where, s});
+	linesrc_set_procfn(s->lines,
+			   &(struct linesrc_procfn){session_proc_start, session_proc_comm, s});
 }
 
 /* A record made from a ring goes to the decoder like the pipe's. */
@@ -362,7 +467,10 @@ static void session_offcpu_check(struct session *s)
 	if (!s->off || oc < 0 || !s->dec || !st)
 		return;
 	const struct offcpu_stats *os = offcpu_stats(s->off);
-	decoder_count_switches_lost(s->dec, os->lost + os->bad + os->refused);
+	uint64_t lost = os->lost + os->bad + os->refused;
+	if (s->cap)
+		rawcap_put_u64s(&s->capb, RAW_SWLOST, &lost, 1);
+	decoder_count_switches_lost(s->dec, lost);
 	for (size_t k = 0; k < st->nthread; k++) {
 		const struct span_tree *t = st->thread[k];
 		if (!t->nval || (unsigned)oc >= t->nval || t->last_ts <= t->first_ts)
@@ -384,6 +492,11 @@ static void session_offcpu_check(struct session *s)
 			}
 			excess += session_offcpu_excess(have, held, span);
 		}
+		if (excess && s->cap)
+			rawcap_put_u64s(
+				&s->capb, RAW_DAMAGE,
+				(uint64_t[]){t->pid, t->tid, t->last_ts, SPAN_DMG_OFFCPU, excess},
+				5);
 		if (excess)
 			norm_damage(decoder_norm(s->dec), t->pid, t->tid, t->last_ts,
 				    SPAN_DMG_OFFCPU, excess);
@@ -728,7 +841,14 @@ static int session_lines_read(struct session *s, size_t limit, size_t *got)
 		if (n <= 0)
 			break;
 		*got += (size_t)n;
-		if (linesrc_feed(s->lines, s->buf, (size_t)n, session_now(CLOCK_MONOTONIC)) < 0)
+		uint64_t now = session_now(CLOCK_MONOTONIC);
+		if (s->cap) {
+			uint8_t v[10];
+			session_cap_room(s);
+			rawcap_put(&s->capb, RAW_LINES, v, pbenc_put_varint(v, now), s->buf,
+				   (size_t)n);
+		}
+		if (linesrc_feed(s->lines, s->buf, (size_t)n, now) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -736,6 +856,8 @@ static int session_lines_read(struct session *s, size_t limit, size_t *got)
 
 static int session_lines_finish(struct session *s)
 {
+	if (s->cap)
+		rawcap_put(&s->capb, RAW_LFINISH, NULL, 0, NULL, 0);
 	linesrc_finish(s->lines);
 	return 0;
 }
@@ -755,6 +877,7 @@ static int session_lines_setup(struct session *s)
 			break;
 #endif
 	int64_t off = (int64_t)session_now(CLOCK_REALTIME) - (int64_t)session_now(CLOCK_MONOTONIC);
+	s->rt_off = off;
 	s->lines = linesrc_new(s->dec, off);
 	return s->lines ? 0 : -ENOMEM;
 }
@@ -812,6 +935,7 @@ static int session_spans_setup(struct session *s, char **cause)
 	r = session_lines_setup(s);
 	if (r < 0)
 		return session_fail(cause, -r, "cannot create the span %s", "line pipe");
+	session_cap_setup(s, tsc ? &clk : NULL);
 	r = session_env(s, tsc ? &clk : NULL);
 	if (r < 0)
 		return session_fail(cause, -r, "cannot collect %s", "spans");
@@ -904,6 +1028,7 @@ static int session_interval(struct session *s, struct counters *cs, unsigned run
 		counters_tools_units(evl, c, u, ag->n);
 	struct interval_sample smp = {run, now - start, now, now - *last, c, u};
 	*last = now;
+	session_cap_flush(s);
 	if (r == 0)
 		r = s->an->interval(s->an->ctx, &smp);
 	free(c);
@@ -937,6 +1062,7 @@ static bool session_snapshot(struct session *s, const struct signalfd_siginfo *s
 	size_t got;
 	if (s->nsrc)
 		session_sources_read(s, SESSION_DRAIN_MAX, &got);
+	session_cap_flush(s);
 	if (s->o->consumer->snapshot)
 		s->o->consumer->snapshot(s->o->consumer->ctx);
 	return true;
@@ -1048,6 +1174,8 @@ static int session_one(struct session *s, unsigned run, char **cause)
 		if (run == 0 && switches)
 			s->metrics.m[s->metrics.off_cpu].supported = false;
 	}
+	if (s->cap && s->off)
+		offcpu_set_tap(s->off, session_tap_off, s);
 	rr->counts = calloc(o->evl->n ? o->evl->n : 1, sizeof *rr->counts);
 	const struct aggr *ag = run_head_aggregated(&s->head) ? s->head.aggr : NULL;
 	if (ag)
@@ -1072,7 +1200,10 @@ static int session_one(struct session *s, unsigned run, char **cause)
 		/* no line is about a time before the command ran */
 		if (s->lines)
 			linesrc_set_start(s->lines, start);
+		if (s->lines && s->cap)
+			rawcap_put_u64s(&s->capb, RAW_LSTART, &start, 1);
 	}
+	session_cap_flush(s);
 	s->an->run(s->an->ctx, run); /* the threads that start now are this run's */
 	r = t.ops->go(&t);
 	if (r < 0) {
@@ -1273,6 +1404,7 @@ static void session_release(struct session *s)
 	session_env_free(s);
 	free(s->exe);
 	free(s->build_id);
+	rawcap_release(&s->capb);
 }
 
 int session_run(const struct session_opts *o, int *exit_code, char **cause)
@@ -1375,8 +1507,18 @@ int session_run(const struct session_opts *o, int *exit_code, char **cause)
 		/* the target's processes are gone: what came after their exit
 		 * paths is all counted (unknown without the ring file) */
 		decoder_set_late(s.dec, s.rings ? ringsrc_late(s.rings) : DECODE_UNKNOWN);
+		if (s.cap) {
+			uint64_t v[3] = {0, 0, decoder_stats(s.dec)->late};
+			decoder_frame_counts(s.dec, &v[0], &v[1]);
+			rawcap_put_u64s(&s.capb, RAW_FINISH, v, 3);
+		}
 	}
 	session_offcpu_check(&s);
+	session_cap_flush(&s);
+	if (s.cap && s.hook_err < 0) {
+		r = session_fail(cause, -s.hook_err, "cannot write %s", "the results");
+		goto out;
+	}
 	const char *failed = NULL;
 	int failed_err = 0;
 	struct run_end end = {.run = s.run,

@@ -49,6 +49,13 @@ struct session_consumer {
 	 * consumer says how it went; the session goes on whatever it returns. */
 	void (*snapshot)(void *ctx);
 	void (*release)(void *ctx);
+	/* Whether the consumer keeps the raw capture of the span inputs
+	 * (rawcap.h) rather than the span events (NULL: it does not); asked
+	 * once, after sinks.  If it does, capture gets the capture in blocks
+	 * of whole items, each before the run start, sample or end that came
+	 * after it. */
+	bool (*capture_on)(void *ctx);
+	void (*capture)(void *ctx, const void *buf, size_t len);
 };
 
 struct session_opts {

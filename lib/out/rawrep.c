@@ -1,0 +1,296 @@
+/* rawrep.c: the replay of a raw capture (rawrep.h, rawcap.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decoder.h"
+#include "grow.h"
+#include "linesrc.h"
+#include "norm.h"
+#include "offcpu.h"
+#include "rawrep.h"
+#include "recfile.h"
+
+struct rawrep {
+	struct decoder *dec;
+	struct offcpu *off;
+	struct linesrc *lines;
+	struct span_sink *sink;
+	size_t nsink, capsink;
+	/* the answers that follow the item being replayed */
+	struct record_in ans;
+	uint64_t missing;
+	bool finished;
+};
+
+struct rawrep *rawrep_new(void)
+{
+	return calloc(1, sizeof(struct rawrep));
+}
+
+void rawrep_free(struct rawrep *r)
+{
+	if (!r)
+		return;
+	linesrc_free(r->lines);
+	decoder_free(r->dec);
+	if (r->off)
+		offcpu_close(r->off);
+	free(r->sink);
+	free(r);
+}
+
+int rawrep_add_sink(struct rawrep *r, struct span_sink sink)
+{
+	if (GROW(r->sink, r->nsink + 1, r->capsink, 4) < 0)
+		return -ENOMEM;
+	r->sink[r->nsink++] = sink;
+	return 0;
+}
+
+/* The next answer, if it is of tag: its bytes in *p, *len. */
+static bool rr_answer(struct rawrep *r, unsigned tag, const uint8_t **p, size_t *len)
+{
+	struct record_in in = r->ans;
+	if (in.p >= in.end || *in.p != tag) {
+		r->missing++;
+		return false;
+	}
+	in.p++;
+	uint64_t n = record_get_u64(&in);
+	if (!in.ok || n > (uint64_t)(in.end - in.p)) {
+		r->missing++;
+		return false;
+	}
+	*p = in.p;
+	*len = (size_t)n;
+	in.p += n;
+	r->ans = in;
+	return true;
+}
+
+static size_t rr_sym_name(void *ctx, const char *path, uint64_t addr, uint64_t base, char *fn,
+			  size_t size)
+{
+	(void)path, (void)addr, (void)base;
+	const uint8_t *p = NULL;
+	size_t n = 0;
+	if (!rr_answer(ctx, RAW_SYMNAME, &p, &n))
+		n = 0;
+	if (n >= size)
+		n = size - 1;
+	if (n)
+		memcpy(fn, p, n);
+	fn[n] = '\0';
+	return n;
+}
+
+static int rr_sym_where(void *ctx, const char *path, uint64_t addr, uint64_t base, char *where,
+			size_t size, unsigned *line)
+{
+	(void)path, (void)addr, (void)base;
+	const uint8_t *p = NULL;
+	size_t n;
+	if (!rr_answer(ctx, RAW_SYMWHERE, &p, &n))
+		return -ENOENT;
+	struct record_in in = {p, p + n, true};
+	int64_t rc = record_unzz(record_get_u64(&in));
+	uint64_t ln = record_get_u64(&in);
+	if (!in.ok)
+		return -ENOENT;
+	n = (size_t)(in.end - in.p);
+	if (n >= size)
+		n = size - 1;
+	memcpy(where, in.p, n);
+	where[n] = '\0';
+	*line = (unsigned)ln;
+	return (int)rc;
+}
+
+static uint64_t rr_proc_start(void *ctx, uint32_t pid)
+{
+	(void)pid;
+	const uint8_t *p = NULL;
+	size_t n;
+	if (!rr_answer(ctx, RAW_PSTART, &p, &n))
+		return 0;
+	struct record_in in = {p, p + n, true};
+	uint64_t v = record_get_u64(&in);
+	return in.ok ? v : 0;
+}
+
+static size_t rr_proc_comm(void *ctx, uint32_t pid, char *buf, size_t size)
+{
+	(void)pid;
+	const uint8_t *p = NULL;
+	size_t n = 0;
+	if (!rr_answer(ctx, RAW_PCOMM, &p, &n))
+		n = 0;
+	if (n >= size)
+		n = size - 1;
+	if (n)
+		memcpy(buf, p, n);
+	buf[n] = '\0';
+	return n;
+}
+
+static uint64_t rr_off_cpu_at(void *ctx, uint32_t pid, uint32_t tid, uint64_t ns)
+{
+	return offcpu_at(((struct rawrep *)ctx)->off, pid, tid, ns);
+}
+
+static uint64_t rr_end_at(void *ctx, uint32_t pid, uint32_t tid, uint64_t after)
+{
+	return offcpu_end(((struct rawrep *)ctx)->off, pid, tid, after);
+}
+
+/* RAW_SETUP: the decoder, off-CPU table and line source the live session
+ * had, as it set them up. */
+static int rr_setup(struct rawrep *r, struct record_in *in)
+{
+	uint64_t v[10];
+	for (int i = 0; i < 10; i++)
+		v[i] = record_get_u64(in);
+	if (!in->ok || r->dec || v[5] > DEMANGLE_FULL || v[7] > SPANMETRIC_MAX || v[8] > v[7] ||
+	    v[9] > v[7] || v[4] > 63)
+		return -EINVAL;
+	struct spanclock clk = {.valid = v[0] != 0,
+				.tsc0 = v[1],
+				.mono0 = v[2],
+				.mult = (uint32_t)v[3],
+				.shift = (uint32_t)v[4]};
+	r->dec = decoder_new(clk.valid ? &clk : NULL);
+	r->off = offcpu_new();
+	if (!r->dec || !r->off)
+		return -ENOMEM;
+	struct decoder_values dv = {
+		(unsigned)v[7], (unsigned)v[8], (int)v[9] - 1, rr_off_cpu_at, r, rr_end_at, NULL};
+	if (decoder_set_values(r->dec, &dv) < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < r->nsink; i++)
+		if (decoder_add_sink(r->dec, r->sink[i]) < 0)
+			return -ENOMEM;
+	decoder_set_demangle(r->dec, (enum demangle_mode)v[5]);
+	decoder_set_symfn(r->dec, &(struct decoder_symfn){rr_sym_name, rr_sym_where, r});
+	r->lines = linesrc_new(r->dec, record_unzz(v[6]));
+	if (!r->lines)
+		return -ENOMEM;
+	linesrc_set_procfn(r->lines, &(struct linesrc_procfn){rr_proc_start, rr_proc_comm, r});
+	return 0;
+}
+
+static bool rr_is_answer(unsigned tag)
+{
+	return tag == RAW_SYMNAME || tag == RAW_SYMWHERE || tag == RAW_PSTART || tag == RAW_PCOMM;
+}
+
+int rawrep_feed(struct rawrep *r, const void *buf, size_t len)
+{
+	struct record_in in = {buf, (const uint8_t *)buf + len, true};
+	while (in.p < in.end) {
+		unsigned tag = *in.p++;
+		uint64_t n = record_get_u64(&in);
+		if (!in.ok || n > (uint64_t)(in.end - in.p) || tag == 0 || tag > RAW_TAG_LAST)
+			return -EINVAL;
+		const uint8_t *p = in.p;
+		in.p += n;
+		struct record_in it = {p, p + n, true};
+		if (rr_is_answer(tag)) /* one no item asked for: damage, skipped */
+			continue;
+		if (tag == RAW_SETUP) {
+			int e = rr_setup(r, &it);
+			if (e < 0)
+				return e;
+			continue;
+		}
+		if (!r->dec || (r->finished && tag != RAW_SWLOST && tag != RAW_DAMAGE))
+			return -EINVAL;
+		r->ans = in; /* what the item asks comes right after it */
+		int e = 0;
+		switch (tag) {
+		case RAW_REC:
+			e = decoder_record(r->dec, p, (size_t)n);
+			break;
+		case RAW_OFF:
+			e = offcpu_feed(r->off, p, (size_t)n);
+			break;
+		case RAW_LINES: {
+			uint64_t now = record_get_u64(&it);
+			if (!it.ok)
+				return -EINVAL;
+			e = linesrc_feed(r->lines, it.p, (size_t)(it.end - it.p), now);
+			break;
+		}
+		case RAW_LSTART: {
+			uint64_t at = record_get_u64(&it);
+			if (!it.ok)
+				return -EINVAL;
+			linesrc_set_start(r->lines, at);
+			break;
+		}
+		case RAW_LFINISH:
+			linesrc_finish(r->lines);
+			break;
+		case RAW_FINISH: {
+			uint64_t bad = record_get_u64(&it), cut = record_get_u64(&it),
+				 late = record_get_u64(&it);
+			if (!it.ok)
+				return -EINVAL;
+			decoder_finish(r->dec);
+			decoder_count_frame(r->dec, bad, cut);
+			decoder_set_late(r->dec, late);
+			r->finished = true;
+			break;
+		}
+		case RAW_SWLOST: {
+			uint64_t lost = record_get_u64(&it);
+			if (!it.ok)
+				return -EINVAL;
+			decoder_count_switches_lost(r->dec, lost);
+			break;
+		}
+		case RAW_DAMAGE: {
+			uint64_t v[5];
+			for (int i = 0; i < 5; i++)
+				v[i] = record_get_u64(&it);
+			if (!it.ok || v[0] > UINT32_MAX || v[1] > UINT32_MAX || v[3] == 0 ||
+			    v[3] >= SPAN_DAMAGE_KINDS)
+				return -EINVAL;
+			norm_damage(decoder_norm(r->dec), (uint32_t)v[0], (uint32_t)v[1], v[2],
+				    (enum span_damage)v[3], v[4]);
+			break;
+		}
+		}
+		if (e < 0)
+			return e;
+		in = r->ans; /* past the answers the item took */
+	}
+	return 0;
+}
+
+void rawrep_end(struct rawrep *r)
+{
+	if (!r->dec || r->finished)
+		return;
+	decoder_finish(r->dec);
+	decoder_set_late(r->dec, DECODE_UNKNOWN);
+	r->finished = true;
+}
+
+const struct decode_stats *rawrep_stats(const struct rawrep *r)
+{
+	return r->dec ? decoder_stats(r->dec) : NULL;
+}
+
+double rawrep_event_cost_ns(const struct rawrep *r)
+{
+	return r->dec ? decoder_event_cost_ns(r->dec) : 0;
+}
+
+uint64_t rawrep_missing(const struct rawrep *r)
+{
+	return r->missing;
+}

@@ -1,0 +1,33 @@
+/* rawrep.h: the replay of a raw capture (rawcap.h): a fresh decoder,
+ * off-CPU table and line source fed the captured items in order, whose
+ * sinks get the span events the live decoder's sinks got. */
+#ifndef SPANSTAT_RAWREP_H
+#define SPANSTAT_RAWREP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rawcap.h"
+#include "spanev.h"
+#include "spanstats.h"
+
+struct rawrep;
+struct rawrep *rawrep_new(void);
+void rawrep_free(struct rawrep *r);
+/* Where the replay's span events go, in order (before the first feed). */
+int rawrep_add_sink(struct rawrep *r, struct span_sink sink);
+/* One block of items, whole.  0; -ENOMEM; -EINVAL when it does not parse
+ * (what came before in it was replayed, the rest is left out). */
+int rawrep_feed(struct rawrep *r, const void *buf, size_t len);
+/* The end: a capture that lost its RAW_FINISH (a damaged or cut file)
+ * ends here, its open spans closed, late events unknown. */
+void rawrep_end(struct rawrep *r);
+/* The decoder's statistics and cost per event (decoder.h), as the live
+ * decoder's were; NULL before any setup. */
+const struct decode_stats *rawrep_stats(const struct rawrep *r);
+double rawrep_event_cost_ns(const struct rawrep *r);
+/* Answers the replay looked for and did not find where they should be
+ * (damage): they were taken as unknown. */
+uint64_t rawrep_missing(const struct rawrep *r);
+
+#endif

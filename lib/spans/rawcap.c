@@ -1,0 +1,57 @@
+/* rawcap.c: a raw capture being built (rawcap.h). */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "pbenc.h"
+#include "rawcap.h"
+
+static bool rawcap_room(struct rawcap *c, size_t more)
+{
+	if (c->oom)
+		return false;
+	if (c->len + more <= c->cap)
+		return true;
+	size_t cap = c->cap ? c->cap : 65536;
+	while (cap < c->len + more)
+		cap *= 2;
+	uint8_t *p = realloc(c->p, cap);
+	if (!p) {
+		c->oom = true;
+		return false;
+	}
+	c->p = p;
+	c->cap = cap;
+	return true;
+}
+
+void rawcap_put(struct rawcap *c, unsigned tag, const void *a, size_t alen, const void *b,
+		size_t blen)
+{
+	if (!rawcap_room(c, 1 + 10 + alen + blen))
+		return;
+	uint8_t *p = c->p + c->len;
+	*p++ = (uint8_t)tag;
+	p += pbenc_put_varint(p, alen + blen);
+	if (alen)
+		memcpy(p, a, alen);
+	if (blen)
+		memcpy(p + alen, b, blen);
+	c->len = (size_t)(p - c->p) + alen + blen;
+}
+
+void rawcap_put_u64s(struct rawcap *c, unsigned tag, const uint64_t *v, size_t n)
+{
+	uint8_t buf[16 * 10];
+	size_t len = 0;
+	for (size_t i = 0; i < n && i < 16; i++)
+		len += pbenc_put_varint(buf + len, v[i]);
+	rawcap_put(c, tag, buf, len, NULL, 0);
+}
+
+void rawcap_release(struct rawcap *c)
+{
+	free(c->p);
+	memset(c, 0, sizeof *c);
+}
