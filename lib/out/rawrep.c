@@ -22,6 +22,8 @@ struct rawrep {
 	size_t nsink, capsink;
 	/* the answers that follow the item being replayed */
 	struct record_in ans;
+	uint8_t setup[128]; /* the first block's RAW_SETUP: every block's */
+	size_t nsetup;
 	uint64_t missing;
 	bool finished;
 };
@@ -154,7 +156,7 @@ static int rr_setup(struct rawrep *r, struct record_in *in)
 	uint64_t v[10];
 	for (int i = 0; i < 10; i++)
 		v[i] = record_get_u64(in);
-	if (!in->ok || r->dec || v[5] > DEMANGLE_FULL || v[7] > SPANMETRIC_MAX || v[8] > v[7] ||
+	if (!in->ok || r->dec || v[5] > DEMANGLE_NO || v[7] > SPANMETRIC_MAX || v[8] > v[7] ||
 	    v[9] > v[7] || v[4] > 63)
 		return -EINVAL;
 	struct spanclock clk = {.valid = v[0] != 0,
@@ -190,7 +192,9 @@ static bool rr_is_answer(unsigned tag)
 int rawrep_feed(struct rawrep *r, const void *buf, size_t len)
 {
 	struct record_in in = {buf, (const uint8_t *)buf + len, true};
+	const uint8_t *first = in.p;
 	while (in.p < in.end) {
+		const uint8_t *at = in.p;
 		unsigned tag = *in.p++;
 		uint64_t n = record_get_u64(&in);
 		if (!in.ok || n > (uint64_t)(in.end - in.p) || tag == 0 || tag > RAW_TAG_LAST)
@@ -200,7 +204,19 @@ int rawrep_feed(struct rawrep *r, const void *buf, size_t len)
 		struct record_in it = {p, p + n, true};
 		if (rr_is_answer(tag)) /* one no item asked for: damage, skipped */
 			continue;
-		if (tag == RAW_SETUP) {
+		if (tag == RAW_SETUP) { /* a block's first item, the same in every one */
+			if (at != first)
+				return -EINVAL;
+			if (r->dec) {
+				if ((size_t)(in.p - at) != r->nsetup ||
+				    memcmp(at, r->setup, r->nsetup))
+					return -EINVAL;
+				continue;
+			}
+			if ((size_t)(in.p - at) > sizeof r->setup)
+				return -EINVAL;
+			r->nsetup = (size_t)(in.p - at);
+			memcpy(r->setup, at, r->nsetup);
 			int e = rr_setup(r, &it);
 			if (e < 0)
 				return e;

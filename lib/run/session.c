@@ -113,12 +113,14 @@ struct session {
 	size_t nowned;
 	/* the raw capture (rawcap.h) the consumer keeps, when it does */
 	bool cap;
-	struct rawcap capb; /* what the consumer has not been handed yet */
-	int64_t rt_off;	    /* realtime - monotonic, the line source's */
-	int exec_errno;	    /* the command could not be executed */
-	bool interrupted;   /* a signal was relayed: no further runs */
-	int hook_sig;	    /* the signal that killed a failed --pre or --post */
-	int signo;	    /* a signal that came while no target ran */
+	struct rawcap capb;  /* what the consumer has not been handed yet */
+	uint64_t capset[10]; /* its RAW_SETUP, which starts every block */
+	size_t capset_len;   /* its bytes */
+	int64_t rt_off;	     /* realtime - monotonic, the line source's */
+	int exec_errno;	     /* the command could not be executed */
+	bool interrupted;    /* a signal was relayed: no further runs */
+	int hook_sig;	     /* the signal that killed a failed --pre or --post */
+	int signo;	     /* a signal that came while no target ran */
 };
 
 static uint64_t session_now(clockid_t id)
@@ -246,9 +248,12 @@ static void session_cap_flush(struct session *s)
 		return;
 	if (s->capb.oom)
 		s->hook_err = -ENOMEM;
-	else if (s->capb.len)
+	else if (s->capb.len > s->capset_len)
 		s->an->capture(s->an->ctx, s->capb.p, s->capb.len);
+	else
+		return; /* nothing but the setup */
 	s->capb.len = 0;
+	rawcap_put_u64s(&s->capb, RAW_SETUP, s->capset, 10);
 }
 
 /* An item that answers may follow: the block is handed on before it when
@@ -316,17 +321,20 @@ static void session_cap_setup(struct session *s, const struct spanclock *clk)
 	if (s->agg || !s->an->capture_on || !s->an->capture || !s->an->capture_on(s->an->ctx))
 		return;
 	s->cap = true;
-	uint64_t v[10] = {clk != NULL,
-			  clk ? clk->tsc0 : 0,
-			  clk ? clk->mono0 : 0,
-			  clk ? clk->mult : 0,
-			  clk ? clk->shift : 0,
-			  (uint64_t)s->o->demangle,
-			  rawcap_zz(s->rt_off),
-			  s->metrics.n,
-			  s->metrics.first_target,
-			  (uint64_t)(s->metrics.off_cpu + 1)};
+	uint64_t *v = s->capset;
+	uint64_t set[10] = {clk != NULL,
+			    clk ? clk->tsc0 : 0,
+			    clk ? clk->mono0 : 0,
+			    clk ? clk->mult : 0,
+			    clk ? clk->shift : 0,
+			    (uint64_t)s->o->demangle,
+			    rawcap_zz(s->rt_off),
+			    s->metrics.n,
+			    s->metrics.first_target,
+			    (uint64_t)(s->metrics.off_cpu + 1)};
+	memcpy(v, set, sizeof set);
 	rawcap_put_u64s(&s->capb, RAW_SETUP, v, 10);
+	s->capset_len = s->capb.len;
 	decoder_set_tap(s->dec, session_tap_rec, s);
 	decoder_set_symfn(s->dec, &(struct decoder_symfn){session_sym_name, session_sym_where, s});
 	linesrc_set_procfn(s->lines,

@@ -28,7 +28,9 @@
 enum rawcap_tag {
 	/* clock valid, tsc0, mono0, mult, shift; demangle mode; realtime -
 	 * monotonic (zigzag) for the line source; values per span, the
-	 * target's first, the off-CPU value's index + 1 (0: none) */
+	 * target's first, the off-CPU value's index + 1 (0: none); the
+	 * first item of every block, the same in each (a replay may start at
+	 * any block whose predecessors were lost) */
 	RAW_SETUP = 1,
 	RAW_REC = 2,	  /* a wire record, header included: decoder_record */
 	RAW_OFF = 3,	  /* a perf record: offcpu_feed */

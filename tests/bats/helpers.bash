@@ -84,6 +84,17 @@ build_workload() {
 }
 
 # The span library as installed, for workloads that link it.
+# without_extra_fds CMD...: CMD with only fds 0-2 open, so that a target that
+# writes to every fd, or leaves a daemon behind, cannot reach bats' own fds.
+without_extra_fds() {
+	(
+		for fd in $(ls /proc/$BASHPID/fd); do
+			[ "$fd" -gt 2 ] && eval "exec $fd>&-"
+		done
+		exec "$@"
+	)
+}
+
 span_link_flags() {
 	printf '%s\n' "-L$SPANSTAT_LIBDIR -Wl,-rpath,$SPANSTAT_LIBDIR -lspanstat"
 }

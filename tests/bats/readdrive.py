@@ -29,7 +29,7 @@ def grow(src, dst, mb):
         _, ln, _ = struct.unpack_from("<III", data, off)
         recs.append(data[off : off + 12 + ln])
         off += 12 + ln
-    events = [r for r in recs if struct.unpack_from("<I", r)[0] == 4]
+    events = [r for r in recs if struct.unpack_from("<I", r)[0] in (4, 14)]
     if not events:
         sys.exit("readdrive: no span events in " + src)
     first = recs.index(events[0])

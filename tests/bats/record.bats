@@ -8,9 +8,52 @@ load helpers
 bats_require_minimum_version 1.5.0
 
 setup_file() {
-	export METRICS THREADS
+	export METRICS THREADS FORK DIE GARBAGE MIXED
 	METRICS=$(build_workload span_metrics $(span_link_flags))
 	THREADS=$(build_workload span_threads $(span_link_flags))
+	FORK=$(build_workload span_fork $(span_link_flags))
+	DIE=$(build_workload span_die $(span_link_flags))
+	GARBAGE=$(build_workload span_garbage $(span_link_flags))
+	MIXED=$(build_workload span_lines_mixed $(span_link_flags))
+}
+
+# The record types of a file, one per line, in order, repeats squeezed.
+rec_types() {
+	python3 -c '
+import struct,sys
+d=open(sys.argv[1],"rb").read(); o=16; last=None
+while o+12<=len(d):
+    t,l,c=struct.unpack_from("<III",d,o)
+    if t!=last: print(t)
+    last=t; o+=12+l' "$1"
+}
+
+# live_vs_report [-N] ARGS...: a live run (status N, default 0) with
+# --record and the trace outputs, its record holding the raw capture (RAW
+# blocks, no EVENTS), and the report of it: the same bytes.
+live_vs_report() {
+	local want=0
+	if [[ $1 == -[0-9]* ]]; then
+		want=${1#-}
+		shift
+	fi
+	# (the garbage workload writes to every descriptor it has: only its own)
+	run without_extra_fds sh -c 'exec "$@" </dev/null >target.out 2>&1' sh \
+		"$SPANSTAT" --record=r.rec -o live.txt --spans --json=live.json --perfetto=live.pftrace \
+		--folded=live.folded --flamechart=live.fc.svg "$@"
+	assert_equal "$status" "$want"
+	run -0 rec_types r.rec
+	assert_line 14
+	refute_line 4
+	run -0 "$SPANSTAT" report -o rep.txt --json=rep.json --perfetto=rep.pftrace \
+		--folded=rep.folded --flamechart=rep.fc.svg r.rec
+	for x in txt json pftrace folded fc.svg; do
+		cmp "live.$x" "rep.$x"
+	done
+	# and with the replay in threads of their own
+	run -0 "$SPANSTAT" report -j 3 --json=rep3.json --perfetto=rep3.pftrace r.rec
+	cmp live.json rep3.json
+	cmp live.pftrace rep3.pftrace
 }
 
 setup() {
@@ -119,7 +162,7 @@ setup() {
 	cp r.rec v.rec
 	printf '\x09' | dd of=v.rec bs=1 seek=8 conv=notrunc status=none
 	run -125 "$SPANSTAT" report v.rec
-	assert_output "spanstat: cannot read 'v.rec': record file version 9 (this spanstat reads version 1)"
+	assert_output "spanstat: cannot read 'v.rec': record file version 9 (this spanstat reads versions 1 to 2)"
 	cp r.rec keep.rec
 	run -125 "$SPANSTAT" report --json=r.rec r.rec
 	assert_output "spanstat: report: --json 'r.rec' is the record file 'r.rec'"
@@ -155,15 +198,16 @@ setup() {
 	assert_line --regexp '^ +- / - page faults \(minor / major\)$'
 	refute_line --regexp '^ +0\.000000000 seconds'
 	assert_line " span data: what the target dropped or sent damaged is not known (the recording's end is lost)"
-	# a flipped byte inside the first block of events: that block is lost, the rest stays
+	# a flipped byte inside the largest block of events: that block is lost, the rest stays
 	cp r.rec flip.rec
 	off=$(python3 -c '
 import struct,sys
-d=open("r.rec","rb").read(); o=16
+d=open("r.rec","rb").read(); o=16; best=0
 while o+12<=len(d):
     t,l,c=struct.unpack_from("<III",d,o)
-    if t==4: print(o+12+l//2); break
-    o+=12+l')
+    if t in (4,14) and l > best: best, at = l, o+12+l//2
+    o+=12+l
+print(at)')
 	printf '\xff' | dd of=flip.rec bs=1 seek="$off" conv=notrunc status=none
 	run --separate-stderr -0 "$SPANSTAT" report --json=flip.json flip.rec
 	[[ "$stderr" == *"'flip.rec' is damaged: 1 bad record (1 of span events), 0 bytes cut off at the end; reporting what is left"* ]]
@@ -219,7 +263,8 @@ while o+12<=len(d):
 }
 
 @test "report: span depths deeper than any recording nests are damage" {
-	run -0 "$SPANSTAT" record -o r.rec -- "$THREADS"
+	# a window keeps decoded events (EVENTS), whose depths a file can lie about
+	run -0 "$SPANSTAT" record --keep-last=1G -o r.rec -- "$THREADS"
 	python3 "$BATS_TEST_DIRNAME/recraft.py" r.rec deep.rec ev:depth=100000
 	python3 "$BATS_TEST_DIRNAME/recraft.py" r.rec wide.rec ev:depth=2147483647
 	# a flame chart 16 million pixels high, and int overflow in its height
@@ -284,7 +329,7 @@ while o+12<=len(d):
 }
 
 @test "report: a block of events whose CRC holds but does not decode is said to be lost" {
-	run -0 "$SPANSTAT" record -o r.rec -- "$THREADS"
+	run -0 "$SPANSTAT" record --keep-last=1G -o r.rec -- "$THREADS"
 	run -0 "$SPANSTAT" report --json=whole.json r.rec
 	whole=$(jq '[.spans.threads[].nodes[].count] | add' whole.json)
 	python3 "$BATS_TEST_DIRNAME/recraft.py" r.rec deep.rec ev:depth=5000
@@ -295,6 +340,47 @@ while o+12<=len(d):
 	assert_equal "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"
 	deep=$(jq '[.spans.threads[].nodes[].count] | add // 0' deep.json)
 	[ "$deep" -lt "$whole" ]
+}
+
+@test "report: a RAW block whose CRC holds but does not parse is said to be lost, the items before it replayed" {
+	run -0 "$SPANSTAT" record -o r.rec -- "$THREADS"
+	run -0 "$SPANSTAT" report --json=whole.json r.rec
+	whole=$(jq '[.spans.threads[].nodes[].count] | add' whole.json)
+	python3 "$BATS_TEST_DIRNAME/recraft.py" r.rec junk.rec raw:junk
+	run --separate-stderr -0 "$SPANSTAT" report --json=junk.json junk.rec
+	[[ "$stderr" == *"'junk.rec' is damaged: 1 bad record (1 of span events), 0 bytes cut off at the end; reporting what is left"* ]]
+	assert_equal "$(jq '[.spans.threads[].nodes[].count] | add' junk.json)" "$whole"
+	# a setup that is not first: the block is lost from there
+	python3 "$BATS_TEST_DIRNAME/recraft.py" r.rec setup.rec raw:setup
+	run --separate-stderr -0 "$SPANSTAT" report --json=setup.json setup.rec
+	[[ "$stderr" == *"'setup.rec' is damaged: 1 bad record (1 of span events)"* ]]
+}
+
+@test "record: the raw capture replays to the live bytes: off-CPU values, fork and exec, a killed process" {
+	live_vs_report -- "$METRICS" threads
+	jq -e '[.spans.threads[].nodes[] | select(.metrics.off_cpu_ns != null)] | length > 0' rep.json ||
+		jq -e '.spans.metrics | index("off_cpu_ns") == null' rep.json
+	live_vs_report -- "$FORK"
+	assert_equal "$(jq '[.spans.threads[].pid] | unique | length' rep.json)" 2
+	live_vs_report -134 -- "$DIE" abort
+	jq -e '.spans.decode.unfinished > 0' rep.json
+	# killed by SIGKILL: its rings are read at the end, its spans close as the kernel told
+	live_vs_report -137 -- sh -c "'$THREADS' & sleep 0.05; kill -9 \$!; wait; kill -9 \$\$"
+}
+
+@test "record: the raw capture replays to the live bytes: the line protocol, garbage, --span-events, runs" {
+	live_vs_report -- sh -c 'exec 3>>"$SPANSTAT_LINES"; echo "B $$ - - outer" >&3;
+		echo "I $$ - - tick" >&3; sleep 0.01; echo "E $$ - - outer" >&3; echo "B $$ - - open" >&3'
+	jq -e '.spans.decode.lines >= 3' rep.json
+	live_vs_report -- "$MIXED"
+	# garbage on every descriptor, the span pipe's too: bad bytes, counted alike
+	live_vs_report -- "$GARBAGE"
+	jq -e '.spans.decode.bad_bytes > 0' rep.json
+	# and garbage in the shared ring file while spans are recorded
+	live_vs_report -- sh -c "'$THREADS'; head -c 8192 /dev/zero | tr '\\0' '\\377' |
+		dd of=\"\$SPANSTAT_SHM\" bs=4096 seek=1 conv=notrunc status=none; '$THREADS'"
+	live_vs_report -e task-clock --span-events=page-faults,task-clock --span-allocs -r 2 -I 50 \
+		-- "$METRICS" threads
 }
 
 @test "report: two files of one rank are reported, with a warning" {

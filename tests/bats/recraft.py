@@ -14,6 +14,8 @@ so the reader has to judge what is inside.  OPs, in order:
                       (and without the processes' names, kept later still)
   type:FROM=TO        the first record of type FROM becomes of type TO (its
                       payload and CRC unchanged: the type is outside the CRC)
+  raw:junk            the first RAW block ends in an item of an unknown tag
+  raw:setup           the first RAW block ends in a second setup item
 """
 import struct
 import sys
@@ -164,6 +166,10 @@ def main():
         elif op.startswith("ev:"):
             field, val = op[3:].split("=")
             recs = [(t, events(p, n, field, int(val, 0)) if t == 4 else p) for t, p in recs]
+        elif op in ("raw:junk", "raw:setup"):
+            item = b"\xff\x00" if op == "raw:junk" else b"\x01" + uv(10) + bytes(10)
+            i = next(i for i, (t, _) in enumerate(recs) if t == 14)
+            recs[i] = (14, recs[i][1] + item)
         else:
             sys.exit("recraft.py: unknown op " + op)
     with open(sys.argv[2], "wb") as f:

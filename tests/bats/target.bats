@@ -42,17 +42,6 @@ span_counts() {
 		sec == want && NF >= 9 && $1 ~ /^[0-9,]+$/ { c = $1; gsub(",", "", c); print substr($0, col), c }' <<<"$output"
 }
 
-# without_extra_fds CMD...: CMD with only fds 0-2 open, so that a target that
-# writes to every fd, or leaves a daemon behind, cannot reach bats' own fds.
-without_extra_fds() {
-	(
-		for fd in $(ls /proc/$BASHPID/fd); do
-			[ "$fd" -gt 2 ] && eval "exec $fd>&-"
-		done
-		exec "$@"
-	)
-}
-
 DIE_PATHS='outer  (1 unfinished) 1
 outer;done 1
 outer;inner  (1 unfinished) 1'

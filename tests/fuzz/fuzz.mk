@@ -57,7 +57,10 @@ FUZZ_RECORD_SRCS = $(srcdir)/tests/fuzz/fuzz_record.c $(srcdir)/lib/out/recfile.
 	$(srcdir)/lib/out/csv.c $(srcdir)/lib/out/fmt.c $(srcdir)/lib/perf/metrics.c $(srcdir)/lib/out/json.c \
 	$(srcdir)/lib/out/rankstat.c $(srcdir)/lib/base/utf8esc.c $(srcdir)/lib/out/folded.c $(srcdir)/lib/spans/spanwalk.c \
 	$(srcdir)/lib/spans/spanweight.c $(srcdir)/lib/spans/spanmetric.c $(srcdir)/lib/out/perfetto.c $(srcdir)/lib/base/pbenc.c $(srcdir)/lib/out/pprof.c \
-	$(srcdir)/lib/out/svg.c $(srcdir)/lib/out/svgkit.c $(srcdir)/lib/out/flamechart.c $(srcdir)/lib/perf/aggr.c
+	$(srcdir)/lib/out/svg.c $(srcdir)/lib/out/svgkit.c $(srcdir)/lib/out/flamechart.c $(srcdir)/lib/perf/aggr.c \
+	$(srcdir)/lib/out/rawrep.c $(srcdir)/lib/spans/decoder.c $(srcdir)/lib/spans/wireframe.c $(srcdir)/lib/spans/norm.c \
+	$(srcdir)/lib/spans/symbols.c $(srcdir)/lib/spans/srcloc.c $(srcdir)/lib/spans/demangle.c \
+	$(srcdir)/lib/spans/linesrc.c $(srcdir)/lib/perf/offcpu.c
 FUZZ_RECORD_SECONDS ?= 20
 FUZZ_LIBS = -ldw -lelf -liberty $(shell pkg-config --libs libcjson) -lz -lm
 FUZZ_CFLAGS += -DHAVE_CONFIG_H -I$(builddir) $(shell pkg-config --cflags libcjson)

@@ -130,7 +130,7 @@ static void fuzz_frames(const uint8_t *d, size_t size, struct fuzz_frames *f)
 			else
 				f->skipped += next - off;
 			f->bad_crc++;
-			f->bad_events += type == RECORD_EVENTS;
+			f->bad_events += type == RECORD_EVENTS || type == RECORD_RAW;
 			off = next;
 			continue;
 		} else {
@@ -138,7 +138,7 @@ static void fuzz_frames(const uint8_t *d, size_t size, struct fuzz_frames *f)
 			continue;
 		}
 		f->bad_crc++;
-		f->bad_events += type == RECORD_EVENTS;
+		f->bad_events += type == RECORD_EVENTS || type == RECORD_RAW;
 		f->skipped += next - off;
 		off = next;
 	}
