@@ -103,7 +103,7 @@ static void fuzz_frames(const uint8_t *d, size_t size, struct fuzz_frames *f)
 	if (size < RECORD_FILE_HDR || memcmp(d, RECORD_MAGIC, 8) != 0)
 		return;
 	memcpy(v, d + 8, sizeof v);
-	if (le32toh(v[0]) != RECORD_VERSION || le32toh(v[1]) != RECORD_FILE_HDR)
+	if (le32toh(v[0]) < 1 || le32toh(v[0]) > RECORD_VERSION || le32toh(v[1]) != RECORD_FILE_HDR)
 		return;
 	f->header_ok = 1;
 	for (size_t off = RECORD_FILE_HDR; off < size;) {
