@@ -1,17 +1,23 @@
 /* test_decode.c: the span wire decoder (lib/spans/decoder.c) against real records
  * built with lib/wire/encode.h: exact event streams out, any byte split,
  * resynchronisation after garbage, every kind of bad input counted, exec,
- * TSC conversion, limits and code-address symbolisation. */
+ * TSC conversion, limits and code-address symbolisation.  Every stream run()
+ * decodes is also captured raw (decoder_set_tap, rawcap.h) and replayed
+ * through rawrep.h: the replay's events and statistics must be the live
+ * decoder's, byte for byte. */
 #include "config.h"
 #include <dlfcn.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "decoder.h"
 #include "encode.h"
+#include "pbenc.h"
+#include "rawrep.h"
 #include "ring.h"
 #include "tap.h"
 
@@ -268,6 +274,72 @@ static void rec_event(void *arg, const struct span_event *ev)
 	}
 }
 
+/* ---- the raw capture of each run, and its replay -------------------------- */
+
+struct rawtest {
+	struct rawcap c;
+	struct decoder *d;
+};
+static unsigned raw_replays, raw_diffs;
+
+static void rt_tap(void *ctx, const void *rec, size_t len)
+{
+	rawcap_put(&((struct rawtest *)ctx)->c, RAW_REC, rec, len, NULL, 0);
+}
+
+static size_t rt_name(void *ctx, const char *path, uint64_t addr, uint64_t base, char *fn,
+		      size_t size)
+{
+	struct rawtest *t = ctx;
+	size_t n = decoder_sym_name(t->d, path, addr, base, fn, size);
+	rawcap_put(&t->c, RAW_SYMNAME, fn, n, NULL, 0);
+	return n;
+}
+
+static int rt_where(void *ctx, const char *path, uint64_t addr, uint64_t base, char *where,
+		    size_t size, unsigned *line)
+{
+	struct rawtest *t = ctx;
+	*line = 0;
+	where[0] = '\0';
+	int rc = decoder_sym_where(t->d, path, addr, base, where, size, line);
+	uint8_t v[20];
+	size_t n = pbenc_put_varint(v, rawcap_zz(rc));
+	n += pbenc_put_varint(v + n, *line);
+	rawcap_put(&t->c, RAW_SYMWHERE, v, n, where, rc == 0 ? strlen(where) : 0);
+	return rc;
+}
+
+static void rec_event(void *arg, const struct span_event *ev);
+static int stats_eq(const struct decode_stats *a, const struct decode_stats *b);
+
+/* The capture of a run replayed: its events (named by the live decoder's
+ * strings: the ids must be the same) and statistics against the live ones. */
+static void raw_replay(struct rawtest *t, const struct rec *live, const struct decode_stats *st)
+{
+	uint64_t v[3] = {0, 0, st->late};
+	decoder_frame_counts(t->d, &v[0], &v[1]);
+	rawcap_put_u64s(&t->c, RAW_FINISH, v, 3);
+	struct rec *r = calloc(1, sizeof *r);
+	r->d = t->d;
+	rec_printf(r, "%s", "");
+	struct rawrep *rr = rawrep_new();
+	rawrep_add_sink(rr, (struct span_sink){rec_event, r});
+	int e = rawrep_feed(rr, t->c.p, t->c.len);
+	rawrep_end(rr);
+	const struct decode_stats *rs = rawrep_stats(rr);
+	raw_replays++;
+	if (e || t->c.oom || !rs || strcmp(r->text, live->text) || !stats_eq(rs, st)) {
+		raw_diffs++;
+		printf("# raw replay differs (feed %d):\n# live:\n%s# replay:\n%s", e, live->text,
+		       r->text);
+	}
+	rawrep_free(rr);
+	free(r->text);
+	free(r);
+	rawcap_release(&t->c);
+}
+
 /* Decodes s fed in pieces of the given sizes (cycled; NULL: all at once). */
 static struct rec *run(const struct stream *s, const struct spanclock *clk, const size_t *split,
 		       size_t nsplit, struct decode_stats *stats)
@@ -277,6 +349,13 @@ static struct rec *run(const struct stream *s, const struct spanclock *clk, cons
 	r->d = d;
 	rec_printf(r, "%s", "");
 	decoder_add_sink(d, (struct span_sink){rec_event, r});
+	struct rawtest t = {.d = d};
+	bool tsc = clk && clk->valid && clk->mult;
+	uint64_t set[10] = {tsc, tsc ? clk->tsc0 : 0, tsc ? clk->mono0 : 0, tsc ? clk->mult : 0,
+			    tsc ? (clk->shift > 63 ? 63 : clk->shift) : 0};
+	rawcap_put_u64s(&t.c, RAW_SETUP, set, 10);
+	decoder_set_tap(d, rt_tap, &t);
+	decoder_set_symfn(d, &(struct decoder_symfn){rt_name, rt_where, &t});
 	size_t i = 0, k = 0;
 	while (i < s->len) {
 		size_t n = split ? split[k++ % nsplit] : s->len;
@@ -288,9 +367,10 @@ static struct rec *run(const struct stream *s, const struct spanclock *clk, cons
 	decoder_finish(d);
 	*stats = *decoder_stats(d);
 	/* all threads must have closed every span */
-	for (int t = 0; t < r->nth; t++)
-		if (r->th[t].depth)
+	for (int k = 0; k < r->nth; k++)
+		if (r->th[k].depth)
 			r->unbalanced++;
+	raw_replay(&t, r, stats);
 	r->d = NULL;
 	decoder_free(d);
 	return r;
@@ -1353,5 +1433,7 @@ int main(void)
 	test_message();
 	test_async();
 	test_args();
+	ok(raw_replays > 0 && raw_diffs == 0,
+	   "every run's raw capture replays to the same events and statistics");
 	return tap_done();
 }

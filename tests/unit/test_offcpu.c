@@ -6,6 +6,7 @@
  * exits, when the kernel gives switch records. */
 #include <linux/perf_event.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -116,6 +117,40 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The records the live table took (offcpu_set_tap), for a replay. */
+static struct buf tapped;
+static unsigned tap_over;
+
+static void tap_rec(void *ctx, const void *rec, size_t len)
+{
+	(void)ctx;
+	if (tapped.len + len > sizeof tapped.b) {
+		tap_over++;
+		return;
+	}
+	memcpy(tapped.b + tapped.len, rec, len);
+	tapped.len += len;
+}
+
+/* The tapped records fed one by one to a fresh table: it answers as o
+ * does, for thread (pid, pid) from t0 to t1. */
+static bool replay_same(struct offcpu *o, uint32_t pid, uint64_t t0, uint64_t t1)
+{
+	struct offcpu *r = offcpu_new();
+	bool same = tap_over == 0;
+	for (size_t off = 0; same && off < tapped.len;) {
+		struct perf_event_header h;
+		memcpy(&h, tapped.b + off, sizeof h);
+		same = offcpu_feed(r, tapped.b + off, h.size) == 0;
+		off += h.size;
+	}
+	for (uint64_t ns = t0; same && ns <= t1; ns += (t1 - t0) / 997 + 1)
+		same = offcpu_at(r, pid, pid, ns) == offcpu_at(o, pid, pid, ns) &&
+		       offcpu_end(r, pid, pid, ns) == offcpu_end(o, pid, pid, ns);
+	offcpu_close(r);
+	return same;
+}
+
 static void test_live(void)
 {
 	int go[2], back[2];
@@ -134,12 +169,13 @@ static void test_live(void)
 	char *cause = NULL;
 	int r = offcpu_open(&o, pid, true, &cause);
 	if (r < 0) {
-		skip(7, "the kernel gives no switch records here");
+		skip(8, "the kernel gives no switch records here");
 		free(cause);
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		return;
 	}
+	offcpu_set_tap(o, tap_rec, NULL);
 	uint64_t t0 = now_ns();
 	if (write(go[1], "x", 1) != 1)
 		return;
@@ -194,6 +230,9 @@ static void test_live(void)
 	ok(offcpu_end(o, (uint32_t)first, (uint32_t)first, first_end) == first_end &&
 		   offcpu_at(o, (uint32_t)first, (uint32_t)first, first_t1) == first_off,
 	   "the first child's exit and off-CPU time stay");
+	ok(tapped.len > 0 && replay_same(o, (uint32_t)first, first_t1 - 200000000, first_t1) &&
+		   replay_same(o, (uint32_t)pid, t0, t1),
+	   "the records it took, fed again one by one, make a table that answers the same");
 	offcpu_close(o);
 }
 
