@@ -13,6 +13,7 @@
 #include "offcpu.h"
 #include "rawrep.h"
 #include "recfile.h"
+#include "u64map.h"
 
 struct rawrep {
 	struct decoder *dec;
@@ -26,6 +27,11 @@ struct rawrep {
 	size_t nsetup;
 	uint64_t missing;
 	bool finished;
+	/* the stream's end (RAW_FINISHAT) and the running answers
+	 * (RAW_RUNNING, pid -> 1 running, 2 not), as the session had them */
+	bool finishing;
+	uint64_t finish_ns;
+	struct u64map running;
 };
 
 struct rawrep *rawrep_new(void)
@@ -42,6 +48,7 @@ void rawrep_free(struct rawrep *r)
 	if (r->off)
 		offcpu_close(r->off);
 	free(r->sink);
+	u64map_release(&r->running);
 	free(r);
 }
 
@@ -144,9 +151,26 @@ static uint64_t rr_off_cpu_at(void *ctx, uint32_t pid, uint32_t tid, uint64_t ns
 	return offcpu_at(((struct rawrep *)ctx)->off, pid, tid, ns);
 }
 
+/* As session_end_at: a thread of a process still running at the stream's
+ * end ends then, unless the kernel told it ended. */
 static uint64_t rr_end_at(void *ctx, uint32_t pid, uint32_t tid, uint64_t after)
 {
-	return offcpu_end(((struct rawrep *)ctx)->off, pid, tid, after);
+	struct rawrep *r = ctx;
+	if (r->finishing && u64map_get(&r->running, pid) == 1) {
+		uint64_t e = offcpu_ended(r->off, pid, tid, after);
+		return e ? e : r->finish_ns > after ? r->finish_ns : after;
+	}
+	return offcpu_end(r->off, pid, tid, after);
+}
+
+/* The answer the live decoder got (RAW_RUNNING); none: damage, not running */
+static bool rr_running(void *ctx, uint32_t pid)
+{
+	struct rawrep *r = ctx;
+	uint64_t v = u64map_get(&r->running, pid);
+	if (!v)
+		r->missing++;
+	return v == 1;
 }
 
 /* RAW_SETUP: the decoder, off-CPU table and line source the live session
@@ -176,6 +200,7 @@ static int rr_setup(struct rawrep *r, struct record_in *in)
 		if (decoder_add_sink(r->dec, r->sink[i]) < 0)
 			return -ENOMEM;
 	decoder_set_demangle(r->dec, (enum demangle_mode)v[5]);
+	decoder_set_running(r->dec, rr_running, r);
 	decoder_set_symfn(r->dec, &(struct decoder_symfn){rr_sym_name, rr_sym_where, r});
 	r->lines = linesrc_new(r->dec, record_unzz(v[6]));
 	if (!r->lines)
@@ -259,6 +284,22 @@ int rawrep_feed(struct rawrep *r, const void *buf, size_t len)
 			decoder_count_frame(r->dec, bad, cut);
 			decoder_set_late(r->dec, late);
 			r->finished = true;
+			break;
+		}
+		case RAW_FINISHAT: {
+			uint64_t ns = record_get_u64(&it);
+			if (!it.ok)
+				return -EINVAL;
+			r->finishing = true;
+			r->finish_ns = ns;
+			break;
+		}
+		case RAW_RUNNING: {
+			uint64_t pid = record_get_u64(&it), live = record_get_u64(&it);
+			if (!it.ok || pid > UINT32_MAX || live > 1)
+				return -EINVAL;
+			if (u64map_put(&r->running, pid, live ? 1 : 2) < 0)
+				return -ENOMEM;
 			break;
 		}
 		case RAW_SWLOST: {

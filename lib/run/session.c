@@ -730,12 +730,12 @@ static bool session_running_now(struct session *s, uint32_t pid)
 static bool session_running(void *ctx, uint32_t pid)
 {
 	struct session *s = ctx;
-	if (u64map_get(&s->running, pid))
-		return true;
-	if (!session_running_now(s, pid))
-		return false;
-	(void)u64map_put(&s->running, pid, 1); /* without memory: ended as the kernel told */
-	return true;
+	bool live = u64map_get(&s->running, pid) || session_running_now(s, pid);
+	if (live) /* without memory: ended as the kernel told */
+		(void)u64map_put(&s->running, pid, 1);
+	if (s->cap) /* the replay answers as the live decoder was answered */
+		rawcap_put_u64s(&s->capb, RAW_RUNNING, (uint64_t[]){pid, live}, 2);
+	return live;
 }
 
 static int session_spans_read(struct session *s, size_t limit, size_t *got);
@@ -1010,6 +1010,8 @@ static int session_spans_finish(struct session *s)
 {
 	s->finishing = true;
 	s->finish_ns = session_now(CLOCK_MONOTONIC);
+	if (s->cap)
+		rawcap_put_u64s(&s->capb, RAW_FINISHAT, &s->finish_ns, 1);
 	s->gone = GONE_KERNEL;
 	int r = s->rings ? ringsrc_drain_gone(s->rings, 0, 0, session_ring_record, s) : 0;
 	s->gone = GONE_LIVE;

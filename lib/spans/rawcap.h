@@ -46,7 +46,13 @@ enum rawcap_tag {
 	RAW_FINISH = 11,
 	RAW_SWLOST = 12, /* decoder_count_switches_lost */
 	RAW_DAMAGE = 13, /* norm_damage: pid, tid, ts, kind, value */
-	RAW_TAG_LAST = RAW_DAMAGE
+	/* the stream's end begins: its time (ns), where the threads of a
+	 * process still running then end (session_end_at) */
+	RAW_FINISHAT = 14,
+	/* pid, then 1 when it was still running at the end, else 0: the
+	 * answer decoder_finish got (decoder_set_running), before RAW_FINISH */
+	RAW_RUNNING = 15,
+	RAW_TAG_LAST = RAW_RUNNING
 };
 
 /* A capture being built. */

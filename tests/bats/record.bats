@@ -8,13 +8,14 @@ load helpers
 bats_require_minimum_version 1.5.0
 
 setup_file() {
-	export METRICS THREADS FORK DIE GARBAGE MIXED
+	export METRICS THREADS FORK DIE GARBAGE MIXED EXITW
 	METRICS=$(build_workload span_metrics $(span_link_flags))
 	THREADS=$(build_workload span_threads $(span_link_flags))
 	FORK=$(build_workload span_fork $(span_link_flags))
 	DIE=$(build_workload span_die $(span_link_flags))
 	GARBAGE=$(build_workload span_garbage $(span_link_flags))
 	MIXED=$(build_workload span_lines_mixed $(span_link_flags))
+	EXITW=$(build_workload span_exit $(span_link_flags))
 }
 
 # The record types of a file, one per line, in order, repeats squeezed.
@@ -366,6 +367,23 @@ print(at)')
 	jq -e '.spans.decode.unfinished > 0' rep.json
 	# killed by SIGKILL: its rings are read at the end, its spans close as the kernel told
 	live_vs_report -137 -- sh -c "'$THREADS' & sleep 0.05; kill -9 \$!; wait; kill -9 \$\$"
+}
+
+@test "record: the raw capture replays to the live bytes: a process the target leaves running" {
+	# the orphan lives on 5 s after the run: the replay is told what the
+	# live run found (running, not ended) and when the stream ended, where
+	# its open "held" ends; not what /proc says when the report runs
+	live_vs_report -e task-clock -- "$EXITW" orphan
+	assert_equal "$(jq -c '.spans.decode | [.running, .no_exit]' rep.json)" "[1,0]"
+	assert_equal "$(jq -c '[.spans.merged.nodes[] | select(.name == "held") |
+		[.count, .unfinished, .total_ns >= 190000000]]' rep.json)" '[[1,1,true]]'
+	grep -q "1 process still running when the run ended" rep.txt
+	# once it is gone, the report still says what the live run found
+	local pid
+	pid=$(jq '[.spans.threads[] | select(.nodes[]?.name == "held") | .pid] | first' rep.json)
+	while kill -0 "$pid" 2>/dev/null; do sleep 0.2; done
+	run -0 "$SPANSTAT" report --json=late.json r.rec
+	cmp live.json late.json
 }
 
 @test "record: the raw capture replays to the live bytes: the line protocol, garbage, --span-events, runs" {
