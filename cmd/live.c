@@ -54,8 +54,13 @@ static const struct span_trees *live_tree(void *ctx)
 
 static int live_finish(void *ctx, const struct run_end *e, const char **failed, int *failed_err)
 {
+	struct live *l = ctx;
 	const struct writer *w = NULL;
-	int r = analysis_finish(&((struct live *)ctx)->an, e, NULL, &w);
+	if (e->dstats) {
+		l->dstats = *e->dstats;
+		l->have_dstats = true;
+	}
+	int r = analysis_finish(&l->an, e, NULL, &w);
 	*failed = w ? w->ops->name : NULL;
 	*failed_err = w ? w->err : 0;
 	return r;
@@ -98,6 +103,11 @@ static void live_capture(void *ctx, const void *buf, size_t len)
 	analysis_capture(&((struct live *)ctx)->an, buf, len);
 }
 
+static bool live_capture_only(void *ctx)
+{
+	return analysis_capture_only(&((struct live *)ctx)->an);
+}
+
 static void live_release(void *ctx)
 {
 	analysis_release(&((struct live *)ctx)->an);
@@ -120,5 +130,6 @@ void live_init(struct live *l, struct writer *const *writers, size_t nwriters)
 					.snapshot = live_snapshot,
 					.release = live_release,
 					.capture_on = live_capture_on,
-					.capture = live_capture}};
+					.capture = live_capture,
+					.capture_only = live_capture_only}};
 }

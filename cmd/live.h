@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "analysis.h"
+#include "spanstats.h"
 #include "recfile.h"
 #include "session.h"
 
@@ -20,6 +21,11 @@ struct live {
 	 * --keep-last): the caller's, or NULL to say where it went */
 	void (*snapped)(void *ctx, const struct writer *w, const struct record_window *win);
 	void *snapped_ctx;
+	/* the live decoder's counts at the end (have_dstats), for record's
+	 * closing line: what the target dropped is counted from the records'
+	 * headers even when the events are only captured */
+	struct decode_stats dstats;
+	bool have_dstats;
 };
 
 /* Sets l up to take a session's facts for the writers; the session gets

@@ -1438,9 +1438,22 @@ static int run_main(struct cli *c, int argc, char **argv)
 	code = commit_outputs(c, code);
 	if (c->mode == MODE_RECORD && c->w[out_record].ops && !c->w[out_record].err) {
 		struct stat st;
+		/* never a silent drop: what the target dropped, as the records'
+		 * headers told (the events themselves are decoded by report) */
+		const struct decode_stats *d = live.have_dstats ? &live.dstats : NULL;
+		uint64_t dropped = d && d->dropped != DECODE_UNKNOWN ? d->dropped : 0;
+		uint64_t lost = d && d->lost_records != DECODE_UNKNOWN ? d->lost_records : 0;
+		char say[128] = "";
+		int n = 0;
+		if (dropped)
+			n = snprintf(say, sizeof say, "; the target dropped %" PRIu64 " event%s",
+				     dropped, dropped == 1 ? "" : "s");
+		if (lost && n >= 0 && (size_t)n < sizeof say)
+			snprintf(say + n, sizeof say - (size_t)n, "; %" PRIu64 " record%s lost",
+				 lost, lost == 1 ? "" : "s");
 		if (stat(c->path[out_record], &st) == 0)
-			fprintf(stderr, "[ spanstat record: wrote %.3f MB to '%s' ]\n",
-				(double)st.st_size / 1e6, c->path[out_record]);
+			fprintf(stderr, "[ spanstat record: wrote %.3f MB to '%s'%s ]\n",
+				(double)st.st_size / 1e6, c->path[out_record], say);
 	}
 	struct record_window win;
 	if (c->w[out_record].ops && !c->w[out_record].err &&

@@ -144,6 +144,14 @@ void analysis_capture(struct analysis *a, const void *buf, size_t len)
 	}
 }
 
+bool analysis_capture_only(const struct analysis *a)
+{
+	for (size_t i = 0; i < a->nwriters; i++)
+		if (!a->writers[i]->opts.raw)
+			return false;
+	return a->spans && a->nwriters && !a->nparts;
+}
+
 bool analysis_streams(const struct analysis *a)
 {
 	for (size_t i = 0; a->spans && i < a->nwriters; i++)

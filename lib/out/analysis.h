@@ -64,6 +64,10 @@ int analysis_sinks(struct analysis *a, int (*add)(void *ctx, struct span_sink si
  * capture_on, asked of each), and a block of it to each that does. */
 bool analysis_capture_on(struct analysis *a);
 void analysis_capture(struct analysis *a, const void *buf, size_t len);
+/* Whether every writer keeps the raw capture (after analysis_capture_on):
+ * then nothing needs the span events or the tree while the capture is
+ * made. */
+bool analysis_capture_only(const struct analysis *a);
 /* Whether a writer takes span events one by one (it streams). */
 bool analysis_streams(const struct analysis *a);
 /* The per-thread span trees (NULL without spans). */

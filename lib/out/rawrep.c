@@ -13,6 +13,7 @@
 #include "offcpu.h"
 #include "rawrep.h"
 #include "recfile.h"
+#include "spantree.h"
 #include "u64map.h"
 
 struct rawrep {
@@ -32,6 +33,12 @@ struct rawrep {
 	bool finishing;
 	uint64_t finish_ns;
 	struct u64map running;
+	void (*check)(void *ctx, struct rawrep *r); /* RAW_CHECK */
+	void *check_ctx;
+	bool unvalued;
+	int err;       /* of the check (no memory) */
+	uint64_t *dmg; /* rawrep_offcpu_check's */
+	size_t ndmg, capdmg;
 };
 
 struct rawrep *rawrep_new(void)
@@ -49,6 +56,7 @@ void rawrep_free(struct rawrep *r)
 		offcpu_close(r->off);
 	free(r->sink);
 	u64map_release(&r->running);
+	free(r->dmg);
 	free(r);
 }
 
@@ -173,6 +181,12 @@ static bool rr_running(void *ctx, uint32_t pid)
 	return v == 1;
 }
 
+static void rr_unvalued(void *ctx, uint32_t pid)
+{
+	(void)pid;
+	((struct rawrep *)ctx)->unvalued = true;
+}
+
 /* RAW_SETUP: the decoder, off-CPU table and line source the live session
  * had, as it set them up. */
 static int rr_setup(struct rawrep *r, struct record_in *in)
@@ -192,8 +206,8 @@ static int rr_setup(struct rawrep *r, struct record_in *in)
 	r->off = offcpu_new();
 	if (!r->dec || !r->off)
 		return -ENOMEM;
-	struct decoder_values dv = {
-		(unsigned)v[7], (unsigned)v[8], (int)v[9] - 1, rr_off_cpu_at, r, rr_end_at, NULL};
+	struct decoder_values dv = {(unsigned)v[7], (unsigned)v[8], (int)v[9] - 1, rr_off_cpu_at, r,
+				    rr_end_at,	    rr_unvalued};
 	if (decoder_set_values(r->dec, &dv) < 0)
 		return -EINVAL;
 	for (size_t i = 0; i < r->nsink; i++)
@@ -247,7 +261,8 @@ int rawrep_feed(struct rawrep *r, const void *buf, size_t len)
 				return e;
 			continue;
 		}
-		if (!r->dec || (r->finished && tag != RAW_SWLOST && tag != RAW_DAMAGE))
+		if (!r->dec ||
+		    (r->finished && tag != RAW_SWLOST && tag != RAW_DAMAGE && tag != RAW_CHECK))
 			return -EINVAL;
 		r->ans = in; /* what the item asks comes right after it */
 		int e = 0;
@@ -302,6 +317,12 @@ int rawrep_feed(struct rawrep *r, const void *buf, size_t len)
 				return -ENOMEM;
 			break;
 		}
+		case RAW_CHECK:
+			if (r->check)
+				r->check(r->check_ctx, r);
+			if (r->err < 0)
+				return r->err;
+			break;
 		case RAW_SWLOST: {
 			uint64_t lost = record_get_u64(&it);
 			if (!it.ok)
@@ -350,4 +371,54 @@ double rawrep_event_cost_ns(const struct rawrep *r)
 uint64_t rawrep_missing(const struct rawrep *r)
 {
 	return r->missing;
+}
+
+void rawrep_set_check(struct rawrep *r, void (*fn)(void *ctx, struct rawrep *r), void *ctx)
+{
+	r->check = fn;
+	r->check_ctx = ctx;
+}
+
+static void rr_damage_found(void *ctx, uint32_t pid, uint32_t tid, uint64_t ts, uint64_t excess)
+{
+	struct rawrep *r = ctx;
+	if (GROW(r->dmg, r->ndmg + 4, r->capdmg, 16) < 0) {
+		r->err = -ENOMEM;
+		return;
+	}
+	uint64_t *q = r->dmg + r->ndmg;
+	q[0] = pid, q[1] = tid, q[2] = ts, q[3] = excess;
+	r->ndmg += 4;
+}
+
+int rawrep_offcpu_check(struct rawrep *r, const struct span_trees *st, uint32_t pid_base,
+			int64_t ts_shift, uint64_t **v, size_t *n)
+{
+	*v = NULL;
+	*n = 0;
+	if (!r->dec || !r->off)
+		return 0;
+	r->ndmg = 0;
+	span_trees_offcpu_check(st, decoder_values_of(r->dec)->off_cpu, pid_base, ts_shift,
+				rr_off_cpu_at, rr_damage_found, r);
+	if (r->err < 0)
+		return r->err;
+	*n = r->ndmg / 4;
+	if (*n && !(*v = malloc(r->ndmg * sizeof **v)))
+		return -ENOMEM;
+	if (*n)
+		memcpy(*v, r->dmg, r->ndmg * sizeof **v);
+	return 0;
+}
+
+void rawrep_damage(struct rawrep *r, const uint64_t *v, size_t n)
+{
+	for (size_t i = 0; r->dec && i < n; i++, v += 4)
+		norm_damage(decoder_norm(r->dec), (uint32_t)v[0], (uint32_t)v[1], v[2],
+			    SPAN_DMG_OFFCPU, v[3]);
+}
+
+bool rawrep_unvalued(const struct rawrep *r)
+{
+	return r->unvalued;
 }

@@ -4,6 +4,7 @@
 #ifndef SPANSTAT_RAWREP_H
 #define SPANSTAT_RAWREP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,5 +30,21 @@ double rawrep_event_cost_ns(const struct rawrep *r);
 /* Answers the replay looked for and did not find where they should be
  * (damage): they were taken as unknown. */
 uint64_t rawrep_missing(const struct rawrep *r);
+/* A capture made without a live tree (RAW_CHECK): fn(ctx, r) is called
+ * where the live run would have checked the off-CPU split (offcpu_check);
+ * it gives r the damage found, with rawrep_damage.  Without fn, none. */
+void rawrep_set_check(struct rawrep *r, void (*fn)(void *ctx, struct rawrep *r), void *ctx);
+/* offcpu_check of st (a report's tree: its threads of pid_base, their
+ * times moved by ts_shift) against r's off-CPU table: *v gets n quads
+ * (pid, tid, ts, excess), to free.  0 or -ENOMEM. */
+struct span_trees;
+int rawrep_offcpu_check(struct rawrep *r, const struct span_trees *st, uint32_t pid_base,
+			int64_t ts_shift, uint64_t **v, size_t *n);
+/* The damage of n quads, into r's span events (SPAN_DAMAGE). */
+void rawrep_damage(struct rawrep *r, const uint64_t *v, size_t n);
+/* Whether a process began or ended spans without the values the session
+ * asked for (its environment lost SPANSTAT_VALUES): the target's values
+ * are then unknown, as the live session marks them. */
+bool rawrep_unvalued(const struct rawrep *r);
 
 #endif

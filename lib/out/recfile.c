@@ -956,6 +956,11 @@ struct rf_sync {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	atomic_size_t fail_at; /* the first record a replay failed at (SIZE_MAX: none) */
+	/* the off-CPU damage the first replay found in its tree (RAW_CHECK),
+	 * which the others (without a tree) give their writers: quads */
+	bool checked;
+	uint64_t *dmg;
+	size_t ndmg;
 };
 
 /* One replay of the events: several run at once (recfile_replay_parts),
@@ -1299,6 +1304,40 @@ static void rf_raw_event(void *arg, const struct span_event *ev0)
 		rp->sink[i].event(rp->sink[i].arg, &ev);
 }
 
+/* RAW_CHECK: the first replay (the one with the tree) checks it, and
+ * tells the others (under sync) what it found; they wait for it. */
+static void rf_raw_check(void *ctx, struct rawrep *raw)
+{
+	struct rf_replay *rp = ctx;
+	struct rf_sync *sy = rp->sync;
+	uint64_t *v = NULL;
+	size_t n = 0;
+	if (!sy || rp->parts) {
+		if (rawrep_offcpu_check(raw, analysis_tree(rp->a), rp->how->pid_base,
+					rp->how->ts_shift, &v, &n) < 0)
+			rp->err = -ENOMEM;
+		rawrep_damage(raw, v, n);
+		if (sy) {
+			pthread_mutex_lock(&sy->mu);
+			if (!sy->checked) {
+				sy->checked = true;
+				sy->dmg = v;
+				sy->ndmg = n;
+				v = NULL;
+			}
+			pthread_cond_broadcast(&sy->cv);
+			pthread_mutex_unlock(&sy->mu);
+		}
+		free(v);
+		return;
+	}
+	pthread_mutex_lock(&sy->mu);
+	while (!sy->checked)
+		pthread_cond_wait(&sy->cv, &sy->mu);
+	pthread_mutex_unlock(&sy->mu);
+	rawrep_damage(raw, sy->dmg, sy->ndmg);
+}
+
 /* A RAW block, replayed (the replay begins at the first); one that does
  * not parse is a bad record, what came before in it replayed. */
 static int rf_raw(struct recfile *rf, struct rf_replay *rp, struct record_in *in)
@@ -1308,6 +1347,7 @@ static int rf_raw(struct recfile *rf, struct rf_replay *rp, struct record_in *in
 		if (!(rp->raw = rawrep_new()) ||
 		    rawrep_add_sink(rp->raw, (struct span_sink){rf_raw_event, rp}) < 0)
 			return -ENOMEM;
+		rawrep_set_check(rp->raw, rf_raw_check, rp);
 	}
 	int r = rawrep_feed(rp->raw, in->p, (size_t)(in->end - in->p));
 	if (r == -EINVAL) {
@@ -1509,6 +1549,12 @@ int recfile_replay_parts(struct recfile *rf, struct analysis *const *parts, size
 			rf_replay_part(&rp[k]);
 	if (r == 0)
 		rp[0].err = rf_replay_run(&rp[0]);
+	/* the first found no RAW_CHECK (it stopped early): the others that
+	 * wait for it find nothing */
+	pthread_mutex_lock(&sy.mu);
+	sy.checked = true;
+	pthread_cond_broadcast(&sy.cv);
+	pthread_mutex_unlock(&sy.mu);
 	for (size_t k = 1; started && k < nparts; k++)
 		if (started[k])
 			pthread_join(th[k], NULL);
@@ -1529,6 +1575,10 @@ int recfile_replay_parts(struct recfile *rf, struct analysis *const *parts, size
 			rf->ds = *ds;
 			rf->cost = rawrep_event_cost_ns(rp[0].raw);
 		}
+		/* values the live run did not see unknown (it captured only) */
+		for (unsigned i = rf->metrics.first_target;
+		     rp[0].raw && rawrep_unvalued(rp[0].raw) && i < rf->metrics.n; i++)
+			rf->metrics.m[i].supported = false;
 		rf->dmg.bad_records += rp[0].bad_records;
 		rf->dmg.lost_events += rp[0].lost_events;
 		rf->win.cut += rp[0].cut;
@@ -1540,6 +1590,7 @@ int recfile_replay_parts(struct recfile *rf, struct analysis *const *parts, size
 		u64map_release(&rp[k].aopen);
 		rawrep_free(rp[k].raw);
 	}
+	free(sy.dmg);
 	free(rp);
 	free(th);
 	free(started);

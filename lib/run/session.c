@@ -113,6 +113,9 @@ struct session {
 	size_t nowned;
 	/* the raw capture (rawcap.h) the consumer keeps, when it does */
 	bool cap;
+	/* and nothing else takes the spans: the decoder only captures the
+	 * records of events (decoder_set_capture_only), the replay decodes */
+	bool raw_only;
 	struct rawcap capb;  /* what the consumer has not been handed yet */
 	uint64_t capset[10]; /* its RAW_SETUP, which starts every block */
 	size_t capset_len;   /* its bytes */
@@ -321,6 +324,7 @@ static void session_cap_setup(struct session *s, const struct spanclock *clk)
 	if (s->agg || !s->an->capture_on || !s->an->capture || !s->an->capture_on(s->an->ctx))
 		return;
 	s->cap = true;
+	s->raw_only = s->an->capture_only && s->an->capture_only(s->an->ctx);
 	uint64_t *v = s->capset;
 	uint64_t set[10] = {clk != NULL,
 			    clk ? clk->tsc0 : 0,
@@ -336,6 +340,7 @@ static void session_cap_setup(struct session *s, const struct spanclock *clk)
 	rawcap_put_u64s(&s->capb, RAW_SETUP, v, 10);
 	s->capset_len = s->capb.len;
 	decoder_set_tap(s->dec, session_tap_rec, s);
+	decoder_set_capture_only(s->dec, s->raw_only);
 	decoder_set_symfn(s->dec, &(struct decoder_symfn){session_sym_name, session_sym_where, s});
 	linesrc_set_procfn(s->lines,
 			   &(struct linesrc_procfn){session_proc_start, session_proc_comm, s});
@@ -452,63 +457,35 @@ static uint64_t *session_tree_values(struct session *s, const struct ringsrc_tre
 	return v;
 }
 
-/* Off-CPU time that no span holds though it must.  A span's children never
- * overlap and lie inside it, so their CPU time (total - off-CPU) cannot
- * exceed its own; nor can a thread's outermost spans' exceed what the
- * thread ran, as the kernel's switches tell, between its first and last
- * event.  Where they do, a switch was lost or missed (a SWITCHED note that
- * found no room, say) and the split of the spans below is incomplete: each
- * such thread gets a SPAN_DAMAGE with the excess, for every writer and the
- * record alike.  The slack covers the two clocks' rounding (TSC ticks
- * against CLOCK_MONOTONIC). */
-#define SESSION_OFFCPU_SLACK_NS 20000u
-static uint64_t session_offcpu_excess(uint64_t have, uint64_t held, uint64_t span)
+static void session_offcpu_damage(void *ctx, uint32_t pid, uint32_t tid, uint64_t ts,
+				  uint64_t excess)
 {
-	uint64_t slack = SESSION_OFFCPU_SLACK_NS + span / 1000;
-	return held > have + slack ? held - have : 0;
+	struct session *s = ctx;
+	if (s->cap)
+		rawcap_put_u64s(&s->capb, RAW_DAMAGE,
+				(uint64_t[]){pid, tid, ts, SPAN_DMG_OFFCPU, excess}, 5);
+	norm_damage(decoder_norm(s->dec), pid, tid, ts, SPAN_DMG_OFFCPU, excess);
 }
 
+/* The switches the kernel lost, and off-CPU time no span holds though it
+ * must (offcpu_check), each a SPAN_DAMAGE for every writer and the record
+ * alike.  Capturing only, the replay checks its own tree (RAW_CHECK). */
 static void session_offcpu_check(struct session *s)
 {
 	int oc = s->metrics.off_cpu;
-	const struct span_trees *st = s->an->tree(s->an->ctx);
-	if (!s->off || oc < 0 || !s->dec || !st)
+	if (!s->off || oc < 0 || !s->dec)
 		return;
 	const struct offcpu_stats *os = offcpu_stats(s->off);
 	uint64_t lost = os->lost + os->bad + os->refused;
 	if (s->cap)
 		rawcap_put_u64s(&s->capb, RAW_SWLOST, &lost, 1);
 	decoder_count_switches_lost(s->dec, lost);
-	for (size_t k = 0; k < st->nthread; k++) {
-		const struct span_tree *t = st->thread[k];
-		if (!t->nval || (unsigned)oc >= t->nval || t->last_ts <= t->first_ts)
-			continue;
-		uint64_t koff = offcpu_at(s->off, t->pid, t->tid, t->last_ts) -
-				offcpu_at(s->off, t->pid, t->tid, t->first_ts);
-		uint64_t life = t->last_ts - t->first_ts, excess = 0;
-		for (uint32_t p = 0; p < t->n; p++) {
-			uint64_t have = life > koff ? life - koff : 0, span = life, held = 0;
-			if (p) {
-				uint64_t tot = t->node[p].total_ns, off = span_node_vals(t, p)[oc];
-				have = tot > off ? tot - off : 0;
-				span = tot;
-			}
-			for (uint32_t c = t->node[p].first_child; c && c < t->n;
-			     c = t->node[c].next_sibling) {
-				uint64_t tot = t->node[c].total_ns, off = span_node_vals(t, c)[oc];
-				held += tot > off ? tot - off : 0;
-			}
-			excess += session_offcpu_excess(have, held, span);
-		}
-		if (excess && s->cap)
-			rawcap_put_u64s(
-				&s->capb, RAW_DAMAGE,
-				(uint64_t[]){t->pid, t->tid, t->last_ts, SPAN_DMG_OFFCPU, excess},
-				5);
-		if (excess)
-			norm_damage(decoder_norm(s->dec), t->pid, t->tid, t->last_ts,
-				    SPAN_DMG_OFFCPU, excess);
+	if (s->raw_only) {
+		rawcap_put(&s->capb, RAW_CHECK, NULL, 0, NULL, 0);
+		return;
 	}
+	span_trees_offcpu_check(s->an->tree(s->an->ctx), oc, 0, 0, session_off_cpu_at,
+				session_offcpu_damage, s);
 }
 
 /* A thread's call tree, aggregated in the target (ring.h's aggregate mode):

@@ -56,6 +56,12 @@ struct session_consumer {
 	 * after it. */
 	bool (*capture_on)(void *ctx);
 	void (*capture)(void *ctx, const void *buf, size_t len);
+	/* After capture_on said yes: whether the capture is all it keeps of
+	 * the spans (no tree, no other sink needs them).  Then the session
+	 * does no work per event: the span events, the tree and what they
+	 * tell (the decoder's counts, off-CPU damage, the values unknown) are
+	 * the replay's.  NULL: no. */
+	bool (*capture_only)(void *ctx);
 };
 
 struct session_opts {

@@ -97,6 +97,7 @@ struct decoder {
 	void *running_ctx;
 	decoder_tap_fn tap; /* sees each record the decoder takes (a capture) */
 	void *tap_ctx;
+	bool capture_only;	    /* the tap's records of events are not decoded */
 	struct decoder_symfn symfn; /* where code names are symbolised */
 	struct decoder_values vals; /* what begins and ends carry (decoder_set_values) */
 	bool oom;
@@ -661,7 +662,8 @@ static void decode_record(struct decoder *d, const struct wire_hdr *h, const uin
 		if (__builtin_expect(seq != DECODE_SEQ(t) || dropped != DECODE_DROPPED(t), 0))
 			decode_lost(d, p, t, seq, dropped);
 		t->src = DECODE_SRC(seq + 1, DECODE_DROPPED(t));
-		decode_events(d, p, t, pl + 16, (paylen - 16) / 8, decode_load64(pl));
+		if (!d->capture_only) /* else the replay's to decode */
+			decode_events(d, p, t, pl + 16, (paylen - 16) / 8, decode_load64(pl));
 		return;
 	}
 	case WIRE_HELLO:
@@ -902,6 +904,11 @@ void decoder_set_running(struct decoder *d, decoder_running_fn fn, void *ctx)
 {
 	d->running = fn;
 	d->running_ctx = ctx;
+}
+
+void decoder_set_capture_only(struct decoder *d, bool on)
+{
+	d->capture_only = on && d->tap;
 }
 
 int decoder_record(struct decoder *d, const void *rec, size_t len)

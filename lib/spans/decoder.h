@@ -68,6 +68,14 @@ void decoder_set_running(struct decoder *d, decoder_running_fn fn, void *ctx);
  * calls from other sources at their places).  NULL: none. */
 typedef void (*decoder_tap_fn)(void *ctx, const void *rec, size_t len);
 void decoder_set_tap(struct decoder *d, decoder_tap_fn fn, void *ctx);
+/* With a tap, capture only: the events of WIRE_EVENTS records (the bulk
+ * of the stream) are tapped and not decoded, only their headers (the
+ * records, drops and records lost are counted); every other record is
+ * decoded, so that the strings interned, their ids and the names are those
+ * of a full decode, in the same order (none is interned from an event).
+ * The span events, the other statistics and the callbacks events make are
+ * then those of a replay of the capture, not this decoder's. */
+void decoder_set_capture_only(struct decoder *d, bool on);
 /* Where code names are symbolised and located (symbols.h's symbols_name and
  * symbols_where), by default this machine's files (decoder_sym_name and
  * decoder_sym_where); a capture keeps the answers, a replay gives them

@@ -52,7 +52,10 @@ enum rawcap_tag {
 	/* pid, then 1 when it was still running at the end, else 0: the
 	 * answer decoder_finish got (decoder_set_running), before RAW_FINISH */
 	RAW_RUNNING = 15,
-	RAW_TAG_LAST = RAW_RUNNING
+	/* after RAW_SWLOST, in place of RAW_DAMAGE items: the live run made no
+	 * tree (it only captured): the replay checks its own (offcpu_check) */
+	RAW_CHECK = 16,
+	RAW_TAG_LAST = RAW_CHECK
 };
 
 /* A capture being built. */

@@ -738,3 +738,50 @@ nomem:
 	span_tree_release(out);
 	return -ENOMEM;
 }
+
+/* The slack covers the two clocks' rounding (TSC ticks against
+ * CLOCK_MONOTONIC). */
+#define OFFCPU_SLACK_NS 20000u
+static uint64_t oc_excess(uint64_t have, uint64_t held, uint64_t span)
+{
+	uint64_t slack = OFFCPU_SLACK_NS + span / 1000;
+	return held > have + slack ? held - have : 0;
+}
+
+void span_trees_offcpu_check(const struct span_trees *st, int oc, uint32_t pid_base,
+			     int64_t ts_shift,
+			     uint64_t (*off_at)(void *ctx, uint32_t pid, uint32_t tid, uint64_t ns),
+			     void (*damage)(void *ctx, uint32_t pid, uint32_t tid, uint64_t ts,
+					    uint64_t excess),
+			     void *ctx)
+{
+	if (oc < 0 || !st)
+		return;
+	for (size_t k = 0; k < st->nthread; k++) {
+		const struct span_tree *t = st->thread[k];
+		if (!t->nval || (unsigned)oc >= t->nval || t->last_ts <= t->first_ts ||
+		    t->pid >> SPAN_PID_BITS != pid_base >> SPAN_PID_BITS)
+			continue;
+		uint32_t pid = t->pid - pid_base, tid = t->tid - pid_base;
+		uint64_t first = t->first_ts - (uint64_t)ts_shift,
+			 last = t->last_ts - (uint64_t)ts_shift;
+		uint64_t koff = off_at(ctx, pid, tid, last) - off_at(ctx, pid, tid, first);
+		uint64_t life = last - first, excess = 0;
+		for (uint32_t p = 0; p < t->n; p++) {
+			uint64_t have = life > koff ? life - koff : 0, span = life, held = 0;
+			if (p) {
+				uint64_t tot = t->node[p].total_ns, off = span_node_vals(t, p)[oc];
+				have = tot > off ? tot - off : 0;
+				span = tot;
+			}
+			for (uint32_t c = t->node[p].first_child; c && c < t->n;
+			     c = t->node[c].next_sibling) {
+				uint64_t tot = t->node[c].total_ns, off = span_node_vals(t, c)[oc];
+				held += tot > off ? tot - off : 0;
+			}
+			excess += oc_excess(have, held, span);
+		}
+		if (excess)
+			damage(ctx, pid, tid, last, excess);
+	}
+}

@@ -163,4 +163,24 @@ static inline uint64_t span_node_val_self(const struct span_tree *t, uint32_t i,
 	return v[k] > v[t->nval + k] ? v[k] - v[t->nval + k] : 0;
 }
 
+/* Off-CPU time that no span holds though it must.  A span's children never
+ * overlap and lie inside it, so their CPU time (total - off-CPU) cannot
+ * exceed its own; nor can a thread's outermost spans' exceed what the
+ * thread ran, as the kernel's switches tell, between its first and last
+ * event.  off_at(ctx, pid, tid, ns) is the thread's cumulative off-CPU ns
+ * at ns (offcpu_at), as the kernel's switches tell.  Where they do, a switch was lost or missed (a
+ * SWITCHED note that found no room, say) and the split of the spans below is incomplete:
+ * damage(ctx, pid, tid, ts, excess) for each such thread of st, its off-CPU
+ * value at index oc, with the excess; ts is its last event's.  A thread
+ * whose pid is not of pid_base's file (span_real_pid's high bits) is left
+ * out; pid_base and ts_shift are taken off the others' ids and times (a
+ * report of several files).  The run of the session (live) and of its
+ * record's replay (report) alike. */
+void span_trees_offcpu_check(const struct span_trees *st, int oc, uint32_t pid_base,
+			     int64_t ts_shift,
+			     uint64_t (*off_at)(void *ctx, uint32_t pid, uint32_t tid, uint64_t ns),
+			     void (*damage)(void *ctx, uint32_t pid, uint32_t tid, uint64_t ts,
+					    uint64_t excess),
+			     void *ctx);
+
 #endif

@@ -222,6 +222,8 @@ refused"
 			timeout 60 "$SPANSTAT" --spans --json=v.json -- "$bin" _exit side >stdout 2>stderr
 		else
 			timeout 60 "$SPANSTAT" record -o v.rec -- "$bin" _exit side >stdout 2>stderr
+			# record decodes no event, yet says what the target dropped
+			grep -q "^\[ spanstat record: wrote .* to 'v.rec'; the target dropped 12 events \]$" stderr
 			"$SPANSTAT" report --json=v.json v.rec >report.out 2>>stderr
 		fi
 		assert_equal "$(cat stdout)" "child 0"
