@@ -369,6 +369,47 @@ print(at)')
 	live_vs_report -137 -- sh -c "'$THREADS' & sleep 0.05; kill -9 \$!; wait; kill -9 \$\$"
 }
 
+# raw_tags FILE: the tags of the items of its RAW blocks, one per line,
+# repeats squeezed.
+raw_tags() {
+	python3 -c '
+import struct,sys
+d=open(sys.argv[1],"rb").read(); o=16; last=None
+def varint(b,i):
+    v=s=0
+    while True:
+        c=b[i]; i+=1; v|=(c&127)<<s; s+=7
+        if c<128: return v,i
+while o+12<=len(d):
+    t,l,c=struct.unpack_from("<III",d,o)
+    if t==14:
+        b=d[o+12:o+12+l]; i=0
+        while i<len(b):
+            tag=b[i]; n,i=varint(b,i+1); i+=n
+            if tag!=last: print(tag)
+            last=tag
+    o+=12+l' "$1"
+}
+
+@test "record: spanstat record only captures; report decodes, checks the off-CPU split, and -j agrees" {
+	run -0 "$SPANSTAT" record -o r.rec -e task-clock -- "$METRICS" threads
+	# the live run made no tree: the replay checks (16), no damage came (13)
+	run -0 raw_tags r.rec
+	assert_line 16
+	refute_line 13
+	run -0 "$SPANSTAT" report --json=rep.json --perfetto=rep.pftrace --folded=rep.folded r.rec
+	run -0 "$SPANSTAT" report -j 3 --json=rep3.json --perfetto=rep3.pftrace --folded=rep3.folded r.rec
+	cmp rep.json rep3.json
+	cmp rep.pftrace rep3.pftrace
+	cmp rep.folded rep3.folded
+	jq -e '.spans.decode.spans > 0 and .spans.decode.events > 0 and .spans.decode.dropped == 0' rep.json
+	jq -e '[.spans.threads[].damage.off_cpu_unplaced_ns] | add == 0' rep.json
+	# with other outputs the run decodes live and checks its own tree
+	run -0 "$SPANSTAT" --record=l.rec --json=l.json -- "$METRICS" threads
+	run -0 raw_tags l.rec
+	refute_line 16
+}
+
 @test "record: the raw capture replays to the live bytes: a process the target leaves running" {
 	# the orphan lives on 5 s after the run: the replay is told what the
 	# live run found (running, not ended) and when the stream ended, where

@@ -215,6 +215,12 @@ node() {
 	assert_equal "$(node x.json calls .count)" 3
 	assert_equal "$(node x.json calls ".metrics[\"uprobe:$SPANUP:uprobe_target\"]")" null
 	assert_equal "$(jq -c '[.spans.metrics[] | .supported]' x.json)" '[true,false]'
+	# recorded (the live run decodes no event: the replay finds them)
+	run -0 "$SPANSTAT" record -o x.rec --span-events="uprobe:$SPANUP:uprobe_target" -- \
+		sh -c "'$SPANUP' 7 && SPANSTAT_VALUES= '$SPANUP' 5"
+	run -0 "$SPANSTAT" report --json=r.json x.rec
+	assert_equal "$(node r.json calls ".metrics[\"uprobe:$SPANUP:uprobe_target\"]")" null
+	assert_equal "$(jq -c '[.spans.metrics[] | .supported]' r.json)" '[true,false]'
 	# and alone, the same program's values are known
 	run -0 "$SPANSTAT" --spans --json=y.json -o sum.txt \
 		--span-events="uprobe:$SPANUP:uprobe_target" -- sh -c "'$SPANUP' 7"
