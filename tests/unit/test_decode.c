@@ -280,7 +280,7 @@ struct rawtest {
 	struct rawcap c;
 	struct decoder *d;
 };
-static unsigned raw_replays, raw_diffs;
+static unsigned raw_replays, raw_diffs, capo_runs, capo_diffs;
 
 static void rt_tap(void *ctx, const void *rec, size_t len)
 {
@@ -366,6 +366,32 @@ static struct rec *run(const struct stream *s, const struct spanclock *clk, cons
 	}
 	decoder_finish(d);
 	*stats = *decoder_stats(d);
+	/* the same stream captured only (decoder_set_capture_only): the same
+	 * capture, and the same strings under the same ids, as decoded */
+	struct decoder *d2 = decoder_new(clk);
+	struct rawtest t2 = {.d = d2};
+	rawcap_put_u64s(&t2.c, RAW_SETUP, set, 10);
+	decoder_set_tap(d2, rt_tap, &t2);
+	decoder_set_capture_only(d2, true);
+	decoder_set_symfn(d2, &(struct decoder_symfn){rt_name, rt_where, &t2});
+	for (i = 0, k = 0; i < s->len;) {
+		size_t n = split ? split[k++ % nsplit] : s->len;
+		if (n > s->len - i)
+			n = s->len - i;
+		decoder_feed(d2, s->buf + i, n);
+		i += n;
+	}
+	decoder_finish(d2);
+	const struct strtab *a = decoder_strings(d), *b = decoder_strings(d2);
+	bool same = t2.c.len == t.c.len && !memcmp(t2.c.p, t.c.p, t.c.len) && a->n == b->n &&
+		    decoder_stats(d2)->dropped == stats->dropped &&
+		    decoder_stats(d2)->lost_records == stats->lost_records;
+	for (uint32_t id = 1; same && id < a->n; id++)
+		same = a->len[id] == b->len[id] && !memcmp(a->str[id], b->str[id], a->len[id]);
+	capo_runs++;
+	capo_diffs += !same;
+	rawcap_release(&t2.c);
+	decoder_free(d2);
 	/* all threads must have closed every span */
 	for (int k = 0; k < r->nth; k++)
 		if (r->th[k].depth)
@@ -1435,5 +1461,7 @@ int main(void)
 	test_args();
 	ok(raw_replays > 0 && raw_diffs == 0,
 	   "every run's raw capture replays to the same events and statistics");
+	ok(capo_runs > 0 && capo_diffs == 0,
+	   "captured only, every run's capture, strings and drops are those of its decode");
 	return tap_done();
 }
