@@ -35,7 +35,7 @@ struct rawrep {
 	struct u64map running;
 	void (*check)(void *ctx, struct rawrep *r); /* RAW_CHECK */
 	void *check_ctx;
-	bool unvalued;
+	bool unvalued, checked;
 	int err;       /* of the check (no memory) */
 	uint64_t *dmg; /* rawrep_offcpu_check's */
 	size_t ndmg, capdmg;
@@ -317,9 +317,10 @@ int rawrep_feed(struct rawrep *r, const void *buf, size_t len)
 				return -ENOMEM;
 			break;
 		}
-		case RAW_CHECK:
-			if (r->check)
+		case RAW_CHECK: /* once: a second (damage) would find other damage */
+			if (r->check && !r->checked)
 				r->check(r->check_ctx, r);
+			r->checked = true;
 			if (r->err < 0)
 				return r->err;
 			break;
