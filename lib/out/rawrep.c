@@ -36,6 +36,8 @@ struct rawrep {
 	void (*check)(void *ctx, struct rawrep *r); /* RAW_CHECK */
 	void *check_ctx;
 	bool unvalued, checked;
+	bool expect; /* rawrep_expect_values: nval */
+	unsigned nval;
 	int err;       /* of the check (no memory) */
 	uint64_t *dmg; /* rawrep_offcpu_check's */
 	size_t ndmg, capdmg;
@@ -58,6 +60,12 @@ void rawrep_free(struct rawrep *r)
 	u64map_release(&r->running);
 	free(r->dmg);
 	free(r);
+}
+
+void rawrep_expect_values(struct rawrep *r, unsigned nval)
+{
+	r->expect = true;
+	r->nval = nval;
 }
 
 int rawrep_add_sink(struct rawrep *r, struct span_sink sink)
@@ -195,7 +203,7 @@ static int rr_setup(struct rawrep *r, struct record_in *in)
 	for (int i = 0; i < 10; i++)
 		v[i] = record_get_u64(in);
 	if (!in->ok || r->dec || v[5] > DEMANGLE_NO || v[7] > SPANMETRIC_MAX || v[8] > v[7] ||
-	    v[9] > v[7] || v[4] > 63)
+	    v[9] > v[7] || v[4] > 63 || (r->expect && v[7] != r->nval))
 		return -EINVAL;
 	struct spanclock clk = {.valid = v[0] != 0,
 				.tsc0 = v[1],

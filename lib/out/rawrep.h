@@ -15,6 +15,10 @@
 struct rawrep;
 struct rawrep *rawrep_new(void);
 void rawrep_free(struct rawrep *r);
+/* The values per span the sinks take (those of the file's head): a setup
+ * that says otherwise does not parse (before the first feed; without it,
+ * any). */
+void rawrep_expect_values(struct rawrep *r, unsigned nval);
 /* Where the replay's span events go, in order (before the first feed). */
 int rawrep_add_sink(struct rawrep *r, struct span_sink sink);
 /* One block of items, whole.  0; -ENOMEM; -EINVAL when it does not parse

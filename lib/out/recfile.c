@@ -1348,6 +1348,8 @@ static int rf_raw(struct recfile *rf, struct rf_replay *rp, struct record_in *in
 		    rawrep_add_sink(rp->raw, (struct span_sink){rf_raw_event, rp}) < 0)
 			return -ENOMEM;
 		rawrep_set_check(rp->raw, rf_raw_check, rp);
+		/* the sinks take the head's values per span, no other count */
+		rawrep_expect_values(rp->raw, rf->metrics.n);
 	}
 	int r = rawrep_feed(rp->raw, in->p, (size_t)(in->end - in->p));
 	if (r == -EINVAL) {
