@@ -13,6 +13,7 @@
 #include "offcpu.h"
 #include "rawrep.h"
 #include "recfile.h"
+#include "wirepack.h"
 #include "spantree.h"
 #include "u64map.h"
 
@@ -278,6 +279,14 @@ int rawrep_feed(struct rawrep *r, const void *buf, size_t len)
 		case RAW_REC:
 			e = decoder_record(r->dec, p, (size_t)n);
 			break;
+		case RAW_RECP: {
+			uint8_t rec[WIREPACK_RECORD_MAX];
+			size_t len = wireunpack(p, (size_t)n, rec);
+			if (!len)
+				return -EINVAL;
+			e = decoder_record(r->dec, rec, len);
+			break;
+		}
 		case RAW_OFF:
 			e = offcpu_feed(r->off, p, (size_t)n);
 			break;

@@ -271,7 +271,7 @@ static void session_tap_rec(void *ctx, const void *rec, size_t len)
 {
 	struct session *s = ctx;
 	session_cap_room(s);
-	rawcap_put(&s->capb, RAW_REC, rec, len, NULL, 0);
+	rawcap_put_rec(&s->capb, rec, len);
 }
 
 static void session_tap_off(void *ctx, const void *rec, size_t len)

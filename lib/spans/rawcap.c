@@ -6,6 +6,8 @@
 
 #include "pbenc.h"
 #include "rawcap.h"
+#include "wire.h"
+#include "wirepack.h"
 
 static bool rawcap_room(struct rawcap *c, size_t more)
 {
@@ -39,6 +41,16 @@ void rawcap_put(struct rawcap *c, unsigned tag, const void *a, size_t alen, cons
 	if (blen)
 		memcpy(p + alen, b, blen);
 	c->len = (size_t)(p - c->p) + alen + blen;
+}
+
+void rawcap_put_rec(struct rawcap *c, const void *rec, size_t len)
+{
+	uint8_t packed[WIREPACK_MAX(WIRE_MAX_RECORD)];
+	size_t n = len <= WIRE_MAX_RECORD ? wirepack(rec, len, packed) : 0;
+	if (n)
+		rawcap_put(c, RAW_RECP, packed, n, NULL, 0);
+	else
+		rawcap_put(c, RAW_REC, rec, len, NULL, 0);
 }
 
 void rawcap_put_u64s(struct rawcap *c, unsigned tag, const uint64_t *v, size_t n)

@@ -55,7 +55,9 @@ enum rawcap_tag {
 	/* after RAW_SWLOST, in place of RAW_DAMAGE items: the live run made no
 	 * tree (it only captured): the replay checks its own (offcpu_check) */
 	RAW_CHECK = 16,
-	RAW_TAG_LAST = RAW_CHECK
+	/* a WIRE_EVENTS record packed (wirepack.h): as RAW_REC once unpacked */
+	RAW_RECP = 17,
+	RAW_TAG_LAST = RAW_RECP
 };
 
 /* A capture being built. */
@@ -68,6 +70,9 @@ struct rawcap {
 /* Appends an item of tag whose bytes are a then b (either may be empty). */
 void rawcap_put(struct rawcap *c, unsigned tag, const void *a, size_t alen, const void *b,
 		size_t blen);
+/* A wire record the decoder took: RAW_RECP when it packs smaller, else
+ * RAW_REC. */
+void rawcap_put_rec(struct rawcap *c, const void *rec, size_t len);
 /* An item of n varints. */
 void rawcap_put_u64s(struct rawcap *c, unsigned tag, const uint64_t *v, size_t n);
 void rawcap_release(struct rawcap *c);

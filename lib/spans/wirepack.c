@@ -9,6 +9,8 @@
 #include "wire.h"
 
 /* header, base ts, seq, dropped: kept as they are */
+_Static_assert(WIREPACK_RECORD_MAX == WIRE_MAX_RECORD, "one longest record");
+
 #define WP_HEAD (WIRE_HDR_SIZE + 16u)
 #define WP_LO ((UINT64_C(1) << 40) - 1) /* an event's time delta */
 

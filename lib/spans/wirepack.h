@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The longest record (wire.h's WIRE_MAX_RECORD), for those without it. */
+#define WIREPACK_RECORD_MAX 4096u
 /* The most bytes a packed record of len bytes may take. */
 #define WIREPACK_MAX(len) ((len) + (len) / 4 + 16) /* 10 bytes a word at most */
 
@@ -20,7 +22,7 @@
  * (room for WIREPACK_MAX(len)): the packed size, or 0 when it is not
  * packed (not WIRE_EVENTS, or no smaller). */
 size_t wirepack(const void *rec, size_t len, uint8_t *out);
-/* Unpacks n bytes that wirepack made into out (room for WIRE_MAX_RECORD
+/* Unpacks n bytes that wirepack made into out (room for WIREPACK_RECORD_MAX
  * bytes): the record's size, or 0 when they are not a packed record. */
 size_t wireunpack(const uint8_t *in, size_t n, uint8_t *out);
 

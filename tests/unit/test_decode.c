@@ -284,7 +284,7 @@ static unsigned raw_replays, raw_diffs, capo_runs, capo_diffs;
 
 static void rt_tap(void *ctx, const void *rec, size_t len)
 {
-	rawcap_put(&((struct rawtest *)ctx)->c, RAW_REC, rec, len, NULL, 0);
+	rawcap_put_rec(&((struct rawtest *)ctx)->c, rec, len);
 }
 
 static size_t rt_name(void *ctx, const char *path, uint64_t addr, uint64_t base, char *fn,
