@@ -60,7 +60,7 @@ FUZZ_RECORD_SRCS = $(srcdir)/tests/fuzz/fuzz_record.c $(srcdir)/lib/out/recfile.
 	$(srcdir)/lib/out/svg.c $(srcdir)/lib/out/svgkit.c $(srcdir)/lib/out/flamechart.c $(srcdir)/lib/perf/aggr.c \
 	$(srcdir)/lib/out/rawrep.c $(srcdir)/lib/spans/decoder.c $(srcdir)/lib/spans/wireframe.c $(srcdir)/lib/spans/norm.c \
 	$(srcdir)/lib/spans/symbols.c $(srcdir)/lib/spans/srcloc.c $(srcdir)/lib/spans/demangle.c \
-	$(srcdir)/lib/spans/linesrc.c $(srcdir)/lib/perf/offcpu.c
+	$(srcdir)/lib/spans/linesrc.c $(srcdir)/lib/perf/offcpu.c $(srcdir)/lib/spans/wirepack.c
 FUZZ_RECORD_SECONDS ?= 20
 FUZZ_LIBS = -ldw -lelf -liberty $(shell pkg-config --libs libcjson) -lz -lm
 FUZZ_CFLAGS += -DHAVE_CONFIG_H -I$(builddir) $(shell pkg-config --cflags libcjson)
