@@ -8,7 +8,8 @@ load helpers
 bats_require_minimum_version 1.5.0
 
 setup_file() {
-	export METRICS THREADS FORK DIE GARBAGE MIXED EXITW
+	export METRICS THREADS FORK DIE GARBAGE MIXED EXITW LOOP
+	LOOP=$(build_workload span_loop $(span_link_flags))
 	METRICS=$(build_workload span_metrics $(span_link_flags))
 	THREADS=$(build_workload span_threads $(span_link_flags))
 	FORK=$(build_workload span_fork $(span_link_flags))
@@ -174,7 +175,8 @@ setup() {
 }
 
 @test "report: a truncated or damaged file reports what is left and says what was lost" {
-	run -0 "$SPANSTAT" record -o r.rec -- "$THREADS"
+	# enough spans for several blocks of the capture (64 KiB each, packed)
+	run -0 "$SPANSTAT" record -o r.rec -- "$LOOP" pairs 200000
 	run -0 "$SPANSTAT" report --json=whole.json r.rec
 	whole=$(jq '[.spans.threads[].nodes[].count] | add' whole.json)
 	size=$(stat -c %s r.rec)
