@@ -121,6 +121,18 @@ ARCH_INLINE uint64_t arch_rdpmc(uint32_t counter)
 	"	movups %xmm6, 160(%rsp)\n"     \
 	"	movups %xmm7, 176(%rsp)\n"     \
 	"	mov " #frame "(%rsp), %rdi\n"
+/* gcc -pg may call mcount with the stack 8 bytes off the ABI's 16-byte
+ * alignment (a function it takes for a leaf, -O0, whose frame is 8 mod 16
+ * after the prologue): the hook, C that may keep SSE values on its stack
+ * (movdqa), is called on a stack aligned here, rbx (callee-saved) holding
+ * the real one. */
+#define ARCH_MCOUNT_ALIGNED_CALL(fn) \
+	"	push %rbx\n"               \
+	"	mov %rsp, %rbx\n"          \
+	"	and $-16, %rsp\n"          \
+	"	call " #fn "\n"      \
+	"	mov %rbx, %rsp\n"          \
+	"	pop %rbx\n"
 #define ARCH_MCOUNT_RESTORE(frame)   \
 	"	mov 0(%rsp), %rdi\n"       \
 	"	mov 8(%rsp), %rsi\n"       \
@@ -139,77 +151,75 @@ ARCH_INLINE uint64_t arch_rdpmc(uint32_t counter)
 	"	movups 160(%rsp), %xmm6\n" \
 	"	movups 176(%rsp), %xmm7\n" \
 	"	add $" #frame ", %rsp\n"
-#define ARCH_MCOUNT_TRAMPOLINES(on, late, enter, exit, ret, real_mcount, real_fentry, self)     \
-	__asm__(".text\n"                                                                       \
-		".globl mcount\n"                                                               \
-		".type mcount, @function\n"                                                     \
-		".globl _mcount\n"                                                              \
-		".type _mcount, @function\n"                                                    \
-		".globl " #self "\n"                                                            \
-		".hidden " #self "\n"                                                           \
-		"mcount:\n"                                                                     \
-		"_mcount:\n" #self ":\n"                                                        \
-		"	endbr64\n"                                                                    \
-		"	cmpl $0, " #on "(%rip)\n"                                               \
-		"	je 1f\n" ARCH_MCOUNT_SAVE(                                              \
-			200) "	lea 8(%rbp), %rsi\n"                                             \
-			     "	call " #enter "\n" ARCH_MCOUNT_RESTORE(                         \
-				     200) "	ret\n"                                              \
-					  "1:	mov " #late "(%rip), %r11\n"                    \
-					  "	test %r11, %r11\n"                                  \
-					  "	jz 3f\n"                                            \
-					  "	lock addq $2, (%r11)\n"                             \
-					  "3:	mov " #real_mcount "(%rip), %r11\n"             \
-					  "	test %r11, %r11\n"                                  \
-					  "	jz 2f\n"                                            \
-					  "	jmp *%r11\n"                                        \
-					  "2:	ret\n"                                            \
-					  ".size mcount, .-mcount\n"                            \
-					  ".size _mcount, .-_mcount\n"                          \
-					  ".globl __fentry__\n"                                 \
-					  ".type __fentry__, @function\n"                       \
-					  "__fentry__:\n"                                       \
-					  "	endbr64\n"                                          \
-					  "	cmpl $0, " #on "(%rip)\n"                       \
-					  "	je 1f\n" ARCH_MCOUNT_SAVE(                      \
-						  208) "	lea 216(%rsp), %rsi\n"                 \
-						       "	call " #enter                   \
-						       "\n" ARCH_MCOUNT_RESTORE(                \
-							       208) "	ret\n"                    \
-								    "1:	mov " #late             \
-								    "(%rip), %r11\n"            \
-								    "	test %r11, %r11\n"        \
-								    "	jz 3f\n"                  \
-								    "	lock addq $2, (%r11)\n"   \
-								    "3:	mov " #real_fentry      \
-								    "(%rip), %r11\n"            \
-								    "	test %r11, %r11\n"        \
-								    "	jz 2f\n"                  \
-								    "	jmp *%r11\n"              \
-								    "2:	ret\n"                  \
-								    ".size __fentry__, "        \
-								    ".-__fentry__\n"            \
-								    ".globl " #ret "\n"         \
-								    ".hidden " #ret "\n"        \
-								    ".type " #ret               \
-								    ", @function\n" #ret ":\n"  \
-								    "	endbr64\n"                \
-								    "	sub $48, %rsp\n"          \
-								    "	mov %rax, 0(%rsp)\n"      \
-								    "	mov %rdx, 8(%rsp)\n"      \
-								    "	movups %xmm0, 16(%rsp)\n" \
-								    "	movups %xmm1, 32(%rsp)\n" \
-								    "	lea 40(%rsp), %rdi\n"     \
-								    "	call " #exit "\n"       \
-								    "	mov %rax, %r11\n"         \
-								    "	mov 0(%rsp), %rax\n"      \
-								    "	mov 8(%rsp), %rdx\n"      \
-								    "	movups 16(%rsp), %xmm0\n" \
-								    "	movups 32(%rsp), %xmm1\n" \
-								    "	add $48, %rsp\n"          \
-								    "	jmp *%r11\n"              \
-								    ".size " #ret ", .-" #ret   \
-								    "\n")
+#define ARCH_MCOUNT_TRAMPOLINES(on, late, enter, exit, ret, real_mcount, real_fentry, self)       \
+	__asm__(".text\n"                                                                         \
+		".globl mcount\n"                                                                 \
+		".type mcount, @function\n"                                                       \
+		".globl _mcount\n"                                                                \
+		".type _mcount, @function\n"                                                      \
+		".globl " #self "\n"                                                              \
+		".hidden " #self "\n"                                                             \
+		"mcount:\n"                                                                       \
+		"_mcount:\n" #self ":\n"                                                          \
+		"	endbr64\n"                                                                      \
+		"	cmpl $0, " #on "(%rip)\n"                                                 \
+		"	je 1f\n" ARCH_MCOUNT_SAVE(                                                \
+			200) "	lea 8(%rbp), %rsi\n" ARCH_MCOUNT_ALIGNED_CALL(enter)              \
+			ARCH_MCOUNT_RESTORE(                                                      \
+				200) "	ret\n"                                                     \
+				     "1:	mov " #late "(%rip), %r11\n"                      \
+				     "	test %r11, %r11\n"                                         \
+				     "	jz 3f\n"                                                   \
+				     "	lock addq $2, (%r11)\n"                                    \
+				     "3:	mov " #real_mcount "(%rip), %r11\n"               \
+				     "	test %r11, %r11\n"                                         \
+				     "	jz 2f\n"                                                   \
+				     "	jmp *%r11\n"                                               \
+				     "2:	ret\n"                                                   \
+				     ".size mcount, .-mcount\n"                                   \
+				     ".size _mcount, .-_mcount\n"                                 \
+				     ".globl __fentry__\n"                                        \
+				     ".type __fentry__, @function\n"                              \
+				     "__fentry__:\n"                                              \
+				     "	endbr64\n"                                                 \
+				     "	cmpl $0, " #on "(%rip)\n"                                 \
+				     "	je 1f\n" ARCH_MCOUNT_SAVE(                                \
+					     208) "	lea 216(%rsp), %rsi\n"                        \
+						  "	call " #enter "\n" ARCH_MCOUNT_RESTORE(   \
+							  208) "	ret\n"                           \
+							       "1:	mov " #late               \
+							       "(%rip), %r11\n"                   \
+							       "	test %r11, %r11\n"               \
+							       "	jz 3f\n"                         \
+							       "	lock addq $2, (%r11)\n"          \
+							       "3:	mov " #real_fentry        \
+							       "(%rip), %r11\n"                   \
+							       "	test %r11, %r11\n"               \
+							       "	jz 2f\n"                         \
+							       "	jmp *%r11\n"                     \
+							       "2:	ret\n"                         \
+							       ".size __fentry__, "               \
+							       ".-__fentry__\n"                   \
+							       ".globl " #ret "\n"                \
+							       ".hidden " #ret "\n"               \
+							       ".type " #ret ", @function\n" #ret \
+							       ":\n"                              \
+							       "	endbr64\n"                       \
+							       "	sub $48, %rsp\n"                 \
+							       "	mov %rax, 0(%rsp)\n"             \
+							       "	mov %rdx, 8(%rsp)\n"             \
+							       "	movups %xmm0, 16(%rsp)\n"        \
+							       "	movups %xmm1, 32(%rsp)\n"        \
+							       "	lea 40(%rsp), %rdi\n"            \
+							       "	call " #exit "\n"         \
+							       "	mov %rax, %r11\n"                \
+							       "	mov 0(%rsp), %rax\n"             \
+							       "	mov 8(%rsp), %rdx\n"             \
+							       "	movups 16(%rsp), %xmm0\n"        \
+							       "	movups 32(%rsp), %xmm1\n"        \
+							       "	add $48, %rsp\n"                 \
+							       "	jmp *%r11\n"                     \
+							       ".size " #ret ", .-" #ret "\n")
 
 /* A function as -pg builds it, for the calibration: fn calls `self` (the
  * library's mcount) after its prologue; `site` is where that call returns. */

@@ -366,3 +366,16 @@ C
 	assert_output --partial 'recurse'
 	assert_output --partial 'tail_b'
 }
+
+@test "-pg -O0: gcc calls mcount on a stack 8 bytes off alignment in a function it takes for a leaf; the target does not crash" {
+	# leaf's prologue subtracts 24 after pushing rbp, then calls mcount:
+	# the hook must not run C on that stack as gcc left it
+	printf '%s\n' '__attribute__((noinline)) int leaf(int x) { volatile int y = x; return y; }' \
+		'int main(void) { int s = 0; for (int i = 0; i < 3; i++) s += leaf(i); return s != 3; }' >o0.c
+	env -u CFLAGS -u LDFLAGS gcc -O0 -g -pg o0.c -o o0
+	run -0 "$SPANSTAT" -o /dev/null --folded=o0.folded -- ./o0
+	run -0 "$SPANSTAT" -o /dev/null --perfetto=o0.pftrace --folded=o0s.folded -- ./o0
+	run -0 sed 's/ [0-9]*$//' o0.folded
+	assert_output $'main\nmain;leaf'
+	cmp <(sed 's/ [0-9]*$//' o0s.folded) <(printf 'main\nmain;leaf\n')
+}
