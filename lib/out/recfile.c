@@ -1574,6 +1574,13 @@ int recfile_replay_parts(struct recfile *rf, struct analysis *const *parts, size
 		 * decoder's were (END has those of the live run that wrote it) */
 		const struct decode_stats *ds = rp[0].raw ? rawrep_stats(rp[0].raw) : NULL;
 		if (ds) {
+			/* END counted the records the live run took, whether it
+			 * decoded them or only captured them: a replay that took
+			 * others lost RAW blocks (or got one twice) no CRC told */
+			if (rf->have_end && ds->records != rf->ds.records && !rp[0].bad_records) {
+				rf->dmg.raw_records[0] = rf->ds.records;
+				rf->dmg.raw_records[1] = ds->records;
+			}
 			rf->ds = *ds;
 			rf->cost = rawrep_event_cost_ns(rp[0].raw);
 		}

@@ -95,15 +95,17 @@ struct record_info {
 
 /* What a reader had to leave out. */
 struct record_damage {
-	uint64_t bad_records;	/* records whose CRC or contents were wrong */
-	uint64_t lost_bytes;	/* after the last whole record (truncation) */
-	uint64_t skipped_bytes; /* between records: a damaged header, and what the
-				 * reader skipped to the next record whose CRC held */
-	uint64_t lost_events;	/* events blocks among the bad records */
-	uint64_t unknown;	/* intact records of types this reader does not know
-				 * (a newer writer's, or a damaged type), skipped */
-	bool no_end;		/* the END record is missing: the recording stopped */
-	unsigned lost_runs;	/* runs whose results are missing */
+	uint64_t bad_records;	 /* records whose CRC or contents were wrong */
+	uint64_t lost_bytes;	 /* after the last whole record (truncation) */
+	uint64_t skipped_bytes;	 /* between records: a damaged header, and what the
+				  * reader skipped to the next record whose CRC held */
+	uint64_t lost_events;	 /* events blocks among the bad records */
+	uint64_t unknown;	 /* intact records of types this reader does not know
+				  * (a newer writer's, or a damaged type), skipped */
+	bool no_end;		 /* the END record is missing: the recording stopped */
+	uint64_t raw_records[2]; /* END's span records and a RAW capture's replay's,
+				  * when they differ: blocks missing or repeated */
+	unsigned lost_runs;	 /* runs whose results are missing */
 };
 
 struct recfile;

@@ -62,6 +62,15 @@ static void rr_damage(const struct recreport_opts *o, const char *file,
 		free(m);
 		m = NULL;
 	}
+	if (d->raw_records[0] != d->raw_records[1] &&
+	    asprintf(&m,
+		     "report: '%s' is damaged: its capture replays %" PRIu64
+		     " span records where the run took %" PRIu64
+		     " (RAW blocks missing or repeated); reporting what is left",
+		     file, d->raw_records[1], d->raw_records[0]) >= 0)
+		o->warn(o->ctx, m);
+	free(m);
+	m = NULL;
 	if (d->lost_runs && asprintf(&m, "report: '%s': the counts of %u run%s are lost", file,
 				     d->lost_runs, d->lost_runs == 1 ? "" : "s") >= 0)
 		o->warn(o->ctx, m);

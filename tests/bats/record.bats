@@ -359,6 +359,27 @@ print(at)')
 	[[ "$stderr" == *"'setup.rec' is damaged: 1 bad record (1 of span events)"* ]]
 }
 
+@test "report: a RAW block left out or written twice, every CRC holding, is said: END counted the records" {
+	local op
+	for rec in record live; do
+		if [ $rec = record ]; then
+			run -0 "$SPANSTAT" record -o r.rec -- "$THREADS"
+		else
+			run -0 "$SPANSTAT" --record=r.rec --json=live.json -o /dev/null -- "$THREADS"
+		fi
+		run --separate-stderr -0 "$SPANSTAT" report -o /dev/null r.rec
+		assert_equal "$stderr" ""
+		for op in drop dup; do
+			python3 "$BATS_TEST_DIRNAME/recraft.py" r.rec $op.rec raw:$op
+			run --separate-stderr -0 "$SPANSTAT" report -o /dev/null $op.rec
+			[[ "$stderr" == *"'$op.rec' is damaged: its capture replays "*" span records where the run took "*" (RAW blocks missing or repeated); reporting what is left"* ]] ||
+				fail "$rec $op: $stderr"
+			run --separate-stderr -0 "$SPANSTAT" report -j 3 -o /dev/null $op.rec
+			[[ "$stderr" == *"(RAW blocks missing or repeated)"* ]]
+		done
+	done
+}
+
 @test "record: the raw capture replays to the live bytes: off-CPU values, fork and exec, a killed process" {
 	live_vs_report -- "$METRICS" threads
 	jq -e '[.spans.threads[].nodes[] | select(.metrics.off_cpu_ns != null)] | length > 0' rep.json ||

@@ -16,6 +16,7 @@ so the reader has to judge what is inside.  OPs, in order:
                       payload and CRC unchanged: the type is outside the CRC)
   raw:junk            the first RAW block ends in an item of an unknown tag
   raw:setup           the first RAW block ends in a second setup item
+  raw:drop, raw:dup   the largest RAW block is left out, or written twice
 """
 import struct
 import sys
@@ -170,6 +171,9 @@ def main():
             item = b"\xff\x00" if op == "raw:junk" else b"\x01" + uv(10) + bytes(10)
             i = next(i for i, (t, _) in enumerate(recs) if t == 14)
             recs[i] = (14, recs[i][1] + item)
+        elif op in ("raw:drop", "raw:dup"):
+            i = max((i for i, (t, _) in enumerate(recs) if t == 14), key=lambda i: len(recs[i][1]))
+            recs[i : i + 1] = [] if op == "raw:drop" else [recs[i], recs[i]]
         else:
             sys.exit("recraft.py: unknown op " + op)
     with open(sys.argv[2], "wb") as f:
