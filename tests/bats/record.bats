@@ -362,10 +362,11 @@ print(at)')
 @test "report: a RAW block left out or written twice, every CRC holding, is said: END counted the records" {
 	local op
 	for rec in record live; do
+		# several blocks (64 KiB each, packed): one of them left out or doubled
 		if [ $rec = record ]; then
-			run -0 "$SPANSTAT" record -o r.rec -- "$THREADS"
+			run -0 "$SPANSTAT" record -o r.rec -- "$LOOP" pairs 200000
 		else
-			run -0 "$SPANSTAT" --record=r.rec --json=live.json -o /dev/null -- "$THREADS"
+			run -0 "$SPANSTAT" --record=r.rec --json=live.json -o /dev/null -- "$LOOP" pairs 200000
 		fi
 		run --separate-stderr -0 "$SPANSTAT" report -o /dev/null r.rec
 		assert_equal "$stderr" ""
