@@ -322,7 +322,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			recfile_replay(rf, &an, NULL);
 		analysis_release(&an);
 		damaged = dm->lost_bytes || dm->skipped_bytes || dm->bad_records || dm->no_end ||
-			  dm->lost_runs || dm->unknown; /* each said in its own line */
+			  dm->lost_runs || dm->unknown ||
+			  dm->raw_records[0] != dm->raw_records[1]; /* each said in its own line */
 		const struct record_window *win = recfile_window(rf);
 		window = win->present;
 		if (window && win->spans > win->events)
