@@ -98,20 +98,27 @@ static bool rr_answer(struct rawrep *r, unsigned tag, const uint8_t **p, size_t 
 	return true;
 }
 
-static size_t rr_sym_name(void *ctx, const char *path, uint64_t addr, uint64_t base, char *fn,
-			  size_t size)
+/* A text answer of tag into buf (size bytes, NUL-terminated): its
+ * length, 0 when there is none. */
+static size_t rr_text(void *ctx, unsigned tag, char *buf, size_t size)
 {
-	(void)path, (void)addr, (void)base;
 	const uint8_t *p = NULL;
 	size_t n = 0;
-	if (!rr_answer(ctx, RAW_SYMNAME, &p, &n))
+	if (!rr_answer(ctx, tag, &p, &n))
 		n = 0;
 	if (n >= size)
 		n = size - 1;
 	if (n)
-		memcpy(fn, p, n);
-	fn[n] = '\0';
+		memcpy(buf, p, n);
+	buf[n] = '\0';
 	return n;
+}
+
+static size_t rr_sym_name(void *ctx, const char *path, uint64_t addr, uint64_t base, char *fn,
+			  size_t size)
+{
+	(void)path, (void)addr, (void)base;
+	return rr_text(ctx, RAW_SYMNAME, fn, size);
 }
 
 static int rr_sym_where(void *ctx, const char *path, uint64_t addr, uint64_t base, char *where,
@@ -151,16 +158,7 @@ static uint64_t rr_proc_start(void *ctx, uint32_t pid)
 static size_t rr_proc_comm(void *ctx, uint32_t pid, char *buf, size_t size)
 {
 	(void)pid;
-	const uint8_t *p = NULL;
-	size_t n = 0;
-	if (!rr_answer(ctx, RAW_PCOMM, &p, &n))
-		n = 0;
-	if (n >= size)
-		n = size - 1;
-	if (n)
-		memcpy(buf, p, n);
-	buf[n] = '\0';
-	return n;
+	return rr_text(ctx, RAW_PCOMM, buf, size);
 }
 
 static uint64_t rr_off_cpu_at(void *ctx, uint32_t pid, uint32_t tid, uint64_t ns)

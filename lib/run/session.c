@@ -283,24 +283,14 @@ static size_t session_sym_name(void *ctx, const char *path, uint64_t addr, uint6
 			       size_t size)
 {
 	struct session *s = ctx;
-	size_t n = decoder_sym_name(s->dec, path, addr, base, fn, size);
-	rawcap_put(&s->capb, RAW_SYMNAME, fn, n, NULL, 0);
-	return n;
+	return rawcap_sym_name(&s->capb, s->dec, path, addr, base, fn, size);
 }
 
 static int session_sym_where(void *ctx, const char *path, uint64_t addr, uint64_t base, char *where,
 			     size_t size, unsigned *line)
 {
 	struct session *s = ctx;
-	*line = 0;
-	if (size)
-		where[0] = '\0';
-	int r = decoder_sym_where(s->dec, path, addr, base, where, size, line);
-	uint8_t v[20];
-	size_t n = pbenc_put_varint(v, rawcap_zz(r));
-	n += pbenc_put_varint(v + n, *line);
-	rawcap_put(&s->capb, RAW_SYMWHERE, v, n, where, r == 0 ? strnlen(where, size) : 0);
-	return r;
+	return rawcap_sym_where(&s->capb, s->dec, path, addr, base, where, size, line);
 }
 
 static uint64_t session_proc_start(void *ctx, uint32_t pid)

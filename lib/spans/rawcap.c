@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decoder.h"
 #include "pbenc.h"
 #include "rawcap.h"
 #include "wire.h"
@@ -51,6 +52,28 @@ void rawcap_put_rec(struct rawcap *c, const void *rec, size_t len)
 		rawcap_put(c, RAW_RECP, packed, n, NULL, 0);
 	else
 		rawcap_put(c, RAW_REC, rec, len, NULL, 0);
+}
+
+size_t rawcap_sym_name(struct rawcap *c, struct decoder *d, const char *path, uint64_t addr,
+		       uint64_t base, char *fn, size_t size)
+{
+	size_t n = decoder_sym_name(d, path, addr, base, fn, size);
+	rawcap_put(c, RAW_SYMNAME, fn, n, NULL, 0);
+	return n;
+}
+
+int rawcap_sym_where(struct rawcap *c, struct decoder *d, const char *path, uint64_t addr,
+		     uint64_t base, char *where, size_t size, unsigned *line)
+{
+	*line = 0;
+	if (size)
+		where[0] = '\0';
+	int r = decoder_sym_where(d, path, addr, base, where, size, line);
+	uint8_t v[20];
+	size_t n = pbenc_put_varint(v, rawcap_zz(r));
+	n += pbenc_put_varint(v + n, *line);
+	rawcap_put(c, RAW_SYMWHERE, v, n, where, r == 0 ? strnlen(where, size) : 0);
+	return r;
 }
 
 void rawcap_put_u64s(struct rawcap *c, unsigned tag, const uint64_t *v, size_t n)

@@ -73,6 +73,14 @@ void rawcap_put(struct rawcap *c, unsigned tag, const void *a, size_t alen, cons
 /* A wire record the decoder took: RAW_RECP when it packs smaller, else
  * RAW_REC. */
 void rawcap_put_rec(struct rawcap *c, const void *rec, size_t len);
+/* The decoder's answers about a code address (decoder_sym_name and
+ * decoder_sym_where), kept in c as RAW_SYMNAME and RAW_SYMWHERE items for
+ * the replay: what a capturing decoder_symfn calls. */
+struct decoder;
+size_t rawcap_sym_name(struct rawcap *c, struct decoder *d, const char *path, uint64_t addr,
+		       uint64_t base, char *fn, size_t size);
+int rawcap_sym_where(struct rawcap *c, struct decoder *d, const char *path, uint64_t addr,
+		     uint64_t base, char *where, size_t size, unsigned *line);
 /* An item of n varints. */
 void rawcap_put_u64s(struct rawcap *c, unsigned tag, const uint64_t *v, size_t n);
 void rawcap_release(struct rawcap *c);

@@ -291,23 +291,14 @@ static size_t rt_name(void *ctx, const char *path, uint64_t addr, uint64_t base,
 		      size_t size)
 {
 	struct rawtest *t = ctx;
-	size_t n = decoder_sym_name(t->d, path, addr, base, fn, size);
-	rawcap_put(&t->c, RAW_SYMNAME, fn, n, NULL, 0);
-	return n;
+	return rawcap_sym_name(&t->c, t->d, path, addr, base, fn, size);
 }
 
 static int rt_where(void *ctx, const char *path, uint64_t addr, uint64_t base, char *where,
 		    size_t size, unsigned *line)
 {
 	struct rawtest *t = ctx;
-	*line = 0;
-	where[0] = '\0';
-	int rc = decoder_sym_where(t->d, path, addr, base, where, size, line);
-	uint8_t v[20];
-	size_t n = pbenc_put_varint(v, rawcap_zz(rc));
-	n += pbenc_put_varint(v + n, *line);
-	rawcap_put(&t->c, RAW_SYMWHERE, v, n, where, rc == 0 ? strlen(where) : 0);
-	return rc;
+	return rawcap_sym_where(&t->c, t->d, path, addr, base, where, size, line);
 }
 
 static void rec_event(void *arg, const struct span_event *ev);
