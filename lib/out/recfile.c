@@ -1289,15 +1289,11 @@ static void rf_raw_event(void *arg, const struct span_event *ev0)
 	struct rf_replay *rp = arg;
 	struct recfile *rf = rp->rf;
 	const struct record_replay *how = rp->how;
-	struct span_event ev = *ev0;
+	struct span_event ev;
+	span_event_moved(&ev, ev0, how->pid_base, (uint64_t)how->ts_shift);
 	ev.name = rf_id(rf, ev.name);
 	if (ev.kind == SPAN_ARG && ev.flags == SPAN_ARG_STR)
 		ev.value = (int64_t)rf_id(rf, (uint64_t)ev.value);
-	ev.pid += how->pid_base;
-	ev.tid += how->pid_base;
-	ev.ts += (uint64_t)how->ts_shift;
-	if (ev.kind == SPAN_END || (ev.kind >= SPAN_ASYNC_BEGIN && ev.kind <= SPAN_ASYNC_END))
-		ev.begin_ts += (uint64_t)how->ts_shift;
 	if (ev.kind == SPAN_PROCESS && how->prefix)
 		ev.name = rf_prefixed(rf, how->prefix, ev.name);
 	for (size_t i = 0; i < rp->nsink; i++)
