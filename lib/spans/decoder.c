@@ -100,6 +100,7 @@ struct decoder {
 	bool capture_only;	    /* the tap's records of events are not decoded */
 	struct decoder_symfn symfn; /* where code names are symbolised */
 	struct decoder_values vals; /* what begins and ends carry (decoder_set_values) */
+	bool vals_set;		    /* the off-CPU value and the target's fill every slot */
 	bool oom;
 };
 
@@ -243,10 +244,12 @@ static const uint64_t *decode_values(struct decoder *d, const struct dproc *p,
 				     uint64_t *v)
 {
 	const struct decoder_values *dv = &d->vals;
-	memset(v, 0, dv->n * sizeof *v);
+	bool target = p->nvals == dv->n - dv->first_target;
+	if (!d->vals_set || !target) /* a libc call per event where none is needed */
+		memset(v, 0, dv->n * sizeof *v);
 	if (dv->off_cpu >= 0 && dv->off_cpu_at)
 		v[dv->off_cpu] = dv->off_cpu_at(dv->ctx, t->pid, t->tid, ns);
-	if (p->nvals == dv->n - dv->first_target)
+	if (target)
 		for (uint32_t k = 0; k < p->nvals; k++)
 			v[dv->first_target + k] = decode_load64(w + 8 * k);
 	else if (dv->unvalued)
@@ -1110,6 +1113,8 @@ int decoder_set_values(struct decoder *d, const struct decoder_values *v)
 	int rc = norm_set_values(d->norm, v->n);
 	if (rc == 0) {
 		d->vals = *v;
+		d->vals_set = v->first_target == 0 ||
+			      (v->first_target == 1 && v->off_cpu == 0 && v->off_cpu_at);
 		norm_set_oracle(d->norm, &(struct norm_oracle){decode_end_at, decode_values_at, d});
 	}
 	return rc;

@@ -258,8 +258,16 @@ static inline uint64_t *norm_vlast(const struct normaliser *n, const struct norm
 
 static inline void norm_values(const struct normaliser *n, struct norm_thread *t, const uint64_t *v)
 {
-	if (v)
-		memcpy(norm_vlast(n, t), v, n->nval * sizeof *v);
+	uint64_t *d = norm_vlast(n, t);
+	if (!v || !n->nval)
+		return;
+	if (n->nval <= 2) { /* the usual one or two, without a libc call */
+		d[0] = v[0];
+		if (n->nval == 2)
+			d[1] = v[1];
+	} else {
+		memcpy(d, v, n->nval * sizeof *v);
+	}
 }
 
 /* The span at the top of the stack ends with the thread's latest values:
