@@ -974,11 +974,12 @@ void decoder_finish(struct decoder *d)
 			norm_process_end(d->norm, np, 0, 0);
 			continue;
 		}
-		/* only processes that recorded something: a shell that loaded
-		 * the library and left through _exit() lost nothing; one still
-		 * running did not end, it goes on unseen */
-		if ((p->ndefined || p->dropped) && d->running &&
-		    d->running(d->running_ctx, np->pid))
+		/* one still running did not end: what it records from now on
+		 * goes unseen, whether or not it recorded anything yet (an
+		 * orphan may begin later); of the others only those that
+		 * recorded something, as a shell that loaded the library and
+		 * left through _exit() lost nothing */
+		if (d->running && d->running(d->running_ctx, np->pid))
 			d->stats.running++;
 		else if (p->ndefined || p->dropped)
 			d->stats.no_exit++;

@@ -435,6 +435,27 @@ late_lib() {
 	assert_equal "$(jq -c '.spans.decode | [.running, .no_exit]' x.json)" "[0,1]"
 }
 
+@test "a process left running that recorded nothing yet is said running too, in every mode" {
+	# the child records nothing before the target ends, then 10x "later":
+	# unseen, which the summary says instead of nothing
+	local mode
+	for mode in aggregate stream record; do
+		if [ "$mode" = record ]; then
+			run "$SPANSTAT" record -o x.rec -e task-clock -- "$EXITW" quiet 3>&-
+			assert_success
+			run "$SPANSTAT" report --json=x.json --spans x.rec
+		else
+			run "$SPANSTAT" $(mode_opts "$mode") --json=x.json --spans -e task-clock -- "$EXITW" quiet 3>&-
+		fi
+		assert_success
+		assert_output --partial "1 process still running when the run ended (what it records from then on is not seen)"
+		refute_output --partial "end was not seen"
+		assert_equal "$(count parent x.json)" 10
+		assert_equal "$(count later x.json)" 0
+		assert_equal "$(jq -c '.spans.decode | [.running, .no_exit, .dropped]' x.json)" "[1,0,0]"
+	done
+}
+
 @test "running is asked of the process the records came from: a live thread, not a namesake pid" {
 	# a child whose main thread ended (pthread_exit) while another records
 	# and lives on: /proc shows its leader a zombie, the process runs

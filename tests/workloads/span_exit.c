@@ -19,6 +19,9 @@
  *                      for 5 s (its stdio closed), then ends "held" and
  *                      records 10x "later"; the parent records 10x
  *                      "parent", sleeps 200 ms and returns 0
+ *   span_exit quiet    as orphan, but the child records nothing before
+ *                      it tells the parent (no "child", no "held"): only
+ *                      its 10x "later", 5 s on
  *   span_exit leader   forks a child whose second thread records 10x
  *                      "thread", tells the parent so and lives on 5 s (its
  *                      stdio closed) while the child's main thread ends
@@ -32,6 +35,7 @@
  * Every span ends before the process does, but "open" in kill mode. */
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <spanstat.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,20 +116,24 @@ int main(int argc, char **argv)
 		spans("parent", 10);
 		return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
 	}
-	if (strcmp(mode, "orphan") == 0) {
+	if (strcmp(mode, "orphan") == 0 || strcmp(mode, "quiet") == 0) {
 		int told[2];
 		if (pipe(told) != 0)
 			return 1;
+		bool quiet = mode[0] == 'q';
 		pid_t pid = fork();
 		if (pid == 0) {
-			spans("child", 10);
-			spanstat_begin("held");		/* open, asleep, when the run ends */
+			if (!quiet) {
+				spans("child", 10);
+				spanstat_begin("held"); /* open, asleep, when the run ends */
+			}
 			for (int fd = 0; fd <= 2; fd++) /* nothing of the caller's held */
 				close(fd);
 			if (write(told[1], "x", 1) != 1)
 				_exit(1);
 			sleep(5); /* the parent is long gone */
-			spanstat_end("held");
+			if (!quiet)
+				spanstat_end("held");
 			spans("later", 10);
 			_exit(0);
 		}
