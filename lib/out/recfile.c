@@ -988,6 +988,9 @@ struct rf_replay {
 	struct rf_sync *sync;
 	struct rf_replay *parts;
 	size_t nparts, reached, failed_at;
+	/* the RAW replay's events need no change: neither moved nor prefixed,
+	 * and the file's string ids are the table's (a report of one file) */
+	bool as_is;
 };
 
 static int rf_add_sink(void *ctx, struct span_sink sink)
@@ -1289,6 +1292,11 @@ static void rf_raw_event(void *arg, const struct span_event *ev0)
 	struct rf_replay *rp = arg;
 	struct recfile *rf = rp->rf;
 	const struct record_replay *how = rp->how;
+	if (rp->as_is && ev0->name < rf->nid && ev0->kind != SPAN_ARG) {
+		for (size_t i = 0; i < rp->nsink; i++)
+			rp->sink[i].event(rp->sink[i].arg, ev0);
+		return;
+	}
 	struct span_event ev;
 	span_event_moved(&ev, ev0, how->pid_base, (uint64_t)how->ts_shift);
 	ev.name = rf_id(rf, ev.name);
@@ -1532,6 +1540,11 @@ int recfile_replay_parts(struct recfile *rf, struct analysis *const *parts, size
 		rp[0].nparts = nparts;
 	}
 	bool together = !(how && how->prefix) || rf->pre_prefixed;
+	bool as_is = r == 0 && !rp[0].how->pid_base && !rp[0].how->ts_shift && !rp[0].how->prefix;
+	for (uint32_t i = 0; as_is && i < rf->nid; i++)
+		as_is = rf->id[i] == i;
+	for (size_t k = 0; r == 0 && k < nparts; k++)
+		rp[k].as_is = as_is;
 	sigset_t all, old;
 	sigfillset(&all);
 	for (size_t k = 1; r == 0 && together && k < nparts; k++) {
