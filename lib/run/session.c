@@ -666,12 +666,33 @@ static bool session_env_has(const char *dir, const char *env)
 	return found;
 }
 
+/* Whether pid names a process now, not a thread of another: /proc/TID
+ * answers for any thread too, so a tid that took the pid of a process since
+ * ended would pass for it (its Tgid the process it belongs to). */
+static bool session_is_process(uint32_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%u/status", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	const char *t = strstr(buf, "\nTgid:");
+	return t && strtoul(t + 6, NULL, 10) == pid; /* "\nTgid:\tN" */
+}
+
 /* Whether process pid of the target is still running as the run ends: an
  * orphan it left.  One of its threads alive (its leader may have ended, a
  * zombie with no environment, while the others run on), and the process
  * the pid names now is still the target's: else it has ended. */
 static bool session_running_now(struct session *s, uint32_t pid)
 {
+	if (!session_is_process(pid)) /* gone, or its pid a thread's tid now */
+		return false;
 	const char *id = NULL;
 	for (size_t i = 0; s->envp && s->envp[i] && !id; i++)
 		if (strncmp(s->envp[i], SPANSTAT_ENV_PIPE_ID "=", sizeof SPANSTAT_ENV_PIPE_ID) == 0)

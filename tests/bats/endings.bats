@@ -456,6 +456,30 @@ late_lib() {
 	done
 }
 
+@test "a process whose pid a thread of another took since is not running" {
+	# /proc/PID answers for a thread's tid too: the child that ended unseen
+	# must not pass for running when an orphan's thread bears its pid
+	local max mode tr
+	max=$(cat /proc/sys/kernel/pid_max)
+	[ "$max" -le 65536 ] || skip "pid_max $max: the pid space does not wrap in a test's time"
+	tr=$(build_workload span_tidreuse $(span_link_flags))
+	for mode in aggregate stream record; do
+		if [ "$mode" = record ]; then
+			run "$SPANSTAT" record -o x.rec -e task-clock -- "$tr" 3>&-
+			[[ $output != *"not taken"* ]] || skip "the pid went to another process"
+			assert_success
+			run "$SPANSTAT" report --json=x.json --spans x.rec
+		else
+			run "$SPANSTAT" $(mode_opts "$mode") --json=x.json --spans -e task-clock -- "$tr" 3>&-
+			[[ $output != *"not taken"* ]] || skip "the pid went to another process"
+		fi
+		assert_success
+		assert_output --partial "1 process still running when the run ended"
+		assert_equal "$(jq -c '.spans.decode | [.running, .no_exit]' x.json)" "[1,0]"
+		sleep 2 # the orphan's thread ends before the next run
+	done
+}
+
 @test "running is asked of the process the records came from: a live thread, not a namesake pid" {
 	# a child whose main thread ended (pthread_exit) while another records
 	# and lives on: /proc shows its leader a zombie, the process runs
