@@ -68,6 +68,9 @@ struct dproc {
 	uint32_t nvals;	  /* WIRE_VALUES: value words after each begin and end */
 	uint64_t calib;	  /* its WIRE_CALIB, in milli-ns (0: none yet) */
 	struct norm_proc *np;
+	uint8_t *hello; /* its WIRE_HELLO record, whole (decoder_state) */
+	uint32_t hello_len;
+	uint64_t mark; /* decoder_restate's: listed in the state being taken */
 };
 
 /* A thread's record sequence, kept in its norm_thread's src. */
@@ -102,6 +105,7 @@ struct decoder {
 	struct decoder_values vals; /* what begins and ends carry (decoder_set_values) */
 	bool vals_set;		    /* the off-CPU value and the target's fill every slot */
 	bool oom;
+	uint64_t restates; /* decoder_restate calls */
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -232,6 +236,7 @@ static void decode_proc_end(struct decoder *d, struct dproc *p, uint64_t ts, uin
 		norm_process_end(d->norm, p->np, ts, signal);
 	decode_names_drop(d, p);
 	u64map_del(&d->procs, p->pid);
+	free(p->hello);
 	free(p);
 }
 
@@ -451,6 +456,15 @@ static bool decode_hello(struct decoder *d, const struct wire_hdr *h, const uint
 	}
 	p->np->exited = 0; /* it lives (again) */
 	p->np->src = p;
+	/* kept whole for decoder_state (without it a replay that lost this
+	 * record cannot pick the process up: counted, not fatal) */
+	if ((p->hello = malloc(WIRE_HDR_SIZE + paylen))) {
+		memcpy(p->hello, h, WIRE_HDR_SIZE);
+		memcpy(p->hello + WIRE_HDR_SIZE, pl, paylen);
+		p->hello_len = (uint32_t)(WIRE_HDR_SIZE + paylen);
+	} else {
+		decode_refuse(d, true);
+	}
 	return true;
 }
 
@@ -942,6 +956,7 @@ void decoder_free(struct decoder *d)
 			continue;
 		free(p->map);
 		u64map_release(&p->big);
+		free(p->hello);
 		free(p);
 	}
 	u64map_release(&d->procs);
@@ -1119,4 +1134,165 @@ int decoder_set_values(struct decoder *d, const struct decoder_values *v)
 		norm_set_oracle(d->norm, &(struct norm_oracle){decode_end_at, decode_values_at, d});
 	}
 	return rc;
+}
+
+/* ---- a capture's restatements (decoder_state) ---------------------------- */
+
+static size_t decode_put_u64(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+/* Room for more bytes at *len of *buf (capacity *cap). */
+static bool decode_room(uint8_t **buf, size_t *cap, size_t len, size_t more)
+{
+	if (len + more <= *cap)
+		return true;
+	size_t c = *cap ? *cap : 256;
+	while (c < len + more)
+		c *= 2;
+	uint8_t *b = realloc(*buf, c);
+	if (!b)
+		return false;
+	*buf = b;
+	*cap = c;
+	return true;
+}
+
+int decoder_state(const struct decoder *d, uint8_t **buf, size_t *cap, size_t *len)
+{
+	size_t n = 0, np = 0;
+	for (struct norm_proc *q = norm_first_process(d->norm); q; q = q->next)
+		np += q->src && ((struct dproc *)q->src)->hello;
+	if (!decode_room(buf, cap, n, 10))
+		return -ENOMEM;
+	n += decode_put_u64(*buf + n, np);
+	for (struct norm_proc *q = norm_first_process(d->norm); q; q = q->next) {
+		const struct dproc *p = q->src;
+		if (!p || !p->hello)
+			continue;
+		if (!decode_room(buf, cap, n, 60 + p->hello_len))
+			return -ENOMEM;
+		n += decode_put_u64(*buf + n, p->hello_len);
+		memcpy(*buf + n, p->hello, p->hello_len);
+		n += p->hello_len;
+		n += decode_put_u64(*buf + n, p->nvals);
+		n += decode_put_u64(*buf + n, p->calib);
+		n += decode_put_u64(*buf + n, p->ndefined);
+		uint32_t left = p->ndefined;
+		for (uint32_t id = 1; id < p->nmap && left; id++) {
+			if (!p->map[id])
+				continue;
+			if (!decode_room(buf, cap, n, 20))
+				return -ENOMEM;
+			n += decode_put_u64(*buf + n, id);
+			n += decode_put_u64(*buf + n, p->map[id]);
+			left--;
+		}
+		for (uint32_t j = 0; j < p->big.cap && left; j++) {
+			if (!p->big.used[j] || p->big.key[j] < p->nmap)
+				continue;
+			if (!decode_room(buf, cap, n, 20))
+				return -ENOMEM;
+			n += decode_put_u64(*buf + n, p->big.key[j]);
+			n += decode_put_u64(*buf + n, p->big.val[j]);
+			left--;
+		}
+		if (left) /* the counts disagree: no state rather than a false one */
+			return -EINVAL;
+	}
+	*len = n;
+	return 0;
+}
+
+static bool decode_get_u64(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	uint64_t x = 0;
+	for (unsigned shift = 0; shift < 64; shift += 7) {
+		if (*p == end)
+			return false;
+		uint8_t b = *(*p)++;
+		x |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*v = x;
+			return true;
+		}
+	}
+	return false;
+}
+
+int decoder_restate(struct decoder *d, const void *buf, size_t len)
+{
+	const uint8_t *p = buf, *end = p + len;
+	uint64_t np, mark = ++d->restates;
+	d->oom = false;
+	if (!decode_get_u64(&p, end, &np))
+		return -EINVAL;
+	for (uint64_t i = 0; i < np; i++) {
+		uint64_t hl, nvals, calib, nnames;
+		struct wire_hdr h;
+		if (!decode_get_u64(&p, end, &hl) || hl < WIRE_HDR_SIZE || hl > WIRE_MAX_RECORD ||
+		    hl > (uint64_t)(end - p))
+			return -EINVAL;
+		const uint8_t *rec = p;
+		p += hl;
+		memcpy(&h, rec, sizeof h);
+		if (!wireframe_hdr_ok(&h) || h.len != hl || h.type != WIRE_HELLO ||
+		    !decode_get_u64(&p, end, &nvals) || nvals > SPANMETRIC_MAX ||
+		    !decode_get_u64(&p, end, &calib) || calib >= UINT64_C(1) << 50 ||
+		    !decode_get_u64(&p, end, &nnames))
+			return -EINVAL;
+		struct dproc *dp = decode_proc(d, h.pid);
+		/* a process the replay lost the start of (or knows an older
+		 * image of): started as its HELLO started it */
+		if (!dp || dp->hello_len != hl || memcmp(dp->hello, rec, hl) != 0) {
+			if (!decode_hello(d, &h, rec + WIRE_HDR_SIZE, hl - WIRE_HDR_SIZE))
+				return -EINVAL;
+			if (!(dp = decode_proc(d, h.pid)))
+				return d->oom ? -ENOMEM : -EINVAL;
+		}
+		dp->mark = mark;
+		dp->nvals = (uint32_t)nvals;
+		if (calib && !dp->calib) {
+			d->calib_n++;
+			d->calib_mns += calib;
+			dp->calib = calib;
+		}
+		for (uint64_t k = 0; k < nnames; k++) {
+			uint64_t id, gid;
+			if (!decode_get_u64(&p, end, &id) || !decode_get_u64(&p, end, &gid) ||
+			    id == 0 || id > WIRE_ID_MAX || gid == 0 || gid >= d->strings.n)
+				return -EINVAL;
+			if (decode_name(dp, (uint32_t)id) != gid)
+				decode_define(d, dp, (uint32_t)id, (uint32_t)gid);
+		}
+	}
+	if (p != end)
+		return -EINVAL;
+	/* the processes that ended where the replay did not see it: ended,
+	 * without saying when, as a new HELLO ends an old image */
+	for (;;) {
+		struct dproc *gone = NULL;
+		for (struct norm_proc *q = norm_first_process(d->norm); q && !gone; q = q->next)
+			if (q->src && ((struct dproc *)q->src)->mark != mark)
+				gone = q->src;
+		if (!gone)
+			break;
+		decode_proc_end(d, gone, 0, 0);
+	}
+	return norm_oom(d->norm) || d->oom ? -ENOMEM : 0;
+}
+
+uint32_t decoder_seed_string(struct decoder *d, const char *s, size_t len)
+{
+	uint32_t id = strtab_intern(&d->strings, s, len);
+	if (id)
+		d->strbytes += len + 1;
+	return id;
 }

@@ -152,6 +152,25 @@ void decoder_count_switches_lost(struct decoder *d, uint64_t n);
 const struct strtab *decoder_strings(const struct decoder *d);
 /* How names show (demangled function names, their source locations). */
 const struct spannames *decoder_names(const struct decoder *d);
+/* A raw capture's restatement (rawcap.h's RAW_STATE): what a replay needs
+ * to pick up, at this point, the processes of this decoder had it lost
+ * records before: each live process's HELLO record whole, its values per
+ * span (WIRE_VALUES), its cost per event (WIRE_CALIB, milli-ns) and its
+ * name ids with their string ids.  Into *buf (capacity *cap, grown with
+ * realloc), its bytes in *len.  0, -ENOMEM, or -EINVAL (no state). */
+int decoder_state(const struct decoder *d, uint8_t **buf, size_t *cap, size_t *len);
+/* A replay's decoder takes a restatement: a process it does not know (or
+ * knows another image of) starts as its HELLO says, names it lacks are
+ * defined (the string ids must be those the capture's decoder had: see
+ * decoder_seed_string), and a process it knows that the state does not
+ * list ends, without saying when.  Nothing changes for a decoder that
+ * took every record the capture's did.  0, -ENOMEM, or -EINVAL when the
+ * bytes are not a state (what came before in them was taken). */
+int decoder_restate(struct decoder *d, const void *buf, size_t len);
+/* String s (any bytes) interned as it is, before the first feed, so that
+ * a replay's string ids are the capture's whatever records it loses: its
+ * id (the next one, unless s was there), 0 without memory. */
+uint32_t decoder_seed_string(struct decoder *d, const char *s, size_t len);
 /* How function names are demangled (default DEMANGLE_SIMPLE); set it before
  * the first feed. */
 void decoder_set_demangle(struct decoder *d, enum demangle_mode mode);
