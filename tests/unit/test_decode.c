@@ -1431,6 +1431,88 @@ static void test_values(void)
 	free(s.buf);
 }
 
+/* decoder_state and decoder_restate: a decoder that lost the records with
+ * a process's HELLO and names picks it up from the state; one that lost
+ * nothing is not changed by it; a process the state does not list ends. */
+static struct decoder *rs_new(struct rec **rp)
+{
+	struct decoder *d = decoder_new(NULL);
+	struct rec *r = *rp = calloc(1, sizeof *r); /* large: not on the stack */
+	r->d = d;
+	decoder_add_sink(d, (struct span_sink){rec_event, r});
+	return d;
+}
+
+static void test_restate(void)
+{
+	struct stream lost = {0}, after = {0};
+	s_hello(&lost, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "p");
+	s_name(&lost, 5, 1, "a");
+	s_name(&lost, 5, 2, "b");
+	EVENTS(&lost, 5, 5, 100, B(1, 0), E(1, 5));
+	after.nseq = lost.nseq;
+	memcpy(after.seq, lost.seq, sizeof lost.seq);
+	EVENTS(&after, 5, 5, 200, B(2, 0), B(1, 1), E(1, 1), E(2, 1));
+	s_exit(&after, 5, 700, 0);
+
+	struct rec *ra, *rb, *rc, *rd;
+	struct decoder *a = rs_new(&ra), *b = rs_new(&rb), *c = rs_new(&rc), *dd = rs_new(&rd);
+	decoder_feed(a, lost.buf, lost.len);
+	uint8_t *st = NULL;
+	size_t cap = 0, len = 0;
+	is_int(decoder_state(a, &st, &cap, &len), 0, "restate: a state taken");
+	size_t before = ra->len;
+	decoder_feed(a, after.buf, after.len);
+	decoder_finish(a);
+
+	/* b lost the first records: seeded with a's strings, it takes the state */
+	const struct strtab *t = decoder_strings(a);
+	uint32_t i = 1;
+	for (; i < t->n; i++)
+		if (decoder_seed_string(b, t->str[i], t->len[i]) != i)
+			break;
+	is_int(i, t->n, "restate: the strings seeded with their ids");
+	is_int(decoder_restate(b, st, len), 0, "restate: taken");
+	decoder_feed(b, after.buf, after.len);
+	decoder_finish(b);
+	ok(strstr(rb->text, "P 5 ppid=1 p @10\n") != NULL,
+	   "restate: the process starts as its HELLO said");
+	ok(strstr(rb->text, ra->text + before) != NULL,
+	   "restate: the later spans are the live ones");
+	is_int(decoder_stats(b)->spans, 2, "restate: the later spans counted");
+	is_int(decoder_stats(b)->lost_records, 1, "restate: the records lost counted");
+
+	/* c took everything: the state changes nothing */
+	decoder_feed(c, lost.buf, lost.len);
+	is_int(decoder_restate(c, st, len), 0, "restate: taken again");
+	decoder_feed(c, after.buf, after.len);
+	decoder_finish(c);
+	is_str(rc->text, ra->text, "restate: nothing changes for a decoder that lost nothing");
+	ok(stats_eq(decoder_stats(c), decoder_stats(a)), "restate: nor its statistics");
+
+	/* dd knows a process the state does not list: it ended unseen */
+	struct stream other = {0};
+	s_hello(&other, 9, 1, WIRE_CLOCK_MONOTONIC, 50, 50, "q");
+	decoder_feed(dd, other.buf, other.len);
+	decoder_feed(dd, lost.buf, lost.len);
+	is_int(decoder_restate(dd, st, len), 0, "restate: taken by a third");
+	ok(strstr(rd->text, "X 9 ") != NULL, "restate: a process the state does not list ends");
+	is_int(decoder_restate(dd, st, len - 1), -EINVAL, "restate: a state cut short is refused");
+
+	free(st);
+	decoder_free(a);
+	decoder_free(b);
+	decoder_free(c);
+	decoder_free(dd);
+	rec_free(ra);
+	rec_free(rb);
+	rec_free(rc);
+	rec_free(rd);
+	free(lost.buf);
+	free(after.buf);
+	free(other.buf);
+}
+
 int main(void)
 {
 	test_values();
@@ -1450,6 +1532,7 @@ int main(void)
 	test_message();
 	test_async();
 	test_args();
+	test_restate();
 	ok(raw_replays > 0 && raw_diffs == 0,
 	   "every run's raw capture replays to the same events and statistics");
 	ok(capo_runs > 0 && capo_diffs == 0,
