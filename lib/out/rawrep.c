@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,17 @@ struct rawrep {
 	int err;       /* of the check (no memory) */
 	uint64_t *dmg; /* rawrep_offcpu_check's */
 	size_t ndmg, capdmg;
+	/* the file's strings, seeded into the decoder (rawrep_set_strings) */
+	const char *(*string)(void *ctx, uint32_t id, size_t *len);
+	void *string_ctx;
+	uint32_t nstrings;
+	/* the blocks' numbers (RAW_BLOCK): the next one expected, those seen,
+	 * and whether the replay lost items since the last RAW_STATE it took
+	 * (a block missing, or one that did not parse to its end) */
+	uint64_t next_block;
+	struct u64map seen;
+	bool missed;
+	struct rawrep_blocks blocks;
 };
 
 struct rawrep *rawrep_new(void)
@@ -59,6 +71,7 @@ void rawrep_free(struct rawrep *r)
 		offcpu_close(r->off);
 	free(r->sink);
 	u64map_release(&r->running);
+	u64map_release(&r->seen);
 	free(r->dmg);
 	free(r);
 }
@@ -226,6 +239,23 @@ static int rr_setup(struct rawrep *r, struct record_in *in)
 	r->lines = linesrc_new(r->dec, record_unzz(v[6]));
 	if (!r->lines)
 		return -ENOMEM;
+	/* the capture's string ids, whatever items the replay loses: a string
+	 * the file lost takes its id with a text no lookup finds (a NUL) */
+	for (uint32_t id = 1; r->string && id < r->nstrings; id++) {
+		size_t len = 0;
+		const char *str = r->string(r->string_ctx, id, &len);
+		char lost[16];
+		if (!str) {
+			lost[0] = '\0';
+			len = 1 + (size_t)snprintf(lost + 1, sizeof lost - 1, "%u", (unsigned)id);
+			str = lost;
+		}
+		uint32_t got = decoder_seed_string(r->dec, str, len);
+		if (!got)
+			return -ENOMEM;
+		if (got != id) /* two alike (no writer writes it): ids from here as interned */
+			break;
+	}
 	linesrc_set_procfn(r->lines, &(struct linesrc_procfn){rr_proc_start, rr_proc_comm, r});
 	return 0;
 }
@@ -235,7 +265,40 @@ static bool rr_is_answer(unsigned tag)
 	return tag == RAW_SYMNAME || tag == RAW_SYMWHERE || tag == RAW_PSTART || tag == RAW_PCOMM;
 }
 
+/* RAW_BLOCK n: false when the block is to be left out (seen before, or
+ * come after later ones). */
+static int rr_block(struct rawrep *r, uint64_t n)
+{
+	if (u64map_get(&r->seen, n + 1)) {
+		r->blocks.repeated++;
+		return 0;
+	}
+	if (n < r->next_block) { /* counted missing when its successor came */
+		r->blocks.missing--;
+		r->blocks.late++;
+		if (u64map_put(&r->seen, n + 1, 1) < 0)
+			return -ENOMEM;
+		return 0;
+	}
+	if (n > r->next_block) {
+		r->blocks.missing += n - r->next_block;
+		r->missed = true;
+	}
+	r->next_block = n + 1;
+	return u64map_put(&r->seen, n + 1, 1) < 0 ? -ENOMEM : 1;
+}
+
+static int rr_feed(struct rawrep *r, const void *buf, size_t len);
+
 int rawrep_feed(struct rawrep *r, const void *buf, size_t len)
+{
+	int e = rr_feed(r, buf, len);
+	if (e == -EINVAL) /* the rest of the block is lost */
+		r->missed = true;
+	return e;
+}
+
+static int rr_feed(struct rawrep *r, const void *buf, size_t len)
 {
 	struct record_in in = {buf, (const uint8_t *)buf + len, true};
 	const uint8_t *first = in.p;
@@ -266,6 +329,26 @@ int rawrep_feed(struct rawrep *r, const void *buf, size_t len)
 			int e = rr_setup(r, &it);
 			if (e < 0)
 				return e;
+			continue;
+		}
+		if (tag == RAW_BLOCK) { /* second, after the setup */
+			uint64_t b = record_get_u64(&it);
+			if (!r->dec || at == first || !it.ok || it.p != it.end)
+				return -EINVAL;
+			int e = rr_block(r, b);
+			if (e <= 0)
+				return e;
+			continue;
+		}
+		if (tag == RAW_STATE) { /* third: taken only after a loss */
+			if (!r->dec || at == first)
+				return -EINVAL;
+			if (r->missed && n) {
+				int e = decoder_restate(r->dec, p, (size_t)n);
+				if (e < 0)
+					return e;
+				r->missed = false;
+			}
 			continue;
 		}
 		if (!r->dec ||
@@ -437,4 +520,17 @@ void rawrep_damage(struct rawrep *r, const uint64_t *v, size_t n)
 bool rawrep_unvalued(const struct rawrep *r)
 {
 	return r->unvalued;
+}
+
+void rawrep_set_strings(struct rawrep *r, const char *(*fn)(void *ctx, uint32_t id, size_t *len),
+			void *ctx, uint32_t n)
+{
+	r->string = fn;
+	r->string_ctx = ctx;
+	r->nstrings = n;
+}
+
+const struct rawrep_blocks *rawrep_blocks(const struct rawrep *r)
+{
+	return &r->blocks;
 }

@@ -19,6 +19,17 @@ void rawrep_free(struct rawrep *r);
  * that says otherwise does not parse (before the first feed; without it,
  * any). */
 void rawrep_expect_values(struct rawrep *r, unsigned nval);
+/* The capture's strings, in their id order (1 to n - 1): fn gives id's
+ * bytes (NULL: lost); they are interned first so that the replay's ids
+ * are the capture's whatever items it loses (before the first feed). */
+void rawrep_set_strings(struct rawrep *r, const char *(*fn)(void *ctx, uint32_t id, size_t *len),
+			void *ctx, uint32_t n);
+/* What the blocks' numbers (RAW_BLOCK) told: blocks that never came,
+ * came twice, or came after later ones (these two left out). */
+struct rawrep_blocks {
+	uint64_t missing, repeated, late;
+};
+const struct rawrep_blocks *rawrep_blocks(const struct rawrep *r);
 /* Where the replay's span events go, in order (before the first feed). */
 int rawrep_add_sink(struct rawrep *r, struct span_sink sink);
 /* One block of items, whole.  0; -ENOMEM; -EINVAL when it does not parse

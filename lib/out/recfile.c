@@ -61,7 +61,8 @@ struct recfile {
 	struct spannames *names;
 	uint32_t *id; /* the file's string ids, mapped into strings */
 	uint32_t nid;
-	uint32_t lost_id; /* "[lost]": names whose strings were damaged */
+	uint32_t lost_id;     /* "[lost]": names whose strings were damaged */
+	uint32_t end_strings; /* END's count of string ids (0: not told) */
 	/* END's names of processes (the file's string ids), when it has them;
 	 * pre_prefixed: recfile_prefix interned them with the prefix, so the
 	 * replays only look them up (prefix_id: the prefix alone) */
@@ -540,6 +541,14 @@ static void rf_end(struct recfile *rf, struct record_in *in)
 			rf->dmg.bad_records += !in->ok || np > (uint64_t)(in->end - in->p);
 		}
 	}
+	/* added in version 3: the ids the file's strings take (1 to this - 1) */
+	if (in->ok && in->p < in->end) {
+		uint64_t ns = record_get_u64(in);
+		if (in->ok && ns <= rf->size)
+			rf->end_strings = (uint32_t)ns;
+		else
+			rf->dmg.bad_records++;
+	}
 	rf->ds = (struct decode_stats){
 		v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12],
 		v[13], v[14], v[15], v[16], v[17], v[18],
@@ -854,6 +863,12 @@ int recfile_open(struct recfile **out, const char *path, struct strtab *strings,
 	if (rf->win.snapshot && !rf->have_end)
 		rf->dmg.lost_runs = 0;
 	rf->dmg.no_end = !rf->have_end && !rf->win.snapshot;
+	/* string ids no STRINGS record defined: a record lost whole (its CRC
+	 * held or not), which the names using them show as [lost] */
+	for (uint32_t i = 1; i < rf->nid; i++)
+		rf->dmg.lost_strings += !rf->id[i];
+	if (rf->end_strings > rf->nid && rf->end_strings > 1)
+		rf->dmg.lost_strings += rf->end_strings - (rf->nid ? rf->nid : 1);
 	if (!rf->have_end) {
 		rf->start = rf->head.start;
 		rf->start_mono = rf->head.start_mono;
@@ -1342,6 +1357,16 @@ static void rf_raw_check(void *ctx, struct rawrep *raw)
 	rawrep_damage(raw, sy->dmg, sy->ndmg);
 }
 
+/* The file's string id's bytes, for the replay's decoder (NULL: lost). */
+static const char *rf_string(void *ctx, uint32_t id, size_t *len)
+{
+	struct recfile *rf = ctx;
+	if (id >= rf->nid || !rf->id[id])
+		return NULL;
+	*len = rf->strings->len[rf->id[id]];
+	return strtab_get(rf->strings, rf->id[id]);
+}
+
 /* A RAW block, replayed (the replay begins at the first); one that does
  * not parse is a bad record, what came before in it replayed. */
 static int rf_raw(struct recfile *rf, struct rf_replay *rp, struct record_in *in)
@@ -1352,6 +1377,7 @@ static int rf_raw(struct recfile *rf, struct rf_replay *rp, struct record_in *in
 		    rawrep_add_sink(rp->raw, (struct span_sink){rf_raw_event, rp}) < 0)
 			return -ENOMEM;
 		rawrep_set_check(rp->raw, rf_raw_check, rp);
+		rawrep_set_strings(rp->raw, rf_string, rf, rf->nid);
 		/* the sinks take the head's values per span, no other count */
 		rawrep_expect_values(rp->raw, rf->metrics.n);
 	}
@@ -1592,6 +1618,10 @@ int recfile_replay_parts(struct recfile *rf, struct analysis *const *parts, size
 			}
 			rf->ds = *ds;
 			rf->cost = rawrep_event_cost_ns(rp[0].raw);
+			const struct rawrep_blocks *b = rawrep_blocks(rp[0].raw);
+			rf->dmg.raw_blocks[0] = b->missing;
+			rf->dmg.raw_blocks[1] = b->repeated;
+			rf->dmg.raw_blocks[2] = b->late;
 		}
 		/* values the live run did not see unknown (it captured only) */
 		for (unsigned i = rf->metrics.first_target;

@@ -25,7 +25,7 @@
 #include "strtab.h"
 
 #define RECORD_MAGIC "SPANSREC"
-#define RECORD_VERSION 2u /* 2: RAW blocks; version 1 files are read too */
+#define RECORD_VERSION 3u /* 2: RAW blocks; 3: their numbers and states; 1 and 2 read too */
 #define RECORD_FILE_HDR 16u
 #define RECORD_HDR 12u
 #define RECORD_BLOCK (64u << 10)       /* events per block: at most this many bytes */
@@ -105,7 +105,11 @@ struct record_damage {
 	bool no_end;		 /* the END record is missing: the recording stopped */
 	uint64_t raw_records[2]; /* END's span records and a RAW capture's replay's,
 				  * when they differ: blocks missing or repeated */
-	unsigned lost_runs;	 /* runs whose results are missing */
+	/* RAW blocks whose numbers never came, came twice or came after later
+	 * ones (those two left out): version 3's */
+	uint64_t raw_blocks[3];
+	uint64_t lost_strings; /* string ids no STRINGS record defined */
+	unsigned lost_runs;    /* runs whose results are missing */
 };
 
 struct recfile;

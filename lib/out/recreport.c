@@ -71,6 +71,25 @@ static void rr_damage(const struct recreport_opts *o, const char *file,
 		o->warn(o->ctx, m);
 	free(m);
 	m = NULL;
+	const uint64_t *b = d->raw_blocks;
+	if ((b[0] || b[1] || b[2]) &&
+	    asprintf(&m,
+		     "report: '%s' is damaged: of its capture's RAW blocks %" PRIu64
+		     " missing (damaged or left out), %" PRIu64 " repeated and %" PRIu64
+		     " out of order (these two left out); reporting what is left",
+		     file, b[0], b[1], b[2]) >= 0)
+		o->warn(o->ctx, m);
+	free(m);
+	m = NULL;
+	if (d->lost_strings &&
+	    asprintf(&m,
+		     "report: '%s' is damaged: %" PRIu64
+		     " of its strings are missing (STRINGS records lost): what they name shows "
+		     "as [lost]; reporting what is left",
+		     file, d->lost_strings) >= 0)
+		o->warn(o->ctx, m);
+	free(m);
+	m = NULL;
 	if (d->lost_runs && asprintf(&m, "report: '%s': the counts of %u run%s are lost", file,
 				     d->lost_runs, d->lost_runs == 1 ? "" : "s") >= 0)
 		o->warn(o->ctx, m);

@@ -961,6 +961,9 @@ static int recw_finish(struct writer *w, const struct report *r)
 		rb_u64(&b, rw->npnames);
 		for (size_t i = 0; i < rw->npnames; i++)
 			rb_u64(&b, rw->pnames[i]);
+		/* added in version 3: the string ids written (1 to this - 1), so
+		 * that a reader tells a STRINGS record missing at the end */
+		rb_u64(&b, rw->nstr);
 		e = recw_put_buf(w, RECORD_END, &b);
 	}
 	if (e == 0 && fflush(w->fp) != 0)

@@ -118,12 +118,15 @@ struct session {
 	bool raw_only;
 	struct rawcap capb;  /* what the consumer has not been handed yet */
 	uint64_t capset[10]; /* its RAW_SETUP, which starts every block */
-	size_t capset_len;   /* its bytes */
-	int64_t rt_off;	     /* realtime - monotonic, the line source's */
-	int exec_errno;	     /* the command could not be executed */
-	bool interrupted;    /* a signal was relayed: no further runs */
-	int hook_sig;	     /* the signal that killed a failed --pre or --post */
-	int signo;	     /* a signal that came while no target ran */
+	size_t capset_len;   /* the bytes of a block's first items (setup, number, state) */
+	uint64_t capseq;     /* the block's number (RAW_BLOCK) */
+	uint8_t *capstate;   /* its RAW_STATE (decoder_state) */
+	size_t capstate_cap;
+	int64_t rt_off;	  /* realtime - monotonic, the line source's */
+	int exec_errno;	  /* the command could not be executed */
+	bool interrupted; /* a signal was relayed: no further runs */
+	int hook_sig;	  /* the signal that killed a failed --pre or --post */
+	int signo;	  /* a signal that came while no target ran */
 };
 
 static uint64_t session_now(clockid_t id)
@@ -242,6 +245,22 @@ static void session_env_free(struct session *s)
 
 /* ---- the raw capture (rawcap.h) ---------------------------------------- */
 
+/* A block's first items: the setup, its number, and the state a replay
+ * that lost what came before needs to go on from here. */
+static void session_cap_head(struct session *s)
+{
+	rawcap_put_u64s(&s->capb, RAW_SETUP, s->capset, 10);
+	rawcap_put_u64s(&s->capb, RAW_BLOCK, &s->capseq, 1);
+	size_t n = 0;
+	int e = decoder_state(s->dec, &s->capstate, &s->capstate_cap, &n);
+	if (e == -ENOMEM)
+		s->capb.oom = true;
+	/* without one (-EINVAL: never so), an empty item: the replay goes
+	 * on as before */
+	rawcap_put(&s->capb, RAW_STATE, s->capstate, e < 0 ? 0 : n, NULL, 0);
+	s->capset_len = s->capb.len;
+}
+
 /* What is captured so far, to the consumer: before anything else it hands
  * on (a run start, a sample, the end), so that a replay meets them at the
  * same places in the span stream. */
@@ -256,7 +275,8 @@ static void session_cap_flush(struct session *s)
 	else
 		return; /* nothing but the setup */
 	s->capb.len = 0;
-	rawcap_put_u64s(&s->capb, RAW_SETUP, s->capset, 10);
+	s->capseq++;
+	session_cap_head(s);
 }
 
 /* An item that answers may follow: the block is handed on before it when
@@ -327,8 +347,8 @@ static void session_cap_setup(struct session *s, const struct spanclock *clk)
 			    s->metrics.first_target,
 			    (uint64_t)(s->metrics.off_cpu + 1)};
 	memcpy(v, set, sizeof set);
-	rawcap_put_u64s(&s->capb, RAW_SETUP, v, 10);
-	s->capset_len = s->capb.len;
+	s->capseq = 0;
+	session_cap_head(s);
 	decoder_set_tap(s->dec, session_tap_rec, s);
 	decoder_set_capture_only(s->dec, s->raw_only);
 	decoder_set_symfn(s->dec, &(struct decoder_symfn){session_sym_name, session_sym_where, s});
@@ -1403,6 +1423,7 @@ static void session_release(struct session *s)
 	free(s->exe);
 	free(s->build_id);
 	rawcap_release(&s->capb);
+	free(s->capstate);
 }
 
 int session_run(const struct session_opts *o, int *exit_code, char **cause)

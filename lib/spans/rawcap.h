@@ -57,7 +57,14 @@ enum rawcap_tag {
 	RAW_CHECK = 16,
 	/* a WIRE_EVENTS record packed (wirepack.h): as RAW_REC once unpacked */
 	RAW_RECP = 17,
-	RAW_TAG_LAST = RAW_RECP
+	/* the block's number (from 0), second in every block (since version
+	 * 3): a replay tells blocks missing, repeated or out of order */
+	RAW_BLOCK = 18,
+	/* third in every block: decoder_state as the block starts, which a
+	 * replay that lost records before takes (decoder_restate) to pick the
+	 * live processes up here */
+	RAW_STATE = 19,
+	RAW_TAG_LAST = RAW_STATE
 };
 
 /* A capture being built. */

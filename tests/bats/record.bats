@@ -164,7 +164,7 @@ setup() {
 	cp r.rec v.rec
 	printf '\x09' | dd of=v.rec bs=1 seek=8 conv=notrunc status=none
 	run -125 "$SPANSTAT" report v.rec
-	assert_output "spanstat: cannot read 'v.rec': record file version 9 (this spanstat reads versions 1 to 2)"
+	assert_output "spanstat: cannot read 'v.rec': record file version 9 (this spanstat reads versions 1 to 3)"
 	cp r.rec keep.rec
 	run -125 "$SPANSTAT" report --json=r.rec r.rec
 	assert_output "spanstat: report: --json 'r.rec' is the record file 'r.rec'"
@@ -370,17 +370,87 @@ print(blocks[len(blocks)//2])')
 		else
 			run -0 "$SPANSTAT" --record=r.rec --json=live.json -o /dev/null -- "$LOOP" pairs 200000
 		fi
-		run --separate-stderr -0 "$SPANSTAT" report -o /dev/null r.rec
+		run --separate-stderr -0 "$SPANSTAT" report --json=whole.json -o /dev/null r.rec
 		assert_equal "$stderr" ""
-		for op in drop dup; do
-			python3 "$BATS_TEST_DIRNAME/recraft.py" r.rec $op.rec raw:$op
-			run --separate-stderr -0 "$SPANSTAT" report -o /dev/null $op.rec
-			[[ "$stderr" == *"'$op.rec' is damaged: its capture replays "*" span records where the run took "*" (RAW blocks missing or repeated); reporting what is left"* ]] ||
-				fail "$rec $op: $stderr"
-			run --separate-stderr -0 "$SPANSTAT" report -j 3 -o /dev/null $op.rec
-			[[ "$stderr" == *"(RAW blocks missing or repeated)"* ]]
+		python3 "$BATS_TEST_DIRNAME/recraft.py" r.rec drop.rec raw:drop
+		run --separate-stderr -0 "$SPANSTAT" report -o /dev/null drop.rec
+		[[ "$stderr" == *"'drop.rec' is damaged: its capture replays "*" span records where the run took "*" (RAW blocks missing or repeated); reporting what is left"* ]] ||
+			fail "$rec drop: $stderr"
+		[[ "$stderr" == *"'drop.rec' is damaged: of its capture's RAW blocks 1 missing (damaged or left out), 0 repeated and 0 out of order (these two left out); reporting what is left"* ]] ||
+			fail "$rec drop: $stderr"
+		run --separate-stderr -0 "$SPANSTAT" report -j 3 -o /dev/null drop.rec
+		[[ "$stderr" == *"(RAW blocks missing or repeated)"* ]]
+		# a block written twice is left out the second time: said, and the
+		# report is the whole file's
+		python3 "$BATS_TEST_DIRNAME/recraft.py" r.rec dup.rec raw:dup
+		for j in 1 3; do
+			run --separate-stderr -0 "$SPANSTAT" report -j $j --json=dup.json -o /dev/null dup.rec
+			assert_equal "$stderr" "spanstat: report: 'dup.rec' is damaged: of its capture's RAW blocks 0 missing (damaged or left out), 1 repeated and 0 out of order (these two left out); reporting what is left"
+			cmp dup.json whole.json
 		done
 	done
+}
+
+@test "report: losing the RAW block with a process's start loses that block's spans only, counted" {
+	run -0 "$SPANSTAT" record -o r.rec -- "$LOOP" pairs 200000
+	run -0 "$SPANSTAT" report --json=whole.json -o /dev/null r.rec
+	whole=$(jq .spans.decode.spans whole.json)
+	nraw=$(python3 -c '
+import struct,sys
+d=open(sys.argv[1],"rb").read(); o=16; n=0
+while o+12<=len(d):
+    t,l,c=struct.unpack_from("<III",d,o); n+=t==14; o+=12+l
+print(n)' r.rec)
+	[ "$nraw" -ge 4 ]
+	# the first blocks hold the HELLO and the names: each lost in turn
+	for k in 0 1 2; do
+		python3 "$BATS_TEST_DIRNAME/recraft.py" r.rec d$k.rec raw:drop=$k
+		for j in 1 3; do
+			run --separate-stderr -0 "$SPANSTAT" report -j $j --json=d$k.json -o /dev/null d$k.rec
+			[[ "$stderr" == *"'d$k.rec' is damaged: of its capture's RAW blocks 1 missing (damaged or left out)"* ]] ||
+				fail "block $k: $stderr"
+			spans=$(jq .spans.decode.spans d$k.json)
+			# at most about a block's share of the spans lost (blocks are
+			# alike but the first, which is smaller)
+			[ "$spans" -le "$whole" ]
+			[ $((whole - spans)) -le $((2 * whole / nraw)) ] ||
+				fail "block $k: $spans spans of $whole left ($nraw blocks)"
+			[ "$spans" -eq "$whole" ] ||
+				jq -e '.spans.decode.lost_records > 0' d$k.json
+		done
+	done
+}
+
+@test "report: RAW blocks out of order and a STRINGS record lost are said" {
+	run -0 "$SPANSTAT" record -o r.rec -- "$LOOP" pairs 200000
+	run -0 "$SPANSTAT" report --json=whole.json -o /dev/null r.rec
+	python3 "$BATS_TEST_DIRNAME/recraft.py" r.rec swap.rec raw:swap
+	run --separate-stderr -0 "$SPANSTAT" report --json=swap.json -o /dev/null swap.rec
+	[[ "$stderr" == *"'swap.rec' is damaged: of its capture's RAW blocks 0 missing (damaged or left out), 0 repeated and 1 out of order (these two left out); reporting what is left"* ]] ||
+		fail "$stderr"
+	jq -e '.spans.decode.lost_records > 0' swap.json
+	# the strings of the names, and the last ones
+	for k in 1 -1; do
+		python3 "$BATS_TEST_DIRNAME/recraft.py" r.rec s.rec strings:drop=$k
+		run --separate-stderr -0 "$SPANSTAT" report -o /dev/null s.rec
+		[[ "$stderr" =~ "'s.rec' is damaged: "[1-9][0-9]*" of its strings are missing (STRINGS records lost): what they name shows as [lost]; reporting what is left" ]] ||
+			fail "STRINGS $k: $stderr"
+	done
+}
+
+@test "report: a file version 2 wrote (RAW blocks without numbers) reads as before" {
+	run -0 "$SPANSTAT" record -o r.rec -- "$LOOP" pairs 200000
+	run --separate-stderr -0 "$SPANSTAT" report --json=whole.json -o /dev/null r.rec
+	assert_equal "$stderr" ""
+	python3 "$BATS_TEST_DIRNAME/recraft.py" r.rec v2.rec v2
+	assert_equal "$(head -c 12 v2.rec | tail -c 4 | od -An -tu4 | tr -d ' ')" 2
+	run --separate-stderr -0 "$SPANSTAT" report --json=v2.json -o /dev/null v2.rec
+	assert_equal "$stderr" ""
+	cmp v2.json whole.json
+	# without numbers a block left out is said by END's count alone
+	python3 "$BATS_TEST_DIRNAME/recraft.py" v2.rec drop.rec raw:drop
+	run --separate-stderr -0 "$SPANSTAT" report -o /dev/null drop.rec
+	[[ "$stderr" == *"(RAW blocks missing or repeated)"* ]]
 }
 
 @test "record: the raw capture replays to the live bytes: off-CPU values, fork and exec, a killed process" {

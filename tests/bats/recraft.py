@@ -17,6 +17,12 @@ so the reader has to judge what is inside.  OPs, in order:
   raw:junk            the first RAW block ends in an item of an unknown tag
   raw:setup           the first RAW block ends in a second setup item
   raw:drop, raw:dup   the largest RAW block is left out, or written twice
+  raw:drop=N          the Nth RAW block (from 0) is left out
+  raw:swap            the largest RAW block and the next one change places
+  strings:drop=N      the Nth STRINGS record (from 0; -1 the last) is left out
+  v2                  the file as version 2 wrote it: RAW blocks without
+                      their numbers and states (items 18 and 19), END
+                      without its count of strings, version 2 in the header
 """
 import struct
 import sys
@@ -105,6 +111,32 @@ def end_cut(end, keep):
     return uv(keep) + b"".join(uv(v) for v in vals[:keep]) + end[rest : r.i]
 
 
+def raw_v2(p):
+    r, out = Rd(p), bytearray()
+    while r.i < len(p):
+        at = r.i
+        tag = p[r.i]
+        r.i += 1
+        r.s()
+        if tag not in (18, 19):
+            out += p[at : r.i]
+    return bytes(out)
+
+
+def end_v2(end):
+    r = Rd(end)
+    for _ in range(r.u()):  # the counts
+        r.u()
+    r.u()  # the cost per event
+    for _ in range(r.u()):  # the metrics' supported flags
+        r.u()
+    for _ in range(4):  # runs, the start (s, ns) and its monotonic time
+        r.u()
+    for _ in range(r.u()):  # the processes' names
+        r.u()
+    return end[: r.i]
+
+
 # kinds: process, thread, begin, end, instant, counter, process end
 DEPTH, VALUE, DUR = (2, 3, 4, 5), (0, 5, 6), (3,)
 
@@ -174,6 +206,20 @@ def main():
         elif op in ("raw:drop", "raw:dup"):
             i = max((i for i, (t, _) in enumerate(recs) if t == 14), key=lambda i: len(recs[i][1]))
             recs[i : i + 1] = [] if op == "raw:drop" else [recs[i], recs[i]]
+        elif op == "v2":
+            recs = [(t, raw_v2(p) if t == 14 else end_v2(p) if t == 8 else p) for t, p in recs]
+            data = data[:8] + struct.pack("<I", 2) + data[12:16]
+        elif op.startswith("raw:drop="):
+            i = [i for i, (t, _) in enumerate(recs) if t == 14][int(op[9:])]
+            del recs[i]
+        elif op == "raw:swap":
+            raw = [i for i, (t, _) in enumerate(recs) if t == 14]
+            i = max(raw[:-1], key=lambda i: len(recs[i][1]))
+            j = raw[raw.index(i) + 1]
+            recs[i], recs[j] = recs[j], recs[i]
+        elif op.startswith("strings:drop="):
+            i = [i for i, (t, _) in enumerate(recs) if t == 2][int(op[13:])]
+            del recs[i]
         else:
             sys.exit("recraft.py: unknown op " + op)
     with open(sys.argv[2], "wb") as f:
