@@ -283,7 +283,9 @@ static void session_cap_flush(struct session *s)
  * full, never between it and its answers. */
 static void session_cap_room(struct session *s)
 {
-	if (s->capb.len >= SESSION_CAP_BLOCK)
+	/* a large state (many names) makes the block longer, so that the
+	 * states stay a fifth of the capture at most */
+	if (s->capb.len >= SESSION_CAP_BLOCK + 4 * s->capset_len)
 		session_cap_flush(s);
 }
 

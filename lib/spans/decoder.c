@@ -1149,6 +1149,17 @@ static size_t decode_put_u64(uint8_t *p, uint64_t v)
 	return n;
 }
 
+/* A name id and its string id, each as the zigzag difference from the
+ * previous pair's (ids defined in order take a byte or two). */
+static size_t decode_put_pair(uint8_t *p, int64_t prev[2], uint32_t id, uint32_t gid)
+{
+	int64_t di = (int64_t)id - prev[0], dg = (int64_t)gid - prev[1];
+	prev[0] = id;
+	prev[1] = gid;
+	size_t n = decode_put_u64(p, ((uint64_t)di << 1) ^ (uint64_t)(di >> 63));
+	return n + decode_put_u64(p + n, ((uint64_t)dg << 1) ^ (uint64_t)(dg >> 63));
+}
+
 /* Room for more bytes at *len of *buf (capacity *cap). */
 static bool decode_room(uint8_t **buf, size_t *cap, size_t len, size_t more)
 {
@@ -1186,13 +1197,13 @@ int decoder_state(const struct decoder *d, uint8_t **buf, size_t *cap, size_t *l
 		n += decode_put_u64(*buf + n, p->calib);
 		n += decode_put_u64(*buf + n, p->ndefined);
 		uint32_t left = p->ndefined;
+		int64_t prev[2] = {0, 0};
 		for (uint32_t id = 1; id < p->nmap && left; id++) {
 			if (!p->map[id])
 				continue;
 			if (!decode_room(buf, cap, n, 20))
 				return -ENOMEM;
-			n += decode_put_u64(*buf + n, id);
-			n += decode_put_u64(*buf + n, p->map[id]);
+			n += decode_put_pair(*buf + n, prev, id, p->map[id]);
 			left--;
 		}
 		for (uint32_t j = 0; j < p->big.cap && left; j++) {
@@ -1200,8 +1211,8 @@ int decoder_state(const struct decoder *d, uint8_t **buf, size_t *cap, size_t *l
 				continue;
 			if (!decode_room(buf, cap, n, 20))
 				return -ENOMEM;
-			n += decode_put_u64(*buf + n, p->big.key[j]);
-			n += decode_put_u64(*buf + n, p->big.val[j]);
+			n += decode_put_pair(*buf + n, prev, (uint32_t)p->big.key[j],
+					     (uint32_t)p->big.val[j]);
 			left--;
 		}
 		if (left) /* the counts disagree: no state rather than a false one */
@@ -1264,10 +1275,17 @@ int decoder_restate(struct decoder *d, const void *buf, size_t len)
 			d->calib_mns += calib;
 			dp->calib = calib;
 		}
+		int64_t prev[2] = {0, 0};
 		for (uint64_t k = 0; k < nnames; k++) {
-			uint64_t id, gid;
-			if (!decode_get_u64(&p, end, &id) || !decode_get_u64(&p, end, &gid) ||
-			    id == 0 || id > WIRE_ID_MAX || gid == 0 || gid >= d->strings.n)
+			uint64_t di, dg;
+			if (!decode_get_u64(&p, end, &di) || !decode_get_u64(&p, end, &dg))
+				return -EINVAL;
+			/* as decode_put_pair wrote them: the differences, zigzag */
+			int64_t id = prev[0] + ((int64_t)(di >> 1) ^ -(int64_t)(di & 1)),
+				gid = prev[1] + ((int64_t)(dg >> 1) ^ -(int64_t)(dg & 1));
+			prev[0] = id;
+			prev[1] = gid;
+			if (id <= 0 || id > WIRE_ID_MAX || gid <= 0 || gid >= d->strings.n)
 				return -EINVAL;
 			if (decode_name(dp, (uint32_t)id) != gid)
 				decode_define(d, dp, (uint32_t)id, (uint32_t)gid);
