@@ -63,6 +63,7 @@ struct recfile {
 	uint32_t nid;
 	uint32_t lost_id;     /* "[lost]": names whose strings were damaged */
 	uint32_t end_strings; /* END's count of string ids (0: not told) */
+	uint32_t version;     /* the file header's */
 	/* END's names of processes (the file's string ids), when it has them;
 	 * pre_prefixed: recfile_prefix interned them with the prefix, so the
 	 * replays only look them up (prefix_id: the prefix alone) */
@@ -541,8 +542,9 @@ static void rf_end(struct recfile *rf, struct record_in *in)
 			rf->dmg.bad_records += !in->ok || np > (uint64_t)(in->end - in->p);
 		}
 	}
-	/* added in version 3: the ids the file's strings take (1 to this - 1) */
-	if (in->ok && in->p < in->end) {
+	/* added in version 3: the ids the file's strings take (1 to this - 1);
+	 * bytes there in an older file are a newer writer's, not this */
+	if (rf->version >= 3 && in->ok && in->p < in->end) {
 		uint64_t ns = record_get_u64(in);
 		if (in->ok && ns <= rf->size)
 			rf->end_strings = (uint32_t)ns;
@@ -836,6 +838,7 @@ int recfile_open(struct recfile **out, const char *path, struct strtab *strings,
 				 "reads versions 1 to %u)",
 				 path, le32toh(v[0]), RECORD_VERSION);
 	}
+	rf->version = le32toh(v[0]);
 	bool head = false;
 	int r = rf_walk(rf, rf_pass1, &head);
 	if (r == 0 && !head)
@@ -864,7 +867,8 @@ int recfile_open(struct recfile **out, const char *path, struct strtab *strings,
 		rf->dmg.lost_runs = 0;
 	rf->dmg.no_end = !rf->have_end && !rf->win.snapshot;
 	/* string ids no STRINGS record defined: a record lost whole (its CRC
-	 * held or not), which the names using them show as [lost] */
+	 * held or not) or cut by damage, which the names using them show as
+	 * [lost] */
 	for (uint32_t i = 1; i < rf->nid; i++)
 		rf->dmg.lost_strings += !rf->id[i];
 	if (rf->end_strings > rf->nid && rf->end_strings > 1)

@@ -84,7 +84,8 @@ static void rr_damage(const struct recreport_opts *o, const char *file,
 	if (d->lost_strings &&
 	    asprintf(&m,
 		     "report: '%s' is damaged: %" PRIu64
-		     " of its strings are missing (STRINGS records lost): what they name shows "
+		     " of its strings are missing (STRINGS records lost or damaged): what they "
+		     "name shows "
 		     "as [lost]; reporting what is left",
 		     file, d->lost_strings) >= 0)
 		o->warn(o->ctx, m);
