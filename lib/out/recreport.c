@@ -62,7 +62,12 @@ static void rr_damage(const struct recreport_opts *o, const char *file,
 		free(m);
 		m = NULL;
 	}
-	if (d->raw_records[0] != d->raw_records[1] &&
+	/* a numbered capture (format 3) says which blocks, the counts then
+	 * need no line; blocks missing as many as the bad ones said above
+	 * are those */
+	const uint64_t *b = d->raw_blocks;
+	bool blocks = b[0] || b[1] || b[2];
+	if (d->raw_records[0] != d->raw_records[1] && !blocks &&
 	    asprintf(&m,
 		     "report: '%s' is damaged: its capture replays %" PRIu64
 		     " span records where the run took %" PRIu64
@@ -71,8 +76,7 @@ static void rr_damage(const struct recreport_opts *o, const char *file,
 		o->warn(o->ctx, m);
 	free(m);
 	m = NULL;
-	const uint64_t *b = d->raw_blocks;
-	if ((b[0] || b[1] || b[2]) &&
+	if (blocks && (b[1] || b[2] || b[0] > d->lost_events) &&
 	    asprintf(&m,
 		     "report: '%s' is damaged: of its capture's RAW blocks %" PRIu64
 		     " missing (damaged or left out), %" PRIu64 " repeated and %" PRIu64
