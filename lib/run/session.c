@@ -629,6 +629,21 @@ static void session_hook(void *ctx, const struct wire_hdr *h, const uint8_t *pay
 	s->gone = GONE_LIVE;
 }
 
+/* The start of the small /proc file path, NUL-terminated in buf (of size
+ * cap): false when it cannot be read or is empty. */
+static bool session_proc_read(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, cap - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	return true;
+}
+
 /* Whether the task of directory dir (/proc/PID or /proc/PID/task/TID) has
  * not ended: "pid (comm) S ...", the state after the last ')'; a zombie or
  * a dead one has ended. */
@@ -636,14 +651,8 @@ static bool session_task_live(const char *dir)
 {
 	char path[64 + 256], buf[256];
 	snprintf(path, sizeof path, "%s/stat", dir);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!session_proc_read(path, buf, sizeof buf))
 		return false;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
 	const char *p = strrchr(buf, ')');
 	return p && p[1] == ' ' && p[2] && !strchr("ZXx", p[2]);
 }
@@ -695,14 +704,8 @@ static bool session_is_process(uint32_t pid)
 {
 	char path[64], buf[1024];
 	snprintf(path, sizeof path, "/proc/%u/status", pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!session_proc_read(path, buf, sizeof buf))
 		return false;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
 	const char *t = strstr(buf, "\nTgid:");
 	return t && strtoul(t + 6, NULL, 10) == pid; /* "\nTgid:\tN" */
 }

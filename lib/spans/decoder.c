@@ -40,6 +40,8 @@
 #include <string.h>
 
 #include "decoder.h"
+#include "grow.h"
+#include "pbenc.h"
 #include "demangle.h"
 #include "norm.h"
 #include "ring.h"
@@ -1138,17 +1140,6 @@ int decoder_set_values(struct decoder *d, const struct decoder_values *v)
 
 /* ---- a capture's restatements (decoder_state) ---------------------------- */
 
-static size_t decode_put_u64(uint8_t *p, uint64_t v)
-{
-	size_t n = 0;
-	while (v >= 0x80) {
-		p[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	p[n++] = (uint8_t)v;
-	return n;
-}
-
 /* A name id and its string id, each as the zigzag difference from the
  * previous pair's (ids defined in order take a byte or two). */
 static size_t decode_put_pair(uint8_t *p, int64_t prev[2], uint32_t id, uint32_t gid)
@@ -1156,24 +1147,8 @@ static size_t decode_put_pair(uint8_t *p, int64_t prev[2], uint32_t id, uint32_t
 	int64_t di = (int64_t)id - prev[0], dg = (int64_t)gid - prev[1];
 	prev[0] = id;
 	prev[1] = gid;
-	size_t n = decode_put_u64(p, ((uint64_t)di << 1) ^ (uint64_t)(di >> 63));
-	return n + decode_put_u64(p + n, ((uint64_t)dg << 1) ^ (uint64_t)(dg >> 63));
-}
-
-/* Room for more bytes at *len of *buf (capacity *cap). */
-static bool decode_room(uint8_t **buf, size_t *cap, size_t len, size_t more)
-{
-	if (len + more <= *cap)
-		return true;
-	size_t c = *cap ? *cap : 256;
-	while (c < len + more)
-		c *= 2;
-	uint8_t *b = realloc(*buf, c);
-	if (!b)
-		return false;
-	*buf = b;
-	*cap = c;
-	return true;
+	size_t n = pbenc_put_varint(p, ((uint64_t)di << 1) ^ (uint64_t)(di >> 63));
+	return n + pbenc_put_varint(p + n, ((uint64_t)dg << 1) ^ (uint64_t)(dg >> 63));
 }
 
 int decoder_state(const struct decoder *d, uint8_t **buf, size_t *cap, size_t *len)
@@ -1181,27 +1156,27 @@ int decoder_state(const struct decoder *d, uint8_t **buf, size_t *cap, size_t *l
 	size_t n = 0, np = 0;
 	for (struct norm_proc *q = norm_first_process(d->norm); q; q = q->next)
 		np += q->src && ((struct dproc *)q->src)->hello;
-	if (!decode_room(buf, cap, n, 10))
+	if (GROW(*buf, n + 10, *cap, 256) < 0)
 		return -ENOMEM;
-	n += decode_put_u64(*buf + n, np);
+	n += pbenc_put_varint(*buf + n, np);
 	for (struct norm_proc *q = norm_first_process(d->norm); q; q = q->next) {
 		const struct dproc *p = q->src;
 		if (!p || !p->hello)
 			continue;
-		if (!decode_room(buf, cap, n, 60 + p->hello_len))
+		if (GROW(*buf, n + 60 + p->hello_len, *cap, 256) < 0)
 			return -ENOMEM;
-		n += decode_put_u64(*buf + n, p->hello_len);
+		n += pbenc_put_varint(*buf + n, p->hello_len);
 		memcpy(*buf + n, p->hello, p->hello_len);
 		n += p->hello_len;
-		n += decode_put_u64(*buf + n, p->nvals);
-		n += decode_put_u64(*buf + n, p->calib);
-		n += decode_put_u64(*buf + n, p->ndefined);
+		n += pbenc_put_varint(*buf + n, p->nvals);
+		n += pbenc_put_varint(*buf + n, p->calib);
+		n += pbenc_put_varint(*buf + n, p->ndefined);
 		uint32_t left = p->ndefined;
 		int64_t prev[2] = {0, 0};
 		for (uint32_t id = 1; id < p->nmap && left; id++) {
 			if (!p->map[id])
 				continue;
-			if (!decode_room(buf, cap, n, 20))
+			if (GROW(*buf, n + 20, *cap, 256) < 0)
 				return -ENOMEM;
 			n += decode_put_pair(*buf + n, prev, id, p->map[id]);
 			left--;
@@ -1209,7 +1184,7 @@ int decoder_state(const struct decoder *d, uint8_t **buf, size_t *cap, size_t *l
 		for (uint32_t j = 0; j < p->big.cap && left; j++) {
 			if (!p->big.used[j] || p->big.key[j] < p->nmap)
 				continue;
-			if (!decode_room(buf, cap, n, 20))
+			if (GROW(*buf, n + 20, *cap, 256) < 0)
 				return -ENOMEM;
 			n += decode_put_pair(*buf + n, prev, (uint32_t)p->big.key[j],
 					     (uint32_t)p->big.val[j]);

@@ -40,6 +40,24 @@ mode_opts() {
 	[ "$1" != stream ] || echo "--perfetto=s.pftrace"
 }
 
+# mode_run MODE CMD...: CMD (its fd 3 closed) under spanstat in MODE
+# (aggregate, stream, or record then report) with --spans and -e
+# task-clock, its JSON in x.json; $output the summary's, $cmd_output what
+# the run printed (record's own, not report's)
+mode_run() {
+	local mode=$1
+	shift
+	if [ "$mode" = record ]; then
+		run "$SPANSTAT" record -o x.rec -e task-clock -- "$@" 3>&-
+		assert_success
+		cmd_output=$output
+		run "$SPANSTAT" report --json=x.json --spans x.rec
+	else
+		run "$SPANSTAT" $(mode_opts "$mode") --json=x.json --spans -e task-clock -- "$@" 3>&-
+		cmd_output=$output
+	fi
+}
+
 # count NAME FILE: the merged count of spans named NAME
 count() {
 	jq "[.spans.merged.nodes[] | select(.name == \"$1\") | .count] | add // 0" "$2"
@@ -408,13 +426,7 @@ late_lib() {
 	# its end unseen (killed or _exit)
 	local mode
 	for mode in aggregate stream record; do
-		if [ "$mode" = record ]; then
-			run "$SPANSTAT" record -o x.rec -e task-clock -- "$EXITW" orphan 3>&-
-			assert_success
-			run "$SPANSTAT" report --json=x.json --spans x.rec
-		else
-			run "$SPANSTAT" $(mode_opts "$mode") --json=x.json --spans -e task-clock -- "$EXITW" orphan 3>&-
-		fi
+		mode_run "$mode" "$EXITW" orphan
 		assert_success
 		assert_output --partial "1 process still running when the run ended (what it records from then on is not seen)"
 		refute_output --partial "end was not seen"
@@ -440,13 +452,7 @@ late_lib() {
 	# unseen, which the summary says instead of nothing
 	local mode
 	for mode in aggregate stream record; do
-		if [ "$mode" = record ]; then
-			run "$SPANSTAT" record -o x.rec -e task-clock -- "$EXITW" quiet 3>&-
-			assert_success
-			run "$SPANSTAT" report --json=x.json --spans x.rec
-		else
-			run "$SPANSTAT" $(mode_opts "$mode") --json=x.json --spans -e task-clock -- "$EXITW" quiet 3>&-
-		fi
+		mode_run "$mode" "$EXITW" quiet
 		assert_success
 		assert_output --partial "1 process still running when the run ended (what it records from then on is not seen)"
 		refute_output --partial "end was not seen"
@@ -464,15 +470,8 @@ late_lib() {
 	[ "$max" -le 65536 ] || skip "pid_max $max: the pid space does not wrap in a test's time"
 	tr=$(build_workload span_tidreuse $(span_link_flags))
 	for mode in aggregate stream record; do
-		if [ "$mode" = record ]; then
-			run "$SPANSTAT" record -o x.rec -e task-clock -- "$tr" 3>&-
-			[[ $output != *"not taken"* ]] || skip "the pid went to another process"
-			assert_success
-			run "$SPANSTAT" report --json=x.json --spans x.rec
-		else
-			run "$SPANSTAT" $(mode_opts "$mode") --json=x.json --spans -e task-clock -- "$tr" 3>&-
-			[[ $output != *"not taken"* ]] || skip "the pid went to another process"
-		fi
+		mode_run "$mode" "$tr"
+		[[ $cmd_output != *"not taken"* ]] || skip "the pid went to another process"
 		assert_success
 		assert_output --partial "1 process still running when the run ended"
 		assert_equal "$(jq -c '.spans.decode | [.running, .no_exit]' x.json)" "[1,0]"
