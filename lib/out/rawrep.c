@@ -226,8 +226,19 @@ static int rr_setup(struct rawrep *r, struct record_in *in)
 	r->off = offcpu_new();
 	if (!r->dec || !r->off)
 		return -ENOMEM;
-	struct decoder_values dv = {(unsigned)v[7], (unsigned)v[8], (int)v[9] - 1, rr_off_cpu_at, r,
-				    rr_end_at,	    rr_unvalued};
+	/* the layout of the target's values, since it was told (before, 0:
+	 * not checked) */
+	uint64_t layout = in->p < in->end ? record_get_u64(in) : 0;
+	if (!in->ok || layout > UINT32_MAX)
+		return -EINVAL;
+	struct decoder_values dv = {.n = (unsigned)v[7],
+				    .first_target = (unsigned)v[8],
+				    .off_cpu = (int)v[9] - 1,
+				    .off_cpu_at = rr_off_cpu_at,
+				    .ctx = r,
+				    .end_at = rr_end_at,
+				    .unvalued = rr_unvalued,
+				    .layout = (uint32_t)layout};
 	if (decoder_set_values(r->dec, &dv) < 0)
 		return -EINVAL;
 	for (size_t i = 0; i < r->nsink; i++)

@@ -97,6 +97,7 @@ struct session {
 	bool have_an;
 	struct spanmetrics metrics; /* what spans carry (spanmetric.h) */
 	char *values_spec;	    /* SPANSTAT_VALUES for the target */
+	uint32_t values_layout;	    /* spanstat_values_id() of it (0: none) */
 	char *exe, *build_id;	    /* the head's (launch_exe), or NULL */
 	struct offcpu *off;	    /* every run's switch and exit records, or NULL */
 	int hook_err;		    /* the decoder hook failed (-ENOMEM) */
@@ -117,7 +118,7 @@ struct session {
 	 * records of events (decoder_set_capture_only), the replay decodes */
 	bool raw_only;
 	struct rawcap capb;  /* what the consumer has not been handed yet */
-	uint64_t capset[10]; /* its RAW_SETUP, which starts every block */
+	uint64_t capset[11]; /* its RAW_SETUP, which starts every block */
 	size_t capset_len;   /* the bytes of a block's first items (setup, number, state) */
 	uint64_t capseq;     /* the block's number (RAW_BLOCK) */
 	uint8_t *capstate;   /* its RAW_STATE (decoder_state) */
@@ -249,7 +250,7 @@ static void session_env_free(struct session *s)
  * that lost what came before needs to go on from here. */
 static void session_cap_head(struct session *s)
 {
-	rawcap_put_u64s(&s->capb, RAW_SETUP, s->capset, 10);
+	rawcap_put_u64s(&s->capb, RAW_SETUP, s->capset, 11);
 	rawcap_put_u64s(&s->capb, RAW_BLOCK, &s->capseq, 1);
 	size_t n = 0;
 	int e = decoder_state(s->dec, &s->capstate, &s->capstate_cap, &n);
@@ -338,7 +339,7 @@ static void session_cap_setup(struct session *s, const struct spanclock *clk)
 	s->cap = true;
 	s->raw_only = s->an->capture_only && s->an->capture_only(s->an->ctx);
 	uint64_t *v = s->capset;
-	uint64_t set[10] = {clk != NULL,
+	uint64_t set[11] = {clk != NULL,
 			    clk ? clk->tsc0 : 0,
 			    clk ? clk->mono0 : 0,
 			    clk ? clk->mult : 0,
@@ -347,7 +348,8 @@ static void session_cap_setup(struct session *s, const struct spanclock *clk)
 			    rawcap_zz(s->rt_off),
 			    s->metrics.n,
 			    s->metrics.first_target,
-			    (uint64_t)(s->metrics.off_cpu + 1)};
+			    (uint64_t)(s->metrics.off_cpu + 1),
+			    s->values_layout};
 	memcpy(v, set, sizeof set);
 	s->capseq = 0;
 	session_cap_head(s);
@@ -931,9 +933,17 @@ static int session_spans_setup(struct session *s, char **cause)
 	int r = session_metrics(s, cause);
 	if (r < 0)
 		return r;
-	struct decoder_values dv = {
-		s->metrics.n,	s->metrics.first_target, s->metrics.off_cpu, session_off_cpu_at, s,
-		session_end_at, session_unvalued};
+	/* which values the target's processes must say they carry (a program
+	 * may run another with other values, as many: they are not ours) */
+	s->values_layout = s->values_spec ? spanstat_values_id(s->values_spec) : 0;
+	struct decoder_values dv = {.n = s->metrics.n,
+				    .first_target = s->metrics.first_target,
+				    .off_cpu = s->metrics.off_cpu,
+				    .off_cpu_at = session_off_cpu_at,
+				    .ctx = s,
+				    .end_at = session_end_at,
+				    .unvalued = session_unvalued,
+				    .layout = s->values_layout};
 	r = s->an->init(s->an->ctx, true, s->metrics.n);
 	s->have_an = true;
 	if (r == -ENOMEM)
@@ -948,6 +958,7 @@ static int session_spans_setup(struct session *s, char **cause)
 	/* Without a ring file (no memfd), every thread records through the pipe. */
 	if (ringsrc_new(&s->rings, s->metrics.n - s->metrics.first_target) == 0) {
 		ringsrc_set_tree_fn(s->rings, session_ring_tree, s);
+		ringsrc_set_layout(s->rings, s->values_layout);
 		/* outputs that need the events themselves stream them */
 		s->agg = !s->an->streams(s->an->ctx) && !s->o->span_args;
 	}

@@ -260,6 +260,7 @@ extern __thread struct rec_thread *rec_calib_self __attribute__((tls_model("init
 /* rec_life.c: what the constructor found */
 extern struct recv_spec rec_vspec; /* SPANSTAT_VALUES: what begins and ends carry */
 extern unsigned rec_nvals;	   /* rec_vspec.n */
+extern uint32_t rec_vlayout;	   /* spanstat_values_id() of it (0: no values) */
 extern int rec_offcpu;		   /* SPANSTAT_OFFCPU: aggregating threads mark switched spans */
 extern const uint64_t *(*rec_alloc_fn)(void); /* libspanstat-alloc's counts */
 extern void (*rec_alloc_quiet)(int delta);    /* its bracket: the recorder's own */

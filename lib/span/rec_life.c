@@ -33,6 +33,7 @@
 
 struct recv_spec rec_vspec; /* SPANSTAT_VALUES: what begins and ends carry */
 unsigned rec_nvals;	    /* rec_vspec.n */
+uint32_t rec_vlayout;	    /* spanstat_values_id() of it (0: no values) */
 int rec_offcpu;		    /* SPANSTAT_OFFCPU: aggregating threads mark switched spans */
 const uint64_t *(*rec_alloc_fn)(void); /* libspanstat-alloc's counts */
 void (*rec_alloc_quiet)(int delta);    /* its bracket: the recorder's own */
@@ -70,7 +71,7 @@ static REC_NOI void rec_hello(void)
 	if (len)
 		rec_write(buf, len);
 	if (rec_nvals) {
-		struct wire_values wv = {rec_nvals, 0};
+		struct wire_values wv = {rec_nvals, rec_vlayout};
 		len = enc_simple(buf, sizeof buf, WIRE_VALUES, rec_pid, 0, &wv, sizeof wv);
 		if (len)
 			rec_write(buf, len);
@@ -276,8 +277,12 @@ __attribute__((constructor)) static REC_NOI void rec_connect(void)
 	/* a malformed spec leaves it empty: no filtering rather than a guess */
 	recf_parse(rec_getenv(SPANSTAT_ENV_FILTER), &rec_filter);
 	rec_filtering = recf_active(&rec_filter);
-	recv_parse(rec_getenv(SPANSTAT_ENV_VALUES), &rec_vspec);
+	const char *vals = rec_getenv(SPANSTAT_ENV_VALUES);
+	recv_parse(vals, &rec_vspec);
 	rec_nvals = rec_vspec.n;
+	/* which values they are, told with their count (WIRE_VALUES) and
+	 * checked against the ring file's (rec_map_rings) */
+	rec_vlayout = rec_nvals ? spanstat_values_id(vals) : 0;
 	if (rec_vspec.allocs) {
 		rec_alloc_fn =
 			(const uint64_t *(*)(void))dlsym(RTLD_DEFAULT, "spanstat__alloc_counts");

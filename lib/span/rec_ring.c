@@ -518,9 +518,11 @@ REC_NOI void *rec_map_rings(const char *path)
 		return NULL;
 	}
 	const struct ring_file *f = m;
-	/* the values it was made for must be ours, or words would not frame */
+	/* the values it was made for must be ours, or words would not frame
+	 * (their count), or would be summed under other names (their layout:
+	 * the pipe's decoder tells the session they are not its values) */
 	if (f->magic != RING_MAGIC || f->slots != RING_SLOTS || f->words != RING_WORDS ||
-	    f->vals != rec_nvals) {
+	    f->vals != rec_nvals || f->layout != rec_vlayout) {
 		munmap(m, RING_DATA_OFF);
 		close(fd);
 		return NULL;

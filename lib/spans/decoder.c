@@ -68,6 +68,7 @@ struct dproc {
 	uint32_t ndefined;
 	uint64_t dropped; /* dropped words its threads' records reported */
 	uint32_t nvals;	  /* WIRE_VALUES: value words after each begin and end */
+	bool foreign;	  /* WIRE_VALUES: they are of another layout than the target's */
 	uint64_t calib;	  /* its WIRE_CALIB, in milli-ns (0: none yet) */
 	struct norm_proc *np;
 	uint8_t *hello; /* its WIRE_HELLO record, whole (decoder_state) */
@@ -251,7 +252,7 @@ static const uint64_t *decode_values(struct decoder *d, const struct dproc *p,
 				     uint64_t *v)
 {
 	const struct decoder_values *dv = &d->vals;
-	bool target = p->nvals == dv->n - dv->first_target;
+	bool target = p->nvals == dv->n - dv->first_target && !p->foreign;
 	if (!d->vals_set || !target) /* a libc call per event where none is needed */
 		memset(v, 0, dv->n * sizeof *v);
 	if (dv->off_cpu >= 0 && dv->off_cpu_at)
@@ -751,6 +752,9 @@ static void decode_record(struct decoder *d, const struct wire_hdr *h, const uin
 		if (wv.count > SPANMETRIC_MAX)
 			break;
 		p->nvals = wv.count;
+		/* as many values, but not the ones asked for: unknown, as
+		 * another count is (decode_values) */
+		p->foreign = d->vals.layout && wv.layout && wv.layout != d->vals.layout;
 		ok = true;
 		break;
 	}
@@ -1193,6 +1197,22 @@ int decoder_state(const struct decoder *d, uint8_t **buf, size_t *cap, size_t *l
 		if (left) /* the counts disagree: no state rather than a false one */
 			return -EINVAL;
 	}
+	/* the processes whose values are of another layout (none: nothing,
+	 * as in files written before it was told) */
+	size_t nf = 0;
+	for (struct norm_proc *q = norm_first_process(d->norm); q; q = q->next)
+		nf += q->src && ((struct dproc *)q->src)->hello &&
+		      ((struct dproc *)q->src)->foreign;
+	if (nf) {
+		if (GROW(*buf, n + 10 + 5 * nf, *cap, 256) < 0)
+			return -ENOMEM;
+		n += pbenc_put_varint(*buf + n, nf);
+		for (struct norm_proc *q = norm_first_process(d->norm); q; q = q->next) {
+			const struct dproc *p = q->src;
+			if (p && p->hello && p->foreign)
+				n += pbenc_put_varint(*buf + n, p->pid);
+		}
+	}
 	*len = n;
 	return 0;
 }
@@ -1245,6 +1265,7 @@ int decoder_restate(struct decoder *d, const void *buf, size_t len)
 		}
 		dp->mark = mark;
 		dp->nvals = (uint32_t)nvals;
+		dp->foreign = false; /* unless the list after the processes names it */
 		if (calib && !dp->calib) {
 			d->calib_n++;
 			d->calib_mns += calib;
@@ -1264,6 +1285,18 @@ int decoder_restate(struct decoder *d, const void *buf, size_t len)
 				return -EINVAL;
 			if (decode_name(dp, (uint32_t)id) != gid)
 				decode_define(d, dp, (uint32_t)id, (uint32_t)gid);
+		}
+	}
+	if (p != end) { /* the processes whose values are of another layout */
+		uint64_t nf, pid;
+		if (!decode_get_u64(&p, end, &nf) || nf == 0 || nf > np)
+			return -EINVAL;
+		for (uint64_t i = 0; i < nf; i++) {
+			struct dproc *dp;
+			if (!decode_get_u64(&p, end, &pid) || pid > UINT32_MAX ||
+			    !(dp = decode_proc(d, (uint32_t)pid)) || dp->mark != mark)
+				return -EINVAL;
+			dp->foreign = true;
 		}
 	}
 	if (p != end)

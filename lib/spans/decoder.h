@@ -126,8 +126,14 @@ struct decoder_values {
 	uint64_t (*end_at)(void *ctx, uint32_t pid, uint32_t tid, uint64_t after);
 	/* a process's begin or end came without the target's values (its
 	 * SPANSTAT_VALUES gone or changed, as a program may do to the
-	 * environment of what it runs): their sums lack its part (or NULL) */
+	 * environment of what it runs: other values, or as many in another
+	 * order): their sums lack its part (or NULL) */
 	void (*unvalued)(void *ctx, uint32_t pid);
+	/* spanstat_values_id() of the target's SPANSTAT_VALUES (spanenv.h):
+	 * a process whose WIRE_VALUES names another layout sends words that
+	 * are not the target's values, whatever their count (0: not checked,
+	 * as for a library that does not tell its own) */
+	uint32_t layout;
 };
 int decoder_set_values(struct decoder *d, const struct decoder_values *v);
 /* For other sources feeding the same spans (linesrc.c): the normaliser (its
@@ -156,8 +162,9 @@ const struct spannames *decoder_names(const struct decoder *d);
  * to pick up, at this point, the processes of this decoder had it lost
  * records before: each live process's HELLO record whole, its values per
  * span (WIRE_VALUES), its cost per event (WIRE_CALIB, milli-ns) and its
- * name ids with their string ids.  Into *buf (capacity *cap, grown with
- * realloc), its bytes in *len.  0, -ENOMEM, or -EINVAL (no state). */
+ * name ids with their string ids; then, only when some process's values
+ * are of another layout than the target's, how many and their pids.  Into *buf (capacity *cap,
+ * grown with realloc), its bytes in *len.  0, -ENOMEM, or -EINVAL (no state). */
 int decoder_state(const struct decoder *d, uint8_t **buf, size_t *cap, size_t *len);
 /* A replay's decoder takes a restatement: a process it does not know (or
  * knows another image of) starts as its HELLO says, names it lacks are

@@ -28,7 +28,9 @@
 enum rawcap_tag {
 	/* clock valid, tsc0, mono0, mult, shift; demangle mode; realtime -
 	 * monotonic (zigzag) for the line source; values per span, the
-	 * target's first, the off-CPU value's index + 1 (0: none); the
+	 * target's first, the off-CPU value's index + 1 (0: none); then
+	 * (since it was told; before, unchecked) spanstat_values_id() of the
+	 * target's SPANSTAT_VALUES (decoder_values.layout); the
 	 * first item of every block, the same in each (a replay may start at
 	 * any block whose predecessors were lost) */
 	RAW_SETUP = 1,

@@ -88,6 +88,11 @@ int ringsrc_new(struct ringsrc **out, unsigned nvals)
 	return 0;
 }
 
+void ringsrc_set_layout(struct ringsrc *r, uint32_t layout)
+{
+	((struct ring_file *)r->map)->layout = layout;
+}
+
 void ringsrc_set_tree_fn(struct ringsrc *r, ringsrc_tree_fn fn, void *ctx)
 {
 	r->tree_fn = fn;

@@ -52,6 +52,11 @@ typedef int (*ringsrc_tree_fn)(void *ctx, const struct ringsrc_tree *t);
 /* A new, empty ring file (a memfd) whose begins and ends carry nvals
  * values (ring.h).  Returns 0 or -errno. */
 int ringsrc_new(struct ringsrc **out, unsigned nvals);
+/* Which values they are: spanstat_values_id() of the target's
+ * SPANSTAT_VALUES (spanenv.h; 0, the default: none).  A process whose own
+ * differs does not take the file (it sends through the pipe, where the
+ * decoder sees its WIRE_VALUES).  Before the target starts. */
+void ringsrc_set_layout(struct ringsrc *r, uint32_t layout);
 void ringsrc_free(struct ringsrc *r);
 /* The file's descriptor (close-on-exec; the target opens it by path). */
 int ringsrc_fd(const struct ringsrc *r);

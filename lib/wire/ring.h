@@ -128,18 +128,20 @@ enum ring_ctl {
 
 /* The file's first 64 bytes. */
 struct ring_file {
-	uint64_t magic; /* RING_MAGIC, written by spanstat */
-	uint32_t slots; /* RING_SLOTS */
-	uint32_t words; /* RING_WORDS */
-	uint32_t vals;	/* values per begin and end (spanmetric.h's, those the
-			 * target reads): in the events they follow each begin
-			 * and end word; in aggregate mode they have an area */
-	uint32_t pad0;
-	uint64_t late; /* events the target's processes recorded after their
-			* exit path had run (a destructor or exit handler
-			* that ran after the library's): not sent, counted
-			* here by the writers (atomically), read by spanstat
-			* once the processes are gone */
+	uint64_t magic;	 /* RING_MAGIC, written by spanstat */
+	uint32_t slots;	 /* RING_SLOTS */
+	uint32_t words;	 /* RING_WORDS */
+	uint32_t vals;	 /* values per begin and end (spanmetric.h's, those the
+			  * target reads): in the events they follow each begin
+			  * and end word; in aggregate mode they have an area */
+	uint32_t layout; /* spanstat_values_id() of the session's
+			  * SPANSTAT_VALUES (0: none): a process whose own
+			  * differs, like one whose count does, uses the pipe */
+	uint64_t late;	 /* events the target's processes recorded after their
+			  * exit path had run (a destructor or exit handler
+			  * that ran after the library's): not sent, counted
+			  * here by the writers (atomically), read by spanstat
+			  * once the processes are gone */
 	uint64_t pad[4];
 };
 

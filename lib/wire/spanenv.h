@@ -5,6 +5,8 @@
 #ifndef SPANSTAT_SPANENV_H
 #define SPANSTAT_SPANENV_H
 
+#include <stdint.h>
+
 #define SPANSTAT_ENV_FD "SPANSTAT_FD"		/* write end of the pipe, inherited */
 #define SPANSTAT_ENV_PIPE "SPANSTAT_PIPE"	/* /proc/<pid>/fd/<n>: reopen path */
 #define SPANSTAT_ENV_PIPE_ID "SPANSTAT_PIPE_ID" /* "<st_dev>:<st_ino>" of the pipe */
@@ -21,6 +23,21 @@
 /* what begins and ends carry: values.h's recv_parse format */
 #define SPANSTAT_ENV_VALUES "SPANSTAT_VALUES"
 #define SPANSTAT_VALUES_MAX 8192 /* its longest value, in bytes */
+
+/* The identity of a SPANSTAT_VALUES value, its layout (which values, in
+ * which order): a 32-bit FNV-1a hash of its bytes, never 0.  The library
+ * announces its own (wire.h's WIRE_VALUES, and ring.h's file says the
+ * session's), so that a process whose environment names other values, as
+ * many, is told apart from one that carries the session's.  Texts that
+ * differ but name the same values have different identities (their values
+ * are then taken as unknown: never as another's). */
+static inline uint32_t spanstat_values_id(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h ? h : 1;
+}
 /* "1": aggregating threads mark the spans they were switched out in */
 #define SPANSTAT_ENV_OFFCPU "SPANSTAT_OFFCPU"
 /* /proc/<pid>/fd/<n>: the pipe of the span line protocol (linesrc.h) */

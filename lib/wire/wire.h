@@ -174,11 +174,15 @@ struct wire_calib {
 
 /* WIRE_VALUES: from here on, every WIRE_OP_BEGIN and WIRE_OP_END word of the
  * process is followed by `count` words: the thread's cumulative values at
- * that instant (the events and allocation counts spanstat asked for, in its
- * order); sent right after WIRE_HELLO, before any event. */
+ * that instant (the events and allocation counts its SPANSTAT_VALUES names,
+ * in its order); sent right after WIRE_HELLO, before any event.  `layout`
+ * is spanstat_values_id() of that SPANSTAT_VALUES (spanenv.h): a reader
+ * takes the words as the values it asked for only when it is the id of
+ * what it asked for (a program may have changed the variable for what it
+ * runs); 0 in records of libraries that did not tell it. */
 struct wire_values {
 	uint32_t count;
-	uint32_t reserved;
+	uint32_t layout;
 };
 
 /* WIRE_UNCOUNTED: thread tid could not open the events of its values in

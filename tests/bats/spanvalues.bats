@@ -14,8 +14,9 @@ load helpers
 bats_require_minimum_version 1.5.0
 
 setup_file() {
-	export METRICS
+	export METRICS LAYOUT
 	METRICS=$(build_workload span_metrics $(span_link_flags))
+	LAYOUT=$(build_workload span_layout $(span_link_flags))
 }
 
 setup() {
@@ -125,6 +126,43 @@ thread_node() {
 			[ "${lines[1]}" -le 8 ]
 		done
 	done
+}
+
+@test "a child whose SPANSTAT_VALUES names other values, as many, leaves the sums unknown, not misnamed" {
+	# span_layout runs itself with the two events the other way round:
+	# its touch faults 16384 pages, which read as context switches if the
+	# child's values were taken in the session's order
+	local ev=page-faults,context-switches
+	for mode in agg stream; do
+		run -0 "$SPANSTAT" $(mode_opts "$mode") --spans --json=x.json -o sum.txt \
+			--span-events=$ev -- "$LAYOUT" swap
+		cat sum.txt
+		assert_line "SPANSTAT_VALUES e:1:2:0:0:0,e:1:3:0:0:0 -> e:1:3:0:0:0,e:1:2:0:0:0"
+		assert_equal "$(node x.json touch .count)" 1
+		assert_equal "$(node x.json touch '.metrics["page-faults"]')" null
+		assert_equal "$(node x.json touch '.metrics["context-switches"]')" null
+		assert_equal "$(jq -c '[.spans.metrics[] | select(.kind == "event") | .supported]' x.json)" \
+			'[false,false]'
+		grep -E '<not supported> +<not supported> +touch$' sum.txt
+		# the same child with the session's layout: known, and where they belong
+		run -0 "$SPANSTAT" $(mode_opts "$mode") --spans --json=y.json -o sum.txt \
+			--span-events=$ev -- "$LAYOUT" keep
+		pf=$(node y.json touch '.metrics["page-faults"]')
+		cs=$(node y.json touch '.metrics["context-switches"]')
+		echo "$mode: kept: touch $pf faults, $cs switches"
+		[ "$pf" -ge 16000 ]
+		[ "$cs" -lt 1000 ]
+	done
+	# recorded: the replay sees what the live run saw
+	run -0 "$SPANSTAT" record -o x.rec --span-events=$ev -- "$LAYOUT" swap
+	run -0 "$SPANSTAT" report --json=r.json x.rec
+	assert_equal "$(node r.json touch .count)" 1
+	assert_equal "$(node r.json touch '.metrics["context-switches"]')" null
+	assert_equal "$(jq -c '[.spans.metrics[] | select(.kind == "event") | .supported]' r.json)" \
+		'[false,false]'
+	run -0 "$SPANSTAT" record -o y.rec --span-events=$ev -- "$LAYOUT" keep
+	run -0 "$SPANSTAT" report --json=r.json y.rec
+	[ "$(node r.json touch '.metrics["page-faults"]')" -ge 16000 ]
 }
 
 @test "--weight=page-faults puts the faulting span on top of the folded output" {

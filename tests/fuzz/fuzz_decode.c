@@ -135,7 +135,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!d || !check || span_trees_init(&st) < 0)
 		abort();
 	if (flags & 16) {
-		struct decoder_values dv = {3, 1, 0, fuzz_off_cpu, NULL, NULL, NULL};
+		struct decoder_values dv = {3, 1, 0, fuzz_off_cpu, NULL, NULL, NULL, 0x5a5a5a5a};
 		if (decoder_set_values(d, &dv) < 0 || span_trees_set_values(&st, 3) < 0)
 			abort();
 	}

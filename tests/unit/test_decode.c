@@ -1350,6 +1350,7 @@ static uint64_t v_off(void *ctx, uint32_t pid, uint32_t tid, uint64_t ns)
 
 /* begins and ends the decoder said came without the target's values */
 static unsigned v_unvalued_n;
+static uint32_t v_layout; /* the layout v_run's decoder expects (0: unchecked) */
 
 static void v_unvalued(void *ctx, uint32_t pid)
 {
@@ -1363,7 +1364,7 @@ static void v_run(const struct stream *s, struct vrec *r, struct decode_stats *s
 	memset(r, 0, sizeof *r);
 	v_unvalued_n = 0;
 	struct decoder *d = decoder_new(NULL);
-	struct decoder_values dv = {3, 1, 0, v_off, NULL, NULL, v_unvalued};
+	struct decoder_values dv = {3, 1, 0, v_off, NULL, NULL, v_unvalued, v_layout};
 	ok(decoder_set_values(d, &dv) == 0, "the decoder takes a value layout");
 	decoder_add_sink(d, (struct span_sink){vrec_event, r});
 	decoder_feed(d, s->buf, s->len);
@@ -1404,6 +1405,35 @@ static void test_values(void)
 	is_int(r.v[0], 100, "the source's own still count");
 	is_int(v_unvalued_n, 2, "the begin and the end are said to lack them");
 	free(s.buf);
+
+	/* as many values, of the layout asked for, of another one, or of one
+	 * not told (a library that did not say it) */
+	const struct {
+		uint32_t want, got;
+		unsigned with, unvalued;
+		const char *what;
+	} lay[] = {
+		{0x1234, 0x1234, 300, 0, "the layout asked for: its values"},
+		{0x1234, 0x4321, 0, 2, "another layout, as many values: unknown, said"},
+		{0x1234, 0, 300, 0, "a layout not told: its values, as before"},
+		{0, 0x4321, 300, 0, "a layout not asked for: its values, as before"},
+	};
+	for (size_t k = 0; k < sizeof lay / sizeof lay[0]; k++) {
+		memset(&s, 0, sizeof s);
+		struct wire_values lv = {2, lay[k].got};
+		s_hello(&s, 7, 1, WIRE_CLOCK_MONOTONIC, 1000, 1000, "v");
+		s_simple(&s, WIRE_VALUES, 7, 0, &lv, sizeof lv);
+		s_name(&s, 7, 1, "a");
+		EVENTS(&s, 7, 8, 1000, B(1, 0), 10, 500, E(1, 1000), 25, 800);
+		v_layout = lay[k].want;
+		v_run(&s, &r, &st);
+		v_layout = 0;
+		is_int(r.ends, 1, "layout: the span framed");
+		is_int(r.v[2], lay[k].with, lay[k].what);
+		is_int(v_unvalued_n, lay[k].unvalued, lay[k].what);
+		is_int(st.bad_records, 0, "layout: nothing rejected");
+		free(s.buf);
+	}
 
 	/* a process that sends no WIRE_VALUES (its SPANSTAT_VALUES gone) */
 	memset(&s, 0, sizeof s);
@@ -1513,6 +1543,68 @@ static void test_restate(void)
 	free(other.buf);
 }
 
+/* A state keeps which processes' values are of another layout: a replay
+ * that lost their WIRE_VALUES still says their values are unknown; a state
+ * without such a process is as before (no list after the processes). */
+static void test_restate_layout(void)
+{
+	struct stream lost = {0}, after = {0};
+	struct wire_values wv = {2, 0x4321};
+	s_hello(&lost, 7, 1, WIRE_CLOCK_MONOTONIC, 1000, 1000, "v");
+	s_simple(&lost, WIRE_VALUES, 7, 0, &wv, sizeof wv);
+	s_name(&lost, 7, 1, "a");
+	after.nseq = lost.nseq;
+	memcpy(after.seq, lost.seq, sizeof lost.seq);
+	EVENTS(&after, 7, 8, 1000, B(1, 0), 10, 500, E(1, 1000), 25, 800);
+	struct decoder_values dv = {3, 1, 0, v_off, NULL, NULL, v_unvalued, 0x1234};
+	uint8_t *st = NULL, *st0 = NULL;
+	size_t cap = 0, len = 0, cap0 = 0, len0 = 0;
+	struct decoder *a = decoder_new(NULL), *b = decoder_new(NULL);
+	decoder_set_values(a, &dv);
+	decoder_set_values(b, &dv);
+	decoder_feed(a, lost.buf, lost.len);
+	is_int(decoder_state(a, &st, &cap, &len), 0, "layout state: taken");
+	/* the same process of the layout asked for: no list */
+	struct decoder *e = decoder_new(NULL);
+	decoder_set_values(e, &dv);
+	wv.layout = 0x1234;
+	struct stream mine = {0};
+	s_hello(&mine, 7, 1, WIRE_CLOCK_MONOTONIC, 1000, 1000, "v");
+	s_simple(&mine, WIRE_VALUES, 7, 0, &wv, sizeof wv);
+	s_name(&mine, 7, 1, "a");
+	decoder_feed(e, mine.buf, mine.len);
+	is_int(decoder_state(e, &st0, &cap0, &len0), 0, "layout state: taken of the right one");
+	is_int(len, len0 + 2, "layout state: a list of one pid after the processes");
+	ok(len0 <= len && memcmp(st, st0, len0) == 0, "layout state: the processes as before");
+
+	const struct strtab *t = decoder_strings(a);
+	for (uint32_t i = 1; i < t->n; i++)
+		decoder_seed_string(b, t->str[i], t->len[i]);
+	is_int(decoder_restate(b, st, len), 0, "layout state: restated");
+	struct vrec r;
+	memset(&r, 0, sizeof r);
+	decoder_add_sink(b, (struct span_sink){vrec_event, &r});
+	v_unvalued_n = 0;
+	decoder_feed(b, after.buf, after.len);
+	decoder_finish(b);
+	is_int(r.ends, 1, "layout state: the later span framed");
+	is_int(r.v[2], 0, "layout state: its values not taken");
+	is_int(v_unvalued_n, 2, "layout state: its begin and end said to lack them");
+	is_int(decoder_restate(b, st, len - 1), -EINVAL,
+	       "layout state: a list cut short is refused");
+	st[len - 1] = 9; /* a pid the state does not list */
+	is_int(decoder_restate(b, st, len), -EINVAL, "layout state: a pid not listed is refused");
+
+	free(st);
+	free(st0);
+	decoder_free(a);
+	decoder_free(b);
+	decoder_free(e);
+	free(lost.buf);
+	free(after.buf);
+	free(mine.buf);
+}
+
 int main(void)
 {
 	test_values();
@@ -1533,6 +1625,7 @@ int main(void)
 	test_async();
 	test_args();
 	test_restate();
+	test_restate_layout();
 	ok(raw_replays > 0 && raw_diffs == 0,
 	   "every run's raw capture replays to the same events and statistics");
 	ok(capo_runs > 0 && capo_diffs == 0,
