@@ -557,7 +557,9 @@ static void rf_end(struct recfile *rf, struct record_in *in)
 		/* a file older than the count does not know it */
 		n > 19 ? v[19] : DECODE_UNKNOWN, n > 20 ? v[20] : DECODE_UNKNOWN,
 		n > 21 ? v[21] : DECODE_UNKNOWN, n > 22 ? v[22] : DECODE_UNKNOWN,
-		n > 23 ? v[23] : DECODE_UNKNOWN, n > 24 ? v[24] : DECODE_UNKNOWN};
+		n > 23 ? v[23] : DECODE_UNKNOWN, n > 24 ? v[24] : DECODE_UNKNOWN,
+		n > 25 ? v[25] : DECODE_UNKNOWN, n > 26 ? v[26] : DECODE_UNKNOWN,
+		n > 27 ? v[27] : DECODE_UNKNOWN, n > 28 ? v[28] : DECODE_UNKNOWN};
 	rf->cost = isfinite(cost) && cost >= 0 ? cost : 0; /* an infinity times 0 spans is NaN */
 	for (unsigned i = 0; i < rf->metrics.n && nm == rf->metrics.n; i++)
 		rf->metrics.m[i].supported = sup[i];
@@ -1620,7 +1622,28 @@ int recfile_replay_parts(struct recfile *rf, struct analysis *const *parts, size
 				rf->dmg.raw_records[0] = rf->ds.records;
 				rf->dmg.raw_records[1] = ds->records;
 			}
+			/* what the file lost, against END's counts of the live
+			 * run: records, and processes none of whose records the
+			 * replay got; the records the target lost are END's (the
+			 * replay's count also has the gaps the file's losses made) */
+			struct decode_stats live = rf->ds;
 			rf->ds = *ds;
+			if (rf->have_end) {
+				rf->ds.lost_records = live.lost_records;
+				rf->ds.file_records =
+					live.records > ds->records ? live.records - ds->records : 0;
+				rf->ds.file_procs = !rf->ds.file_records ? 0
+						    : live.processes == DECODE_UNKNOWN
+							    ? DECODE_UNKNOWN
+						    : live.processes > ds->processes
+							    ? live.processes - ds->processes
+							    : 0;
+			} else {
+				rf->ds.file_records = rf->ds.file_procs = DECODE_UNKNOWN;
+			}
+			rf->ds.file_answers = rawrep_missing(rp[0].raw);
+			rf->dmg.lost_procs = rf->ds.file_procs;
+			rf->dmg.lost_answers = rf->ds.file_answers;
 			rf->cost = rawrep_event_cost_ns(rp[0].raw);
 			const struct rawrep_blocks *b = rawrep_blocks(rp[0].raw);
 			rf->dmg.raw_blocks[0] = b->missing;

@@ -108,6 +108,10 @@ struct record_damage {
 	/* RAW blocks whose numbers never came, came twice or came after later
 	 * ones (those two left out): version 3's */
 	uint64_t raw_blocks[3];
+	/* a raw capture's replay: processes whose every record was in lost
+	 * blocks (END's count less the replay's; DECODE_UNKNOWN: an END older
+	 * than the count), and answers to the decoder it did not find */
+	uint64_t lost_procs, lost_answers;
 	uint64_t lost_strings; /* string ids no STRINGS record defined */
 	unsigned lost_runs;    /* runs whose results are missing */
 };

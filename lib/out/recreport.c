@@ -85,6 +85,34 @@ static void rr_damage(const struct recreport_opts *o, const char *file,
 		o->warn(o->ctx, m);
 	free(m);
 	m = NULL;
+	/* what the blocks' loss took beyond their own spans */
+	if (d->lost_procs == DECODE_UNKNOWN &&
+	    asprintf(&m,
+		     "report: '%s' is damaged: processes whose every record was in its lost RAW "
+		     "blocks, missing from the report, are not known (its END is older than their "
+		     "count); reporting what is left",
+		     file) >= 0)
+		o->warn(o->ctx, m);
+	else if (d->lost_procs &&
+		 asprintf(&m,
+			  "report: '%s' is damaged: %" PRIu64
+			  " process%s whose every record was in "
+			  "its lost RAW blocks %s missing from the report; reporting what is left",
+			  file, d->lost_procs, d->lost_procs == 1 ? "" : "es",
+			  d->lost_procs == 1 ? "is" : "are") >= 0)
+		o->warn(o->ctx, m);
+	free(m);
+	m = NULL;
+	if (d->lost_answers &&
+	    asprintf(&m,
+		     "report: '%s' is damaged: %" PRIu64 " answer%s the live run's decoder got "
+		     "(symbol names, process starts and names, whether a process still ran) %s "
+		     "missing from its capture, taken as unknown; reporting what is left",
+		     file, d->lost_answers, d->lost_answers == 1 ? "" : "s",
+		     d->lost_answers == 1 ? "is" : "are") >= 0)
+		o->warn(o->ctx, m);
+	free(m);
+	m = NULL;
 	if (d->lost_strings &&
 	    asprintf(&m,
 		     "report: '%s' is damaged: %" PRIu64

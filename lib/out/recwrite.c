@@ -936,13 +936,14 @@ static int recw_finish(struct writer *w, const struct report *r)
 		if (!d)
 			d = &none;
 		const uint64_t ds[] = {
-			d->records,	  d->events,	  d->spans,	 d->dropped,
-			d->lost_records,  d->no_exit,	  d->bad_bytes,	 d->bad_records,
-			d->bad_ids,	  d->unmatched,	  d->unfinished, d->over_limit,
-			d->clock_unknown, d->lines,	  d->bad_lines,	 d->gaps,
-			d->switches_lost, d->waited_ns,	  d->unnamed,	 d->misnested,
-			d->unfollowed,	  d->unfol_slots, d->late,	 d->late_procs,
-			d->running};
+			d->records,	  d->events,	  d->spans,	   d->dropped,
+			d->lost_records,  d->no_exit,	  d->bad_bytes,	   d->bad_records,
+			d->bad_ids,	  d->unmatched,	  d->unfinished,   d->over_limit,
+			d->clock_unknown, d->lines,	  d->bad_lines,	   d->gaps,
+			d->switches_lost, d->waited_ns,	  d->unnamed,	   d->misnested,
+			d->unfollowed,	  d->unfol_slots, d->late,	   d->late_procs,
+			d->running,	  d->processes,	  d->file_records, d->file_procs,
+			d->file_answers};
 		_Static_assert(sizeof ds / sizeof ds[0] == DECODE_STATS_N, "every field kept");
 		rb_u64(&b, sizeof ds / sizeof ds[0]);
 		for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++)

@@ -340,6 +340,22 @@ static void summary_damage(FILE *fp, const struct report *r)
 	fputs("; span counts and times leave out what was lost\n\n", fp);
 }
 
+/* What a damaged record file lost of the capture, apart from the target's
+ * own losses: said where they are. */
+static void summary_file_damage(FILE *fp, const struct report *r)
+{
+	const struct decode_stats *d = r->dstats;
+	if (!d || !r->spans || r->dstats_lost || !d->file_records ||
+	    d->file_records == DECODE_UNKNOWN)
+		return;
+	char n[48];
+	fmt_grouped_u64(n, sizeof n, d->file_records);
+	fprintf(fp,
+		" span data damaged: %s %s lost from the record file (damaged or missing RAW "
+		"blocks), not by the target; span counts and times leave out what was lost\n\n",
+		n, d->file_records == 1 ? "record" : "records");
+}
+
 static void summary_header(FILE *fp, const struct report *r)
 {
 	const struct run_head *h = r->head;
@@ -362,6 +378,7 @@ static void summary_header(FILE *fp, const struct report *r)
 		fprintf(fp, " (%u runs)", h->runs);
 	fputs(":\n\n", fp);
 	summary_damage(fp, r);
+	summary_file_damage(fp, r);
 }
 
 static int summary_counts(FILE *fp, const struct report *r)
@@ -813,6 +830,15 @@ static void summary_span_problems(FILE *fp, const struct decode_stats *d, uint64
 	} item[] = {
 		{d->dropped, "event dropped by the target", "events dropped by the target"},
 		{d->lost_records, "record lost by the target", "records lost by the target"},
+		{d->file_records == DECODE_UNKNOWN ? 0 : d->file_records,
+		 "record lost from the record file (a damaged or missing RAW block)",
+		 "records lost from the record file (damaged or missing RAW blocks)"},
+		{d->file_procs == DECODE_UNKNOWN ? 0 : d->file_procs,
+		 "process lost from the record file (its every record was in lost RAW blocks)",
+		 "processes lost from the record file (their every record was in lost RAW blocks)"},
+		{d->file_answers == DECODE_UNKNOWN ? 0 : d->file_answers,
+		 "answer to the decoder missing from the record file (taken as unknown)",
+		 "answers to the decoder missing from the record file (taken as unknown)"},
 		{d->bad_bytes, "bad byte skipped", "bad bytes skipped"},
 		{d->bad_records, "bad record", "bad records"},
 		{d->bad_ids, "event with an unknown name", "events with unknown names"},
@@ -1186,6 +1212,7 @@ static int summary_spans(FILE *fp, const struct report *r, bool where)
 		any = merged->node[i].count > 0;
 	if (any) {
 		summary_damage(fp, r);
+		summary_file_damage(fp, r);
 		err = summary_span_tables(fp, r, merged, where);
 	} else if (!r->spans || r->spans->napath < 2) { /* async spans are spans too */
 		summary_why_none(fp, r);
@@ -1278,6 +1305,7 @@ static int summary_ranks(FILE *fp, const struct report *r)
 	if (err < 0)
 		return err;
 	summary_damage(fp, r);
+	summary_file_damage(fp, r);
 	fprintf(fp, " Across %u ranks (the max's rank; imbalance = (max - mean) / max):\n\n",
 		rs.nranks);
 	if (rs.nlost) /* what they lack is left out, not counted as 0 */

@@ -459,6 +459,7 @@ static bool decode_hello(struct decoder *d, const struct wire_hdr *h, const uint
 	}
 	p->np->exited = 0; /* it lives (again) */
 	p->np->src = p;
+	d->stats.processes++;
 	/* kept whole for decoder_state (without it a replay that lost this
 	 * record cannot pick the process up: counted, not fatal) */
 	if ((p->hello = malloc(WIRE_HDR_SIZE + paylen))) {

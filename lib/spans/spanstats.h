@@ -59,10 +59,24 @@ struct decode_stats {
 				 * what they record from then on is not seen.  Not
 				 * in no_exit; DECODE_UNKNOWN in a record file
 				 * older than the count */
+	/* added with the counts of a damaged file's losses (a record file older
+	 * than them: DECODE_UNKNOWN) */
+	uint64_t processes;    /* processes the library announced (its HELLO):
+				* each image of one that exec'd counts */
+	uint64_t file_records; /* records the live run took that the replay of a
+				* record file's raw capture did not (RAW blocks
+				* damaged or missing): lost from the file, not by
+				* the target; 0 in a live run */
+	uint64_t file_procs;   /* of processes, those whose every record was in
+				* the file's lost blocks: not in the report */
+	uint64_t file_answers; /* answers the replay looked for in the capture
+				* and did not find (symbol names, process starts
+				* and names, whether a process still ran): taken
+				* as unknown */
 };
 
 /* Fields of struct decode_stats, in order: as a record file keeps them. */
-#define DECODE_STATS_N 25
+#define DECODE_STATS_N 29
 /* A count a record file does not have (written before it was kept). */
 #define DECODE_UNKNOWN UINT64_MAX
 

@@ -20,6 +20,10 @@ so the reader has to judge what is inside.  OPs, in order:
   raw:drop=N          the Nth RAW block (from 0) is left out
   raw:swap            the largest RAW block and the next one change places
   strings:drop=N      the Nth STRINGS record (from 0; -1 the last) is left out
+  raw:noanswer        the first answer item (tags 7 to 10: a symbol's name or
+                      place, a process's start or name) is left out of its
+                      RAW block, as a replay that lost a block before may
+                      find an answer missing where it asks
   v2                  the file as version 2 wrote it: RAW blocks without
                       their numbers and states (items 18 and 19), END
                       without its count of strings, version 2 in the header
@@ -123,6 +127,19 @@ def raw_v2(p):
     return bytes(out)
 
 
+def raw_noanswer(p):
+    """p without its first answer item, and whether it had one."""
+    r = Rd(p)
+    while r.i < len(p):
+        at = r.i
+        tag = p[r.i]
+        r.i += 1
+        r.s()
+        if 7 <= tag <= 10:
+            return p[:at] + p[r.i :], True
+    return p, False
+
+
 def end_v2(end):
     r = Rd(end)
     for _ in range(r.u()):  # the counts
@@ -217,6 +234,15 @@ def main():
             i = max(raw[:-1], key=lambda i: len(recs[i][1]))
             j = raw[raw.index(i) + 1]
             recs[i], recs[j] = recs[j], recs[i]
+        elif op == "raw:noanswer":
+            for i, (t, p) in enumerate(recs):
+                if t == 14:
+                    q, found = raw_noanswer(p)
+                    if found:
+                        recs[i] = (14, q)
+                        break
+            else:
+                sys.exit("recraft.py: no answer item in any RAW block")
         elif op.startswith("strings:drop="):
             i = [i for i, (t, _) in enumerate(recs) if t == 2][int(op[13:])]
             del recs[i]
