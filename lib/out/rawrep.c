@@ -54,6 +54,7 @@ struct rawrep {
 	struct u64map seen;
 	bool missed;
 	struct rawrep_blocks blocks;
+	uint32_t version; /* rawrep_set_version's, 0: the latest */
 };
 
 struct rawrep *rawrep_new(void)
@@ -245,6 +246,8 @@ static int rr_setup(struct rawrep *r, struct record_in *in)
 		if (decoder_add_sink(r->dec, r->sink[i]) < 0)
 			return -ENOMEM;
 	decoder_set_demangle(r->dec, (enum demangle_mode)v[5]);
+	if (r->version && r->version < 4)
+		decoder_restate_unnamed(r->dec);
 	decoder_set_running(r->dec, rr_running, r);
 	decoder_set_symfn(r->dec, &(struct decoder_symfn){rr_sym_name, rr_sym_where, r});
 	r->lines = linesrc_new(r->dec, record_unzz(v[6]));
@@ -544,4 +547,9 @@ void rawrep_set_strings(struct rawrep *r, const char *(*fn)(void *ctx, uint32_t 
 const struct rawrep_blocks *rawrep_blocks(const struct rawrep *r)
 {
 	return &r->blocks;
+}
+
+void rawrep_set_version(struct rawrep *r, uint32_t version)
+{
+	r->version = version;
 }

@@ -24,6 +24,9 @@ void rawrep_expect_values(struct rawrep *r, unsigned nval);
  * are the capture's whatever items it loses (before the first feed). */
 void rawrep_set_strings(struct rawrep *r, const char *(*fn)(void *ctx, uint32_t id, size_t *len),
 			void *ctx, uint32_t n);
+/* The record file's version: 3 wrote its states (RAW_STATE) without the
+ * threads' names (before the first feed; without it, the latest). */
+void rawrep_set_version(struct rawrep *r, uint32_t version);
 /* What the blocks' numbers (RAW_BLOCK) told: blocks that never came,
  * came twice, or came after later ones (these two left out). */
 struct rawrep_blocks {

@@ -1384,6 +1384,7 @@ static int rf_raw(struct recfile *rf, struct rf_replay *rp, struct record_in *in
 			return -ENOMEM;
 		rawrep_set_check(rp->raw, rf_raw_check, rp);
 		rawrep_set_strings(rp->raw, rf_string, rf, rf->nid);
+		rawrep_set_version(rp->raw, rf->version);
 		/* the sinks take the head's values per span, no other count */
 		rawrep_expect_values(rp->raw, rf->metrics.n);
 	}

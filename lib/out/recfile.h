@@ -25,7 +25,9 @@
 #include "strtab.h"
 
 #define RECORD_MAGIC "SPANSREC"
-#define RECORD_VERSION 3u /* 2: RAW blocks; 3: their numbers and states; 1 and 2 read too */
+/* 2: RAW blocks; 3: their numbers and states; 4: the states' thread names;
+ * 1 to 3 read too */
+#define RECORD_VERSION 4u
 #define RECORD_FILE_HDR 16u
 #define RECORD_HDR 12u
 #define RECORD_BLOCK (64u << 10)       /* events per block: at most this many bytes */

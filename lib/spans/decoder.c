@@ -73,7 +73,9 @@ struct dproc {
 	struct norm_proc *np;
 	uint8_t *hello; /* its WIRE_HELLO record, whole (decoder_state) */
 	uint32_t hello_len;
-	uint64_t mark; /* decoder_restate's: listed in the state being taken */
+	uint64_t mark;	      /* decoder_restate's: listed in the state being taken */
+	struct u64map tnames; /* tid -> its name's string id, of live threads
+			       * (decoder_state) */
 };
 
 /* A thread's record sequence, kept in its norm_thread's src. */
@@ -108,7 +110,8 @@ struct decoder {
 	struct decoder_values vals; /* what begins and ends carry (decoder_set_values) */
 	bool vals_set;		    /* the off-CPU value and the target's fill every slot */
 	bool oom;
-	uint64_t restates; /* decoder_restate calls */
+	uint64_t restates;   /* decoder_restate calls */
+	bool unnamed_states; /* decoder_restate_unnamed */
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -238,6 +241,7 @@ static void decode_proc_end(struct decoder *d, struct dproc *p, uint64_t ts, uin
 	} else if (p->np)
 		norm_process_end(d->norm, p->np, ts, signal);
 	decode_names_drop(d, p);
+	u64map_release(&p->tnames);
 	u64map_del(&d->procs, p->pid);
 	free(p->hello);
 	free(p);
@@ -592,7 +596,11 @@ static bool decode_thread_name(struct decoder *d, const struct wire_hdr *h, cons
 	struct dproc *p = decode_proc(d, h->pid);
 	if (!p)
 		return false;
-	norm_thread_name(d->norm, p->np, h->tid, decode_intern(d, (const char *)pl + 8, n, false));
+	uint32_t name = decode_intern(d, (const char *)pl + 8, n, false);
+	norm_thread_name(d->norm, p->np, h->tid, name);
+	/* for decoder_state: a replay that lost this record names it there */
+	if (name && u64map_put(&p->tnames, h->tid, name) < 0)
+		decode_refuse(d, true);
 	return true;
 }
 
@@ -702,6 +710,7 @@ static void decode_record(struct decoder *d, const struct wire_hdr *h, const uin
 		struct norm_thread *t = norm_thread_find(d->norm, h->pid, h->tid);
 		if (t)
 			norm_thread_exit(d->norm, t, decode_ns(p, decode_load64(pl)));
+		u64map_del(&p->tnames, h->tid);
 		ok = true;
 		break;
 	}
@@ -1198,6 +1207,29 @@ int decoder_state(const struct decoder *d, uint8_t **buf, size_t *cap, size_t *l
 		if (left) /* the counts disagree: no state rather than a false one */
 			return -EINVAL;
 	}
+	/* then (since format 4) the names of their live threads: pid, tid and
+	 * the name's string id each */
+	size_t nt = 0;
+	for (struct norm_proc *q = norm_first_process(d->norm); q; q = q->next)
+		for (const struct norm_thread *t = q->threads; q->src && t; t = t->next)
+			nt += ((struct dproc *)q->src)->hello &&
+			      u64map_get(&((struct dproc *)q->src)->tnames, t->tid) != 0;
+	if (GROW(*buf, n + 10, *cap, 256) < 0)
+		return -ENOMEM;
+	n += pbenc_put_varint(*buf + n, nt);
+	for (struct norm_proc *q = norm_first_process(d->norm); q; q = q->next) {
+		const struct dproc *p = q->src;
+		for (const struct norm_thread *t = q->threads; p && p->hello && t; t = t->next) {
+			uint64_t name = u64map_get(&p->tnames, t->tid);
+			if (!name)
+				continue;
+			if (GROW(*buf, n + 30, *cap, 256) < 0)
+				return -ENOMEM;
+			n += pbenc_put_varint(*buf + n, p->pid);
+			n += pbenc_put_varint(*buf + n, t->tid);
+			n += pbenc_put_varint(*buf + n, name);
+		}
+	}
 	/* the processes whose values are of another layout (none: nothing,
 	 * as in files written before it was told) */
 	size_t nf = 0;
@@ -1288,6 +1320,27 @@ int decoder_restate(struct decoder *d, const void *buf, size_t len)
 				decode_define(d, dp, (uint32_t)id, (uint32_t)gid);
 		}
 	}
+	/* the live threads' names (since format 4; decoder_restate_unnamed):
+	 * a thread the replay lost the name of is named here, as the live
+	 * decoder had it */
+	uint64_t nt = 0;
+	if (!d->unnamed_states && !decode_get_u64(&p, end, &nt))
+		return -EINVAL;
+	for (uint64_t i = 0; i < nt; i++) {
+		uint64_t pid, tid, name;
+		if (!decode_get_u64(&p, end, &pid) || !decode_get_u64(&p, end, &tid) ||
+		    !decode_get_u64(&p, end, &name) || pid > UINT32_MAX || tid == 0 ||
+		    tid > UINT32_MAX || name == 0 || name >= d->strings.n)
+			return -EINVAL;
+		struct dproc *dp = decode_proc(d, (uint32_t)pid);
+		if (!dp || dp->mark != mark) /* only of the processes listed */
+			return -EINVAL;
+		if (u64map_get(&dp->tnames, tid) == name)
+			continue;
+		norm_thread_name(d->norm, dp->np, (uint32_t)tid, (uint32_t)name);
+		if (u64map_put(&dp->tnames, tid, name) < 0)
+			return -ENOMEM;
+	}
 	if (p != end) { /* the processes whose values are of another layout */
 		uint64_t nf, pid;
 		if (!decode_get_u64(&p, end, &nf) || nf == 0 || nf > np)
@@ -1314,6 +1367,11 @@ int decoder_restate(struct decoder *d, const void *buf, size_t len)
 		decode_proc_end(d, gone, 0, 0);
 	}
 	return norm_oom(d->norm) || d->oom ? -ENOMEM : 0;
+}
+
+void decoder_restate_unnamed(struct decoder *d)
+{
+	d->unnamed_states = true;
 }
 
 uint32_t decoder_seed_string(struct decoder *d, const char *s, size_t len)

@@ -64,7 +64,7 @@ enum rawcap_tag {
 	RAW_BLOCK = 18,
 	/* third in every block: decoder_state as the block starts, which a
 	 * replay that lost records before takes (decoder_restate) to pick the
-	 * live processes up here */
+	 * live processes up here (and, since version 4, their threads' names) */
 	RAW_STATE = 19,
 	RAW_TAG_LAST = RAW_STATE
 };

@@ -164,7 +164,7 @@ setup() {
 	cp r.rec v.rec
 	printf '\x09' | dd of=v.rec bs=1 seek=8 conv=notrunc status=none
 	run -125 "$SPANSTAT" report v.rec
-	assert_output "spanstat: cannot read 'v.rec': record file version 9 (this spanstat reads versions 1 to 3)"
+	assert_output "spanstat: cannot read 'v.rec': record file version 9 (this spanstat reads versions 1 to 4)"
 	cp r.rec keep.rec
 	run -125 "$SPANSTAT" report --json=r.rec r.rec
 	assert_output "spanstat: report: --json 'r.rec' is the record file 'r.rec'"
@@ -464,6 +464,36 @@ print(k, int(k+1<len(raw) and sys.argv[2].encode() in raw[k+1]))' "$1" "$2"
 		assert_equal "$(jq '[.spans.threads[].pid] | unique | length' d.json)" \
 			$(($(jq '[.spans.threads[].pid] | unique | length' whole.json) - 1))
 	done
+}
+
+@test "report: a thread whose name was in a lost RAW block keeps it: the next block's state names it (version 4)" {
+	run -0 "$SPANSTAT" record -o n.rec -- "$LOOP" named 300000
+	assert_equal "$(head -c 12 n.rec | tail -c 4 | od -An -tu4 | tr -d ' ')" 4
+	run --separate-stderr -0 "$SPANSTAT" report --json=whole.json -o /dev/null n.rec
+	assert_equal "$stderr" ""
+	assert_equal "$(jq -c '[.spans.threads[].thread_name]' whole.json)" '["looper-thread"]'
+	read -r k again < <(raw_block_with n.rec looper-thread)
+	python3 "$BATS_TEST_DIRNAME/recraft.py" n.rec d.rec raw:drop=$k
+	for j in 1 3; do
+		run --separate-stderr -0 "$SPANSTAT" report -j $j --json=d.json -o /dev/null d.rec
+		assert_equal "$stderr" "spanstat: report: 'd.rec' is damaged: of its capture's RAW blocks 1 missing (damaged or left out), 0 repeated and 0 out of order (these two left out); reporting what is left"
+		assert_equal "$(jq -c '[.spans.threads[].thread_name]' d.json)" '["looper-thread"]'
+		[ "$(jq '.spans.threads[0].count' d.json)" -lt 300000 ]
+	done
+	# as version 3 wrote it (states without the names, END's 25 counts):
+	# read as before, and after the same loss the thread shows unnamed
+	python3 "$BATS_TEST_DIRNAME/recraft.py" n.rec v3.rec v3
+	assert_equal "$(head -c 12 v3.rec | tail -c 4 | od -An -tu4 | tr -d ' ')" 3
+	run --separate-stderr -0 "$SPANSTAT" report --json=v3.json -o /dev/null v3.rec
+	assert_equal "$stderr" ""
+	cmp <(jq 'del(.spans.decode)' v3.json) <(jq 'del(.spans.decode)' whole.json)
+	assert_equal "$(jq -c '.spans.decode | [.file_lost_records, .file_lost_processes]' v3.json)" "[0,0]"
+	python3 "$BATS_TEST_DIRNAME/recraft.py" v3.rec d3.rec raw:drop=$k
+	run --separate-stderr -0 "$SPANSTAT" report --json=d3.json -o /dev/null d3.rec
+	assert_equal "$(jq -c '[.spans.threads[].thread_name]' d3.json)" '[null]'
+	# its END does not count processes: those lost whole are not known
+	[[ "$stderr" == *"'d3.rec' is damaged: processes whose every record was in its lost RAW blocks, missing from the report, are not known (its END is older than their count)"* ]]
+	jq -e '.spans.decode.file_lost_processes == null' d3.json
 }
 
 @test "report: an answer to the decoder missing from the raw capture is said, in JSON too" {

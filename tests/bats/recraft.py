@@ -24,6 +24,9 @@ so the reader has to judge what is inside.  OPs, in order:
                       place, a process's start or name) is left out of its
                       RAW block, as a replay that lost a block before may
                       find an answer missing where it asks
+  v3                  the file as version 3 wrote it: RAW states (item 19)
+                      without their threads' names, END with 25 counts,
+                      version 3 in the header
   v2                  the file as version 2 wrote it: RAW blocks without
                       their numbers and states (items 18 and 19), END
                       without its count of strings, version 2 in the header
@@ -140,6 +143,37 @@ def raw_noanswer(p):
     return p, False
 
 
+def state_v3(st):
+    """A RAW state without the thread names version 4 appended."""
+    if not st:
+        return st
+    r = Rd(st)
+    for _ in range(r.u()):  # the processes
+        r.s()  # its HELLO
+        r.u(), r.u()  # values, cost per event
+        for _ in range(2 * r.u()):  # its names' pairs
+            r.u()
+    return st[: r.i]
+
+
+def raw_v3(p):
+    r, out = Rd(p), bytearray()
+    while r.i < len(p):
+        at = r.i
+        tag = p[r.i]
+        r.i += 1
+        item = r.s()
+        out += p[at : r.i] if tag != 19 else b"\x13" + uv(len(state_v3(item))) + state_v3(item)
+    return bytes(out)
+
+
+def end_v3(end):
+    r = Rd(end)
+    n = r.u()
+    vals = [r.u() for _ in range(n)]
+    return uv(25) + b"".join(uv(v) for v in vals[:25]) + end[r.i :]
+
+
 def end_v2(end):
     r = Rd(end)
     for _ in range(r.u()):  # the counts
@@ -223,6 +257,9 @@ def main():
         elif op in ("raw:drop", "raw:dup"):
             i = max((i for i, (t, _) in enumerate(recs) if t == 14), key=lambda i: len(recs[i][1]))
             recs[i : i + 1] = [] if op == "raw:drop" else [recs[i], recs[i]]
+        elif op == "v3":
+            recs = [(t, raw_v3(p) if t == 14 else end_v3(p) if t == 8 else p) for t, p in recs]
+            data = data[:8] + struct.pack("<I", 3) + data[12:16]
         elif op == "v2":
             recs = [(t, raw_v2(p) if t == 14 else end_v2(p) if t == 8 else p) for t, p in recs]
             data = data[:8] + struct.pack("<I", 2) + data[12:16]

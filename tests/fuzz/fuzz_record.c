@@ -324,8 +324,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		damaged = dm->lost_bytes || dm->skipped_bytes || dm->bad_records || dm->no_end ||
 			  dm->lost_runs || dm->unknown ||
 			  dm->raw_records[0] != dm->raw_records[1] || dm->raw_blocks[0] ||
-			  dm->raw_blocks[1] || dm->raw_blocks[2] ||
-			  dm->lost_strings; /* each said in its own line */
+			  dm->raw_blocks[1] || dm->raw_blocks[2] || dm->lost_strings ||
+			  dm->lost_procs || dm->lost_answers; /* each said in its own line */
 		const struct record_window *win = recfile_window(rf);
 		window = win->present;
 		if (window && win->spans > win->events)

@@ -1479,6 +1479,7 @@ static void test_restate(void)
 	s_hello(&lost, 5, 1, WIRE_CLOCK_MONOTONIC, 10, 10, "p");
 	s_name(&lost, 5, 1, "a");
 	s_name(&lost, 5, 2, "b");
+	s_thread_name(&lost, 5, 5, "w");
 	EVENTS(&lost, 5, 5, 100, B(1, 0), E(1, 5));
 	after.nseq = lost.nseq;
 	memcpy(after.seq, lost.seq, sizeof lost.seq);
@@ -1511,6 +1512,7 @@ static void test_restate(void)
 	   "restate: the later spans are the live ones");
 	is_int(decoder_stats(b)->spans, 2, "restate: the later spans counted");
 	is_int(decoder_stats(b)->lost_records, 1, "restate: the records lost counted");
+	ok(strstr(rb->text, "T 5/5 w @") != NULL, "restate: the thread named as the live one was");
 
 	/* c took everything: the state changes nothing */
 	decoder_feed(c, lost.buf, lost.len);
@@ -1528,6 +1530,22 @@ static void test_restate(void)
 	is_int(decoder_restate(dd, st, len), 0, "restate: taken by a third");
 	ok(strstr(rd->text, "X 9 ") != NULL, "restate: a process the state does not list ends");
 	is_int(decoder_restate(dd, st, len - 1), -EINVAL, "restate: a state cut short is refused");
+	/* the thread names last: pid 5, tid 5, the name's string id, after
+	 * their count; a state of format 3 ends before them */
+	is_int(st[len - 4], 1, "restate: one thread named in the state");
+	is_int(decoder_restate(dd, st, len - 4), -EINVAL,
+	       "restate: a state without the thread names is cut short");
+	struct rec *re;
+	struct decoder *e = rs_new(&re);
+	for (i = 1; i < t->n; i++)
+		decoder_seed_string(e, t->str[i], t->len[i]);
+	decoder_restate_unnamed(e);
+	is_int(decoder_restate(e, st, len), -EINVAL, "restate: format 3's: names are more bytes");
+	is_int(decoder_restate(e, st, len - 4), 0, "restate: format 3's taken without them");
+	ok(strstr(re->text, "P 5 ppid=1 p @10\n") != NULL && !strstr(re->text, "T 5/5 w"),
+	   "restate: format 3's: the process starts, its thread unnamed");
+	decoder_free(e);
+	rec_free(re);
 
 	free(st);
 	decoder_free(a);

@@ -4,6 +4,7 @@
  *   span_loop pairs N    N x spanstat_begin/end("pair"), one thread
  *   span_loop calls N    N calls of the instrumented function leaf()
  *   span_loop threads T N  T threads each doing N pairs ("pair")
+ *   span_loop named N    the thread named "looper-thread", then N pairs
  * Prints nothing; exits 0.  Only leaf() is instrumented. */
 #include <pthread.h>
 #include <stdlib.h>
@@ -53,6 +54,8 @@ NOI int main(int argc, char **argv)
 			leaf(i);
 		return 0;
 	}
+	if (strcmp(mode, "named") == 0)
+		spanstat_thread_name("looper-thread");
 	pairs(NULL);
 	return 0;
 }
