@@ -282,10 +282,19 @@ static void summary_offcpu_damage(FILE *fp, const struct report *r, const struct
 		threads += u != 0;
 		ns = ns + u < ns ? UINT64_MAX : ns + u;
 	}
-	if (!ns && !d->switches_lost)
+	/* a damaged record file's lost RAW blocks held switch records too: the
+	 * spans open across them lack what those told */
+	bool file = d->file_records && d->file_records != DECODE_UNKNOWN && r->head &&
+		    spanmetric_off_cpu(r->head->metrics) >= 0;
+	if (!ns && !d->switches_lost && !file)
 		return;
 	char n[48];
 	fputs(" on/off-CPU split incomplete:", fp);
+	if (file)
+		fprintf(fp,
+			" the switch records of the record file's lost RAW blocks are lost with "
+			"them%s",
+			ns || d->switches_lost ? ";" : "");
 	if (d->switches_lost) {
 		fmt_grouped_u64(n, sizeof n, d->switches_lost);
 		fprintf(fp,
