@@ -1207,27 +1207,23 @@ int decoder_state(const struct decoder *d, uint8_t **buf, size_t *cap, size_t *l
 		if (left) /* the counts disagree: no state rather than a false one */
 			return -EINVAL;
 	}
-	/* then (since format 4) the names of their live threads: pid, tid and
-	 * the name's string id each */
+	/* then (since format 4) their live threads: pid, tid and the string id
+	 * of the thread's name (0: none) each */
 	size_t nt = 0;
 	for (struct norm_proc *q = norm_first_process(d->norm); q; q = q->next)
 		for (const struct norm_thread *t = q->threads; q->src && t; t = t->next)
-			nt += ((struct dproc *)q->src)->hello &&
-			      u64map_get(&((struct dproc *)q->src)->tnames, t->tid) != 0;
+			nt += ((struct dproc *)q->src)->hello != NULL;
 	if (GROW(*buf, n + 10, *cap, 256) < 0)
 		return -ENOMEM;
 	n += pbenc_put_varint(*buf + n, nt);
 	for (struct norm_proc *q = norm_first_process(d->norm); q; q = q->next) {
 		const struct dproc *p = q->src;
 		for (const struct norm_thread *t = q->threads; p && p->hello && t; t = t->next) {
-			uint64_t name = u64map_get(&p->tnames, t->tid);
-			if (!name)
-				continue;
 			if (GROW(*buf, n + 30, *cap, 256) < 0)
 				return -ENOMEM;
 			n += pbenc_put_varint(*buf + n, p->pid);
 			n += pbenc_put_varint(*buf + n, t->tid);
-			n += pbenc_put_varint(*buf + n, name);
+			n += pbenc_put_varint(*buf + n, u64map_get(&p->tnames, t->tid));
 		}
 	}
 	/* the processes whose values are of another layout (none: nothing,
@@ -1320,27 +1316,51 @@ int decoder_restate(struct decoder *d, const void *buf, size_t len)
 				decode_define(d, dp, (uint32_t)id, (uint32_t)gid);
 		}
 	}
-	/* the live threads' names (since format 4; decoder_restate_unnamed):
-	 * a thread the replay lost the name of is named here, as the live
-	 * decoder had it */
+	/* the live threads (since format 4; decoder_restate_unnamed): a thread
+	 * the replay lost the name of is named here, as the live decoder had
+	 * it, and one that is not listed ended unseen */
 	uint64_t nt = 0;
+	struct u64map listed = {0};
 	if (!d->unnamed_states && !decode_get_u64(&p, end, &nt))
 		return -EINVAL;
-	for (uint64_t i = 0; i < nt; i++) {
+	int err = 0;
+	for (uint64_t i = 0; i < nt && !err; i++) {
 		uint64_t pid, tid, name;
+		struct dproc *dp = NULL;
 		if (!decode_get_u64(&p, end, &pid) || !decode_get_u64(&p, end, &tid) ||
 		    !decode_get_u64(&p, end, &name) || pid > UINT32_MAX || tid == 0 ||
-		    tid > UINT32_MAX || name == 0 || name >= d->strings.n)
-			return -EINVAL;
-		struct dproc *dp = decode_proc(d, (uint32_t)pid);
-		if (!dp || dp->mark != mark) /* only of the processes listed */
-			return -EINVAL;
-		if (u64map_get(&dp->tnames, tid) == name)
-			continue;
-		norm_thread_name(d->norm, dp->np, (uint32_t)tid, (uint32_t)name);
-		if (u64map_put(&dp->tnames, tid, name) < 0)
-			return -ENOMEM;
+		    tid > UINT32_MAX || name >= d->strings.n ||
+		    !(dp = decode_proc(d, (uint32_t)pid)) ||
+		    dp->mark != mark) /* only of the processes listed */
+			err = -EINVAL;
+		else if (u64map_put(&listed, pid << 32 | tid, 1) < 0)
+			err = -ENOMEM;
+		else if (name && u64map_get(&dp->tnames, tid) != name) {
+			norm_thread_name(d->norm, dp->np, (uint32_t)tid, (uint32_t)name);
+			if (u64map_put(&dp->tnames, tid, name) < 0)
+				err = -ENOMEM;
+		}
 	}
+	/* a thread of a listed process the state does not list ended in the
+	 * records lost: its open spans close where it was last seen, as at a
+	 * loss, and it ends there */
+	for (struct norm_proc *q = norm_first_process(d->norm); q && !err && !d->unnamed_states;
+	     q = q->next) {
+		struct dproc *dp = q->src;
+		if (!dp || dp->mark != mark)
+			continue;
+		for (struct norm_thread *t = q->threads, *next; t; t = next) {
+			next = t->next;
+			if (u64map_get(&listed, (uint64_t)q->pid << 32 | t->tid))
+				continue;
+			u64map_del(&dp->tnames, t->tid);
+			norm_lost(d->norm, t);
+			norm_thread_exit(d->norm, t, t->last_ts);
+		}
+	}
+	u64map_release(&listed);
+	if (err)
+		return err;
 	if (p != end) { /* the processes whose values are of another layout */
 		uint64_t nf, pid;
 		if (!decode_get_u64(&p, end, &nf) || nf == 0 || nf > np)

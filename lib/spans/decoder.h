@@ -162,22 +162,25 @@ const struct spannames *decoder_names(const struct decoder *d);
  * to pick up, at this point, the processes of this decoder had it lost
  * records before: each live process's HELLO record whole, its values per
  * span (WIRE_VALUES), its cost per event (WIRE_CALIB, milli-ns) and its
- * name ids with their string ids; then its live threads' names (pid, tid,
- * string id); then, only when some process's values are of another layout
- * than the target's, how many and their pids.  Into *buf (capacity *cap,
- * grown with realloc), its bytes in *len.  0, -ENOMEM, or -EINVAL (no state). */
+ * name ids with their string ids; then its live threads (pid, tid, the
+ * string id of the name, 0: none); then, only when some process's values
+ * are of another layout than the target's, how many and their pids.  Into
+ * *buf (capacity *cap, grown with realloc), its bytes in *len.  0, -ENOMEM,
+ * or -EINVAL (no state). */
 int decoder_state(const struct decoder *d, uint8_t **buf, size_t *cap, size_t *len);
 /* A replay's decoder takes a restatement: a process it does not know (or
  * knows another image of) starts as its HELLO says, names it lacks are
  * defined (the string ids must be those the capture's decoder had: see
- * decoder_seed_string), a thread whose name it lacks is named, and a
- * process it knows that the state does not list ends, without saying
- * when.  Nothing changes for a decoder that
- * took every record the capture's did.  0, -ENOMEM, or -EINVAL when the
- * bytes are not a state (what came before in them was taken). */
+ * decoder_seed_string), a thread whose name it lacks is named, one of a
+ * listed process that the state does not list ends where it was last
+ * seen (its open spans unfinished), and a process it knows that the
+ * state does not list ends, without saying when.  Nothing changes for a
+ * decoder that took every record the capture's did.  0, -ENOMEM, or
+ * -EINVAL when the bytes are not a state (what came before in them was
+ * taken). */
 int decoder_restate(struct decoder *d, const void *buf, size_t len);
-/* The states to restate are format 3's, without the threads' names (a
- * thread whose name the replay lost stays unnamed); before the first. */
+/* The states to restate are format 3's, without the threads (a thread
+ * whose name the replay lost stays unnamed); before the first. */
 void decoder_restate_unnamed(struct decoder *d);
 /* String s (any bytes) interned as it is, before the first feed, so that
  * a replay's string ids are the capture's whatever records it loses: its

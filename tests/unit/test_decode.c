@@ -1525,14 +1525,26 @@ static void test_restate(void)
 	/* dd knows a process the state does not list: it ended unseen */
 	struct stream other = {0};
 	s_hello(&other, 9, 1, WIRE_CLOCK_MONOTONIC, 50, 50, "q");
+	for (i = 1; i < t->n; i++) /* the capture's string ids, as a replay's */
+		decoder_seed_string(dd, t->str[i], t->len[i]);
 	decoder_feed(dd, other.buf, other.len);
 	decoder_feed(dd, lost.buf, lost.len);
+	/* and a thread of p the state does not list, a span open in it */
+	struct stream gone = {0};
+	EVENTS(&gone, 5, 6, 150, B(1, 0));
+	decoder_feed(dd, gone.buf, gone.len);
+	size_t at = rd->len;
 	is_int(decoder_restate(dd, st, len), 0, "restate: taken by a third");
 	ok(strstr(rd->text, "X 9 ") != NULL, "restate: a process the state does not list ends");
+	ok(strstr(rd->text, "E 5/6 d0 a @150-150 U\n") != NULL,
+	   "restate: a thread the state does not list ends, its open span unfinished where it "
+	   "was last seen");
+	ok(strstr(rd->text + at, " 5/5 ") == NULL, "restate: the threads listed go on");
+	free(gone.buf);
 	is_int(decoder_restate(dd, st, len - 1), -EINVAL, "restate: a state cut short is refused");
 	/* the thread names last: pid 5, tid 5, the name's string id, after
 	 * their count; a state of format 3 ends before them */
-	is_int(st[len - 4], 1, "restate: one thread named in the state");
+	is_int(st[len - 4], 1, "restate: one thread in the state");
 	is_int(decoder_restate(dd, st, len - 4), -EINVAL,
 	       "restate: a state without the thread names is cut short");
 	struct rec *re;
