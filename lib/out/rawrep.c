@@ -215,8 +215,12 @@ static int rr_setup(struct rawrep *r, struct record_in *in)
 	uint64_t v[10];
 	for (int i = 0; i < 10; i++)
 		v[i] = record_get_u64(in);
+	/* the layout of the target's values, since it was told (before, 0:
+	 * not checked); judged with the rest, before anything is made: a
+	 * setup refused leaves no decoder for the next block's to pass as set */
+	uint64_t layout = in->p < in->end ? record_get_u64(in) : 0;
 	if (!in->ok || r->dec || v[5] > DEMANGLE_NO || v[7] > SPANMETRIC_MAX || v[8] > v[7] ||
-	    v[9] > v[7] || v[4] > 63 || (r->expect && v[7] != r->nval))
+	    v[9] > v[7] || v[4] > 63 || (r->expect && v[7] != r->nval) || layout > UINT32_MAX)
 		return -EINVAL;
 	struct spanclock clk = {.valid = v[0] != 0,
 				.tsc0 = v[1],
@@ -227,11 +231,6 @@ static int rr_setup(struct rawrep *r, struct record_in *in)
 	r->off = offcpu_new();
 	if (!r->dec || !r->off)
 		return -ENOMEM;
-	/* the layout of the target's values, since it was told (before, 0:
-	 * not checked) */
-	uint64_t layout = in->p < in->end ? record_get_u64(in) : 0;
-	if (!in->ok || layout > UINT32_MAX)
-		return -EINVAL;
 	struct decoder_values dv = {.n = (unsigned)v[7],
 				    .first_target = (unsigned)v[8],
 				    .off_cpu = (int)v[9] - 1,

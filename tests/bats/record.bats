@@ -362,6 +362,26 @@ print(blocks[len(blocks)//2])')
 	[[ "$stderr" == *"'setup.rec' is damaged: 1 bad record (1 of span events)"* ]]
 }
 
+@test "report: a RAW setup whose layout does not parse is damage said, not a crash; another layout leaves the values unknown" {
+	run -0 "$SPANSTAT" record -o r.rec --span-events=page-faults -- "$METRICS"
+	# a layout wider than 32 bits, or its varint cut: every block's setup
+	# refused (the first one once made a decoder the next took as set up)
+	for to in 0x1ffffffff cut; do
+		python3 "$BATS_TEST_DIRNAME/recraft.py" r.rec bad.rec raw:layout=$to
+		for j in 1 3; do
+			run --separate-stderr -0 "$SPANSTAT" report -j $j --json=bad.json \
+				--perfetto=bad.pftrace -o /dev/null bad.rec
+			[[ "$stderr" == *"'bad.rec' is damaged: "*" bad record"*" of span events)"* ]] ||
+				fail "$to: $stderr"
+		done
+	done
+	# another session's layout, well formed: the spans, their values unknown
+	python3 "$BATS_TEST_DIRNAME/recraft.py" r.rec other.rec raw:layout=12345
+	run --separate-stderr -0 "$SPANSTAT" report --json=other.json -o /dev/null other.rec
+	assert_equal "$(jq "[.spans.merged.nodes[] | select(.name == \"touch\") | .count] | first" other.json)" 1
+	assert_equal "$(jq -c '[.spans.merged.nodes[] | select(.name == "touch") | .metrics["page-faults"]]' other.json)" '[null]'
+}
+
 @test "report: a RAW block left out or written twice, every CRC holding, is said: END counted the records" {
 	local op
 	for rec in record live; do

@@ -27,6 +27,8 @@ so the reader has to judge what is inside.  OPs, in order:
   v3                  the file as version 3 wrote it: RAW states (item 19)
                       without their threads' names, END with 25 counts,
                       version 3 in the header
+  raw:layout=N        every RAW block's setup with N as its layout (its
+                      11th varint); raw:layout=cut: the varint cut short
   v2                  the file as version 2 wrote it: RAW blocks without
                       their numbers and states (items 18 and 19), END
                       without its count of strings, version 2 in the header
@@ -188,6 +190,18 @@ def end_v2(end):
     return end[: r.i]
 
 
+def raw_layout(p, to):
+    """A RAW block whose first item, its setup, says layout to (or "cut")."""
+    assert p[0] == 1
+    r = Rd(p)
+    r.i = 1
+    n = r.u()
+    q = Rd(p[r.i : r.i + n])
+    vals = [q.u() for _ in range(10)]
+    setup = b"".join(uv(v) for v in vals) + (b"\x80" if to == "cut" else uv(int(to, 0)))
+    return b"\x01" + uv(len(setup)) + setup + p[r.i + n :]
+
+
 # kinds: process, thread, begin, end, instant, counter, process end
 DEPTH, VALUE, DUR = (2, 3, 4, 5), (0, 5, 6), (3,)
 
@@ -260,6 +274,8 @@ def main():
         elif op == "v3":
             recs = [(t, raw_v3(p) if t == 14 else end_v3(p) if t == 8 else p) for t, p in recs]
             data = data[:8] + struct.pack("<I", 3) + data[12:16]
+        elif op.startswith("raw:layout="):
+            recs = [(t, raw_layout(p, op[11:]) if t == 14 else p) for t, p in recs]
         elif op == "v2":
             recs = [(t, raw_v2(p) if t == 14 else end_v2(p) if t == 8 else p) for t, p in recs]
             data = data[:8] + struct.pack("<I", 2) + data[12:16]
