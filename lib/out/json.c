@@ -930,7 +930,8 @@ static cJSON *json_spans(const struct report *r, struct json_lists *lists)
 		  {"processes", ds->processes},
 		  {"file_lost_records", ds->file_records},
 		  {"file_lost_processes", ds->file_procs},
-		  {"file_missing_answers", ds->file_answers}};
+		  {"file_missing_answers", ds->file_answers},
+		  {"unvalued_processes", ds->unvalued}};
 	for (size_t k = 0; k < sizeof dk / sizeof dk[0]; k++)
 		if (r->dstats_lost || dk[k].v == DECODE_UNKNOWN) /* a record whose END is lost,
 								  * or older than the count */

@@ -559,7 +559,8 @@ static void rf_end(struct recfile *rf, struct record_in *in)
 		n > 21 ? v[21] : DECODE_UNKNOWN, n > 22 ? v[22] : DECODE_UNKNOWN,
 		n > 23 ? v[23] : DECODE_UNKNOWN, n > 24 ? v[24] : DECODE_UNKNOWN,
 		n > 25 ? v[25] : DECODE_UNKNOWN, n > 26 ? v[26] : DECODE_UNKNOWN,
-		n > 27 ? v[27] : DECODE_UNKNOWN, n > 28 ? v[28] : DECODE_UNKNOWN};
+		n > 27 ? v[27] : DECODE_UNKNOWN, n > 28 ? v[28] : DECODE_UNKNOWN,
+		n > 29 ? v[29] : DECODE_UNKNOWN};
 	rf->cost = isfinite(cost) && cost >= 0 ? cost : 0; /* an infinity times 0 spans is NaN */
 	for (unsigned i = 0; i < rf->metrics.n && nm == rf->metrics.n; i++)
 		rf->metrics.m[i].supported = sup[i];

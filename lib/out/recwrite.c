@@ -943,7 +943,7 @@ static int recw_finish(struct writer *w, const struct report *r)
 			d->switches_lost, d->waited_ns,	  d->unnamed,	   d->misnested,
 			d->unfollowed,	  d->unfol_slots, d->late,	   d->late_procs,
 			d->running,	  d->processes,	  d->file_records, d->file_procs,
-			d->file_answers};
+			d->file_answers,  d->unvalued};
 		_Static_assert(sizeof ds / sizeof ds[0] == DECODE_STATS_N, "every field kept");
 		rb_u64(&b, sizeof ds / sizeof ds[0]);
 		for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++)

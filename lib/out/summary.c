@@ -869,6 +869,11 @@ static void summary_span_problems(FILE *fp, const struct decode_stats *d, uint64
 		{d->bad_lines, "bad line skipped", "bad lines skipped"},
 		{d->clock_unknown, "process with an uncalibrated clock",
 		 "processes with an uncalibrated clock"},
+		{d->unvalued == DECODE_UNKNOWN ? 0 : d->unvalued,
+		 "process whose spans came without the values asked for (its SPANSTAT_VALUES "
+		 "gone or changed: the span events' sums are unknown)",
+		 "processes whose spans came without the values asked for (their SPANSTAT_VALUES "
+		 "gone or changed: the span events' sums are unknown)"},
 		{d->no_exit, "process whose end was not seen (killed, _exit or records lost)",
 		 "processes whose end was not seen (killed, _exit or records lost)"},
 		{d->running == DECODE_UNKNOWN ? 0 : d->running,

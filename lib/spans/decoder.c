@@ -69,6 +69,7 @@ struct dproc {
 	uint64_t dropped; /* dropped words its threads' records reported */
 	uint32_t nvals;	  /* WIRE_VALUES: value words after each begin and end */
 	bool foreign;	  /* WIRE_VALUES: they are of another layout than the target's */
+	bool unvalued;	  /* counted in stats.unvalued */
 	uint64_t calib;	  /* its WIRE_CALIB, in milli-ns (0: none yet) */
 	struct norm_proc *np;
 	uint8_t *hello; /* its WIRE_HELLO record, whole (decoder_state) */
@@ -249,9 +250,14 @@ static void decode_proc_end(struct decoder *d, struct dproc *p, uint64_t ts, uin
 
 /* ---- records ---------------------------------------------------------- */
 
+static inline void decode_add(uint64_t *to, uint64_t n)
+{
+	*to = *to + n < n ? UINT64_MAX : *to + n;
+}
+
 /* The values of a begin or end at ns: the source's (off-CPU), then the
  * target's words when the process sends what the session expects (else 0). */
-static const uint64_t *decode_values(struct decoder *d, const struct dproc *p,
+static const uint64_t *decode_values(struct decoder *d, struct dproc *p,
 				     const struct norm_thread *t, uint64_t ns, const uint8_t *w,
 				     uint64_t *v)
 {
@@ -264,8 +270,14 @@ static const uint64_t *decode_values(struct decoder *d, const struct dproc *p,
 	if (target)
 		for (uint32_t k = 0; k < p->nvals; k++)
 			v[dv->first_target + k] = decode_load64(w + 8 * k);
-	else if (dv->unvalued)
-		dv->unvalued(dv->ctx, p->pid);
+	else if (dv->n > dv->first_target) { /* the target's values asked, not sent */
+		if (!p->unvalued) {
+			p->unvalued = true;
+			decode_add(&d->stats.unvalued, 1);
+		}
+		if (dv->unvalued)
+			dv->unvalued(dv->ctx, p->pid);
+	}
 	return v;
 }
 
@@ -299,7 +311,7 @@ static void decode_arg(struct decoder *d, const struct dproc *p, struct norm_thr
 }
 
 /* The hot loop: one WIRE_EVENTS record of thread t. */
-static void decode_events(struct decoder *d, const struct dproc *p, struct norm_thread *t,
+static void decode_events(struct decoder *d, struct dproc *p, struct norm_thread *t,
 			  const uint8_t *w, size_t nw, uint64_t ts)
 {
 	struct normaliser *n = d->norm;
@@ -372,11 +384,6 @@ static void decode_events(struct decoder *d, const struct dproc *p, struct norm_
 		}
 	}
 	d->stats.events += nw;
-}
-
-static inline void decode_add(uint64_t *to, uint64_t n)
-{
-	*to = *to + n < n ? UINT64_MAX : *to + n;
 }
 
 /* Thread t's events record `seq` reports `dropped` words dropped in all: count

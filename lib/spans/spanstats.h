@@ -73,10 +73,15 @@ struct decode_stats {
 				* and did not find (symbol names, process starts
 				* and names, whether a process still ran): taken
 				* as unknown */
+	uint64_t unvalued;     /* processes whose spans came without the values
+				* the session asked for (their SPANSTAT_VALUES
+				* gone or changed: another count or layout), so
+				* the span events' sums are unknown; DECODE_UNKNOWN
+				* in a record file older than the count */
 };
 
 /* Fields of struct decode_stats, in order: as a record file keeps them. */
-#define DECODE_STATS_N 29
+#define DECODE_STATS_N 30
 /* A count a record file does not have (written before it was kept). */
 #define DECODE_UNKNOWN UINT64_MAX
 

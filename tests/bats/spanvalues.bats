@@ -144,6 +144,9 @@ thread_node() {
 		assert_equal "$(jq -c '[.spans.metrics[] | select(.kind == "event") | .supported]' x.json)" \
 			'[false,false]'
 		grep -E '<not supported> +<not supported> +touch$' sum.txt
+		# and why: the child is counted and said
+		assert_equal "$(jq .spans.decode.unvalued_processes x.json)" 1
+		grep -F '1 process whose spans came without the values asked for (its SPANSTAT_VALUES gone or changed' sum.txt
 		# the same child with the session's layout: known, and where they belong
 		run -0 "$SPANSTAT" $(mode_opts "$mode") --spans --json=y.json -o sum.txt \
 			--span-events=$ev -- "$LAYOUT" keep
@@ -152,11 +155,14 @@ thread_node() {
 		echo "$mode: kept: touch $pf faults, $cs switches"
 		[ "$pf" -ge 16000 ]
 		[ "$cs" -lt 1000 ]
+		assert_equal "$(jq .spans.decode.unvalued_processes y.json)" 0
+		! grep -F 'without the values asked for' sum.txt
 	done
 	# recorded: the replay sees what the live run saw
 	run -0 "$SPANSTAT" record -o x.rec --span-events=$ev -- "$LAYOUT" swap
 	run -0 "$SPANSTAT" report --json=r.json x.rec
 	assert_equal "$(node r.json touch .count)" 1
+	assert_equal "$(jq .spans.decode.unvalued_processes r.json)" 1
 	assert_equal "$(node r.json touch '.metrics["context-switches"]')" null
 	assert_equal "$(jq -c '[.spans.metrics[] | select(.kind == "event") | .supported]' r.json)" \
 		'[false,false]'
