@@ -1652,6 +1652,20 @@ int recfile_replay_parts(struct recfile *rf, struct analysis *const *parts, size
 			rf->dmg.raw_blocks[1] = b->repeated;
 			rf->dmg.raw_blocks[2] = b->late;
 		}
+		/* a capture (version 2 on, not a window) none of whose RAW
+		 * blocks is left, while END says the run took records: the
+		 * file lost them all, not the target */
+		bool spans_left = false;
+		for (size_t i = 0; i < rf->ntodo && !spans_left; i++)
+			spans_left =
+				rf->todo[i].type == RECORD_RAW || rf->todo[i].type == RECORD_EVENTS;
+		if (!ds && !spans_left && rf->version >= 2 && !rf->win.present && rf->have_end &&
+		    rf->ds.records && rf->ds.records != DECODE_UNKNOWN) {
+			rf->dmg.raw_records[0] = rf->ds.records;
+			rf->ds.file_records = rf->ds.records;
+			rf->ds.file_procs = rf->ds.processes;
+			rf->dmg.lost_procs = rf->ds.file_procs;
+		}
 		/* values the live run did not see unknown (it captured only) */
 		for (unsigned i = rf->metrics.first_target;
 		     rp[0].raw && rawrep_unvalued(rp[0].raw) && i < rf->metrics.n; i++)

@@ -1014,7 +1014,12 @@ static void summary_overhead(FILE *fp, const struct report *r)
  * target at all (its records), and what would give spans. */
 static void summary_why_none(FILE *fp, const struct report *r)
 {
-	if (r->dstats && !r->dstats_lost && r->dstats->records == 0)
+	if (r->dstats && !r->dstats_lost && r->dstats->file_records &&
+	    r->dstats->file_records != DECODE_UNKNOWN)
+		fputs(" no spans collected: the record file lost the raw capture's blocks that "
+		      "held them (damaged or missing RAW blocks; below)\n\n",
+		      fp);
+	else if (r->dstats && !r->dstats_lost && r->dstats->records == 0)
 		fputs(" no spans collected: the span library never started in the command (a "
 		      "statically linked or set-user-ID program ignores LD_PRELOAD); link it "
 		      "dynamically with -lspanstat, or write spans as lines to SPANSTAT_LINES "

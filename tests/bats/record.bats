@@ -410,6 +410,25 @@ print(blocks[len(blocks)//2])')
 	done
 }
 
+@test "report: a capture that lost every RAW block says the file lost them, not that the program began no span" {
+	run -0 "$SPANSTAT" record -o r.rec -- "$METRICS"
+	cp r.rec a.rec
+	while python3 "$BATS_TEST_DIRNAME/recraft.py" a.rec b.rec raw:drop=0 2>/dev/null; do
+		mv b.rec a.rec
+	done
+	run -0 "$SPANSTAT" report --json=w.json -o /dev/null r.rec
+	for j in 1 3; do
+		run --separate-stderr -0 "$SPANSTAT" report -j $j --json=a.json -o sum.txt a.rec
+		[[ "$stderr" == *"'a.rec' is damaged: its capture replays 0 span records where the run took"* ]]
+		[[ "$stderr" == *"1 process whose every record was in its lost RAW blocks is missing"* ]]
+		grep -F 'no spans collected: the record file lost the raw capture' sum.txt
+		! grep -F 'began no span' sum.txt
+		! grep -F 'never started' sum.txt
+		assert_equal "$(jq .spans.decode.file_lost_records a.json)" "$(jq .spans.decode.records w.json)"
+		assert_equal "$(jq .spans.decode.file_lost_processes a.json)" 1
+	done
+}
+
 @test "report: losing the RAW block with a process's start loses that block's spans only, counted" {
 	run -0 "$SPANSTAT" record -o r.rec -- "$LOOP" pairs 200000
 	run -0 "$SPANSTAT" report --json=whole.json -o /dev/null r.rec
