@@ -89,9 +89,11 @@ static void rr_damage(const struct recreport_opts *o, const char *file,
 	if (d->lost_procs == DECODE_UNKNOWN &&
 	    asprintf(&m,
 		     "report: '%s' is damaged: processes whose every record was in its lost RAW "
-		     "blocks, missing from the report, are not known (its END is older than their "
-		     "count); reporting what is left",
-		     file) >= 0)
+		     "blocks, missing from the report, are not known (its END %s); reporting what "
+		     "is left",
+		     file,
+		     d->no_end ? "is missing: a recording cut short or damaged at its end"
+			       : "is older than their count") >= 0)
 		o->warn(o->ctx, m);
 	else if (d->lost_procs &&
 		 asprintf(&m,
