@@ -1632,6 +1632,10 @@ int recfile_replay_parts(struct recfile *rf, struct analysis *const *parts, size
 			rf->ds = *ds;
 			if (rf->have_end) {
 				rf->ds.lost_records = live.lost_records;
+				/* the processes the library announced are the live
+				 * run's (unknown to an END older than the count): the
+				 * replay's lack those the file lost whole */
+				rf->ds.processes = live.processes;
 				rf->ds.file_records =
 					live.records > ds->records ? live.records - ds->records : 0;
 				rf->ds.file_procs = !rf->ds.file_records ? 0

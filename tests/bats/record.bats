@@ -493,6 +493,8 @@ print(k, int(k+1<len(raw) and sys.argv[2].encode() in raw[k+1]))' "$1" "$2"
 		[[ "$stderr" == *"spanstat: report: 'd.rec' is damaged: 1 process whose every record was in its lost RAW blocks is missing from the report; reporting what is left"* ]] ||
 			fail "$stderr"
 		jq -e '.spans.decode | .file_lost_processes == 1 and .file_lost_records > 0' d.json
+		# the lost process is one of the processes the library announced
+		assert_equal "$(jq .spans.decode.processes d.json)" "$(jq .spans.decode.processes whole.json)"
 		# what the target lost is the live run's count: none
 		assert_equal "$(jq .spans.decode.lost_records d.json)" "$(jq .spans.decode.lost_records whole.json)"
 		n=$(jq .spans.decode.file_lost_records d.json)
@@ -537,7 +539,7 @@ print(k, int(k+1<len(raw) and sys.argv[2].encode() in raw[k+1]))' "$1" "$2"
 	assert_equal "$(jq -c '[.spans.threads[].thread_name]' d3.json)" '[null]'
 	# its END does not count processes: those lost whole are not known
 	[[ "$stderr" == *"'d3.rec' is damaged: processes whose every record was in its lost RAW blocks, missing from the report, are not known (its END is older than their count)"* ]]
-	jq -e '.spans.decode.file_lost_processes == null' d3.json
+	jq -e '.spans.decode.file_lost_processes == null and .spans.decode.processes == null' d3.json
 }
 
 @test "report: a record file cut short says why the processes it lost whole are unknown, and its answers missing in JSON too" {
