@@ -933,10 +933,8 @@ static cJSON *json_spans(const struct report *r, struct json_lists *lists)
 		  {"file_missing_answers", ds->file_answers},
 		  {"unvalued_processes", ds->unvalued}};
 	for (size_t k = 0; k < sizeof dk / sizeof dk[0]; k++)
-		/* a record whose END is lost, or older than the count (the
-		 * answers missing are the replay's own: known without END) */
-		if ((r->dstats_lost && strcmp(dk[k].key, "file_missing_answers") != 0) ||
-		    dk[k].v == DECODE_UNKNOWN)
+		if (r->dstats_lost || dk[k].v == DECODE_UNKNOWN) /* a record whose END is lost,
+								  * or older than the count */
 			cJSON_AddNullToObject(d, dk[k].key);
 		else
 			json_u64(d, dk[k].key, dk[k].v);
