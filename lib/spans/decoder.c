@@ -979,6 +979,7 @@ void decoder_free(struct decoder *d)
 			continue;
 		free(p->map);
 		u64map_release(&p->big);
+		u64map_release(&p->tnames);
 		free(p->hello);
 		free(p);
 	}
