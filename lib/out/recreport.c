@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,10 +41,24 @@ static bool rr_same(const struct run_head *a, const struct run_head *b)
 	return true;
 }
 
+/* One line of what a file lost, through o->warn (which there is). */
+static __attribute__((format(printf, 2, 3))) void rr_say(const struct recreport_opts *o,
+							 const char *fmt, ...)
+{
+	char *m = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&m, fmt, ap);
+	va_end(ap);
+	if (n >= 0) {
+		o->warn(o->ctx, m);
+		free(m);
+	}
+}
+
 static void rr_damage(const struct recreport_opts *o, const char *file,
 		      const struct record_damage *d)
 {
-	char *m = NULL;
 	if (!o->warn)
 		return;
 	if (d->lost_bytes || d->bad_records || d->no_end || d->skipped_bytes) {
@@ -51,99 +66,73 @@ static void rr_damage(const struct recreport_opts *o, const char *file,
 		if (d->skipped_bytes)
 			snprintf(skipped, sizeof skipped, ", %" PRIu64 " bytes skipped",
 				 d->skipped_bytes);
-		if (asprintf(&m,
-			     "report: '%s' is damaged: %" PRIu64 " bad record%s (%" PRIu64
-			     " of span events)%s, %" PRIu64 " bytes cut off at the end%s; "
-			     "reporting what is left",
-			     file, d->bad_records, d->bad_records == 1 ? "" : "s", d->lost_events,
-			     skipped, d->lost_bytes,
-			     d->no_end ? ", the recording's end is missing" : "") >= 0)
-			o->warn(o->ctx, m);
-		free(m);
-		m = NULL;
+		rr_say(o,
+		       "report: '%s' is damaged: %" PRIu64 " bad record%s (%" PRIu64
+		       " of span events)%s, %" PRIu64 " bytes cut off at the end%s; "
+		       "reporting what is left",
+		       file, d->bad_records, d->bad_records == 1 ? "" : "s", d->lost_events,
+		       skipped, d->lost_bytes, d->no_end ? ", the recording's end is missing" : "");
 	}
 	/* a numbered capture (format 3) says which blocks, the counts then
 	 * need no line; blocks missing as many as the bad ones said above
 	 * are those */
 	const uint64_t *b = d->raw_blocks;
 	bool blocks = b[0] || b[1] || b[2];
-	if (d->raw_records[0] != d->raw_records[1] && !blocks &&
-	    asprintf(&m,
-		     "report: '%s' is damaged: its capture replays %" PRIu64
-		     " span records where the run took %" PRIu64
-		     " (RAW blocks missing or repeated); reporting what is left",
-		     file, d->raw_records[1], d->raw_records[0]) >= 0)
-		o->warn(o->ctx, m);
-	free(m);
-	m = NULL;
-	if (blocks && (b[1] || b[2] || b[0] > d->lost_events) &&
-	    asprintf(&m,
-		     "report: '%s' is damaged: of its capture's RAW blocks %" PRIu64
-		     " missing (damaged or left out), %" PRIu64 " repeated and %" PRIu64
-		     " out of order (these two left out); reporting what is left",
-		     file, b[0], b[1], b[2]) >= 0)
-		o->warn(o->ctx, m);
-	free(m);
-	m = NULL;
+	if (d->raw_records[0] != d->raw_records[1] && !blocks)
+		rr_say(o,
+		       "report: '%s' is damaged: its capture replays %" PRIu64
+		       " span records where the run took %" PRIu64
+		       " (RAW blocks missing or repeated); reporting what is left",
+		       file, d->raw_records[1], d->raw_records[0]);
+	if (blocks && (b[1] || b[2] || b[0] > d->lost_events))
+		rr_say(o,
+		       "report: '%s' is damaged: of its capture's RAW blocks %" PRIu64
+		       " missing (damaged or left out), %" PRIu64 " repeated and %" PRIu64
+		       " out of order (these two left out); reporting what is left",
+		       file, b[0], b[1], b[2]);
 	/* what the blocks' loss took beyond their own spans */
-	if (d->lost_procs == DECODE_UNKNOWN &&
-	    asprintf(&m,
-		     "report: '%s' is damaged: processes whose every record was in its lost RAW "
-		     "blocks, missing from the report, are not known (its END %s); reporting what "
-		     "is left",
-		     file,
-		     d->no_end ? "is missing: a recording cut short or damaged at its end"
-			       : "is older than their count") >= 0)
-		o->warn(o->ctx, m);
-	else if (d->lost_procs &&
-		 asprintf(&m,
-			  "report: '%s' is damaged: %" PRIu64
-			  " process%s whose every record was in "
-			  "its lost RAW blocks %s missing from the report; reporting what is left",
-			  file, d->lost_procs, d->lost_procs == 1 ? "" : "es",
-			  d->lost_procs == 1 ? "is" : "are") >= 0)
-		o->warn(o->ctx, m);
-	free(m);
-	m = NULL;
-	if (d->lost_answers &&
-	    asprintf(&m,
-		     "report: '%s' is damaged: %" PRIu64 " answer%s the live run's decoder got "
-		     "(symbol names, process starts and names, whether a process still ran) %s "
-		     "missing from its capture, taken as unknown; reporting what is left",
-		     file, d->lost_answers, d->lost_answers == 1 ? "" : "s",
-		     d->lost_answers == 1 ? "is" : "are") >= 0)
-		o->warn(o->ctx, m);
-	free(m);
-	m = NULL;
-	if (d->lost_strings &&
-	    asprintf(&m,
-		     "report: '%s' is damaged: %" PRIu64
-		     " of its strings are missing (STRINGS records lost or damaged): what they "
-		     "name shows "
-		     "as [lost]; reporting what is left",
-		     file, d->lost_strings) >= 0)
-		o->warn(o->ctx, m);
-	free(m);
-	m = NULL;
-	if (d->lost_runs && asprintf(&m, "report: '%s': the counts of %u run%s are lost", file,
-				     d->lost_runs, d->lost_runs == 1 ? "" : "s") >= 0)
-		o->warn(o->ctx, m);
-	free(m);
-	m = NULL;
-	if (d->unknown &&
-	    asprintf(&m,
-		     "report: '%s': %" PRIu64 " record%s of a type this spanstat does not know "
-		     "skipped (written by a newer spanstat, or a damaged header)",
-		     file, d->unknown, d->unknown == 1 ? "" : "s") >= 0)
-		o->warn(o->ctx, m);
-	free(m);
+	if (d->lost_procs == DECODE_UNKNOWN)
+		rr_say(o,
+		       "report: '%s' is damaged: processes whose every record was in its lost RAW "
+		       "blocks, missing from the report, are not known (its END %s); reporting "
+		       "what "
+		       "is left",
+		       file,
+		       d->no_end ? "is missing: a recording cut short or damaged at its end"
+				 : "is older than their count");
+	else if (d->lost_procs)
+		rr_say(o,
+		       "report: '%s' is damaged: %" PRIu64 " process%s whose every record was in "
+		       "its lost RAW blocks %s missing from the report; reporting what is left",
+		       file, d->lost_procs, d->lost_procs == 1 ? "" : "es",
+		       d->lost_procs == 1 ? "is" : "are");
+	if (d->lost_answers)
+		rr_say(o,
+		       "report: '%s' is damaged: %" PRIu64 " answer%s the live run's decoder got "
+		       "(symbol names, process starts and names, whether a process still ran) %s "
+		       "missing from its capture, taken as unknown; reporting what is left",
+		       file, d->lost_answers, d->lost_answers == 1 ? "" : "s",
+		       d->lost_answers == 1 ? "is" : "are");
+	if (d->lost_strings)
+		rr_say(o,
+		       "report: '%s' is damaged: %" PRIu64
+		       " of its strings are missing (STRINGS records lost or damaged): what they "
+		       "name shows as [lost]; reporting what is left",
+		       file, d->lost_strings);
+	if (d->lost_runs)
+		rr_say(o, "report: '%s': the counts of %u run%s are lost", file, d->lost_runs,
+		       d->lost_runs == 1 ? "" : "s");
+	if (d->unknown)
+		rr_say(o,
+		       "report: '%s': %" PRIu64 " record%s of a type this spanstat does not know "
+		       "skipped (written by a newer spanstat, or a damaged header)",
+		       file, d->unknown, d->unknown == 1 ? "" : "s");
 }
 
 /* A --keep-last file: what it holds of the run, and what it left out. */
 static void rr_window(const struct recreport_opts *o, const char *file,
 		      const struct record_window *w)
 {
-	char *m = NULL;
 	if (!o->warn || !w->present)
 		return;
 	char cut[128] = "";
@@ -152,18 +141,16 @@ static void rr_window(const struct recreport_opts *o, const char *file,
 			 "; %" PRIu64
 			 " span%s cut at the window's start (begun before it) %s left out",
 			 w->cut, w->cut == 1 ? "" : "s", w->cut == 1 ? "is" : "are");
-	if (asprintf(&m,
-		     "report: '%s' holds the last %" PRIu64 " bytes of events (--keep-last)%s: "
-		     "%" PRIu64 " span%s (%" PRIu64 " events, %" PRIu64 " messages, %" PRIu64
-		     " samples, %" PRIu64 " bytes) before them were overwritten%s",
-		     file, w->size,
-		     w->snapshot ? " as a snapshot taken while the target ran (its counts, times "
-				   "and status are unknown)"
-				 : "",
-		     w->spans, w->spans == 1 ? "" : "s", w->events, w->messages, w->samples,
-		     w->bytes, cut) >= 0)
-		o->warn(o->ctx, m);
-	free(m);
+	rr_say(o,
+	       "report: '%s' holds the last %" PRIu64 " bytes of events (--keep-last)%s: "
+	       "%" PRIu64 " span%s (%" PRIu64 " events, %" PRIu64 " messages, %" PRIu64
+	       " samples, %" PRIu64 " bytes) before them were overwritten%s",
+	       file, w->size,
+	       w->snapshot ? " as a snapshot taken while the target ran (its counts, times "
+			     "and status are unknown)"
+			   : "",
+	       w->spans, w->spans == 1 ? "" : "s", w->events, w->messages, w->samples, w->bytes,
+	       cut);
 }
 
 /* This rank's means and merged tree, for the report's ranks. */

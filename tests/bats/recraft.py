@@ -120,28 +120,25 @@ def end_cut(end, keep):
     return uv(keep) + b"".join(uv(v) for v in vals[:keep]) + end[rest : r.i]
 
 
-def raw_v2(p):
-    r, out = Rd(p), bytearray()
+def items(p):
+    """A RAW block's items: (where it starts, where it ends, tag, body)."""
+    r = Rd(p)
     while r.i < len(p):
-        at = r.i
-        tag = p[r.i]
+        at, tag = r.i, p[r.i]
         r.i += 1
-        r.s()
-        if tag not in (18, 19):
-            out += p[at : r.i]
-    return bytes(out)
+        body = r.s()
+        yield at, r.i, tag, body
+
+
+def raw_v2(p):
+    return b"".join(p[a:e] for a, e, tag, _ in items(p) if tag not in (18, 19))
 
 
 def raw_noanswer(p):
     """p without its first answer item, and whether it had one."""
-    r = Rd(p)
-    while r.i < len(p):
-        at = r.i
-        tag = p[r.i]
-        r.i += 1
-        r.s()
+    for a, e, tag, _ in items(p):
         if 7 <= tag <= 10:
-            return p[:at] + p[r.i :], True
+            return p[:a] + p[e:], True
     return p, False
 
 
@@ -159,14 +156,10 @@ def state_v3(st):
 
 
 def raw_v3(p):
-    r, out = Rd(p), bytearray()
-    while r.i < len(p):
-        at = r.i
-        tag = p[r.i]
-        r.i += 1
-        item = r.s()
-        out += p[at : r.i] if tag != 19 else b"\x13" + uv(len(state_v3(item))) + state_v3(item)
-    return bytes(out)
+    return b"".join(
+        p[a:e] if tag != 19 else b"\x13" + uv(len(state_v3(b))) + state_v3(b)
+        for a, e, tag, b in items(p)
+    )
 
 
 def end_v3(end):
