@@ -333,7 +333,7 @@ target_ended() {
 	mkdir tmp
 	export TMPDIR=$PWD/tmp
 	rm -f go go.ready
-	"$SPANSTAT" --keep-last=64M --perfetto=t.pftrace --flamechart=t.svg -o /dev/null -- \
+	"$SPANSTAT" --keep-last=64M --perfetto=t.pftrace --flamechart=t.svg -o sum.txt -- \
 		"$PHASES" 100 5000 go 3 2>err &
 	local pid=$! code=0
 	half_way
@@ -356,7 +356,10 @@ target_ended() {
 	grep -q "^\[ spanstat: snapshot of the window to --perfetto 't.pftrace'" err
 	grep -q "^\[ spanstat: the traces' window keeps the last 67108864 bytes" err
 	run ! grep -q '^spanstat:' err
-	grep -aq phase0099 t.pftrace
+	# the end's trace holds the last phase; on a slow machine the storm's
+	# snapshots can keep spanstat from the ring long enough that the
+	# target drops events, and then the summary says so
+	grep -aq phase0099 t.pftrace || grep -q 'events lost by the target' sum.txt
 	assert_equal "$(ls -A tmp)" ""
 }
 
