@@ -35,6 +35,7 @@ struct rs_slot {
 	uint32_t told;		     /* `dropped` as of the last record made */
 	uint32_t mode;		     /* enum ring_mode, as first seen */
 	uint64_t base;		     /* the slot's base, as first seen */
+	unsigned older;		     /* 1 + the slot of this thread's tid before it */
 	struct ringsrc_switched *sw; /* aggregate mode: its switched spans so far */
 	size_t nsw, capsw;
 };
@@ -415,63 +416,147 @@ static int rs_consume(struct ringsrc *r, unsigned i, uint64_t end, ringsrc_fn fn
 	return rc;
 }
 
-void ringsrc_snapshot(struct ringsrc *r)
+/* The slot, still followed, that an earlier thread of slot i's pid and tid
+ * owned (the kernel gave the tid again once that thread was gone), or -1. */
+static int rs_older(struct ringsrc *r, unsigned i)
 {
+	struct rs_slot *q = &r->slot[i];
+	if (!q->older)
+		return -1;
+	const struct rs_slot *o = &r->slot[q->older - 1];
+	if (o->active && o->pid == q->pid && o->tid == q->tid && o->base < q->base)
+		return (int)q->older - 1;
+	q->older = 0; /* drained and freed since (or taken by another) */
+	return -1;
+}
+
+/* Slot i, followed for the first time: the slot an earlier thread of the
+ * same tid still holds, whose words come first (its THREAD_EXIT, then this
+ * thread's first record); the latest such, by base. */
+static void rs_link_older(struct ringsrc *r, unsigned i)
+{
+	struct rs_slot *q = &r->slot[i];
+	for (unsigned j = 0; j < RING_SLOTS; j++) {
+		const struct rs_slot *o = &r->slot[j];
+		if (j == i || !o->active || o->pid != q->pid || o->tid != q->tid ||
+		    o->base >= q->base)
+			continue;
+		if (!q->older || o->base > r->slot[q->older - 1].base)
+			q->older = j + 1;
+	}
+}
+
+/* Follows every owned slot (reading its head when `snap`), each followed
+ * for the first time linked to the earlier thread of its tid. */
+static void rs_follow_all(struct ringsrc *r, int snap)
+{
+	unsigned fresh[RING_SLOTS], nfresh = 0;
 	for (unsigned i = 0; i < RING_SLOTS; i++) {
+		int was = r->slot[i].active;
 		if (!rs_follow(r, i))
 			continue;
-		struct ring_slot *s = ring_slot_at(r->map, i);
-		r->slot[i].snap = __atomic_load_n(&s->head, __ATOMIC_ACQUIRE);
+		if (!was)
+			fresh[nfresh++] = i;
+		if (snap)
+			r->slot[i].snap =
+				__atomic_load_n(&ring_slot_at(r->map, i)->head, __ATOMIC_ACQUIRE);
 	}
+	for (unsigned k = 0; k < nfresh; k++)
+		rs_link_older(r, fresh[k]);
+}
+
+void ringsrc_snapshot(struct ringsrc *r)
+{
+	rs_follow_all(r, 1);
+}
+
+/* Slot i's words up to the head the snapshot read (an aggregating thread's
+ * all of them, and its tree, once it ended); the slot is freed once its
+ * thread's end was consumed. */
+static int rs_drain_one(struct ringsrc *r, unsigned i, ringsrc_fn fn, void *ctx)
+{
+	struct rs_slot *q = &r->slot[i];
+	if (q->mode == RING_MODE_AGG) {
+		struct ring_slot *s = ring_slot_at(r->map, i);
+		int done = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == RING_DONE;
+		int rc = 0;
+		if (done || q->snap > q->r)
+			rc = rs_consume(r, i, done ? q->r + RING_WORDS : q->snap, fn, ctx);
+		if (rc || !done)
+			return rc;
+		rc = rs_tree(r, i);
+		rs_free(r, i);
+		return rc;
+	}
+	if (q->snap <= q->r)
+		return 0;
+	int rc = rs_consume(r, i, q->snap, fn, ctx);
+	if (q->ended)
+		rs_free(r, i);
+	return rc;
+}
+
+/* Whether slot i's thread ended with words the reader has not consumed yet
+ * (its head is final then: the next snapshot reads it whole). */
+static int rs_unread_end(struct ringsrc *r, unsigned i)
+{
+	const struct ring_slot *s = ring_slot_at(r->map, i);
+	return r->slot[i].active && __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == RING_DONE &&
+	       __atomic_load_n(&s->head, __ATOMIC_ACQUIRE) > r->slot[i].r;
 }
 
 int ringsrc_drain_live(struct ringsrc *r, ringsrc_fn fn, void *ctx)
 {
 	for (unsigned i = 0; i < RING_SLOTS; i++) {
-		struct rs_slot *q = &r->slot[i];
-		if (q->active && q->mode == RING_MODE_AGG) { /* the tree once the thread ended */
-			struct ring_slot *s = ring_slot_at(r->map, i);
-			int done = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == RING_DONE;
-			int rc = 0;
-			if (done || q->snap > q->r)
-				rc = rs_consume(r, i, done ? q->r + RING_WORDS : q->snap, fn, ctx);
-			if (rc || !done) {
-				if (rc)
-					return rc;
-				continue;
-			}
-			rc = rs_tree(r, i);
-			rs_free(r, i);
-			if (rc)
-				return rc;
+		if (!r->slot[i].active)
 			continue;
-		}
-		if (!q->active || q->snap <= q->r)
+		/* a tid given again: the earlier thread's words (its end among
+		 * them) come first; when the head read missed its end (it
+		 * ended, so the next read has it), this one waits for it */
+		int o = rs_older(r, i), rc;
+		if (o >= 0 && (rc = rs_drain_one(r, (unsigned)o, fn, ctx)) != 0)
+			return rc;
+		if (o >= 0 && rs_unread_end(r, (unsigned)o))
 			continue;
-		int rc = rs_consume(r, i, q->snap, fn, ctx);
-		if (q->ended)
-			rs_free(r, i);
-		if (rc)
+		if ((rc = rs_drain_one(r, i, fn, ctx)) != 0)
 			return rc;
 	}
 	return 0;
 }
 
+/* Slot i of a thread gone, all its words (and its tree): after those of
+ * the earlier threads of its tid. */
+static int rs_gone_one(struct ringsrc *r, unsigned i, ringsrc_fn fn, void *ctx)
+{
+	int rc = 0;
+	for (int o; !rc && (o = rs_older(r, i)) >= 0;) {
+		unsigned k = (unsigned)o; /* the earliest not drained yet */
+		for (int e; (e = rs_older(r, k)) >= 0;)
+			k = (unsigned)e;
+		rc = rs_gone_one(r, k, fn, ctx);
+	}
+	struct rs_slot *q = &r->slot[i];
+	if (!rc)
+		rc = rs_consume(r, i, q->r + RING_WORDS, fn, ctx);
+	if (!rc && q->mode == RING_MODE_AGG)
+		rc = rs_tree(r, i);
+	rs_free(r, i);
+	return rc;
+}
+
 int ringsrc_drain_gone(struct ringsrc *r, uint32_t pid, uint64_t keep, ringsrc_fn fn, void *ctx)
 {
 	int rc = 0;
+	rs_follow_all(r, 0);
 	for (unsigned i = 0; i < RING_SLOTS && !rc; i++) {
-		if (!rs_follow(r, i))
-			continue;
 		struct rs_slot *q = &r->slot[i];
+		if (!q->active)
+			continue;
 		/* a later image of pid (exec) may own rings already: its
 		 * incarnation is no earlier than its HELLO's */
 		if (pid && (q->pid != pid || (keep && q->incarnation >= keep)))
 			continue;
-		rc = rs_consume(r, i, q->r + RING_WORDS, fn, ctx);
-		if (!rc && q->mode == RING_MODE_AGG)
-			rc = rs_tree(r, i);
-		rs_free(r, i);
+		rc = rs_gone_one(r, i, fn, ctx);
 	}
 	return rc;
 }

@@ -19,7 +19,10 @@
  * last word) -> FREE (the reader, after draining and zeroing the ring).  A
  * process that dies leaves its slots OWNED; the reader drains and frees them
  * when the process's EXIT or its successor's HELLO (exec) comes through the
- * pipe, or when the stream ends.
+ * pipe, or when the stream ends.  The kernel gives an ended thread's tid
+ * again: a slot of a tid another slot of its process held first (by base) is
+ * read only after that one, its end included, so that a thread's records
+ * never interleave with its successor's.
  *
  * Ring words: word k of the thread's stream is at ring[k % RING_WORDS].  A
  * word of 0 is not written yet (every word a writer stores is non-zero); the

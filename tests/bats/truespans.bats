@@ -2,7 +2,8 @@
 # truespans.bats: spans stay true in programs that are merely unusual:
 # signal handlers that record spans while the recorder is busy, processes
 # made without fork(), code unloaded and loaded again at the same address,
-# a vfork()ed child's spans of every kind (made on its parent's memory).
+# a vfork()ed child's spans of every kind (made on its parent's memory),
+# threads the kernel gives a tid an ended thread had.
 # Every case runs in both modes (aggregating in the target, and streaming
 # through the record file) and must give the same tree and exact counts.
 
@@ -23,6 +24,8 @@ setup_file() {
 	export LOOP CALFORK
 	LOOP=$(build_workload span_loop -finstrument-functions $(span_link_flags))
 	CALFORK=$(build_workload span_calfork $(span_link_flags))
+	export TIDAGAIN
+	TIDAGAIN=$(build_workload span_tidagain -lpthread $(span_link_flags))
 	export VF_FI VF_PG
 	VF_FI=$(build_workload span_vfork -finstrument-functions $(span_link_flags))
 	if [ "$(uname -m)" = x86_64 ]; then # -pg builds are traced there only
@@ -561,4 +564,28 @@ three_modes() {
 		done
 	done
 	[ -n "$VF_PG" ] || [ "$(uname -m)" != x86_64 ]
+}
+
+@test "a tid given again: the ended thread's records come before its successor's, nothing is said lost" {
+	# ten threads one after the other, each given the first one's tid (in a
+	# pid namespace, through ns_last_pid), each more words than its ring
+	# holds: streamed, the new thread's first record came before the old
+	# one's last (and its end), 264 records said lost by the target
+	local ns=(unshare -p -f)
+	[ "$(id -u)" = 0 ] || ns=(unshare -U -r -p -f)
+	"${ns[@]}" "$TIDAGAIN" 2 1 2>/dev/null || skip_or_fail "cannot give a tid again (unshare -p -f, ns_last_pid)"
+	local mode
+	for mode in aggregate stream record; do
+		case $mode in
+		aggregate) timeout 120 "$SPANSTAT" --json=t.json -o /dev/null -- "${ns[@]}" "$TIDAGAIN" 10 20000 ;;
+		stream) timeout 120 "$SPANSTAT" --json=t.json --perfetto=t.pftrace -o /dev/null -- "${ns[@]}" "$TIDAGAIN" 10 20000 ;;
+		record)
+			timeout 120 "$SPANSTAT" record -o t.rec -- "${ns[@]}" "$TIDAGAIN" 10 20000 2>/dev/null
+			"$SPANSTAT" report --json=t.json -o /dev/null t.rec
+			;;
+		esac
+		assert_equal "$mode $(jq -c '.spans.decode | [.lost_records, .dropped, .unmatched, .unfinished, .spans]' t.json)" "$mode [0,0,0,0,200010]"
+		assert_equal "$mode $(span_paths t.json)" "$mode 10 thread
+200000 thread;pair"
+	done
 }

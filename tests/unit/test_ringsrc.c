@@ -199,6 +199,45 @@ int main(void)
 	ringsrc_drain_gone(r, 0, 0, record, &s);
 	is_int(ring_slot_at(f, 8)->state, RING_FREE, "the end of the stream frees every ring");
 
+	/* a tid given again: the ended thread's slot (a later one) is drained,
+	 * its end among them, before its successor's first record */
+	w = claim(f, 20, 400, 401, 30, 1000);
+	slot = ring_slot_at(f, 20);
+	w[0] = ev(WIRE_OP_BEGIN, 1, 1);
+	slot->head = 1;
+	memset(&s, 0, sizeof s);
+	live(r, &s);
+	w[1] = ev(WIRE_OP_END, 1, 1);
+	w[2] = RING_CTL(RING_CTL_EXIT);
+	w[3] = 1500;
+	uint64_t *w2 = claim(f, 19, 400, 401, 30, 2000);
+	w2[0] = ev(WIRE_OP_BEGIN, 2, 1);
+	ring_slot_at(f, 19)->head = 1;
+	ringsrc_snapshot(r); /* its head read before the earlier thread's end */
+	slot->head = 4;
+	__atomic_store_n(&slot->state, RING_DONE, __ATOMIC_RELEASE);
+	ringsrc_drain_live(r, record, &s);
+	is_int(s.n, 1, "the later thread waits while the earlier one's end is unread");
+	live(r, &s);
+	is_int(s.n, 4, "then the earlier thread's record, its exit, the later thread's");
+	is_int(s.type[2] == WIRE_THREAD_EXIT && s.type[3] == WIRE_EVENTS && s.base[3] == 2000, 1,
+	       "the earlier thread ends before the later one's first record");
+	is_int(s.seq[3], 0, "which starts its own sequence");
+	is_int(slot->state, RING_FREE, "the earlier slot is free");
+	/* once gone, each slot of the tid comes in the order they were taken */
+	w2[1] = ev(WIRE_OP_END, 2, 1);
+	claim(f, 22, 400, 401, 30, 3000)[0] = ev(WIRE_OP_BEGIN, 3, 1);
+	claim(f, 23, 400, 401, 30, 2500)[0] = ev(WIRE_OP_BEGIN, 4, 1);
+	memset(&s, 0, sizeof s);
+	ringsrc_drain_gone(r, 400, 0, record, &s);
+	unsigned k23 = 0, k22 = 0;
+	for (unsigned k = 0; k < s.n; k++) {
+		k23 = s.type[k] == WIRE_EVENTS && s.base[k] == 2500 ? k + 1 : k23;
+		k22 = s.type[k] == WIRE_EVENTS && s.base[k] == 3000 ? k + 1 : k22;
+	}
+	is_int(s.n == 3 && s.base[0] == 2001, 1, "gone: the slot taken first, first");
+	is_int(k23 && k22 && k23 < k22, 1, "and each slot before the one claimed after it");
+
 	/* aggregate mode: the thread's tree, handed over once it ended */
 	struct tseen ts = {0};
 	ringsrc_set_tree_fn(r, tree, &ts);

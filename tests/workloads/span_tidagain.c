@@ -1,0 +1,62 @@
+/* span_tidagain.c: threads, one after the other, that the kernel gives the
+ * same tid, for the test that a tid given again is no loss of records.
+ * Build: cc -O2 -g span_tidagain.c -o span_tidagain -lspanstat -lpthread
+ *
+ *   span_tidagain ROUNDS PAIRS
+ *
+ * Run in a pid namespace of its own (it writes ns_last_pid there): ROUNDS
+ * threads, each started once the one before was joined, each a span
+ * "thread" around PAIRS spans "pair"; from the second on, each is given the
+ * first one's tid.  Exits 1 when it cannot ask for a tid, 2 when a thread
+ * did not get it. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <spanstat.h>
+
+static long pairs;
+static pid_t tid;
+
+static void *work(void *arg)
+{
+	(void)arg;
+	tid = (pid_t)syscall(SYS_gettid);
+	spanstat_begin("thread");
+	for (long i = 0; i < pairs; i++) {
+		spanstat_begin("pair");
+		spanstat_end("pair");
+	}
+	spanstat_end("thread");
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	int rounds = argc > 1 ? atoi(argv[1]) : 20;
+	pairs = argc > 2 ? atol(argv[2]) : 20000;
+	pid_t first = 0;
+	for (int r = 0; r < rounds; r++) {
+		if (first) {
+			FILE *f = fopen("/proc/sys/kernel/ns_last_pid", "w");
+			if (!f || fprintf(f, "%d", (int)first - 1) < 0 || fclose(f) != 0) {
+				perror("span_tidagain: ns_last_pid");
+				return 1;
+			}
+		}
+		pthread_t t;
+		if (pthread_create(&t, NULL, work, NULL) != 0 || pthread_join(t, NULL) != 0)
+			return 1;
+		if (!first)
+			first = tid;
+		else if (tid != first) {
+			fprintf(stderr, "span_tidagain: round %d got tid %d, not %d\n", r, (int)tid,
+				(int)first);
+			return 2;
+		}
+	}
+	return 0;
+}
