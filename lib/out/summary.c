@@ -360,9 +360,10 @@ static void summary_file_damage(FILE *fp, const struct report *r)
 	char n[48];
 	fmt_grouped_u64(n, sizeof n, d->file_records);
 	fprintf(fp,
-		" span data damaged: %s %s lost from the record file (damaged or missing RAW "
+		" span data damaged: %s %s lost from the record %s (damaged or missing RAW "
 		"blocks), not by the target; span counts and times leave out what was lost\n\n",
-		n, d->file_records == 1 ? "record" : "records");
+		n, d->file_records == 1 ? "record" : "records",
+		r->ranks && r->ranks->n > 1 ? "files" : "file");
 }
 
 static void summary_header(FILE *fp, const struct report *r)
@@ -818,8 +819,10 @@ static int summary_span_tables(FILE *fp, const struct report *r, const struct sp
 	return 0;
 }
 
-/* One line naming what the decoder had to reject, when it rejected anything. */
-static void summary_span_problems(FILE *fp, const struct decode_stats *d, uint64_t untracked)
+/* One line naming what the decoder had to reject, when it rejected anything
+ * (files: the sum of several record files'). */
+static void summary_span_problems(FILE *fp, const struct decode_stats *d, uint64_t untracked,
+				  bool files)
 {
 	/* one and many; with drops (gaps); with processes running at the end */
 	static const char *const unfinished[] = {
@@ -840,14 +843,25 @@ static void summary_span_problems(FILE *fp, const struct decode_stats *d, uint64
 		{d->dropped, "event dropped by the target", "events dropped by the target"},
 		{d->lost_records, "record lost by the target", "records lost by the target"},
 		{d->file_records == DECODE_UNKNOWN ? 0 : d->file_records,
-		 "record lost from the record file (a damaged or missing RAW block)",
-		 "records lost from the record file (damaged or missing RAW blocks)"},
+		 files ? "record lost from the record files (a damaged or missing RAW block)"
+		       : "record lost from the record file (a damaged or missing RAW block)",
+		 files ? "records lost from the record files (damaged or missing RAW blocks)"
+		       : "records lost from the record file (damaged or missing RAW blocks)"},
 		{d->file_procs == DECODE_UNKNOWN ? 0 : d->file_procs,
-		 "process lost from the record file (its every record was in lost RAW blocks)",
-		 "processes lost from the record file (their every record was in lost RAW blocks)"},
+		 files ? "process lost from the record files (its every record was in lost RAW "
+			 "blocks)"
+		       : "process lost from the record file (its every record was in lost RAW "
+			 "blocks)",
+		 files ? "processes lost from the record files (their every record was in lost "
+			 "RAW blocks)"
+		       : "processes lost from the record file (their every record was in lost "
+			 "RAW blocks)"},
 		{d->file_answers == DECODE_UNKNOWN ? 0 : d->file_answers,
-		 "answer to the decoder missing from the record file (taken as unknown)",
-		 "answers to the decoder missing from the record file (taken as unknown)"},
+		 files ? "answer to the decoder missing from the record files (taken as unknown)"
+		       : "answer to the decoder missing from the record file (taken as unknown)",
+		 files ? "answers to the decoder missing from the record files (taken as unknown)"
+		       : "answers to the decoder missing from the record file (taken as "
+			 "unknown)"},
 		{d->bad_bytes, "bad byte skipped", "bad bytes skipped"},
 		{d->bad_records, "bad record", "bad records"},
 		{d->bad_ids, "event with an unknown name", "events with unknown names"},
@@ -1211,7 +1225,8 @@ static void summary_span_losses(FILE *fp, const struct report *r)
 		      "recording's end is lost)\n\n",
 		      fp);
 	else if (r->dstats)
-		summary_span_problems(fp, r->dstats, r->spans ? r->spans->untracked : 0);
+		summary_span_problems(fp, r->dstats, r->spans ? r->spans->untracked : 0,
+				      r->ranks && r->ranks->n > 1);
 	if (r->dstats && !r->dstats_lost)
 		summary_unfollowed(fp, r->dstats);
 }

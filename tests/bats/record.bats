@@ -510,6 +510,12 @@ print(k, int(k+1<len(raw) and sys.argv[2].encode() in raw[k+1]))' "$1" "$2"
 		assert_equal "$(jq '[.spans.threads[].pid] | unique | length' d.json)" \
 			$(($(jq '[.spans.threads[].pid] | unique | length' whole.json) - 1))
 	done
+	# with another file, the losses are the files' sum: said of the files
+	run --separate-stderr -0 "$SPANSTAT" report -o two.txt d.rec r.rec
+	run -0 cat two.txt
+	assert_line " span data damaged: $n records lost from the record files (damaged or missing RAW blocks), not by the target; span counts and times leave out what was lost"
+	assert_output --partial "records lost from the record files (damaged or missing RAW blocks), 1 process lost from the record files (its every"
+	refute_output --partial "from the record file "
 }
 
 @test "report: a thread whose name was in a lost RAW block keeps it: the next block's state names it (version 4)" {
