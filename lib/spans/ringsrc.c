@@ -505,20 +505,36 @@ static int rs_unread_end(struct ringsrc *r, unsigned i)
 	       __atomic_load_n(&s->head, __ATOMIC_ACQUIRE) > r->slot[i].r;
 }
 
+/* Slot i's words as rs_drain_one, after those of every earlier thread of
+ * its tid (a tid given more than once: slot i may lie before them in the
+ * table, as when the claims wrapped past its end).  *wait: set when an
+ * earlier one's end is not consumed yet (slot i then waits a round). */
+static int rs_live_one(struct ringsrc *r, unsigned i, int *wait, ringsrc_fn fn, void *ctx)
+{
+	/* the links go to strictly earlier bases: at most RING_SLOTS deep */
+	int o = rs_older(r, i);
+	if (o >= 0) {
+		int rc = rs_live_one(r, (unsigned)o, wait, fn, ctx);
+		if (rc)
+			return rc;
+		if (*wait || rs_unread_end(r, (unsigned)o)) {
+			*wait = 1;
+			return 0;
+		}
+	}
+	return rs_drain_one(r, i, fn, ctx);
+}
+
 int ringsrc_drain_live(struct ringsrc *r, ringsrc_fn fn, void *ctx)
 {
 	for (unsigned i = 0; i < RING_SLOTS; i++) {
 		if (!r->slot[i].active)
 			continue;
-		/* a tid given again: the earlier thread's words (its end among
-		 * them) come first; when the head read missed its end (it
-		 * ended, so the next read has it), this one waits for it */
-		int o = rs_older(r, i), rc;
-		if (o >= 0 && (rc = rs_drain_one(r, (unsigned)o, fn, ctx)) != 0)
-			return rc;
-		if (o >= 0 && rs_unread_end(r, (unsigned)o))
-			continue;
-		if ((rc = rs_drain_one(r, i, fn, ctx)) != 0)
+		/* a tid given again: the earlier threads' words (their ends
+		 * among them) come first; when the head read missed one's end
+		 * (it ended, so the next read has it), the later ones wait */
+		int wait = 0, rc = rs_live_one(r, i, &wait, fn, ctx);
+		if (rc)
 			return rc;
 	}
 	return 0;

@@ -589,3 +589,27 @@ three_modes() {
 200000 thread;pair"
 	done
 }
+
+@test "a tid given many times, its slots wrapping past the table's end: every earlier thread's records come first" {
+	# thirty threads given tid 254, most of them short: several end
+	# between two reads of the rings, holding slots 254, 255, 0, 1...;
+	# streamed, slot 0's thread read its predecessor in slot 255 before
+	# that one's own predecessor in 254: ~200-330 records said lost
+	local ns=(unshare -p -f)
+	[ "$(id -u)" = 0 ] || ns=(unshare -U -r -p -f)
+	"${ns[@]}" "$TIDAGAIN" 2 1 254 1 2>/dev/null || skip_or_fail "cannot give a tid again (unshare -p -f, ns_last_pid)"
+	local mode
+	for mode in aggregate stream record; do
+		case $mode in
+		aggregate) timeout 120 "$SPANSTAT" --json=t.json -o /dev/null -- "${ns[@]}" "$TIDAGAIN" 30 20000 254 2 ;;
+		stream) timeout 120 "$SPANSTAT" --json=t.json --perfetto=t.pftrace -o /dev/null -- "${ns[@]}" "$TIDAGAIN" 30 20000 254 2 ;;
+		record)
+			timeout 120 "$SPANSTAT" record -o t.rec -- "${ns[@]}" "$TIDAGAIN" 30 20000 254 2 2>/dev/null
+			"$SPANSTAT" report --json=t.json -o /dev/null t.rec
+			;;
+		esac
+		assert_equal "$mode $(jq -c '.spans.decode | [.lost_records, .dropped, .unmatched, .unfinished, .misnested, .spans]' t.json)" "$mode [0,0,0,0,0,200070]"
+		assert_equal "$mode $(span_paths t.json)" "$mode 30 thread
+200040 thread;pair"
+	done
+}

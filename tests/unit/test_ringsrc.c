@@ -238,6 +238,29 @@ int main(void)
 	is_int(s.n == 3 && s.base[0] == 2001, 1, "gone: the slot taken first, first");
 	is_int(k23 && k22 && k23 < k22, 1, "and each slot before the one claimed after it");
 
+	/* a tid given three times before a read, the slots taken in an order
+	 * the table's does not follow (the claims wrapped past its end): each
+	 * thread's words and end come before its successor's, not only before
+	 * its immediate successor's */
+	static const unsigned tslot[3] = {30, 29, 28}; /* taken in that order */
+	for (unsigned k = 0; k < 3; k++) {
+		uint64_t *t = claim(f, tslot[k], 500, 501, 40, 100 * (k + 1));
+		t[0] = ev(WIRE_OP_BEGIN, 1, 1);
+		t[1] = ev(WIRE_OP_END, 1, 1);
+		t[2] = RING_CTL(RING_CTL_EXIT);
+		t[3] = 100 * (k + 1) + 50;
+		ring_slot_at(f, tslot[k])->head = 4;
+		__atomic_store_n(&ring_slot_at(f, tslot[k])->state, RING_DONE, __ATOMIC_RELEASE);
+	}
+	memset(&s, 0, sizeof s);
+	live(r, &s);
+	is_int(s.n, 6, "three threads of one tid: a record and an end each");
+	is_int(s.base[0] == 100 && s.type[1] == WIRE_THREAD_EXIT && s.base[2] == 200 &&
+		       s.type[3] == WIRE_THREAD_EXIT && s.base[4] == 300,
+	       1, "in the order the tid was given, the first one's end before the second's words");
+	is_int(ring_slot_at(f, 28)->state == RING_FREE && ring_slot_at(f, 30)->state == RING_FREE,
+	       1, "their slots free");
+
 	/* aggregate mode: the thread's tree, handed over once it ended */
 	struct tseen ts = {0};
 	ringsrc_set_tree_fn(r, tree, &ts);

@@ -2,13 +2,16 @@
  * same tid, for the test that a tid given again is no loss of records.
  * Build: cc -O2 -g span_tidagain.c -o span_tidagain -lspanstat -lpthread
  *
- *   span_tidagain ROUNDS PAIRS
+ *   span_tidagain ROUNDS PAIRS [TID SHORT]
  *
  * Run in a pid namespace of its own (it writes ns_last_pid there): ROUNDS
  * threads, each started once the one before was joined, each a span
  * "thread" around PAIRS spans "pair"; from the second on, each is given the
- * first one's tid.  Exits 1 when it cannot ask for a tid, 2 when a thread
- * did not get it. */
+ * first one's tid.  With TID, the first one is given TID too (from 255 on
+ * the slots the threads claim wrap past the table's end), and only every
+ * third thread (the first included) makes PAIRS pairs, the others SHORT:
+ * several end between two reads of the rings.  Exits 1 when it cannot ask
+ * for a tid, 2 when a thread did not get it. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -18,15 +21,17 @@
 
 #include <spanstat.h>
 
-static long pairs;
+static long pairs, nshort = -1;
 static pid_t tid;
+static int nround;
 
 static void *work(void *arg)
 {
 	(void)arg;
 	tid = (pid_t)syscall(SYS_gettid);
+	long n = nshort >= 0 && nround % 3 ? nshort : pairs;
 	spanstat_begin("thread");
-	for (long i = 0; i < pairs; i++) {
+	for (long i = 0; i < n; i++) {
 		spanstat_begin("pair");
 		spanstat_end("pair");
 	}
@@ -38,8 +43,11 @@ int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 20;
 	pairs = argc > 2 ? atol(argv[2]) : 20000;
-	pid_t first = 0;
+	pid_t first = argc > 3 ? (pid_t)atoi(argv[3]) : 0;
+	if (argc > 4)
+		nshort = atol(argv[4]);
 	for (int r = 0; r < rounds; r++) {
+		nround = r;
 		if (first) {
 			FILE *f = fopen("/proc/sys/kernel/ns_last_pid", "w");
 			if (!f || fprintf(f, "%d", (int)first - 1) < 0 || fclose(f) != 0) {
