@@ -514,6 +514,14 @@ static int rs_live_one(struct ringsrc *r, unsigned i, int *wait, ringsrc_fn fn, 
 	/* the links go to strictly earlier bases: at most RING_SLOTS deep */
 	int o = rs_older(r, i);
 	if (o >= 0) {
+		struct rs_slot *p = &r->slot[o];
+		const struct ring_slot *ps = ring_slot_at(r->map, (unsigned)o);
+		/* its thread is gone (its tid was given again) without its
+		 * end (the exit system call): the words it stored after the
+		 * head it last published come now, before its successor's */
+		if (p->mode == RING_MODE_EVENTS &&
+		    __atomic_load_n(&ps->state, __ATOMIC_ACQUIRE) == RING_OWNED)
+			p->snap = p->r + RING_WORDS;
 		int rc = rs_live_one(r, (unsigned)o, wait, fn, ctx);
 		if (rc)
 			return rc;

@@ -22,7 +22,9 @@
  * pipe, or when the stream ends.  The kernel gives an ended thread's tid
  * again: a slot of a tid another slot of its process held first (by base) is
  * read only after that one, its end included, so that a thread's records
- * never interleave with its successor's.
+ * never interleave with its successor's (one still owned, its thread gone
+ * through the exit system call without its end, is read then up to its
+ * first word not written, as a process's once it is gone).
  *
  * Ring words: word k of the thread's stream is at ring[k % RING_WORDS].  A
  * word of 0 is not written yet (every word a writer stores is non-zero); the
