@@ -19,12 +19,14 @@
 #include "ringsrc.h"
 
 #define RS_MAX_WORDS ENC_EVENTS_MAX_WORDS /* event words per record made */
+#define RS_ENDED_SAID 2			  /* rs_slot.ended */
 #define RS_RELEASE 4096u		  /* words consumed between moves of tail */
 
 /* What the reader knows of one slot. */
 struct rs_slot {
 	int active; /* seen owned, not freed yet */
-	int ended;  /* its RING_CTL_EXIT was consumed */
+	int ended;  /* its RING_CTL_EXIT was consumed (RS_ENDED_SAID: the
+		     * reader said its end, the thread gone without it) */
 	uint32_t pid, tid;
 	uint64_t incarnation;
 	uint64_t r;		     /* stream index of the next word to consume */
@@ -431,15 +433,16 @@ static int rs_older(struct ringsrc *r, unsigned i)
 }
 
 /* Slot i, followed for the first time: the slot an earlier thread of the
- * same tid still holds, whose words come first (its THREAD_EXIT, then this
- * thread's first record); the latest such, by base. */
+ * same tid and image (an exec's are drained at its HELLO) still holds, whose
+ * words come first (its THREAD_EXIT, then this thread's first record); the
+ * latest such, by base. */
 static void rs_link_older(struct ringsrc *r, unsigned i)
 {
 	struct rs_slot *q = &r->slot[i];
 	for (unsigned j = 0; j < RING_SLOTS; j++) {
 		const struct rs_slot *o = &r->slot[j];
 		if (j == i || !o->active || o->pid != q->pid || o->tid != q->tid ||
-		    o->base >= q->base)
+		    o->incarnation != q->incarnation || o->base >= q->base)
 			continue;
 		if (!q->older || o->base > r->slot[q->older - 1].base)
 			q->older = j + 1;
@@ -491,7 +494,7 @@ static int rs_drain_one(struct ringsrc *r, unsigned i, ringsrc_fn fn, void *ctx)
 	if (q->snap <= q->r)
 		return 0;
 	int rc = rs_consume(r, i, q->snap, fn, ctx);
-	if (q->ended)
+	if (q->ended == 1)
 		rs_free(r, i);
 	return rc;
 }
@@ -519,10 +522,17 @@ static int rs_live_one(struct ringsrc *r, unsigned i, int *wait, ringsrc_fn fn, 
 		/* its thread is gone (its tid was given again) without its
 		 * end (the exit system call): the words it stored after the
 		 * head it last published come now, before its successor's */
-		if (p->mode == RING_MODE_EVENTS &&
-		    __atomic_load_n(&ps->state, __ATOMIC_ACQUIRE) == RING_OWNED)
+		int gone = p->mode == RING_MODE_EVENTS && !p->ended &&
+			   __atomic_load_n(&ps->state, __ATOMIC_ACQUIRE) == RING_OWNED;
+		if (gone)
 			p->snap = p->r + RING_WORDS;
 		int rc = rs_live_one(r, (unsigned)o, wait, fn, ctx);
+		/* and its end, where it was last seen: its successor starts a
+		 * thread of its own, not a sequence gone back (a record lost);
+		 * the slot stays followed until its process is gone */
+		if (!rc && gone && !*wait && !p->ended &&
+		    (rc = rs_thread_exit(p, p->last, fn, ctx)) == 0)
+			p->ended = RS_ENDED_SAID;
 		if (rc)
 			return rc;
 		if (*wait || rs_unread_end(r, (unsigned)o)) {
@@ -549,21 +559,25 @@ int ringsrc_drain_live(struct ringsrc *r, ringsrc_fn fn, void *ctx)
 }
 
 /* Slot i of a thread gone, all its words (and its tree): after those of
- * the earlier threads of its tid. */
-static int rs_gone_one(struct ringsrc *r, unsigned i, ringsrc_fn fn, void *ctx)
+ * the earlier threads of its tid (`before`: it is one of those). */
+static int rs_gone_one(struct ringsrc *r, unsigned i, int before, ringsrc_fn fn, void *ctx)
 {
 	int rc = 0;
 	for (int o; !rc && (o = rs_older(r, i)) >= 0;) {
 		unsigned k = (unsigned)o; /* the earliest not drained yet */
 		for (int e; (e = rs_older(r, k)) >= 0;)
 			k = (unsigned)e;
-		rc = rs_gone_one(r, k, fn, ctx);
+		rc = rs_gone_one(r, k, 1, fn, ctx);
 	}
 	struct rs_slot *q = &r->slot[i];
 	if (!rc)
 		rc = rs_consume(r, i, q->r + RING_WORDS, fn, ctx);
 	if (!rc && q->mode == RING_MODE_AGG)
 		rc = rs_tree(r, i);
+	/* a thread before another of its tid, gone without its end (the exit
+	 * system call): ended where it was last seen, as in the live drain */
+	else if (!rc && before && !q->ended)
+		rc = rs_thread_exit(q, q->last, fn, ctx);
 	rs_free(r, i);
 	return rc;
 }
@@ -572,6 +586,12 @@ int ringsrc_drain_gone(struct ringsrc *r, uint32_t pid, uint64_t keep, ringsrc_f
 {
 	int rc = 0;
 	rs_follow_all(r, 0);
+	unsigned char before[RING_SLOTS] = {0}; /* a later thread of its tid follows */
+	for (unsigned i = 0; i < RING_SLOTS; i++) {
+		int o = r->slot[i].active ? rs_older(r, i) : -1;
+		if (o >= 0)
+			before[o] = 1;
+	}
 	for (unsigned i = 0; i < RING_SLOTS && !rc; i++) {
 		struct rs_slot *q = &r->slot[i];
 		if (!q->active)
@@ -580,7 +600,7 @@ int ringsrc_drain_gone(struct ringsrc *r, uint32_t pid, uint64_t keep, ringsrc_f
 		 * incarnation is no earlier than its HELLO's */
 		if (pid && (q->pid != pid || (keep && q->incarnation >= keep)))
 			continue;
-		rc = rs_gone_one(r, i, fn, ctx);
+		rc = rs_gone_one(r, i, before[i], fn, ctx);
 	}
 	return rc;
 }

@@ -24,7 +24,7 @@
  * read only after that one, its end included, so that a thread's records
  * never interleave with its successor's (one still owned, its thread gone
  * through the exit system call without its end, is read then up to its
- * first word not written, as a process's once it is gone).
+ * first word not written, as a process's once it is gone, and ended there).
  *
  * Ring words: word k of the thread's stream is at ring[k % RING_WORDS].  A
  * word of 0 is not written yet (every word a writer stores is non-zero); the

@@ -235,8 +235,32 @@ int main(void)
 		k23 = s.type[k] == WIRE_EVENTS && s.base[k] == 2500 ? k + 1 : k23;
 		k22 = s.type[k] == WIRE_EVENTS && s.base[k] == 3000 ? k + 1 : k22;
 	}
-	is_int(s.n == 3 && s.base[0] == 2001, 1, "gone: the slot taken first, first");
+	is_int(s.n == 5 && s.base[0] == 2001, 1, "gone: the slot taken first, first");
 	is_int(k23 && k22 && k23 < k22, 1, "and each slot before the one claimed after it");
+	is_int(s.type[1] == WIRE_THREAD_EXIT && s.type[k23] == WIRE_THREAD_EXIT, 1,
+	       "each thread gone without its end before its successor is ended there");
+
+	/* live, a thread gone without its end (the exit system call: its slot
+	 * stays owned), its tid given again: its words stored after the head it
+	 * published, then its end where it was last seen, then its successor's */
+	w = claim(f, 41, 600, 601, 50, 100);
+	w[0] = ev(WIRE_OP_BEGIN, 1, 1);
+	ring_slot_at(f, 41)->head = 1;
+	memset(&s, 0, sizeof s);
+	live(r, &s);
+	w[1] = ev(WIRE_OP_END, 1, 4); /* stored, never published */
+	claim(f, 40, 600, 601, 50, 900)[0] = ev(WIRE_OP_BEGIN, 2, 1);
+	ring_slot_at(f, 40)->head = 1;
+	live(r, &s);
+	is_int(s.n, 4, "gone without its end: its last words, its end, its successor's");
+	is_int(s.nwords[1] == 1 && s.type[2] == WIRE_THREAD_EXIT && s.base[2] == 105 &&
+		       s.base[3] == 900 && s.seq[3] == 0,
+	       1, "ended where it was last seen, before its successor's first record");
+	live(r, &s);
+	is_int(s.n, 4, "its end said once");
+	ringsrc_drain_gone(r, 600, 0, record, &s);
+	is_int(ring_slot_at(f, 41)->state == RING_FREE && ring_slot_at(f, 40)->state == RING_FREE,
+	       1, "both slots free once the process is gone");
 
 	/* a tid given three times before a read, the slots taken in an order
 	 * the table's does not follow (the claims wrapped past its end): each
