@@ -566,28 +566,37 @@ three_modes() {
 	[ -n "$VF_PG" ] || [ "$(uname -m)" != x86_64 ]
 }
 
+# tidagain_agrees SPANS PATHS ARGS...: span_tidagain ARGS in a pid namespace
+# of its own, aggregating, streamed and through record and report: in each,
+# nothing lost, dropped, unmatched, unfinished or misnested, SPANS spans on
+# the paths PATHS (span_paths)
+tidagain_agrees() {
+	local spans=$1 paths=$2 mode
+	shift 2
+	local ns=(unshare -p -f)
+	[ "$(id -u)" = 0 ] || ns=(unshare -U -r -p -f)
+	"${ns[@]}" "$TIDAGAIN" 2 1 "${@:3}" 2>/dev/null || skip_or_fail "cannot give a tid again (unshare -p -f, ns_last_pid)"
+	for mode in aggregate stream record; do
+		case $mode in
+		aggregate) timeout 120 "$SPANSTAT" --json=t.json -o /dev/null -- "${ns[@]}" "$TIDAGAIN" "$@" ;;
+		stream) timeout 120 "$SPANSTAT" --json=t.json --perfetto=t.pftrace -o /dev/null -- "${ns[@]}" "$TIDAGAIN" "$@" ;;
+		record)
+			timeout 120 "$SPANSTAT" record -o t.rec -- "${ns[@]}" "$TIDAGAIN" "$@" 2>/dev/null
+			"$SPANSTAT" report --json=t.json -o /dev/null t.rec
+			;;
+		esac
+		assert_equal "$mode $(jq -c '.spans.decode | [.lost_records, .dropped, .unmatched, .unfinished, .misnested, .spans]' t.json)" "$mode [0,0,0,0,0,$spans]"
+		assert_equal "$mode $(span_paths t.json)" "$mode $paths"
+	done
+}
+
 @test "a tid given again: the ended thread's records come before its successor's, nothing is said lost" {
 	# ten threads one after the other, each given the first one's tid (in a
 	# pid namespace, through ns_last_pid), each more words than its ring
 	# holds: streamed, the new thread's first record came before the old
 	# one's last (and its end), 264 records said lost by the target
-	local ns=(unshare -p -f)
-	[ "$(id -u)" = 0 ] || ns=(unshare -U -r -p -f)
-	"${ns[@]}" "$TIDAGAIN" 2 1 2>/dev/null || skip_or_fail "cannot give a tid again (unshare -p -f, ns_last_pid)"
-	local mode
-	for mode in aggregate stream record; do
-		case $mode in
-		aggregate) timeout 120 "$SPANSTAT" --json=t.json -o /dev/null -- "${ns[@]}" "$TIDAGAIN" 10 20000 ;;
-		stream) timeout 120 "$SPANSTAT" --json=t.json --perfetto=t.pftrace -o /dev/null -- "${ns[@]}" "$TIDAGAIN" 10 20000 ;;
-		record)
-			timeout 120 "$SPANSTAT" record -o t.rec -- "${ns[@]}" "$TIDAGAIN" 10 20000 2>/dev/null
-			"$SPANSTAT" report --json=t.json -o /dev/null t.rec
-			;;
-		esac
-		assert_equal "$mode $(jq -c '.spans.decode | [.lost_records, .dropped, .unmatched, .unfinished, .spans]' t.json)" "$mode [0,0,0,0,200010]"
-		assert_equal "$mode $(span_paths t.json)" "$mode 10 thread
-200000 thread;pair"
-	done
+	tidagain_agrees 200010 "10 thread
+200000 thread;pair" 10 20000
 }
 
 @test "a tid given many times, its slots wrapping past the table's end: every earlier thread's records come first" {
@@ -595,23 +604,8 @@ three_modes() {
 	# between two reads of the rings, holding slots 254, 255, 0, 1...;
 	# streamed, slot 0's thread read its predecessor in slot 255 before
 	# that one's own predecessor in 254: ~200-330 records said lost
-	local ns=(unshare -p -f)
-	[ "$(id -u)" = 0 ] || ns=(unshare -U -r -p -f)
-	"${ns[@]}" "$TIDAGAIN" 2 1 254 1 2>/dev/null || skip_or_fail "cannot give a tid again (unshare -p -f, ns_last_pid)"
-	local mode
-	for mode in aggregate stream record; do
-		case $mode in
-		aggregate) timeout 120 "$SPANSTAT" --json=t.json -o /dev/null -- "${ns[@]}" "$TIDAGAIN" 30 20000 254 2 ;;
-		stream) timeout 120 "$SPANSTAT" --json=t.json --perfetto=t.pftrace -o /dev/null -- "${ns[@]}" "$TIDAGAIN" 30 20000 254 2 ;;
-		record)
-			timeout 120 "$SPANSTAT" record -o t.rec -- "${ns[@]}" "$TIDAGAIN" 30 20000 254 2 2>/dev/null
-			"$SPANSTAT" report --json=t.json -o /dev/null t.rec
-			;;
-		esac
-		assert_equal "$mode $(jq -c '.spans.decode | [.lost_records, .dropped, .unmatched, .unfinished, .misnested, .spans]' t.json)" "$mode [0,0,0,0,0,200070]"
-		assert_equal "$mode $(span_paths t.json)" "$mode 30 thread
-200040 thread;pair"
-	done
+	tidagain_agrees 200070 "30 thread
+200040 thread;pair" 30 20000 254 2
 }
 
 @test "a thread gone through the exit system call, its tid given again: its last words come before its successor's" {
@@ -621,21 +615,6 @@ three_modes() {
 	# ends, thousands misnested), and its successor's first record seemed
 	# a sequence gone back: a record lost.  Its end is said where it was
 	# last seen, once its tid is given again
-	local ns=(unshare -p -f)
-	[ "$(id -u)" = 0 ] || ns=(unshare -U -r -p -f)
-	"${ns[@]}" "$TIDAGAIN" 2 1 100 1 raw 2>/dev/null || skip_or_fail "cannot give a tid again (unshare -p -f, ns_last_pid)"
-	local mode
-	for mode in aggregate stream record; do
-		case $mode in
-		aggregate) timeout 120 "$SPANSTAT" --json=t.json -o /dev/null -- "${ns[@]}" "$TIDAGAIN" 30 20000 100 2 raw ;;
-		stream) timeout 120 "$SPANSTAT" --json=t.json --perfetto=t.pftrace -o /dev/null -- "${ns[@]}" "$TIDAGAIN" 30 20000 100 2 raw ;;
-		record)
-			timeout 120 "$SPANSTAT" record -o t.rec -- "${ns[@]}" "$TIDAGAIN" 30 20000 100 2 raw 2>/dev/null
-			"$SPANSTAT" report --json=t.json -o /dev/null t.rec
-			;;
-		esac
-		assert_equal "$mode $(jq -c '.spans.decode | [.lost_records, .dropped, .unmatched, .unfinished, .misnested, .spans]' t.json)" "$mode [0,0,0,0,0,200070]"
-		assert_equal "$mode $(span_paths t.json)" "$mode 30 thread
-200040 thread;pair"
-	done
+	tidagain_agrees 200070 "30 thread
+200040 thread;pair" 30 20000 100 2 raw
 }
